@@ -1,0 +1,183 @@
+// Webhook delivery benchmark (issue 5). Run while the local Postgres and Kafka run:
+//
+//   TEST_DATABASE_URL=postgres://postgres:postgres@127.0.0.1:54329/postgres KAFKA_BROKERS=127.0.0.1:19092 \
+//     node --import tsx bench/webhooks.ts
+//
+// Core, delivery and gateway run as separate processes (as in production); this
+// process is the API client and the receiver. It prints:
+//   1. sustained deliveries/s from API writes to the receiver, and beside it the
+//      ceiling of the same run: a plain loop that signs and POSTs the same bodies
+//      to the same receiver with the same concurrency;
+//   2. end-to-end latency (API answer -> receiver arrival), p50 and p99, at a
+//      steady rate of API writes.
+// The API write is POST /webhooks (it emits webhook.subscription.created, a
+// subscribable event); "watcher" subscriptions of that event receive them.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Agent, request } from 'undici';
+import { createAdminOperations } from '@cluster/core';
+import { createDb } from '@cluster/db';
+import { dropDatabase, freshDatabaseUrl, requireEnv } from '../test/support/cluster.ts';
+import { startReceiver, type Receiver } from '../test/support/receiver.ts';
+import { serviceProcess, type ServiceProcess } from '../test/faults/support.ts';
+import { deliveryHeaders } from '../services/delivery/src/sender/signing.ts';
+
+const WRITES = Number(process.env.BENCH_WRITES ?? 400);
+const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 16);
+const CLIENT_CONCURRENCY = Number(process.env.BENCH_CLIENT_CONCURRENCY ?? 16);
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 15);
+const PER_DESTINATION = Number(process.env.WEBHOOK_PER_DESTINATION_CONCURRENCY ?? 16);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function main() {
+  const { brokers } = requireEnv();
+  const databaseUrl = freshDatabaseUrl('bench');
+  const prefix = `b${randomBytes(4).toString('hex')}.`;
+  const env = {
+    DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix, LOG_LEVEL: 'warn',
+    WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true', RATE_LIMIT_PER_MINUTE: '10000000', OUTBOX_RELAY_IDLE_MS: '1000',
+    WEBHOOK_PER_DESTINATION_CONCURRENCY: String(PER_DESTINATION),
+  };
+  const procs: ServiceProcess[] = [];
+  // BENCH_PROFILE=dir writes a CPU profile of each service there.
+  const nodeArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const receivers: Receiver[] = [];
+  try {
+    const core = await serviceProcess('core', env, { nodeArgs });
+    procs.push(core);
+    await core.start();
+    const delivery = await serviceProcess('delivery', env, { nodeArgs });
+    procs.push(delivery);
+    await delivery.start();
+    const gateway = await serviceProcess('gateway', {
+      ...env, CORE_URL: `http://127.0.0.1:${core.port}`, DELIVERY_URL: `http://127.0.0.1:${delivery.port}`, EVIDENCE_URL: 'http://127.0.0.1:1',
+    }, { readyPath: '/healthz', nodeArgs });
+    procs.push(gateway);
+    await gateway.start();
+    const base = `http://127.0.0.1:${gateway.port}/api/v1`;
+    const api = new Agent({ connections: 64 });
+    const call = async (key: string, method: 'POST' | 'GET', path: string, body?: unknown) => {
+      const res = await request(`${base}${path}`, {
+        method, dispatcher: api,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
+    };
+
+    const db = createDb(databaseUrl, { schema: 'core', poolMax: 2 });
+    const admin = createAdminOperations(db);
+    const newOrg = async (name: string) => {
+      const { id: orgId } = await admin.createOrg(name);
+      const { id: userId } = await admin.createUser(orgId, `bench-${randomUUID()}@example.test`, 'Bench', 'admin');
+      return (await admin.createKey({ user: userId, scope: 'organization' })).key;
+    };
+
+    // ---- 1. throughput ------------------------------------------------------
+    const key = await newOrg('Bench throughput');
+    const r = await startReceiver('/w');
+    receivers.push(r);
+    for (let i = 0; i < WATCHERS; i++) {
+      const res = await call(key, 'POST', '/webhooks', { destinationUrl: `${r.url}${i}`, eventNames: ['webhook.subscription.created'] });
+      if (res.status !== 201) throw new Error(`subscribe failed: ${JSON.stringify(res.body)}`);
+    }
+    await r.waitFor(WATCHERS * (WATCHERS - 1) / 2, () => true, 30_000).catch(() => {});
+    await sleep(1000);
+    const baseline = r.received.length;
+    const expected = WRITES * WATCHERS;
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(Array.from({ length: CLIENT_CONCURRENCY }, async () => {
+      while (next < WRITES) {
+        next++;
+        const res = await call(key, 'POST', '/webhooks', { destinationUrl: 'https://example.com/never', eventNames: ['invoice.paid'] });
+        if (res.status !== 201) throw new Error(`write failed: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+    }));
+    const writesDone = performance.now();
+    await r.waitFor(baseline + expected, () => true, 300_000);
+    const finished = performance.now();
+    const pipelineSeconds = (finished - started) / 1000;
+    const pipelineRate = expected / pipelineSeconds;
+
+    // The ceiling, same run: sign and POST the same bodies to the same receiver, same concurrency.
+    const bodies = r.received.slice(baseline).map((g) => ({ body: g.rawBody, path: g.path, event: String(g.headers['x-service-event']) }));
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    const plain = new Agent({ connections: PER_DESTINATION });
+    const origin = new URL(r.url).origin;
+    const ceilingStart = performance.now();
+    let idx = 0;
+    await Promise.all(Array.from({ length: PER_DESTINATION }, async () => {
+      while (idx < bodies.length) {
+        const b = bodies[idx++];
+        const headers = deliveryHeaders({ secret, deliveryId: randomUUID(), eventName: b.event, body: b.body, timestamp: Math.floor(Date.now() / 1000) });
+        const res = await request(`${origin}${b.path}`, { method: 'POST', headers, body: b.body, dispatcher: plain });
+        await res.body.text();
+      }
+    }));
+    const ceilingSeconds = (performance.now() - ceilingStart) / 1000;
+    const ceilingRate = bodies.length / ceilingSeconds;
+    await plain.close();
+
+    console.log(`\n== throughput: ${WRITES} API writes x ${WATCHERS} subscriptions = ${expected} deliveries`);
+    console.log(`API writes took ${((writesDone - started) / 1000).toFixed(2)} s (${(WRITES / ((writesDone - started) / 1000)).toFixed(0)} writes/s, ${CLIENT_CONCURRENCY} concurrent clients)`);
+    console.log(`pipeline: ${expected} deliveries in ${pipelineSeconds.toFixed(2)} s = ${pipelineRate.toFixed(0)} deliveries/s (first API write to last arrival)`);
+    console.log(`ceiling:  ${bodies.length} signed POSTs in ${ceilingSeconds.toFixed(2)} s = ${ceilingRate.toFixed(0)} POSTs/s (plain loop, concurrency ${PER_DESTINATION})`);
+    console.log(`ratio:    ${(pipelineRate / ceilingRate * 100).toFixed(0)}% of the ceiling (goal >= 50%)`);
+
+    // ---- 2. latency at a steady rate ---------------------------------------
+    const key2 = await newOrg('Bench latency');
+    const r2 = await startReceiver('/lat');
+    receivers.push(r2);
+    const watch = await call(key2, 'POST', '/webhooks', { destinationUrl: r2.url, eventNames: ['webhook.subscription.created'] });
+    if (watch.status !== 201) throw new Error('subscribe failed');
+    await sleep(1000);
+    const answeredAt = new Map<string, number>();
+    const total = RATE * RATE_SECONDS;
+    const t0 = performance.now();
+    const inflight: Promise<void>[] = [];
+    for (let i = 0; i < total; i++) {
+      const due = t0 + (i * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      inflight.push(call(key2, 'POST', '/webhooks', { destinationUrl: 'https://example.com/never', eventNames: ['invoice.paid'] }).then((res) => {
+        answeredAt.set(res.body.id as string, Date.now());
+      }));
+    }
+    await Promise.all(inflight);
+    const achieved = total / ((performance.now() - t0) / 1000);
+    await r2.waitFor(total, (g) => answeredAt.has(g.body?.entityId), 120_000);
+    const latencies = r2.received
+      .filter((g) => answeredAt.has(g.body?.entityId))
+      .map((g) => g.arrivedAt - answeredAt.get(g.body.entityId)!)
+      .sort((a, b) => a - b);
+    console.log(`\n== latency: ${total} API writes at ${RATE}/s (achieved ${achieved.toFixed(0)}/s), API answer -> receiver arrival`);
+    console.log(`p50 ${pct(latencies, 50)} ms, p90 ${pct(latencies, 90)} ms, p99 ${pct(latencies, 99)} ms, max ${latencies[latencies.length - 1]} ms (goal p50 < 50 ms, p99 < 250 ms)`);
+    // Where the time goes: event commit -> delivery row (relay, Kafka, fan-out) -> first attempt (sender pickup) -> arrival.
+    const ddb = createDb(databaseUrl, { schema: 'delivery', poolMax: 1 });
+    const rows: { id: string; createdAt: Date; firstAttemptAt: Date; body: string }[] = await ddb('delivery.deliveries')
+      .where({ subscriptionId: watch.body.id }).select('id', 'createdAt', 'firstAttemptAt', 'body');
+    await ddb.destroy();
+    const arrival = new Map(r2.received.map((g) => [g.body?.id as string, g.arrivedAt]));
+    const stage = (f: (row: (typeof rows)[number]) => number) => rows.map(f).filter(Number.isFinite).sort((a, b) => a - b);
+    const fan = stage((row) => row.createdAt.getTime() - Date.parse(JSON.parse(row.body).occurredAt));
+    const pick = stage((row) => row.firstAttemptAt.getTime() - row.createdAt.getTime());
+    const http = stage((row) => (arrival.get(row.id) ?? NaN) - row.firstAttemptAt.getTime());
+    for (const [name, v] of [['commit -> delivery row (relay, Kafka, fan-out)', fan], ['delivery row -> first attempt (sender)', pick], ['first attempt -> arrival (HTTP)', http]] as const) {
+      console.log(`  ${name}: p50 ${pct(v, 50)} ms, p99 ${pct(v, 99)} ms`);
+    }
+
+    await api.close();
+    await db.destroy();
+  } finally {
+    for (const p of procs.reverse()) await p.stop();
+    for (const r of receivers) await r.close();
+    await dropDatabase(databaseUrl);
+  }
+}
+
+await main();
+process.exit(0);

@@ -1,0 +1,99 @@
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+
+export type { Knex };
+
+// Return bigint counts as numbers and timestamps as Date (converted by presenters).
+pg.types.setTypeParser(20, (v) => Number(v));
+
+/** The part of a pino logger knex's own messages go to. */
+export interface DbLogSink {
+  warn(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+/** A knex pool on one schema of the database. */
+export function createDb(url: string, opts: { schema: string; poolMax?: number; application?: string; logger?: DbLogSink }): Knex {
+  const sink = opts.logger;
+  return knexFactory({
+    log: sink
+      ? {
+          warn: (m: unknown) => sink.warn({ knex: String(m) }, 'knex warning'),
+          error: (m: unknown) => sink.warn({ knex: String(m) }, 'knex error'),
+          deprecate: (m: unknown) => sink.debug({ knex: String(m) }, 'knex deprecation'),
+          debug: (m: unknown) => sink.debug({ knex: String(m) }, 'knex debug'),
+        }
+      : undefined,
+    client: 'pg',
+    connection: { connectionString: url, application_name: opts.application ?? opts.schema },
+    searchPath: [opts.schema, 'public'],
+    pool: { min: 0, max: opts.poolMax ?? 10 },
+    acquireConnectionTimeout: 10000,
+  });
+}
+
+/** Creates the database named in `url` if it does not exist yet. */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, '')) || 'postgres';
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) {
+      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
+        if (err.code !== '42P04' && err.code !== '23505') throw err; // created concurrently
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export interface Migration {
+  name: string;
+  up(knex: Knex): Promise<void>;
+  down?(knex: Knex): Promise<void>;
+}
+
+/**
+ * Runs a service's migrations in its own schema, once, under a Postgres
+ * advisory lock so that replicas starting together do not race.
+ */
+export async function migrate(knex: Knex, schema: string, migrations: Migration[]): Promise<void> {
+  await knex.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`migrate:${schema}`]);
+    await trx.raw(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  });
+  await knex.migrate.latest({
+    schemaName: schema,
+    tableName: 'knex_migrations',
+    migrationSource: {
+      getMigrations: async () => migrations,
+      getMigrationName: (m: Migration) => m.name,
+      getMigration: async (m: Migration) => ({ up: m.up, down: m.down ?? (async () => {}) }),
+    },
+  });
+}
+
+/** True when the database answers. */
+export async function pingDb(knex: Knex): Promise<boolean> {
+  try {
+    await knex.raw('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Page arithmetic shared by every list. */
+export function pageOffset(page: number, pageSize: number): number {
+  return (page - 1) * pageSize;
+}
+
+/** True for a string shaped like a UUID (ids in paths that are not UUIDs are 404, never a database error). */
+export function isUuid(v: unknown): v is string {
+  return typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
+}

@@ -1,0 +1,123 @@
+import { Kafka, Partitioners, logLevel, type Consumer, type Producer, type Admin, type KafkaMessage, type EachBatchPayload } from 'kafkajs';
+
+// The one module that imports the Kafka client (docs/decisions.md: kafkajs 2.2.4 on Kafka 3.9.1).
+export type { Consumer, Producer, Admin, KafkaMessage, EachBatchPayload };
+
+/** Topic names. A prefix isolates test runs that share one broker. */
+export function topicNames(prefix = process.env.KAFKA_TOPIC_PREFIX ?? '') {
+  return {
+    /** Every domain event, keyed by entity id, value: EventEnvelope JSON. */
+    domainEvents: `${prefix}cluster.domain-events.v1`,
+    /** Deliveries that exhausted their retries, keyed by subscription id. */
+    deliveryDeadLetter: `${prefix}cluster.webhook-deliveries.dead-letter.v1`,
+  };
+}
+
+/** The part of a pino logger the client's log lines go to. */
+export interface KafkaLogSink {
+  warn(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+export interface KafkaOptions {
+  brokers: string[];
+  clientId: string;
+  /** Where the client's own log lines go (JSON, with the service's fields). */
+  logger?: KafkaLogSink;
+}
+
+/**
+ * kafkajs logs retriable broker answers (a coordinator still loading, a leader
+ * moving) at ERROR and then retries; a real failure surfaces as a rejected call
+ * that our code logs. So its ERROR and WARN lines become our WARN, INFO our DEBUG.
+ */
+function logCreator(sink: KafkaLogSink) {
+  return () =>
+    ({ level, log }: { level: number; log: { message: string } & Record<string, unknown> }) => {
+      const { message, timestamp: _t, logger: _l, ...rest } = log;
+      if (level <= logLevel.WARN) sink.warn({ kafkajs: rest }, `kafkajs: ${message}`);
+      else sink.debug({ kafkajs: rest }, `kafkajs: ${message}`);
+    };
+}
+
+export function createKafka(opts: KafkaOptions): Kafka {
+  const level = process.env.KAFKAJS_LOG_LEVEL === 'debug' ? logLevel.DEBUG : logLevel.WARN;
+  return new Kafka({
+    clientId: opts.clientId,
+    brokers: opts.brokers,
+    logLevel: opts.logger ? level : logLevel.NOTHING,
+    logCreator: opts.logger ? logCreator(opts.logger) : undefined,
+    retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 5000 },
+    connectionTimeout: 3000,
+  });
+}
+
+export function parseBrokers(value: string | undefined): string[] {
+  return (value ?? '127.0.0.1:9092').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/**
+ * Creates topics if missing (idempotent; safe when several services start together).
+ * A young broker can answer metadata for a just-created topic with "does not host
+ * this topic-partition" for a moment; that and other retriable answers are retried.
+ */
+export async function ensureTopics(kafka: Kafka, topics: { topic: string; numPartitions?: number }[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await createMissingTopics(kafka, topics);
+    } catch (err) {
+      // kafkajs wraps a retriable answer it gave up on as non-retriable, so retry any failure a few times.
+      if (attempt >= 8) throw err;
+      await new Promise((r) => setTimeout(r, 300 * attempt));
+    }
+  }
+}
+
+async function createMissingTopics(kafka: Kafka, topics: { topic: string; numPartitions?: number }[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((t) => !existing.has(t.topic));
+    if (missing.length) {
+      await admin
+        .createTopics({
+          waitForLeaders: true,
+          topics: missing.map((t) => ({ topic: t.topic, numPartitions: t.numPartitions ?? 3, replicationFactor: -1 })),
+        })
+        .catch((err: { type?: string }) => {
+          if (err.type !== 'TOPIC_ALREADY_EXISTS') throw err;
+        });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** True when the broker answers a metadata request. */
+export async function pingKafka(admin: Admin): Promise<boolean> {
+  try {
+    await Promise.race([
+      admin.describeCluster(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000)),
+    ]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An idempotent producer that waits for all in-sync replicas. Its retries are
+ * bounded on purpose: the outbox, not the producer, guarantees delivery (a failed
+ * batch stays in the outbox and is sent again), so a broker outage must not block
+ * shutdown. kafkajs warns about that once at start.
+ */
+export function createProducer(kafka: Kafka): Producer {
+  return kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
+}

@@ -1,0 +1,2 @@
+export * from './relay.ts';
+export * from './write.ts';

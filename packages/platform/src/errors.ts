@@ -1,0 +1,101 @@
+import { Code, ConnectError } from '@connectrpc/connect';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { ErrorInfoSchema } from '@cluster/proto';
+
+/** Machine-readable reasons of the public error body, with their HTTP status. */
+export const REASON_STATUS = {
+  validation_error: 400,
+  unknown_event_names: 400,
+  missing_key: 401,
+  invalid_key: 401,
+  key_revoked: 401,
+  unauthorized: 401,
+  forbidden: 403,
+  scope_violation: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  idempotency_key_in_use: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  rate_limit: 429,
+  internal_error: 500,
+  unavailable: 503,
+} as const;
+
+export type Reason = keyof typeof REASON_STATUS;
+
+const REASON_CODE: Record<Reason, Code> = {
+  validation_error: Code.InvalidArgument,
+  unknown_event_names: Code.InvalidArgument,
+  missing_key: Code.Unauthenticated,
+  invalid_key: Code.Unauthenticated,
+  key_revoked: Code.Unauthenticated,
+  unauthorized: Code.Unauthenticated,
+  forbidden: Code.PermissionDenied,
+  scope_violation: Code.PermissionDenied,
+  not_found: Code.NotFound,
+  method_not_allowed: Code.Unimplemented,
+  conflict: Code.FailedPrecondition,
+  idempotency_key_in_use: Code.Aborted,
+  payload_too_large: Code.InvalidArgument,
+  unsupported_media_type: Code.InvalidArgument,
+  idempotency_key_reused: Code.FailedPrecondition,
+  rate_limit: Code.ResourceExhausted,
+  internal_error: Code.Internal,
+  unavailable: Code.Unavailable,
+};
+
+/** A failure with a public reason. Services throw it; the gateway renders it. */
+export class DomainError extends Error {
+  constructor(
+    readonly reason: Reason,
+    message: string,
+    readonly details?: JsonObject,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+
+  get status(): number {
+    return REASON_STATUS[this.reason];
+  }
+}
+
+export const notFound = (what = 'resource'): DomainError => new DomainError('not_found', `${what} not found`);
+export const forbidden = (message: string): DomainError => new DomainError('forbidden', message);
+export const missingPermission = (permission: string): DomainError =>
+  new DomainError('forbidden', `missing permission ${permission}`, { permission });
+export const scopeViolation = (message = 'a project-scoped key cannot reach this path'): DomainError =>
+  new DomainError('scope_violation', message);
+export const conflict = (message: string, details?: JsonObject): DomainError => new DomainError('conflict', message, details);
+export const validation = (errors: { path: string; message: string }[]): DomainError =>
+  new DomainError('validation_error', errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; '), { errors });
+
+/** Converts a DomainError into a ConnectError carrying an ErrorInfo detail. */
+export function toConnectError(err: unknown): ConnectError {
+  if (err instanceof ConnectError) return err;
+  if (err instanceof DomainError) {
+    return new ConnectError(err.message, REASON_CODE[err.reason], undefined, [
+      { desc: ErrorInfoSchema, value: { reason: err.reason, details: err.details } },
+    ]);
+  }
+  return new ConnectError('internal error', Code.Internal, undefined, [
+    { desc: ErrorInfoSchema, value: { reason: 'internal_error' } },
+  ]);
+}
+
+/** Turns an error from an RPC back into a DomainError (the gateway's one exit for backend errors). */
+export function fromConnectError(err: unknown): DomainError | undefined {
+  if (err instanceof DomainError) return err;
+  if (!(err instanceof ConnectError)) return undefined;
+  const [info] = err.findDetails(ErrorInfoSchema);
+  if (info && info.reason in REASON_STATUS) {
+    return new DomainError(info.reason as Reason, err.rawMessage, info.details);
+  }
+  if (err.code === Code.Unavailable || err.code === Code.DeadlineExceeded) {
+    return new DomainError('unavailable', 'a backend service is unavailable');
+  }
+  return undefined;
+}

@@ -1,0 +1,27 @@
+import { pino, type Logger } from 'pino';
+import { currentRequestId } from './context.ts';
+import { currentTraceId } from './telemetry.ts';
+
+export type { Logger };
+
+/** JSON logs on stdout, one line per event, request id attached, secrets redacted. */
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
+  return pino({
+    level,
+    base: { service },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    mixin() {
+      const requestId = currentRequestId();
+      const traceId = currentTraceId();
+      return { ...(requestId ? { requestId } : {}), ...(traceId ? { traceId } : {}) };
+    },
+    redact: {
+      paths: [
+        'key', '*.key', 'hmacSecret', '*.hmacSecret', 'secret', '*.secret',
+        'req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]',
+      ],
+      censor: '[redacted]',
+    },
+  });
+}

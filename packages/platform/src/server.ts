@@ -1,0 +1,167 @@
+import http from 'node:http';
+import http2 from 'node:http2';
+import net from 'node:net';
+import { Duplex } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import type { Logger } from './logger.ts';
+import type { Metrics } from './metrics.ts';
+import { requestContext } from './context.ts';
+import { toConnectError } from './errors.ts';
+import { SpanKind, context, headersGetter, inSpan, propagation } from './telemetry.ts';
+
+/** A duplex over `socket` that first yields `head`, then the socket's data. */
+function replaying(socket: net.Socket, head: Buffer): Duplex {
+  const duplex = new Duplex({
+    read() {
+      socket.resume();
+    },
+    write(chunk, encoding, cb) {
+      socket.write(chunk, encoding, cb);
+    },
+    final(cb) {
+      socket.end(cb);
+    },
+    destroy(err, cb) {
+      socket.destroy(err ?? undefined);
+      cb(err);
+    },
+  });
+  duplex.push(head);
+  socket.on('data', (d) => {
+    if (!duplex.push(d)) socket.pause();
+  });
+  socket.on('end', () => duplex.push(null));
+  socket.on('error', (err) => duplex.destroy(err));
+  socket.on('close', () => duplex.destroy());
+  return duplex;
+}
+
+/** Tells /readyz whether every dependency is reachable. */
+export type ReadinessCheck = () => Promise<Record<string, boolean>>;
+
+export interface ServiceServerOptions {
+  /** Service name for spans. */
+  service: string;
+  routes: (router: ConnectRouter) => void;
+  logger: Logger;
+  metrics: Metrics;
+  ready: ReadinessCheck;
+}
+
+export interface ServiceServer {
+  listen(port: number, host?: string): Promise<number>;
+  /** Stops accepting connections and closes open ones. */
+  close(): Promise<void>;
+  /** Marks the service as not ready (first phase of shutdown). */
+  drain(): void;
+}
+
+/**
+ * One port for everything a backend serves: gRPC and Connect over HTTP/2 (h2c),
+ * Connect over HTTP/1.1, and /healthz, /readyz, /metrics over either. The first
+ * bytes of a connection tell HTTP/2 (its preface starts with "PRI") from HTTP/1.
+ */
+export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
+  const { logger, metrics, service } = opts;
+  let draining = false;
+
+  const observe: Interceptor = (next) => async (req) => {
+    const requestId = req.header.get('x-request-id') ?? randomUUID();
+    const method = req.method.name;
+    const end = metrics.rpcDuration.startTimer({ method });
+    const parent = propagation.extract(context.active(), req.header, headersGetter);
+    const rpcName = `${req.service.typeName}/${method}`;
+    return requestContext.run({ requestId }, () => inSpan(service, rpcName, { kind: SpanKind.SERVER, parent, attributes: { 'rpc.system': 'connect_rpc', 'rpc.method': method } }, async () => {
+      try {
+        const res = await next(req);
+        metrics.rpcRequests.inc({ method, code: 'ok' });
+        return res;
+      } catch (err) {
+        const connectErr = toConnectError(err);
+        if (connectErr.rawMessage === 'internal error') logger.error({ err, method }, 'rpc failed');
+        metrics.rpcRequests.inc({ method, code: String(connectErr.code) });
+        throw connectErr;
+      } finally {
+        end();
+      }
+    }));
+  };
+
+  // Internal traffic is not compressed (see rpc.ts).
+  const rpc = connectNodeAdapter({ routes: opts.routes, interceptors: [observe], acceptCompression: [] });
+
+  const handle = async (
+    req: http.IncomingMessage | http2.Http2ServerRequest,
+    res: http.ServerResponse | http2.Http2ServerResponse,
+  ): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0];
+    const send = (status: number, body: string, type = 'application/json'): void => {
+      (res as http.ServerResponse).writeHead(status, { 'content-type': type });
+      res.end(body);
+    };
+    if (path === '/healthz') return send(200, JSON.stringify({ status: 'ok' }));
+    if (path === '/readyz') {
+      const checks = await opts.ready().catch(() => ({ check: false }));
+      const ok = !draining && Object.values(checks).every(Boolean);
+      return send(ok ? 200 : 503, JSON.stringify({ ready: ok, draining, checks }));
+    }
+    if (path === '/metrics') {
+      return send(200, await metrics.registry.metrics(), metrics.registry.contentType);
+    }
+    (rpc as (a: unknown, b: unknown) => void)(req, res);
+  };
+
+  const h1 = http.createServer((req, res) => void handle(req, res));
+  const h2 = http2.createServer({}, (req, res) => void handle(req, res));
+  const sessions = new Set<http2.Http2Session>();
+  h2.on('session', (s) => {
+    sessions.add(s);
+    s.on('close', () => sessions.delete(s));
+  });
+  const sockets = new Set<net.Socket>();
+  const front = net.createServer((socket) => {
+    // RPCs are small request/response exchanges: without this, Nagle's algorithm
+    // holds the last HTTP/2 frame until the peer's delayed ACK (~40 ms per call).
+    socket.setNoDelay(true);
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.once('data', (chunk) => {
+      socket.pause();
+      if (chunk.subarray(0, 3).toString('latin1') === 'PRI') {
+        // HTTP/2 reads the native handle directly, so the bytes already read
+        // are replayed through a JS stream it wraps instead.
+        h2.emit('connection', replaying(socket, chunk));
+      } else {
+        socket.unshift(chunk);
+        h1.emit('connection', socket);
+        socket.resume();
+      }
+    });
+  });
+
+  return {
+    listen(port, host = '0.0.0.0') {
+      return new Promise((resolve, reject) => {
+        front.once('error', reject);
+        front.listen(port, host, () => resolve((front.address() as net.AddressInfo).port));
+      });
+    },
+    drain() {
+      draining = true;
+    },
+    async close() {
+      draining = true;
+      await new Promise<void>((resolve) => {
+        front.close(() => resolve());
+        for (const s of sessions) s.close();
+        h1.closeIdleConnections();
+        setTimeout(() => {
+          for (const s of sessions) s.destroy();
+          for (const sock of sockets) sock.destroy();
+        }, 2000).unref();
+      });
+    },
+  };
+}

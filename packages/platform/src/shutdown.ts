@@ -1,0 +1,58 @@
+import type { Logger } from './logger.ts';
+
+type Step = { name: string; run: () => Promise<void> | void };
+
+/**
+ * Graceful shutdown as ordered phases: not ready -> stop intake -> drain in
+ * flight -> close clients and pools. A hard deadline ends the process if a
+ * phase hangs.
+ */
+export interface Shutdown {
+  add(phase: 'not_ready' | 'stop_intake' | 'drain' | 'close', name: string, run: Step['run']): void;
+  run(reason: string): Promise<void>;
+  /** Installs SIGTERM/SIGINT handlers that run the phases and exit. */
+  installSignalHandlers(): void;
+}
+
+const PHASES = ['not_ready', 'stop_intake', 'drain', 'close'] as const;
+
+export function createShutdown(logger: Logger, deadlineMs = Number(process.env.SHUTDOWN_DEADLINE_MS ?? 20000)): Shutdown {
+  const steps = new Map<string, Step[]>(PHASES.map((p) => [p, []]));
+  let running: Promise<void> | undefined;
+
+  const run = (reason: string): Promise<void> => {
+    running ??= (async () => {
+      logger.info({ reason }, 'shutting down');
+      for (const phase of PHASES) {
+        for (const step of steps.get(phase) ?? []) {
+          try {
+            await step.run();
+          } catch (err) {
+            logger.warn({ err, step: step.name, phase }, 'shutdown step failed');
+          }
+        }
+      }
+      logger.info('shutdown complete');
+    })();
+    return running;
+  };
+
+  return {
+    add(phase, name, fn) {
+      steps.get(phase)!.push({ name, run: fn });
+    },
+    run,
+    installSignalHandlers() {
+      const onSignal = (signal: string) => {
+        const timer = setTimeout(() => {
+          logger.error({ deadlineMs }, 'shutdown deadline passed; exiting');
+          process.exit(1);
+        }, deadlineMs);
+        timer.unref();
+        void run(signal).then(() => process.exit(0));
+      };
+      process.once('SIGTERM', () => onSignal('SIGTERM'));
+      process.once('SIGINT', () => onSignal('SIGINT'));
+    },
+  };
+}

@@ -1,0 +1,23 @@
+// Every install step a fresh clone needs, run by `npm start` and `npm test`:
+// dependencies (when the lock changed) and generated code (buf + protoc-gen-es).
+import { execSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+
+const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
+
+export function bootstrap({ quiet = false } = {}) {
+  const stdio = quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit';
+  const installed = path.join(ROOT, 'node_modules', '.package-lock.json');
+  if (!existsSync(installed) || mtime(path.join(ROOT, 'package-lock.json')) > mtime(installed)) {
+    // `npm install` with the committed lock installs the locked versions. (`npm ci`
+    // refuses this lock: npm records no entries for optional per-platform packages
+    // whose versions the registry lacks, e.g. @bufbuild/buf-darwin-arm64@1.75.0.)
+    process.stderr.write('[setup] installing dependencies (npm install, from package-lock.json)\n');
+    execSync('npm install --no-audit --no-fund', { cwd: ROOT, stdio });
+  }
+  process.stderr.write('[setup] generating protobuf code (buf generate)\n');
+  execSync('npx --no-install buf generate', { cwd: ROOT, stdio });
+}

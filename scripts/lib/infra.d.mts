@@ -1,0 +1,11 @@
+// Types of infra.mjs for the TypeScript callers (the fault tests' private brokers).
+export declare const ROOT: string;
+export declare function kafkaLibs(): string;
+export declare function prepareKafka(opts: {
+  configDir: string;
+  dataDir: string;
+  port: number;
+  controllerPort: number;
+  logLevel?: string;
+}): { props: string; javaArgs(logsDir: string): string[] };
+export declare function portOpen(port: number, host?: string): Promise<boolean>;

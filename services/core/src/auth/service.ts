@@ -1,0 +1,70 @@
+import type { Knex } from '@cluster/db';
+import { DEFAULT_PERMISSIONS, grantablePermissions, isRole, type Permission } from '@cluster/contracts';
+import { DomainError } from '@cluster/platform';
+import type { Actor } from '@cluster/proto';
+import { keyMatches, prefixOf } from './keys.ts';
+import { requireActor } from '../lib/actor.ts';
+import { toJson } from '../lib/json.ts';
+
+/** Effective permissions: the key's explicit array narrowed to its creator's current role, or the role's defaults. */
+export function effectivePermissions(role: string, explicit: string[] | null): Permission[] {
+  if (!isRole(role)) return [];
+  if (!explicit) return [...DEFAULT_PERMISSIONS[role]];
+  const allowed = grantablePermissions(role);
+  return explicit.filter((p): p is Permission => allowed.has(p as Permission));
+}
+
+export function createAuthService(db: Knex) {
+  return {
+    /** Resolves a presented key; 401 invalid_key / key_revoked. */
+    async authenticate(key: string, requestId: string): Promise<{ actor: Actor; apiEnabled: boolean }> {
+      const prefix = prefixOf(key);
+      if (!prefix) throw new DomainError('invalid_key', 'API key not recognised');
+      const row = await db('api_keys as k')
+        .join('users as u', 'u.id', 'k.createdByUserId')
+        .join('organizations as o', 'o.id', 'k.organizationId')
+        .where('k.prefix', prefix)
+        .first('k.*', 'u.role as role', 'o.apiEnabled as apiEnabled');
+      if (!row || !keyMatches(key, row.keyHash)) throw new DomainError('invalid_key', 'API key not recognised');
+      if (row.revokedAt) throw new DomainError('key_revoked', 'API key was revoked');
+      // lastUsedAt is a display value: write it at most every 30 s per key, off the request path.
+      void db('api_keys')
+        .where({ id: row.id })
+        .andWhere((q) => q.whereNull('lastUsedAt').orWhere('lastUsedAt', '<', db.raw("now() - interval '30 seconds'")))
+        .update({ lastUsedAt: db.fn.now() })
+        .catch(() => {});
+      return {
+        apiEnabled: row.apiEnabled,
+        actor: {
+          $typeName: 'cluster.common.v1.Actor',
+          apiKeyId: row.id,
+          organizationId: row.organizationId,
+          userId: row.createdByUserId,
+          role: row.role,
+          scope: row.scope,
+          scopedProjectId: row.scopedProjectId ?? undefined,
+          permissions: effectivePermissions(row.role, row.permissions),
+          requestId,
+        },
+      };
+    },
+
+    /** The Me object of the spec. */
+    async me(actorIn: Actor | undefined) {
+      const actor = requireActor(actorIn);
+      const row = await db('api_keys').where({ id: actor.apiKeyId }).first();
+      if (!row) throw new DomainError('invalid_key', 'API key not recognised');
+      return toJson({
+        apiKeyId: row.id,
+        keyName: row.name ?? null,
+        keyPrefix: row.prefix ?? null,
+        organizationId: row.organizationId,
+        scope: row.scope,
+        scopedProjectId: row.scopedProjectId ?? null,
+        permissions: row.permissions ?? null,
+        createdByUserId: row.createdByUserId,
+        lastUsedAt: row.lastUsedAt ?? null,
+      });
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { createDb, ensureDatabase, migrate, pingDb } from '@cluster/db';
+import { createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
+import { initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, type Shutdown } from '@cluster/platform';
+import { buildCoreRoutes } from './app.ts';
+import type { CoreConfig } from './config.ts';
+import { migrations } from './migrations/index.ts';
+import { createOutboxRelay } from '@cluster/outbox';
+import { createIdempotencyService } from './idempotency/service.ts';
+
+/** Composition root of the core: pools, migrations, topics, relay, server, shutdown phases. */
+export async function startCore(config: CoreConfig): Promise<{ port: number; shutdown: Shutdown; flushOutbox: () => Promise<number> }> {
+  initTelemetry('core');
+  const logger = createLogger('core');
+  const metrics = createMetrics('core');
+  const shutdown = createShutdown(logger);
+
+  await ensureDatabase(config.databaseUrl);
+  const db = createDb(config.databaseUrl, { schema: 'core', application: 'core', logger });
+  await migrate(db, 'core', migrations);
+
+  const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: 'core', logger });
+  const topics = topicNames();
+  await ensureTopics(kafka, [{ topic: topics.domainEvents, numPartitions: 6 }, { topic: topics.deliveryDeadLetter }]);
+  const admin = kafka.admin();
+  await admin.connect();
+
+  const relay = createOutboxRelay({ db, schema: 'core', databaseUrl: config.databaseUrl, newProducer: () => createProducer(kafka), logger, metrics, idleMs: config.relayIdleMs });
+  relay.start();
+  const sweeper = setInterval(() => void createIdempotencyService(db).sweep().catch(() => {}), 10 * 60 * 1000);
+  sweeper.unref();
+
+  const server = createServiceServer({
+    service: 'core',
+    routes: buildCoreRoutes({ db }),
+    logger,
+    metrics,
+    ready: async () => ({ postgres: await pingDb(db), kafka: await pingKafka(admin) }),
+  });
+  const port = await server.listen(config.port);
+  logger.info({ port }, 'core listening');
+
+  shutdown.add('not_ready', 'readiness', () => server.drain());
+  shutdown.add('stop_intake', 'rpc server', () => server.close());
+  shutdown.add('drain', 'outbox relay', () => relay.stop());
+  shutdown.add('close', 'kafka admin', () => admin.disconnect());
+  shutdown.add('close', 'postgres pool', () => db.destroy());
+  shutdown.add('close', 'timers', () => clearInterval(sweeper));
+  shutdown.add('close', 'telemetry', () => shutdownTelemetry());
+  return { port, shutdown, flushOutbox: () => relay.flush() };
+}

@@ -1,0 +1,43 @@
+import { ConfigError, bool, int, optionalStr, str, serviceUrls } from '@cluster/platform';
+import { parseBrokers } from '@cluster/kafka';
+
+/** A fixed development key material, used only outside production when WEBHOOK_SECRET_KEY is unset. */
+export const DEV_SECRET_KEY_MATERIAL = 'dev-only-webhook-secret-key: set WEBHOOK_SECRET_KEY in production';
+
+/** Delivery configuration, read once at boot (contract.md names and defaults). */
+export function readDeliveryConfig() {
+  const production = process.env.NODE_ENV === 'production';
+  const timeoutMs = int('WEBHOOK_TIMEOUT_MS', 5000, 1);
+  const secretKey = optionalStr('WEBHOOK_SECRET_KEY');
+  if (production && !secretKey) throw new ConfigError('WEBHOOK_SECRET_KEY is required when NODE_ENV=production');
+  const allowPrivateDestinations = bool('WEBHOOK_ALLOW_PRIVATE_DESTINATIONS', false);
+  return {
+    port: int('DELIVERY_PORT', 50052, 0, 65535),
+    /** The core, which keeps the audit trail of webhook writes. */
+    coreUrl: serviceUrls().core,
+    /** Required; checked by startDelivery (callers such as the test harness may supply it after reading the rest). */
+    databaseUrl: str('DATABASE_URL', ''),
+    kafkaBrokers: parseBrokers(process.env.KAFKA_BROKERS),
+    allowPrivateDestinations,
+    timeoutMs,
+    retryBaseMs: int('WEBHOOK_RETRY_BASE_MS', 5000, 1),
+    retryMaxAgeMs: int('WEBHOOK_RETRY_MAX_AGE_MS', 86_400_000, 1),
+    /** Longest wait between two attempts (api-decisions.md: no step longer than 2 h). */
+    retryMaxStepMs: int('WEBHOOK_RETRY_MAX_STEP_MS', 7_200_000, 1),
+    testLimitPerHour: int('WEBHOOK_TEST_LIMIT_PER_HOUR', 10, 1),
+    /** Key material for AES-256-GCM encryption of signing secrets at rest; undefined means the dev default. */
+    secretKey,
+    /** Sends in flight per replica. */
+    concurrency: int('WEBHOOK_CONCURRENCY', 64, 1, 10_000),
+    /** Sends in flight per destination (scheme://host:port) per replica, so one slow receiver cannot starve the others. */
+    perDestinationConcurrency: int('WEBHOOK_PER_DESTINATION_CONCURRENCY', 16, 1, 10_000),
+    /** How long a claimed delivery stays reserved for one replica; a crashed replica's claims expire after this. */
+    leaseMs: int('WEBHOOK_LEASE_MS', timeoutMs * 2 + 10_000, 100),
+    /** Longest idle sleep of the sender loop between looks for due deliveries. */
+    pollMs: int('WEBHOOK_POLL_MS', 1000, 10),
+    /** Upper bound of response bytes read from a receiver (4 KiB of it are stored). */
+    maxResponseBytes: int('WEBHOOK_MAX_RESPONSE_BYTES', 65_536, 4096),
+    production,
+  };
+}
+export type DeliveryConfig = ReturnType<typeof readDeliveryConfig>;

@@ -1,0 +1,45 @@
+import type { AttemptRecord, DeliveryStore } from './store.ts';
+
+/** Records finished attempts, batching the hot path. */
+export interface AttemptRecorder {
+  /** Resolves true once recorded, false when the lease was lost. Rejects when the database failed. */
+  record(item: AttemptRecord): Promise<boolean>;
+}
+
+/**
+ * Group commit for attempts: while one batch is being written, the next ones
+ * queue, and are written together as soon as it is done. No timer: a lone
+ * attempt is written at once, and under load each round trip carries up to
+ * `maxBatch` attempts. Dead letters take the single-row path (with the outbox).
+ */
+export function createAttemptRecorder(store: DeliveryStore, maxBatch = 200): AttemptRecorder {
+  type Waiting = { item: AttemptRecord; resolve: (kept: boolean) => void; reject: (err: unknown) => void };
+  let queue: Waiting[] = [];
+  let writing = false;
+
+  const flush = async (): Promise<void> => {
+    if (writing || !queue.length) return;
+    writing = true;
+    const batch = queue.slice(0, maxBatch);
+    queue = queue.slice(batch.length);
+    try {
+      const kept = await store.recordAttempts(batch.map((w) => w.item));
+      for (const w of batch) w.resolve(kept.has(w.item.delivery.id));
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+    } finally {
+      writing = false;
+      void flush();
+    }
+  };
+
+  return {
+    record(item) {
+      if (item.decision.kind === 'dead_letter') return store.recordAttempt(item);
+      return new Promise<boolean>((resolve, reject) => {
+        queue.push({ item, resolve, reject });
+        void flush();
+      });
+    },
+  };
+}

@@ -1,0 +1,300 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from '@cluster/db';
+import { topicNames } from '@cluster/kafka';
+import type { SendResult } from '../sender/http-sender.ts';
+
+/** Delivery statuses (api-decisions.md). */
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead_letter'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** Notification channel that wakes sender loops when deliveries become due. */
+export const DUE_CHANNEL = 'delivery_due';
+
+/** A new delivery row written by the fan-out or the test endpoint. */
+export interface NewDelivery {
+  id: string;
+  organizationId: string;
+  subscriptionId: string;
+  eventId: string | null;
+  eventName: string;
+  body: string;
+  test?: boolean;
+  /** Held from the start (test deliveries, sent at once by their caller). */
+  leaseToken?: string;
+}
+
+/** A delivery reserved for one replica to attempt now. */
+export interface ClaimedDelivery {
+  id: string;
+  organizationId: string;
+  subscriptionId: string;
+  eventName: string;
+  body: string;
+  attempts: number;
+  firstAttemptAt: Date | null;
+  leaseToken: string;
+  destinationUrl: string;
+  destinationOrigin: string;
+  secretSealed: string;
+}
+
+/** How an attempt ends the delivery's current step. */
+export type AttemptDecision =
+  | { kind: 'succeeded' }
+  | { kind: 'retry'; at: Date }
+  | { kind: 'dead_letter' }
+  /** A failed attempt that schedules nothing (test deliveries). */
+  | { kind: 'final_failure' };
+
+/** One finished attempt, to be recorded with its decision. */
+export interface AttemptRecord {
+  delivery: Pick<ClaimedDelivery, 'id' | 'leaseToken' | 'attempts' | 'firstAttemptAt' | 'subscriptionId' | 'organizationId' | 'eventName' | 'body' | 'destinationUrl'>;
+  result: SendResult;
+  attemptedAt: Date;
+  decision: AttemptDecision;
+}
+
+/** The dead-letter message: the envelope the receiver would have got, with the last error. */
+export interface DeadLetterMessage {
+  id: string;
+  eventName: string;
+  deliveryId: string;
+  subscriptionId: string;
+  organizationId: string;
+  destinationUrl: string;
+  attempts: number;
+  firstAttemptAt: string;
+  deadLetteredAt: string;
+  lastError: { error: string | null; responseCode: number | null; responseBody: string | null };
+  envelope: unknown;
+}
+
+/**
+ * The only module that reads and writes deliveries and attempts. Deliveries are
+ * the durable retry schedule: `nextAttemptAt` says when an attempt is due and
+ * `lockedUntil`/`leaseToken` which replica holds it, so retries survive restarts
+ * and two replicas never send one delivery at the same time.
+ */
+export function createDeliveryStore(db: Knex) {
+  return {
+    /**
+     * Inserts deliveries, ignoring (eventId, subscriptionId) pairs that already
+     * exist, and notifies the sender loops when any was new, in one statement.
+     * The notification carries `notifier` so a loop can ignore its own process's.
+     * Returns how many were new.
+     */
+    async insertMany(rows: NewDelivery[], notifier = ''): Promise<number> {
+      if (!rows.length) return 0;
+      let inserted = 0;
+      for (let i = 0; i < rows.length; i += 500) {
+        const chunk = rows.slice(i, i + 500);
+        const col = <T>(f: (r: NewDelivery) => T) => chunk.map(f);
+        const { rows: res } = await db.raw(
+          `WITH ins AS (
+             INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, test, "leaseToken", status, "nextAttemptAt")
+             SELECT i.id, i.org, i.sub, i.event, i.name, i.body, i.test, i.token, 'pending', CASE WHEN i.test THEN NULL ELSE now() END
+               FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::boolean[], ?::uuid[])
+                 AS i(id, org, sub, event, name, body, test, token)
+             ON CONFLICT ("eventId", "subscriptionId") DO NOTHING
+             RETURNING 1
+           ), n AS (SELECT count(*)::int AS n FROM ins)
+           SELECT n, CASE WHEN n > 0 THEN pg_notify(?, ?) END AS notified FROM n`,
+          [
+            col((r) => r.id), col((r) => r.organizationId), col((r) => r.subscriptionId), col((r) => r.eventId),
+            col((r) => r.eventName), col((r) => r.body), col((r) => r.test ?? false), col((r) => r.leaseToken ?? null),
+            DUE_CHANNEL, notifier,
+          ] as Knex.RawBinding[],
+        );
+        inserted += Number(res[0]?.n ?? 0);
+      }
+      return inserted;
+    },
+
+    /**
+     * Reserves up to `limit` due deliveries of enabled subscriptions for `leaseMs`,
+     * at most `caps[origin]` (else `defaultCap`) per destination, oldest due first.
+     * SKIP LOCKED lets replicas claim side by side without waiting on each other.
+     */
+    async claim(args: { limit: number; leaseMs: number; defaultCap: number; caps: Map<string, number> }): Promise<ClaimedDelivery[]> {
+      if (args.limit <= 0) return [];
+      const origins = [...args.caps.keys()];
+      const caps = origins.map((o) => args.caps.get(o) ?? 0);
+      // Origins with no free slot are skipped in the scan itself, so a large backlog
+      // of one destination cannot fill the window and starve the others.
+      const full = origins.filter((_, i) => caps[i] <= 0);
+      const { rows } = await db.raw(
+        `WITH caps AS (
+           SELECT * FROM unnest(?::text[], ?::int[]) AS c(origin, cap)
+         ), due AS (
+           -- Walks the due index in order (disabled and deleted subscriptions have no due rows).
+           SELECT d.id, d."nextAttemptAt", d."subscriptionId"
+             FROM delivery.deliveries d
+            WHERE d."nextAttemptAt" <= now()
+              AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
+              AND d."subscriptionId" NOT IN (SELECT id FROM delivery.subscriptions WHERE "destinationOrigin" = ANY(?::text[]))
+            ORDER BY d."nextAttemptAt"
+            LIMIT ?
+         ), ranked AS (
+           SELECT due.id, due."nextAttemptAt",
+                  row_number() OVER (PARTITION BY s."destinationOrigin" ORDER BY due."nextAttemptAt") AS rn,
+                  COALESCE(caps.cap, ?) AS cap
+             FROM due
+             JOIN delivery.subscriptions s ON s.id = due."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL
+             LEFT JOIN caps ON caps.origin = s."destinationOrigin"
+         ), orphaned AS (
+           -- Rows that a fan-out wrote while their subscription was being disabled or deleted: stop them.
+           UPDATE delivery.deliveries d
+              SET "nextAttemptAt" = NULL, status = 'failed', error = 'retries stopped: subscription disabled or deleted', "updatedAt" = now()
+             FROM due JOIN delivery.subscriptions s ON s.id = due."subscriptionId"
+            WHERE d.id = due.id AND NOT (s.enabled AND s."deletedAt" IS NULL)
+         ), picked AS (
+           SELECT d.id FROM delivery.deliveries d
+            WHERE d.id IN (SELECT id FROM ranked WHERE rn <= cap ORDER BY "nextAttemptAt" LIMIT ?)
+              AND d."nextAttemptAt" <= now()
+              AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
+            FOR UPDATE SKIP LOCKED
+         )
+         UPDATE delivery.deliveries d
+            SET "lockedUntil" = now() + (? * interval '1 millisecond'), "leaseToken" = gen_random_uuid()
+           FROM picked, delivery.subscriptions s
+          WHERE d.id = picked.id AND s.id = d."subscriptionId"
+         RETURNING d.id, d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
+                   d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed"`,
+        [origins, caps, full, Math.max(args.limit * 4, 100), args.defaultCap, args.limit, args.leaseMs],
+      );
+      return rows as ClaimedDelivery[];
+    },
+
+    /** The earliest future due time (to sleep until), or null when nothing is scheduled. */
+    async nextDueAt(): Promise<Date | null> {
+      const row = await db('delivery.deliveries').where('nextAttemptAt', '>', db.fn.now()).min({ at: 'nextAttemptAt' }).first();
+      return (row?.at as Date | null | undefined) ?? null;
+    },
+
+    /**
+     * Records one attempt and the delivery's next step in one transaction, only
+     * while this replica still holds the lease (`leaseToken`); a dead letter also
+     * writes its message to the outbox, so it reaches the dead-letter topic at least once.
+     * Returns false when the lease was lost (another replica took the delivery over).
+     */
+    async recordAttempt(args: AttemptRecord): Promise<boolean> {
+      const { delivery, result, attemptedAt, decision } = args;
+      const status: DeliveryStatus =
+        decision.kind === 'succeeded' ? 'succeeded' : decision.kind === 'dead_letter' ? 'dead_letter' : 'failed';
+      const nextAttemptAt = decision.kind === 'retry' ? decision.at : null;
+      const attempt = delivery.attempts + 1;
+      const firstAttemptAt = delivery.firstAttemptAt ?? attemptedAt;
+      let deadLetter = '';
+      const deadLetterBindings: Knex.RawBinding[] = [];
+      if (decision.kind === 'dead_letter') {
+        const message: DeadLetterMessage = {
+          id: delivery.id,
+          eventName: delivery.eventName,
+          deliveryId: delivery.id,
+          subscriptionId: delivery.subscriptionId,
+          organizationId: delivery.organizationId,
+          destinationUrl: delivery.destinationUrl,
+          attempts: attempt,
+          firstAttemptAt: new Date(firstAttemptAt).toISOString(),
+          deadLetteredAt: new Date().toISOString(),
+          lastError: { error: result.error, responseCode: result.responseCode, responseBody: result.responseBody },
+          envelope: JSON.parse(delivery.body) as unknown,
+        };
+        deadLetter = `, dlq AS (
+            INSERT INTO delivery.outbox ("eventId", topic, key, envelope)
+            SELECT ?::uuid, ?, ?, ?::jsonb FROM upd
+            RETURNING pg_notify('delivery_outbox', '')
+          )`;
+        deadLetterBindings.push(randomUUID(), topicNames().deliveryDeadLetter, delivery.subscriptionId, JSON.stringify(message));
+      }
+      // One statement, so one round trip and atomic: the delivery's new state, its attempt
+      // row and (for a dead letter) the outbox message, only while this replica holds the lease.
+      // A subscription disabled or deleted meanwhile schedules nothing more.
+      const { rows } = await db.raw(
+        `WITH upd AS (
+           UPDATE delivery.deliveries d
+              SET status = ?, attempts = ?, "responseCode" = ?, "responseBody" = ?, error = ?, "durationMs" = ?,
+                  "nextAttemptAt" = CASE WHEN ?::timestamptz IS NOT NULL AND EXISTS (
+                      SELECT 1 FROM delivery.subscriptions s WHERE s.id = d."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL)
+                    THEN ?::timestamptz ELSE NULL END,
+                  "firstAttemptAt" = COALESCE(d."firstAttemptAt", ?::timestamptz), "lastAttemptAt" = ?::timestamptz,
+                  "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
+            WHERE d.id = ? AND d."leaseToken" = ?
+           RETURNING d.id
+         ), ins AS (
+           INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt")
+           SELECT id, ?, ?, ?, ?, ?, ?, ?::timestamptz FROM upd
+         )${deadLetter}
+         SELECT id FROM upd`,
+        [
+          status, attempt, result.responseCode, result.responseBody, result.error, result.durationMs,
+          nextAttemptAt, nextAttemptAt, attemptedAt, attemptedAt, delivery.id, delivery.leaseToken,
+          attempt, result.ok ? 'succeeded' : 'failed', result.responseCode, result.responseBody, result.error, result.durationMs, attemptedAt,
+          ...deadLetterBindings,
+        ],
+      );
+      return rows.length > 0;
+    },
+
+    /**
+     * Records many non-dead-letter attempts in one statement (the sender's hot
+     * path: one round trip for a whole batch). Each row is fenced by its lease
+     * token like `recordAttempt`. Returns the ids that were recorded.
+     */
+    async recordAttempts(items: AttemptRecord[]): Promise<Set<string>> {
+      if (!items.length) return new Set();
+      const col = <T>(f: (i: AttemptRecord) => T) => items.map(f);
+      const { rows } = await db.raw(
+        `WITH input AS (
+           SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::int[], ?::int[], ?::text[], ?::text[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[])
+             AS i(id, token, status, attempt, "responseCode", "responseBody", error, "durationMs", "nextAttemptAt", "attemptedAt", outcome)
+         ), upd AS (
+           UPDATE delivery.deliveries d
+              SET status = i.status, attempts = i.attempt, "responseCode" = i."responseCode", "responseBody" = i."responseBody",
+                  error = i.error, "durationMs" = i."durationMs",
+                  "nextAttemptAt" = CASE WHEN i."nextAttemptAt" IS NOT NULL AND EXISTS (
+                      SELECT 1 FROM delivery.subscriptions s WHERE s.id = d."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL)
+                    THEN i."nextAttemptAt" ELSE NULL END,
+                  "firstAttemptAt" = COALESCE(d."firstAttemptAt", i."attemptedAt"), "lastAttemptAt" = i."attemptedAt",
+                  "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
+             FROM input i
+            WHERE d.id = i.id AND d."leaseToken" = i.token
+           RETURNING d.id
+         ), ins AS (
+           INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt")
+           SELECT i.id, i.attempt, i.outcome, i."responseCode", i."responseBody", i.error, i."durationMs", i."attemptedAt"
+             FROM input i JOIN upd ON upd.id = i.id
+         )
+         SELECT id FROM upd`,
+        [
+          col((i) => i.delivery.id), col((i) => i.delivery.leaseToken),
+          col((i) => (i.decision.kind === 'succeeded' ? 'succeeded' : 'failed')), col((i) => i.delivery.attempts + 1),
+          col((i) => i.result.responseCode), col((i) => i.result.responseBody), col((i) => i.result.error),
+          col((i) => i.result.durationMs), col((i) => (i.decision.kind === 'retry' ? i.decision.at : null)),
+          col((i) => i.attemptedAt), col((i) => (i.result.ok ? 'succeeded' : 'failed')),
+        ] as Knex.RawBinding[],
+      );
+      return new Set((rows as { id: string }[]).map((r) => r.id));
+    },
+
+    /** Gives back leases of claimed deliveries that were never attempted (a replica stopping). */
+    async release(claims: { id: string; leaseToken: string }[]): Promise<void> {
+      if (!claims.length) return;
+      await db.raw(
+        `UPDATE delivery.deliveries d SET "lockedUntil" = NULL, "leaseToken" = NULL
+           FROM unnest(?::uuid[], ?::uuid[]) AS c(id, token)
+          WHERE d.id = c.id AND d."leaseToken" = c.token`,
+        [claims.map((c) => c.id), claims.map((c) => c.leaseToken)],
+      );
+    },
+
+    /** Stops every scheduled attempt of a subscription (disabled or deleted), in the caller's transaction. */
+    async stopPending(trx: Knex, subscriptionId: string, reason: string): Promise<number> {
+      return trx('delivery.deliveries')
+        .where({ subscriptionId })
+        .whereNotNull('nextAttemptAt')
+        .update({ nextAttemptAt: null, status: 'failed', error: reason, updatedAt: trx.fn.now() });
+    },
+  };
+}
+export type DeliveryStore = ReturnType<typeof createDeliveryStore>;

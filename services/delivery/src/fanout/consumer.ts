@@ -1,0 +1,110 @@
+import type { Knex } from '@cluster/db';
+import type { EventEnvelope } from '@cluster/contracts';
+import type { Consumer } from '@cluster/kafka';
+import type { Logger } from '@cluster/platform';
+import type { DeliveryStore } from '../deliveries/store.ts';
+import type { DeliveryMetrics } from '../metrics.ts';
+import { fanOut } from './fanout.ts';
+
+export interface FanoutConsumerOptions {
+  /** Makes a consumer of the group; called again when one crashed for good. */
+  createConsumer: () => Consumer;
+  topic: string;
+  db: Knex;
+  store: DeliveryStore;
+  metrics: DeliveryMetrics;
+  logger: Logger;
+  /** Called after new deliveries were written (wakes the local sender). */
+  onDeliveries: () => void;
+  /** This process's id in due-notifications (its own sender is woken directly). */
+  instanceId: string;
+}
+
+/** The fan-out stage: a Kafka consumer group on the domain-event topic. */
+export interface FanoutConsumer {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** False after the consumer crashed without restarting. */
+  healthy(): boolean;
+}
+
+/**
+ * Consumes domain events in batches and fans them out. Offsets are committed
+ * only after the batch's deliveries are in Postgres, so a crash re-reads rather
+ * than loses; receivers never run inside this loop (sending is the worker's), so
+ * a slow or failing receiver cannot stall or poison a partition. Only our own
+ * database failing makes a batch be read again. Unparseable messages are counted
+ * and skipped. kafkajs restarts a consumer after retriable crashes only; after
+ * any other crash this supervisor starts a fresh consumer, so the stage never
+ * stays down while the process lives.
+ */
+export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsumer {
+  const { metrics, logger } = opts;
+  let healthy = true;
+  let stopping = false;
+  let consumer: Consumer;
+  let restartTimer: NodeJS.Timeout | undefined;
+
+  const restart = () => {
+    if (stopping) return;
+    restartTimer = setTimeout(() => {
+      void run().catch((err) => {
+        logger.warn({ err }, 'fan-out consumer could not restart; trying again');
+        restart();
+      });
+    }, 1000);
+  };
+
+  async function run(): Promise<void> {
+    consumer = opts.createConsumer();
+    consumer.on(consumer.events.CRASH, (e) => {
+      healthy = e.payload.restart;
+      logger.warn({ err: e.payload.error, restart: e.payload.restart }, 'fan-out consumer crashed');
+      if (!e.payload.restart) restart();
+    });
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      healthy = true;
+    });
+    consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
+      metrics.consumerLag.set({ partition: String(e.payload.partition) }, Number(e.payload.offsetLag));
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topic: opts.topic, fromBeginning: true });
+    await consumer.run({
+      partitionsConsumedConcurrently: 3,
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        const events: EventEnvelope[] = [];
+        for (const m of batch.messages) {
+          try {
+            const parsed = JSON.parse(m.value?.toString() ?? '') as EventEnvelope;
+            if (parsed && typeof parsed === 'object') events.push(parsed);
+            else metrics.poisonMessages.inc();
+          } catch {
+            metrics.poisonMessages.inc();
+            logger.error({ partition: batch.partition, offset: m.offset }, 'unparseable domain event skipped');
+          }
+        }
+        if (!isRunning() || isStale()) return;
+        const created = await fanOut(opts.db, opts.store, events, opts.instanceId);
+        if (created) {
+          metrics.fannedOut.inc(created);
+          opts.onDeliveries();
+        }
+        const last = batch.messages[batch.messages.length - 1];
+        if (last) resolveOffset(last.offset);
+        await heartbeat();
+      },
+    });
+  }
+
+  return {
+    start: run,
+    async stop() {
+      stopping = true;
+      clearTimeout(restartTimer);
+      await consumer?.disconnect();
+    },
+    healthy: () => healthy,
+  };
+}

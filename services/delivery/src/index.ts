@@ -1,0 +1,2 @@
+export { startDelivery } from './start.ts';
+export { readDeliveryConfig } from './config.ts';

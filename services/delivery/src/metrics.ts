@@ -1,0 +1,107 @@
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { Knex } from '@cluster/db';
+import type { Metrics } from '@cluster/platform';
+
+/**
+ * The delivery service's own metrics, on the process registry with its prefix:
+ * what an SRE needs to explain a backlog and to alert on receivers giving up
+ * (dead letters) apart from our own bugs (poison messages, which must stay 0).
+ */
+export interface DeliveryMetrics {
+  /** Attempts by outcome: succeeded, failed (retry scheduled or stopped), dead_letter. */
+  deliveries: Counter<'outcome'>;
+  attemptDuration: Histogram<'outcome'>;
+  deadLetters: Counter;
+  fannedOut: Counter;
+  poisonMessages: Counter;
+  inFlight: Gauge;
+  claimDuration: Histogram;
+  claimed: Histogram;
+  consumerLag: Gauge<'partition'>;
+}
+
+export function createDeliveryMetrics(metrics: Metrics, db: Knex): DeliveryMetrics {
+  const p = metrics.prefix;
+  const registers = [metrics.registry];
+  new Gauge({
+    name: `${p}webhook_retry_backlog`,
+    help: 'Deliveries that failed at least once and wait for a scheduled retry.',
+    registers,
+    async collect() {
+      const row = await db('delivery.deliveries').where({ status: 'failed' }).whereNotNull('nextAttemptAt').count({ n: '*' }).first().catch(() => undefined);
+      this.set(Number(row?.n ?? 0));
+    },
+  });
+  new Gauge({
+    name: `${p}webhook_pending_deliveries`,
+    help: 'Deliveries not yet attempted.',
+    registers,
+    async collect() {
+      const row = await db('delivery.deliveries').where({ status: 'pending' }).whereNotNull('nextAttemptAt').count({ n: '*' }).first().catch(() => undefined);
+      this.set(Number(row?.n ?? 0));
+    },
+  });
+  new Gauge({
+    name: `${p}webhook_oldest_pending_age_seconds`,
+    help: 'Age of the oldest delivery that is not finished yet (pending or waiting for a retry).',
+    registers,
+    async collect() {
+      const row = await db('delivery.deliveries').whereNotNull('nextAttemptAt').min({ oldest: 'createdAt' }).first().catch(() => undefined);
+      const oldest = row?.oldest as Date | null | undefined;
+      this.set(oldest ? Math.max(0, (Date.now() - new Date(oldest).getTime()) / 1000) : 0);
+    },
+  });
+  return {
+    deliveries: new Counter({
+      name: `${p}webhook_deliveries_total`,
+      help: 'Delivery attempts by outcome (succeeded, failed, dead_letter).',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    attemptDuration: new Histogram({
+      name: `${p}webhook_attempt_duration_seconds`,
+      help: 'Latency of one POST to a receiver, by outcome.',
+      labelNames: ['outcome'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    deadLetters: new Counter({
+      name: `${p}webhook_dead_letters_total`,
+      help: 'Deliveries that exhausted their retries (a receiver problem, not ours).',
+      registers,
+    }),
+    fannedOut: new Counter({
+      name: `${p}webhook_fanout_deliveries_total`,
+      help: 'Deliveries created from domain events (one per event and matching subscription).',
+      registers,
+    }),
+    poisonMessages: new Counter({
+      name: `${p}webhook_poison_messages_total`,
+      help: 'Domain-event messages that could not be parsed and were skipped (our bug; must stay 0).',
+      registers,
+    }),
+    inFlight: new Gauge({
+      name: `${p}webhook_in_flight`,
+      help: 'Attempts in flight in this replica.',
+      registers,
+    }),
+    claimDuration: new Histogram({
+      name: `${p}webhook_claim_duration_seconds`,
+      help: 'Latency of one claim of due deliveries (the sender loop\'s database round trip).',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers,
+    }),
+    claimed: new Histogram({
+      name: `${p}webhook_claim_size`,
+      help: 'Deliveries taken by one claim.',
+      buckets: [0, 1, 2, 4, 8, 16, 32, 64, 128, 256],
+      registers,
+    }),
+    consumerLag: new Gauge({
+      name: `${p}webhook_consumer_lag`,
+      help: 'Messages of the domain-event topic not yet fanned out, per partition (after the last batch).',
+      labelNames: ['partition'] as const,
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,5 @@
+import type { Migration } from '@cluster/db';
+import { deliverySchema } from './001-delivery.ts';
+
+/** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
+export const migrations: Migration[] = [deliverySchema];

@@ -1,0 +1,282 @@
+import pg from 'pg';
+import type { Logger } from '@cluster/platform';
+import type { AttemptDecision, ClaimedDelivery, DeliveryStore } from '../deliveries/store.ts';
+import { DUE_CHANNEL } from '../deliveries/store.ts';
+import { createAttemptRecorder } from '../deliveries/recorder.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
+import type { DeliveryMetrics } from '../metrics.ts';
+import { nextRetry, type RetryPolicy } from './backoff.ts';
+import type { HttpSender, SendResult } from './http-sender.ts';
+import { deliveryHeaders } from './signing.ts';
+
+export interface DeliveryWorkerOptions {
+  store: DeliveryStore;
+  sender: HttpSender;
+  secrets: SecretBox;
+  metrics: DeliveryMetrics;
+  logger: Logger;
+  retry: RetryPolicy;
+  concurrency: number;
+  perDestinationConcurrency: number;
+  leaseMs: number;
+  pollMs: number;
+  /** For LISTEN on the due channel, so inserts by other replicas wake this one. */
+  databaseUrl?: string;
+  /** Notifications carrying this id come from this process, which wakes its loop directly. */
+  instanceId?: string;
+  clock?: () => Date;
+}
+
+/** The sender loop of one replica. */
+export interface DeliveryWorker {
+  start(): void;
+  /** Wakes the loop now (new deliveries were inserted). */
+  wake(): void;
+  /** Stops claiming, waits for attempts in flight to be recorded. */
+  stop(): Promise<void>;
+  /** Attempts in flight now. */
+  inFlight(): number;
+}
+
+/** Signs and sends one delivery, the exact stored bytes, with a timestamp taken at send time. */
+export async function attemptDelivery(
+  d: Pick<ClaimedDelivery, 'id' | 'eventName' | 'body' | 'destinationUrl' | 'secretSealed' | 'subscriptionId'>,
+  sender: HttpSender,
+  secrets: SecretBox,
+): Promise<{ result: SendResult; attemptedAt: Date }> {
+  let secret: string;
+  try {
+    secret = secrets.open(d.secretSealed, d.subscriptionId);
+  } catch {
+    return {
+      attemptedAt: new Date(),
+      result: { ok: false, responseCode: null, responseBody: null, error: 'signing secret could not be unsealed (WEBHOOK_SECRET_KEY changed?)', durationMs: 0 },
+    };
+  }
+  const attemptedAt = new Date();
+  const headers = deliveryHeaders({
+    secret, deliveryId: d.id, eventName: d.eventName, body: d.body, timestamp: Math.floor(attemptedAt.getTime() / 1000),
+  });
+  const result = await sender.send(d.destinationUrl, headers, d.body);
+  return { result, attemptedAt };
+}
+
+/**
+ * Claims due deliveries with a lease and sends them, at most `concurrency` at a
+ * time and `perDestinationConcurrency` per destination origin, so one slow
+ * receiver holds only its own slots. Claims are batched: each origin holds up to
+ * three times its slots (in flight plus a short local queue, all under lease), and
+ * an origin is refilled from Postgres once a third of that has drained, so the
+ * database sees one claim per batch, not one per delivery. New deliveries wake
+ * the loop at once. A receiver's failure is recorded as an attempt with a
+ * scheduled retry (or a dead letter), never thrown. The schedule lives in
+ * Postgres: the loop only looks for what is due, so a restart resumes it.
+ */
+export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker {
+  const { store, sender, secrets, metrics, logger } = opts;
+  const clock = opts.clock ?? (() => new Date());
+  const recorder = createAttemptRecorder(store);
+  const slots = opts.perDestinationConcurrency;
+  /** Deliveries an origin may hold (in flight, recording, queued); refilled when down to two thirds. */
+  const holdPerOrigin = slots * 3;
+  const refillAt = slots * 2;
+  const holdTotal = opts.concurrency * 3;
+  /** Per destination origin: sends in flight, claimed deliveries waiting, and attempts started but not yet recorded. */
+  const origins = new Map<string, { inFlight: number; queue: ClaimedDelivery[]; started: number }>();
+  let sending = 0;
+  const running = new Set<Promise<void>>();
+  let held = 0;
+  let nextDue = Infinity;
+  let lastDueCheck = 0;
+  let stopping = false;
+  let loop: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  let pending = false;
+  let listener: pg.Client | undefined;
+
+  const wake = () => {
+    pending = true;
+    wakeUp?.();
+  };
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (pending || stopping) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      }
+      wakeUp = done;
+    });
+
+  const decide = (d: ClaimedDelivery, result: SendResult, attemptedAt: Date): AttemptDecision => {
+    if (result.ok) return { kind: 'succeeded' };
+    const decision = nextRetry(opts.retry, {
+      failedAttempts: d.attempts + 1,
+      firstAttemptAt: d.firstAttemptAt ?? attemptedAt,
+      now: clock(),
+      retryAfterMs: result.retryAfterMs,
+    });
+    return decision.kind === 'retry' ? { kind: 'retry', at: decision.at } : decision;
+  };
+
+  /** Sends, then frees the destination slot (via `sent`) before recording, so recording never holds a connection slot. */
+  const handle = async (d: ClaimedDelivery, sent: () => void): Promise<void> => {
+    let attempt: Awaited<ReturnType<typeof attemptDelivery>>;
+    try {
+      attempt = await attemptDelivery(d, sender, secrets);
+    } finally {
+      sent();
+    }
+    const { result, attemptedAt } = attempt;
+    const decision = decide(d, result, attemptedAt);
+    if (decision.kind === 'retry' && decision.at.getTime() < nextDue) {
+      // Earlier than anything the loop is sleeping towards: let it re-plan its sleep.
+      nextDue = decision.at.getTime();
+      wake();
+    }
+    const outcome = decision.kind === 'succeeded' ? 'succeeded' : decision.kind === 'dead_letter' ? 'dead_letter' : 'failed';
+    metrics.attemptDuration.observe({ outcome: result.ok ? 'succeeded' : 'failed' }, result.durationMs / 1000);
+    try {
+      const kept = await recorder.record({ delivery: d, result, attemptedAt, decision });
+      if (!kept) {
+        logger.warn({ deliveryId: d.id }, 'lease lost before the attempt was recorded; another replica owns the delivery');
+        return;
+      }
+    } catch (err) {
+      // The lease expires and the delivery is attempted again: at least once, same delivery id.
+      logger.error({ err, deliveryId: d.id }, 'could not record a delivery attempt');
+      return;
+    }
+    metrics.deliveries.inc({ outcome });
+    if (decision.kind === 'dead_letter') {
+      metrics.deadLetters.inc();
+      logger.warn({ deliveryId: d.id, subscriptionId: d.subscriptionId, attempts: d.attempts + 1, error: result.error }, 'delivery dead-lettered');
+    }
+  };
+
+  const heldBy = (origin: string) => {
+    const o = origins.get(origin);
+    return o ? o.started + o.queue.length : 0;
+  };
+
+  /** Starts queued deliveries while their origin and the replica have free sending slots. */
+  const pump = () => {
+    for (const [origin, o] of origins) {
+      while (!stopping && o.queue.length && o.inFlight < slots && sending < opts.concurrency) {
+        const d = o.queue.shift()!;
+        o.inFlight++;
+        sending++;
+        metrics.inFlight.inc();
+        let released = false;
+        const sent = () => {
+          if (released) return;
+          released = true;
+          o.inFlight--;
+          sending--;
+          metrics.inFlight.dec();
+          pump();
+        };
+        const task: Promise<void> = handle(d, sent)
+          .catch((err) => logger.error({ err, deliveryId: d.id }, 'delivery attempt failed unexpectedly'))
+          .finally(() => {
+            sent();
+            o.started = Math.max(0, o.started - 1);
+            held--;
+            running.delete(task);
+            if (o.inFlight === 0 && !o.queue.length && !o.started) origins.delete(origin);
+            // Refill from the database once half of what the origin may hold has drained.
+            const h = heldBy(origin);
+            if (h === refillAt || h === 0) wake();
+          });
+        o.started++;
+        running.add(task);
+      }
+    }
+  };
+
+  const run = async () => {
+    let backoff = 100;
+    while (!stopping) {
+      pending = false;
+      try {
+        const free = holdTotal - held;
+        let claimed: ClaimedDelivery[] = [];
+        if (free > 0) {
+          const caps = new Map<string, number>();
+          for (const origin of origins.keys()) caps.set(origin, Math.max(0, holdPerOrigin - heldBy(origin)));
+          const end = metrics.claimDuration.startTimer();
+          claimed = await store.claim({ limit: free, leaseMs: opts.leaseMs, defaultCap: holdPerOrigin, caps });
+          end();
+          metrics.claimed.observe(claimed.length);
+          for (const d of claimed) {
+            const o = origins.get(d.destinationOrigin) ?? { inFlight: 0, queue: [], started: 0 };
+            o.queue.push(d);
+            origins.set(d.destinationOrigin, o);
+            held++;
+          }
+          pump();
+        }
+        backoff = 100;
+        if (free > 0 && claimed.length === free) continue;
+        if (stopping) break;
+        // Sleep until the next scheduled attempt, a wake-up, or the poll interval (expired
+        // leases, other replicas' retries). The database is asked for the next due time at
+        // most once per poll interval; retries scheduled here in between are known locally.
+        if (Date.now() - lastDueCheck >= opts.pollMs) {
+          nextDue = (await store.nextDueAt())?.getTime() ?? Infinity;
+          lastDueCheck = Date.now();
+        }
+        const untilNext = Math.min(nextDue, lastDueCheck + opts.pollMs) - Date.now();
+        await sleep(Math.max(1, untilNext));
+        if (nextDue <= Date.now()) nextDue = Infinity;
+      } catch (err) {
+        logger.warn({ err }, 'claiming deliveries failed; retrying');
+        await sleep(backoff);
+        backoff = Math.min(backoff * 2, 5000);
+      }
+    }
+  };
+
+  const listen = async () => {
+    if (!opts.databaseUrl || stopping) return;
+    try {
+      const client = new pg.Client({ connectionString: opts.databaseUrl });
+      client.on('error', () => {
+        listener = undefined;
+        if (!stopping) setTimeout(() => void listen(), 1000).unref();
+      });
+      client.on('notification', (n) => {
+        if (!opts.instanceId || n.payload !== opts.instanceId) wake();
+      });
+      await client.connect();
+      await client.query(`LISTEN ${DUE_CHANNEL}`);
+      listener = client;
+      if (stopping) await client.end().catch(() => {});
+    } catch (err) {
+      logger.warn({ err }, 'LISTEN for due deliveries failed; polling only');
+    }
+  };
+
+  return {
+    start() {
+      void listen();
+      loop = run();
+    },
+    wake,
+    inFlight: () => sending,
+    async stop() {
+      stopping = true;
+      wakeUp?.();
+      await loop;
+      // Queued but not started: hand the leases back so another replica sends them now.
+      const queued = [...origins.values()].flatMap((o) => o.queue.splice(0));
+      held -= queued.length;
+      await store.release(queued).catch((err) => logger.warn({ err }, 'could not release leases; they expire'));
+      await Promise.allSettled([...running]);
+      await listener?.end().catch(() => {});
+    },
+  };
+}

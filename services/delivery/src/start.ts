@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { createDb, ensureDatabase, migrate, pingDb } from '@cluster/db';
+import { createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
+import { createOutboxRelay } from '@cluster/outbox';
+import { ConfigError, createRpcTransport, initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, int, type Shutdown } from '@cluster/platform';
+import { createClient } from '@connectrpc/connect';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { AuditService } from '@cluster/proto';
+import { buildDeliveryRoutes, type AuditReporter } from './app.ts';
+import { DEV_SECRET_KEY_MATERIAL, type DeliveryConfig } from './config.ts';
+import { createDeliveryReadService } from './deliveries/service.ts';
+import { createDeliveryStore } from './deliveries/store.ts';
+import { createFanoutConsumer } from './fanout/consumer.ts';
+import { createWebhookSecretBox, withOpenCache } from './lib/secret-box.ts';
+import { createDeliveryMetrics } from './metrics.ts';
+import { migrations } from './migrations/index.ts';
+import { createHttpSender } from './sender/http-sender.ts';
+import { createDeliveryWorker } from './sender/worker.ts';
+import { createSubscriptionService } from './subscriptions/service.ts';
+import { createTestCaller } from './subscriptions/test-call.ts';
+
+/**
+ * Composition root of the delivery service: pool and migrations, Kafka topics,
+ * outbox relay (subscription events, dead letters), the fan-out consumer, the
+ * sender loop, the RPC server, and the shutdown phases that stop them in order.
+ */
+export async function startDelivery(config: DeliveryConfig): Promise<{ port: number; shutdown: Shutdown }> {
+  if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required');
+  initTelemetry('delivery');
+  const logger = createLogger('delivery');
+  const metrics = createMetrics('delivery');
+  const shutdown = createShutdown(logger);
+
+  if (!config.secretKey) {
+    logger.warn('WEBHOOK_SECRET_KEY is unset: signing secrets are sealed with a development key (never do this in production)');
+  }
+  if (config.allowPrivateDestinations) {
+    logger.warn('WEBHOOK_ALLOW_PRIVATE_DESTINATIONS=true: webhooks may target loopback and private addresses');
+  }
+  const secrets = withOpenCache(createWebhookSecretBox(config.secretKey ?? DEV_SECRET_KEY_MATERIAL));
+
+  await ensureDatabase(config.databaseUrl);
+  const db = createDb(config.databaseUrl, { schema: 'delivery', application: 'delivery', poolMax: 20, logger });
+  await migrate(db, 'delivery', migrations);
+
+  const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: 'delivery', logger });
+  const topics = topicNames();
+  await ensureTopics(kafka, [{ topic: topics.domainEvents, numPartitions: 6 }, { topic: topics.deliveryDeadLetter }]);
+  const admin = kafka.admin();
+  await admin.connect();
+
+  const deliveryMetrics = createDeliveryMetrics(metrics, db);
+  const store = createDeliveryStore(db);
+  const sender = createHttpSender({
+    timeoutMs: config.timeoutMs,
+    allowPrivate: config.allowPrivateDestinations,
+    production: config.production,
+    maxResponseBytes: config.maxResponseBytes,
+    connectionsPerOrigin: config.perDestinationConcurrency,
+  });
+  const instanceId = randomUUID();
+  const worker = createDeliveryWorker({
+    store, sender, secrets, logger, metrics: deliveryMetrics,
+    retry: { baseMs: config.retryBaseMs, maxAgeMs: config.retryMaxAgeMs, maxStepMs: config.retryMaxStepMs },
+    concurrency: config.concurrency,
+    perDestinationConcurrency: config.perDestinationConcurrency,
+    leaseMs: config.leaseMs,
+    pollMs: config.pollMs,
+    databaseUrl: config.databaseUrl,
+    instanceId,
+  });
+  const relay = createOutboxRelay({ db, schema: 'delivery', databaseUrl: config.databaseUrl, newProducer: () => createProducer(kafka), logger, metrics, idleMs: 500 });
+
+  const subscriptions = createSubscriptionService({
+    db, store, secrets, destinations: { production: config.production, allowPrivate: config.allowPrivateDestinations },
+  });
+  const coreAudit = createClient(AuditService, createRpcTransport(config.coreUrl));
+  const audit: AuditReporter = async (actor, action, subscriptionId, metadata = {}) => {
+    // The write has committed; a lost audit line is logged, never turned into a failed write.
+    await coreAudit
+      .recordAuditEvent({ actor, entityType: 'webhook_subscription', action, entityId: subscriptionId, metadata: metadata as JsonObject })
+      .catch((err: unknown) => logger.warn({ err, action, subscriptionId }, 'audit event not recorded'));
+  };
+  const routes = buildDeliveryRoutes({
+    audit,
+    subscriptions,
+    deliveries: createDeliveryReadService(db),
+    tests: createTestCaller({ db, store, subscriptions, sender, secrets, metrics: deliveryMetrics, limitPerHour: config.testLimitPerHour }),
+  });
+
+  const groupId = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}delivery`;
+  const sessionTimeout = int('KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000);
+  const fanout = createFanoutConsumer({
+    createConsumer: () => kafka.consumer({ groupId, sessionTimeout, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 }),
+    topic: topics.domainEvents, db, store, metrics: deliveryMetrics, logger, onDeliveries: () => worker.wake(), instanceId,
+  });
+
+  relay.start();
+  worker.start();
+  await fanout.start();
+
+  const server = createServiceServer({
+    service: 'delivery',
+    routes,
+    logger,
+    metrics,
+    ready: async () => ({ postgres: await pingDb(db), kafka: await pingKafka(admin), consumer: fanout.healthy() }),
+  });
+  const port = await server.listen(config.port);
+  logger.info({ port }, 'delivery listening');
+
+  shutdown.add('not_ready', 'readiness', () => server.drain());
+  shutdown.add('stop_intake', 'fan-out consumer', () => fanout.stop());
+  shutdown.add('stop_intake', 'rpc server', () => server.close());
+  shutdown.add('drain', 'sender', () => worker.stop());
+  shutdown.add('drain', 'outbox relay', () => relay.stop());
+  shutdown.add('close', 'http sender', () => sender.close());
+  shutdown.add('close', 'kafka admin', () => admin.disconnect());
+  shutdown.add('close', 'postgres pool', () => db.destroy());
+  shutdown.add('close', 'telemetry', () => shutdownTelemetry());
+  return { port, shutdown };
+}

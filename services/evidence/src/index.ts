@@ -1,0 +1,2 @@
+export { startEvidence } from './start.ts';
+export { readEvidenceConfig } from './config.ts';

@@ -1,0 +1,31 @@
+import { createDb, ensureDatabase, pingDb } from '@cluster/db';
+import { initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, type Shutdown } from '@cluster/platform';
+import type { EvidenceConfig } from './config.ts';
+
+/**
+ * Composition root of the evidence service. It joins the cluster with health,
+ * readiness and metrics; release evidence packages are a separate issue.
+ */
+export async function startEvidence(config: EvidenceConfig): Promise<{ port: number; shutdown: Shutdown }> {
+  initTelemetry('evidence');
+  const logger = createLogger('evidence');
+  const metrics = createMetrics('evidence');
+  const shutdown = createShutdown(logger);
+  await ensureDatabase(config.databaseUrl);
+  const db = createDb(config.databaseUrl, { schema: 'evidence', application: 'evidence', poolMax: 4, logger });
+  await db.raw('CREATE SCHEMA IF NOT EXISTS evidence');
+  const server = createServiceServer({
+    service: 'evidence',
+    routes: () => {},
+    logger,
+    metrics,
+    ready: async () => ({ postgres: await pingDb(db) }),
+  });
+  const port = await server.listen(config.port);
+  logger.info({ port }, 'evidence listening');
+  shutdown.add('not_ready', 'readiness', () => server.drain());
+  shutdown.add('stop_intake', 'rpc server', () => server.close());
+  shutdown.add('close', 'postgres pool', () => db.destroy());
+  shutdown.add('close', 'telemetry', () => shutdownTelemetry());
+  return { port, shutdown };
+}

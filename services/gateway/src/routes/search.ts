@@ -1,0 +1,14 @@
+import { defineRoutes } from '../http/route.ts';
+import { ListOf } from '../schemas/common.ts';
+import { SearchQuery, SearchResult } from '../schemas/reports.ts';
+import { list } from './helpers.ts';
+
+/** Global search: up to 25 results, best first, filtered to what the key may see. */
+export const searchRoutes = defineRoutes([
+  {
+    method: 'GET', path: '/search', summary: 'Search projects, entries, releases and wiki pages', tag: 'search',
+    permission: 'read:search', query: SearchQuery,
+    response: { status: 200, schema: ListOf(SearchResult), description: 'At most 25 results, best match first (page 1, pageSize 25, total = results returned)' },
+    handler: async ({ actor, query, clients }) => list(await clients.search.search({ actor, query: { q: String(query.q) }, page: 1, pageSize: 25 })),
+  },
+]);

@@ -1,0 +1,58 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSecretBox, initTelemetry, shutdownTelemetry, createLogger, createMetrics, createShutdown, type Shutdown } from '@cluster/platform';
+import { buildGateway } from './app.ts';
+import { createClients } from './clients.ts';
+import { DEV_IDEMPOTENCY_KEY_MATERIAL, type GatewayConfig } from './config.ts';
+import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts';
+import { routes } from './routes/index.ts';
+
+/** Composition root of the gateway. */
+export async function startGateway(config: GatewayConfig): Promise<{ port: number; shutdown: Shutdown }> {
+  initTelemetry('gateway');
+  const logger = createLogger('gateway');
+  const metrics = createMetrics('gateway');
+  const shutdown = createShutdown(logger);
+  const clients = createClients(config.services);
+  const limiter = config.redisUrl
+    ? createRedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)
+    : createMemoryRateLimiter(config.rateLimitPerMinute);
+  if (!config.redisUrl) logger.info('REDIS_URL unset: rate limits are per gateway replica');
+
+  let draining = false;
+  const probe = async (url: string) => {
+    try {
+      const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) });
+      return res.ok;
+    } catch {
+      return false;
+    }
+  };
+  if (!config.idempotencySecretKey) logger.warn('IDEMPOTENCY_SECRET_KEY is unset: stored Idempotency-Key answers are sealed with a development key');
+  const idempotencyBox = createSecretBox(config.idempotencySecretKey ?? DEV_IDEMPOTENCY_KEY_MATERIAL, {
+    salt: 'cluster.gateway', info: 'idempotent-answer-at-rest:v1',
+  });
+  const app = buildGateway({
+    clients, routes, idempotencyBox, limiter, logger, metrics,
+    ready: async () => ({
+      accepting: !draining,
+      core: await probe(config.services.core),
+      delivery: await probe(config.services.delivery),
+      evidence: await probe(config.services.evidence),
+    }),
+  });
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(config.port, resolve));
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ port }, 'gateway listening');
+
+  shutdown.add('not_ready', 'readiness', () => void (draining = true));
+  shutdown.add('stop_intake', 'http server', () => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  }));
+  shutdown.add('close', 'rate limiter', () => limiter.close());
+  shutdown.add('close', 'telemetry', () => shutdownTelemetry());
+  return { port, shutdown };
+}

@@ -1,0 +1,236 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { WebhookService } from '@cluster/proto';
+import { createDb, type Knex } from '@cluster/db';
+import { enqueueEvents } from '@cluster/outbox';
+import { prepareKafka } from '../../scripts/lib/infra.mjs';
+import type { Receiver } from '../support/receiver.ts';
+
+/** Fault tests: services as real child processes that can be killed with SIGKILL, and a broker of their own. */
+export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A free TCP port on 127.0.0.1 (child processes cannot be given port 0 and report back). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ port, host: '127.0.0.1' });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await sleep(200);
+  }
+  throw new Error(`${what} not ready within ${timeoutMs} ms`);
+}
+
+/** A service (core or delivery) running as `node --import tsx services/<name>/src/main.ts`. */
+export interface ServiceProcess {
+  port: number;
+  start(): Promise<void>;
+  /** SIGKILL: no shutdown phase runs. */
+  kill9(): Promise<void>;
+  /** SIGTERM and wait for the exit. */
+  stop(): Promise<void>;
+  /** Last lines of its output (printed when a test fails). */
+  tail(): string;
+}
+
+const PORT_VARIABLE = { core: 'CORE_PORT', delivery: 'DELIVERY_PORT', gateway: 'GATEWAY_PORT', evidence: 'EVIDENCE_PORT' } as const;
+
+export async function serviceProcess(
+  name: keyof typeof PORT_VARIABLE,
+  env: Record<string, string>,
+  opts: { port?: number; readyPath?: string; nodeArgs?: string[] } = {},
+): Promise<ServiceProcess> {
+  const port = opts.port ?? (await freePort());
+  const lines: string[] = [];
+  let child: ChildProcess | undefined;
+  const exited = () =>
+    new Promise<void>((resolve) => {
+      if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+    });
+  return {
+    port,
+    async start() {
+      child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(ROOT, 'services', name, 'src', 'main.ts')], {
+        cwd: ROOT,
+        env: { ...process.env, LOG_LEVEL: 'warn', ...env, [PORT_VARIABLE[name]]: String(port) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      for (const stream of [child.stdout!, child.stderr!]) {
+        stream.on('data', (d: Buffer) => {
+          lines.push(...d.toString().split('\n').filter(Boolean));
+          if (lines.length > 200) lines.splice(0, lines.length - 200);
+        });
+      }
+      // Never leave a child behind: not when start-up fails, not when this process exits.
+      const started = child;
+      process.once('exit', () => started.kill('SIGKILL'));
+      const probe = opts.readyPath ?? '/readyz';
+      try {
+        await waitUntil(`${name} ${probe}`, async () => (await fetch(`http://127.0.0.1:${port}${probe}`)).ok, 90_000);
+      } catch (err) {
+        started.kill('SIGKILL');
+        throw new Error(`${(err as Error).message}\n${lines.slice(-20).join('\n')}`);
+      }
+    },
+    async kill9() {
+      child?.kill('SIGKILL');
+      await exited();
+    },
+    async stop() {
+      child?.kill('SIGTERM');
+      await Promise.race([exited(), sleep(25_000)]);
+      child?.kill('SIGKILL');
+      await exited();
+    },
+    tail: () => lines.slice(-40).join('\n'),
+  };
+}
+
+/** A single-node KRaft broker of the test's own (never the shared one), stoppable and restartable on the same ports and data. */
+export interface PrivateBroker {
+  brokers: string;
+  start(): Promise<void>;
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+  remove(): void;
+}
+
+export async function privateBroker(): Promise<PrivateBroker> {
+  const port = await freePort();
+  const controller = await freePort();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fault-kafka-'));
+  const kafka = prepareKafka({ configDir: dir, dataDir: path.join(dir, 'data'), port, controllerPort: controller, logLevel: 'WARN' });
+  let child: ChildProcess | undefined;
+  const exited = () =>
+    new Promise<void>((resolve) => {
+      if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+    });
+  return {
+    brokers: `127.0.0.1:${port}`,
+    async start() {
+      child = spawn('java', kafka.javaArgs(dir), { stdio: 'ignore' });
+      const started = child;
+      process.once('exit', () => started.kill('SIGKILL'));
+      await waitUntil('private Kafka', () => portOpen(port), 90_000);
+    },
+    async kill9() {
+      child?.kill('SIGKILL');
+      await exited();
+    },
+    async stop() {
+      child?.kill('SIGTERM');
+      await Promise.race([exited(), sleep(20_000)]);
+      child?.kill('SIGKILL');
+      await exited();
+    },
+    remove() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Creates a subscription through the delivery service's RPC (no gateway in these tests). */
+export async function subscribeViaRpc(deliveryPort: number, organizationId: string, url: string, eventNames: string[]): Promise<string> {
+  const client = createClient(WebhookService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${deliveryPort}` }));
+  const actor = { apiKeyId: randomUUID(), organizationId, userId: randomUUID(), role: 'admin', scope: 'organization', permissions: [], requestId: '' };
+  const res = await client.createWebhook({ actor, body: { destinationUrl: url, eventNames } });
+  return String(res.resource?.id);
+}
+
+/**
+ * Writes `total` user.updated events into the core's outbox in small
+ * transactions (the core's own write path), calling `during` between batches so
+ * a test can strike mid-burst. Each payload carries its sequence number.
+ */
+export async function burst(
+  db: Knex,
+  organizationId: string,
+  total: number,
+  during: (written: number) => Promise<void>,
+  batch = 20,
+): Promise<void> {
+  for (let written = 0; written < total; written += batch) {
+    await db.transaction(async (trx) => {
+      await enqueueEvents(trx, 'core', Array.from({ length: Math.min(batch, total - written) }, (_, i) => ({
+        eventName: 'user.updated', entityType: 'user', entityId: randomUUID(), organizationId, actorUserId: null,
+        payload: { seq: written + i, changedFields: ['role'] },
+      })));
+    });
+    await during(written + batch);
+    await sleep(5);
+  }
+}
+
+/** Core's schema on the test database, to write the burst (waits for the core to have migrated). */
+export function coreDb(databaseUrl: string): Knex {
+  return createDb(databaseUrl, { schema: 'core', poolMax: 3 });
+}
+
+/** Counts of a burst as received: every event at least once, duplicates only with an already-seen delivery id. */
+export interface BurstReport {
+  events: number;
+  requests: number;
+  uniqueEvents: number;
+  duplicates: number;
+  duplicatesWithNewId: number;
+  lost: number;
+}
+
+export function report(total: number, r: Receiver): BurstReport {
+  const idBySeq = new Map<number, string>();
+  let duplicates = 0;
+  let duplicatesWithNewId = 0;
+  for (const g of r.received) {
+    const seq = Number(g.body?.payload?.seq);
+    const id = String(g.headers['x-service-delivery-id']);
+    const seen = idBySeq.get(seq);
+    if (seen === undefined) idBySeq.set(seq, id);
+    else {
+      duplicates++;
+      if (seen !== id) duplicatesWithNewId++;
+    }
+  }
+  let lost = 0;
+  for (let i = 0; i < total; i++) if (!idBySeq.has(i)) lost++;
+  return { events: total, requests: r.received.length, uniqueEvents: idBySeq.size, duplicates, duplicatesWithNewId, lost };
+}
+
+/** Waits until every sequence number arrived (or the deadline passes), then returns the report. */
+export async function awaitAll(total: number, r: Receiver, timeoutMs: number): Promise<BurstReport> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const rep = report(total, r);
+    if (rep.lost === 0 || Date.now() > deadline) return rep;
+    await sleep(200);
+  }
+}

@@ -1,0 +1,174 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startCore } from '@cluster/core';
+import { readDeliveryConfig, startDelivery } from '@cluster/delivery';
+import type { Knex } from '@cluster/db';
+import { dropDatabase, freshDatabaseUrl, requireEnv } from '../support/cluster.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { awaitAll, burst, coreDb, privateBroker, serviceProcess, subscribeViaRpc, type BurstReport } from './support.ts';
+
+// Every event of a 2,000-event burst must reach the receiver at least once while a
+// piece of the pipeline is killed mid-stream; a duplicate must carry a delivery id
+// the receiver has already seen (so it can de-duplicate). Bounded: each case
+// gives up after 120 s of waiting.
+const TOTAL = 2000;
+const WAIT_MS = 120_000;
+
+const DELIVERY_ENV = {
+  WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true',
+  WEBHOOK_RETRY_BASE_MS: '200',
+  WEBHOOK_TIMEOUT_MS: '2000',
+  WEBHOOK_LEASE_MS: '3000',
+  WEBHOOK_POLL_MS: '250',
+  KAFKA_SESSION_TIMEOUT_MS: '6000',
+};
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => {});
+});
+
+function setup() {
+  const databaseUrl = freshDatabaseUrl('fault');
+  const prefix = `f${randomBytes(4).toString('hex')}.`;
+  process.env.KAFKA_TOPIC_PREFIX = prefix;
+  Object.assign(process.env, DELIVERY_ENV);
+  cleanups.push(() => dropDatabase(databaseUrl));
+  return { databaseUrl, prefix, org: randomUUID() };
+}
+
+async function receiver(): Promise<Receiver> {
+  const r = await startReceiver();
+  cleanups.push(() => r.close());
+  return r;
+}
+
+function track<T extends { stop?: () => Promise<void> }>(what: T, stop: () => Promise<void>): T {
+  cleanups.push(stop);
+  return what;
+}
+
+/** Waits (bounded) until the receiver has seen `n` requests, so the strike lands mid-stream. */
+async function whenReceived(r: Receiver, n: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (r.received.length < n && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+}
+
+function print(title: string, rep: BurstReport, extra = '') {
+  console.log(
+    `[fault] ${title}: events=${rep.events} requests=${rep.requests} unique=${rep.uniqueEvents} ` +
+      `duplicates=${rep.duplicates} (with a new id: ${rep.duplicatesWithNewId}) lost=${rep.lost}${extra}`,
+  );
+}
+
+/**
+ * Writes a 2,000-event burst; once 800 are written and 200 have arrived, runs
+ * `interrupt` once and then `restart`; waits for every event and reports.
+ */
+async function burstWithInterruption(
+  db: Knex,
+  org: Parameters<typeof burst>[1],
+  r: Receiver,
+  interrupt: () => Promise<void>,
+  restart: () => Promise<void>,
+): Promise<{ rep: BurstReport; extra: string }> {
+  let restarted: Promise<void> | undefined;
+  let atInterrupt = 0;
+  const started = Date.now();
+  await burst(db, org, TOTAL, async (written) => {
+    if (restarted || written < 800) return;
+    await whenReceived(r, 200);
+    atInterrupt = r.received.length;
+    await interrupt();
+    restarted = restart();
+  });
+  await restarted;
+  const rep = await awaitAll(TOTAL, r, WAIT_MS);
+  return { rep, extra: ` interruptedAfter=${atInterrupt} seconds=${((Date.now() - started) / 1000).toFixed(1)}` };
+}
+
+/** Core in process, delivery as a real process that `interrupt` stops one way or another mid-burst. */
+async function interruptDeliveryMidBurst(interrupt: (delivery: Awaited<ReturnType<typeof serviceProcess>>) => Promise<void>) {
+  const { brokers } = requireEnv();
+  const { databaseUrl, prefix, org } = setup();
+  const core = await startCore({ port: 0, databaseUrl, kafkaBrokers: brokers, relayIdleMs: 50 });
+  cleanups.push(() => core.shutdown.run('test'));
+  const delivery = await serviceProcess('delivery', { ...DELIVERY_ENV, DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix });
+  track(delivery, () => delivery.stop());
+  await delivery.start();
+  const r = await receiver();
+  await subscribeViaRpc(delivery.port, org, r.url, ['user.updated']);
+  const db: Knex = coreDb(databaseUrl);
+  cleanups.push(() => db.destroy());
+  const result = await burstWithInterruption(db, org, r, () => interrupt(delivery), () => delivery.start());
+  return { ...result, tail: () => delivery.tail() };
+}
+
+describe('fault: webhook delivery loses nothing', () => {
+  it('kill -9 of the delivery service mid-burst, then restart', async () => {
+    const { rep, extra, tail } = await interruptDeliveryMidBurst((d) => d.kill9());
+    print('delivery kill -9', rep, extra);
+    if (rep.lost) console.log(tail());
+    expect(rep.lost).toBe(0);
+    expect(rep.duplicatesWithNewId).toBe(0);
+  }, 240_000);
+
+  it('SIGTERM of the delivery service mid-burst (a rolling restart) loses nothing and sends nothing twice', async () => {
+    const { rep, extra } = await interruptDeliveryMidBurst((d) => d.stop());
+    print('delivery SIGTERM (graceful)', rep, extra);
+    expect(rep.lost).toBe(0);
+    expect(rep.duplicates).toBe(0);
+  }, 240_000);
+
+  it('stop and restart of the Kafka broker mid-burst', async () => {
+    const { databaseUrl, org } = setup();
+    const broker = await privateBroker();
+    cleanups.push(async () => {
+      await broker.stop();
+      broker.remove();
+    });
+    await broker.start();
+    const core = await startCore({ port: 0, databaseUrl, kafkaBrokers: [broker.brokers], relayIdleMs: 50 });
+    cleanups.push(() => core.shutdown.run('test'));
+    const delivery = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: [broker.brokers] });
+    cleanups.push(() => delivery.shutdown.run('test'));
+    const r = await receiver();
+    await subscribeViaRpc(delivery.port, org, r.url, ['user.updated']);
+    const db: Knex = coreDb(databaseUrl);
+    cleanups.push(() => db.destroy());
+
+    const { rep, extra } = await burstWithInterruption(db, org, r, () => broker.kill9(), async () => {
+      await new Promise((res) => setTimeout(res, 2000));
+      await broker.start();
+    });
+    print('broker kill -9 and restart', rep, extra);
+    if (rep.lost) {
+      const [{ outbox }] = await db('core.outbox').count({ outbox: '*' });
+      const [{ deliveries }] = await db('delivery.deliveries').count({ deliveries: '*' });
+      const ready = await (await fetch(`http://127.0.0.1:${delivery.port}/readyz`)).text();
+      console.log(`[fault] diagnostics: core outbox backlog=${outbox} deliveries=${deliveries} delivery readyz=${ready}`);
+    }
+    expect(rep.lost).toBe(0);
+    expect(rep.duplicatesWithNewId).toBe(0);
+  }, 300_000);
+
+  it("kill -9 of the core (its outbox relay) mid-burst, then restart", async () => {
+    const { brokers } = requireEnv();
+    const { databaseUrl, prefix, org } = setup();
+    const core = await serviceProcess('core', { DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix, OUTBOX_RELAY_IDLE_MS: '50' });
+    track(core, () => core.stop());
+    await core.start();
+    const delivery = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: brokers });
+    cleanups.push(() => delivery.shutdown.run('test'));
+    const r = await receiver();
+    await subscribeViaRpc(delivery.port, org, r.url, ['user.updated']);
+    const db: Knex = coreDb(databaseUrl);
+    cleanups.push(() => db.destroy());
+
+    const { rep, extra } = await burstWithInterruption(db, org, r, () => core.kill9(), () => core.start());
+    print('core (outbox relay) kill -9', rep, extra);
+    if (rep.lost) console.log(core.tail());
+    expect(rep.lost).toBe(0);
+    expect(rep.duplicatesWithNewId).toBe(0);
+  }, 240_000);
+});

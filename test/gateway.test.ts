@@ -1,0 +1,241 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+
+let c: TestCluster;
+let org: SeededOrg;
+let projectKey: string;
+let otherProjectId: string;
+
+beforeAll(async () => {
+  c = await startTestCluster({ withoutDelivery: true });
+  org = await c.seedOrg('Gateway Org');
+  const { id: devId } = await c.admin.createUser(org.orgId, 'dev@example.test', 'Dev', 'developer');
+  await c.admin.addMember(org.projectId, devId);
+  projectKey = (await c.admin.createKey({ user: devId, scope: 'project', project: org.projectId })).key;
+  otherProjectId = (await c.api(org.key, 'POST', '/projects', { name: 'other', description: '' })).body.id;
+});
+afterAll(async () => c?.stop());
+
+describe('project-scoped keys (the spec\'s scope table)', () => {
+  it('may use /me', async () => {
+    const res = await c.api(projectKey, 'GET', '/me');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ scope: 'project', scopedProjectId: org.projectId });
+  });
+
+  it('GET /projects lists only its own project', async () => {
+    const res = await c.api(projectKey, 'GET', '/projects?pageSize=100');
+    expect(res.body.data.map((p: { id: string }) => p.id)).toEqual([org.projectId]);
+    expect(res.body.total).toBe(1);
+  });
+
+  it('POST /projects is 403 scope_violation', async () => {
+    const res = await c.api(projectKey, 'POST', '/projects', { name: 'x', description: '' });
+    expect(res.status).toBe(403);
+    expect(res.body.reason).toBe('scope_violation');
+  });
+
+  it('its own project is reachable, another project of its organization is 403 scope_violation', async () => {
+    expect((await c.api(projectKey, 'GET', `/projects/${org.projectId}`)).status).toBe(200);
+    for (const path of [`/projects/${otherProjectId}`, `/projects/${otherProjectId}/audit-events`]) {
+      const res = await c.api(projectKey, 'GET', path);
+      expect(res.status, path).toBe(403);
+      expect(res.body.reason).toBe('scope_violation');
+    }
+  });
+
+  it('GET /audit-events is filtered to its project', async () => {
+    const res = await c.api(projectKey, 'GET', '/audit-events?pageSize=100');
+    expect(res.status).toBe(200);
+    expect(res.body.data.length).toBeGreaterThan(0);
+    expect(res.body.data.every((e: { entityId: string }) => e.entityId !== otherProjectId)).toBe(true);
+  });
+
+  it('a project key of another organization gets 404, never 403', async () => {
+    const stranger = await c.seedOrg('Stranger Org');
+    const res = await c.api(stranger.key, 'GET', `/projects/${otherProjectId}`);
+    expect(res.status).toBe(404);
+  });
+});
+
+describe('permissions', () => {
+  it('an explicit permission array is refused what it lacks, and the 403 names it', async () => {
+    const { key } = await c.admin.createKey({ user: org.adminId, scope: 'organization', permissions: 'read:project' });
+    expect((await c.api(key, 'GET', '/projects')).status).toBe(200);
+    const res = await c.api(key, 'POST', '/projects', { name: 'x', description: '' });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ reason: 'forbidden', message: 'missing permission write:project' });
+    const audit = await c.api(key, 'GET', '/audit-events');
+    expect(audit.body.message).toBe('missing permission read:audit');
+    const me = await c.api(key, 'GET', '/me');
+    expect(me.body.permissions).toEqual(['read:project']);
+  });
+
+  it('a role\'s default set applies when permissions is null (client cannot read audit events)', async () => {
+    const { id } = await c.admin.createUser(org.orgId, 'client@example.test', 'Client', 'client');
+    // Clients cannot mint keys; an admin-created path is not possible, so check the minting rule itself.
+    await expect(c.admin.createKey({ user: id, scope: 'project', project: org.projectId })).rejects.toThrow(/cannot mint/);
+    const res = await c.api(projectKey, 'PATCH', `/projects/${org.projectId}`, { name: 'renamed' });
+    expect(res.status).toBe(403);
+    expect(res.body.message).toBe('missing permission write:project');
+  });
+
+  it('minting refuses permissions beyond the creator\'s role and org keys for non-admins', async () => {
+    const { id } = await c.admin.createUser(org.orgId, 'dev2@example.test', 'Dev2', 'developer');
+    await c.admin.addMember(org.projectId, id);
+    await expect(c.admin.createKey({ user: id, scope: 'organization' })).rejects.toThrow(/organization-scoped/);
+    await expect(c.admin.createKey({ user: id, scope: 'project', project: otherProjectId })).rejects.toThrow(/not a member/);
+    await expect(c.admin.createKey({ user: id, scope: 'project', project: org.projectId, permissions: 'write:project' })).rejects.toThrow(/cannot grant/);
+  });
+});
+
+describe('HTTP behaviour', () => {
+  it('unknown route 404, wrong method 405 with Allow', async () => {
+    const missing = await c.api(org.key, 'GET', '/nothing-here');
+    expect(missing.status).toBe(404);
+    expect(missing.body.reason).toBe('not_found');
+    const wrong = await c.api(org.key, 'PUT', '/projects');
+    expect(wrong.status).toBe(405);
+    expect(wrong.body.reason).toBe('method_not_allowed');
+    expect(wrong.headers.get('allow')).toBe('GET, POST');
+  });
+
+  it('a body over 1 MiB is 413 payload_too_large', async () => {
+    const res = await c.api(org.key, 'POST', '/projects', { name: 'big', description: 'x'.repeat(1024 * 1024 + 10) });
+    expect(res.status).toBe(413);
+    expect(res.body.reason).toBe('payload_too_large');
+  });
+
+  it('every answer carries a request id; a sane given one is echoed', async () => {
+    const res = await c.api(org.key, 'GET', '/me', undefined, { 'x-request-id': 'trace-abc-123' });
+    expect(res.headers.get('x-request-id')).toBe('trace-abc-123');
+    const anon = await c.api(undefined, 'GET', '/me');
+    expect(anon.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('serves the OpenAPI 3.1 document generated from the route table', async () => {
+    const res = await fetch(`${c.baseUrl}/openapi.json`);
+    const doc = await res.json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.paths['/api/v1/projects'].post.requestBody.content['application/json'].schema.required).toEqual(['name', 'description']);
+    expect(doc.paths['/api/v1/projects/{id}'].patch.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
+  });
+
+  it('exposes health, readiness and metrics', async () => {
+    const base = c.baseUrl.replace('/api/v1', '');
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const ready = await (await fetch(`${base}/readyz`)).json();
+    expect(ready.checks.core).toBe(true);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toContain('gateway_http_requests_total');
+    expect(metrics).toContain('gateway_http_request_duration_seconds_bucket');
+    expect(metrics).toContain('gateway_process_cpu_seconds_total');
+    const core = await (await fetch(`http://127.0.0.1:${c.ports.core}/metrics`)).text();
+    expect(core).toContain('core_outbox_backlog');
+    expect(core).toContain('core_rpc_requests_total');
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('replays the same status and body with Idempotent-Replayed: true, creating one project', async () => {
+    const body = { name: 'idem', description: 'once' };
+    const first = await c.api(org.key, 'POST', '/projects', body, { 'idempotency-key': 'k-1' });
+    const second = await c.api(org.key, 'POST', '/projects', body, { 'idempotency-key': 'k-1' });
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const all = (await c.api(org.key, 'GET', '/projects?pageSize=100')).body.data.filter((p: { name: string }) => p.name === 'idem');
+    expect(all).toHaveLength(1);
+  });
+
+  it('the same key with another body is 422 idempotency_key_reused', async () => {
+    await c.api(org.key, 'POST', '/projects', { name: 'a', description: '' }, { 'idempotency-key': 'k-2' });
+    const res = await c.api(org.key, 'POST', '/projects', { name: 'b', description: '' }, { 'idempotency-key': 'k-2' });
+    expect(res.status).toBe(422);
+    expect(res.body.reason).toBe('idempotency_key_reused');
+  });
+
+  it('a key whose first request is still running answers 409 idempotency_key_in_use', async () => {
+    const pg = (await import('pg')).default;
+    const { createHash } = await import('node:crypto');
+    const body = JSON.stringify({ name: 'busy', description: '' });
+    const fingerprint = createHash('sha256').update(`POST\n/api/v1/projects\n${body}`).digest('hex');
+    const db = new pg.Client({ connectionString: c.databaseUrl });
+    await db.connect();
+    await db.query(
+      `INSERT INTO core.idempotency_keys ("apiKeyId", key, fingerprint, state, "expiresAt") VALUES ($1, 'k-5', $2, 'in_progress', now() + interval '1 hour')`,
+      [org.keyId, fingerprint],
+    );
+    await db.end();
+    const res = await c.api(org.key, 'POST', '/projects', body, { 'idempotency-key': 'k-5' });
+    expect(res.status).toBe(409);
+    expect(res.body.reason).toBe('idempotency_key_in_use');
+  });
+
+  it('concurrent requests with one key: one runs, the others get 409 idempotency_key_in_use or its replay', async () => {
+    const body = { name: 'race', description: '' };
+    const results = await Promise.all(Array.from({ length: 8 }, () => c.api(org.key, 'POST', '/projects', body, { 'idempotency-key': 'k-3' })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+    expect(results.filter((r) => r.status === 409).every((r) => r.body.reason === 'idempotency_key_in_use')).toBe(true);
+    const created = new Set(results.filter((r) => r.status === 201).map((r) => r.body.id));
+    expect(created.size).toBe(1);
+  });
+
+  it('keys are per API key, and a bad key value is 400', async () => {
+    const { key } = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
+    const a = await c.api(key, 'POST', '/projects', { name: 'a', description: '' }, { 'idempotency-key': 'k-1' });
+    expect(a.status).toBe(201);
+    expect(a.headers.get('idempotent-replayed')).toBeNull();
+    const bad = await c.api(key, 'POST', '/projects', { name: 'a', description: '' }, { 'idempotency-key': 'x'.repeat(256) });
+    expect(bad.status).toBe(400);
+  });
+
+  it('stores answers sealed, never in clear (they can hold secrets shown once)', async () => {
+    const marker = `sealed-${Date.now()}`;
+    const first = await c.api(org.key, 'POST', '/projects', { name: marker, description: '' }, { 'idempotency-key': 'k-sealed' });
+    const pg = (await import('pg')).default;
+    const db = new pg.Client({ connectionString: c.databaseUrl });
+    await db.connect();
+    const { rows } = await db.query(`SELECT body::text AS body FROM core.idempotency_keys WHERE key = 'k-sealed'`);
+    await db.end();
+    expect(rows[0].body).not.toContain(marker);
+    expect(rows[0].body).not.toContain(first.body.id);
+    const replay = await c.api(org.key, 'POST', '/projects', { name: marker, description: '' }, { 'idempotency-key': 'k-sealed' });
+    expect(replay.body).toEqual(first.body);
+  });
+
+  it('stores 4xx answers too (a replayed validation error)', async () => {
+    const first = await c.api(org.key, 'POST', '/projects', { name: 'v' }, { 'idempotency-key': 'k-4' });
+    const second = await c.api(org.key, 'POST', '/projects', { name: 'v' }, { 'idempotency-key': 'k-4' });
+    expect(first.status).toBe(400);
+    expect(second.status).toBe(400);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+  });
+});
+
+describe('rate limit', () => {
+  it('the 601st request within a minute is 429 with the headers; another key is unaffected', async () => {
+    const { key } = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
+    let last = await c.api(key, 'GET', '/me');
+    expect(last.headers.get('x-ratelimit-limit')).toBe('600');
+    expect(last.headers.get('x-ratelimit-remaining')).toBe('599');
+    for (let i = 0; i < 599; i += 50) {
+      await Promise.all(Array.from({ length: Math.min(50, 599 - i) }, () => c.api(key, 'GET', '/me')));
+    }
+    last = await c.api(key, 'GET', '/me');
+    expect(last.status).toBe(429);
+    expect(last.body.reason).toBe('rate_limit');
+    expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
+    const reset = Number(last.headers.get('x-ratelimit-reset'));
+    expect(reset).toBeGreaterThan(Date.now() / 1000);
+    expect(reset).toBeLessThanOrEqual(Date.now() / 1000 + 61);
+    const fresh = await c.api(org.key, 'GET', '/me');
+    expect(fresh.status).toBe(200);
+  });
+});

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, type Knex } from '@cluster/db';
+import { enqueueEvents } from '@cluster/outbox';
+import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+
+let c: TestCluster;
+let org: SeededOrg;
+let db: Knex;
+
+beforeAll(async () => {
+  c = await startTestCluster({ withoutDelivery: true });
+  org = await c.seedOrg('Outbox Org');
+  db = createDb(c.databaseUrl, { schema: 'core', poolMax: 2 });
+});
+afterAll(async () => {
+  await db?.destroy();
+  await c?.stop();
+});
+
+describe('transactional outbox', () => {
+  it('a created project yields exactly one event on Kafka, with the envelope fields', async () => {
+    const res = await c.api(org.key, 'POST', '/projects', { name: 'evented', description: '' });
+    const id = res.body.id;
+    await c.events.waitFor((e) => e.entityId === id);
+    const events = await c.events.settle((e) => e.entityId === id);
+    expect(events).toHaveLength(1);
+    const [e] = events;
+    expect(e).toMatchObject({
+      eventName: 'project.created', schemaVersion: 1, entityType: 'project', entityId: id,
+      actorUserId: org.adminId, organizationId: org.orgId, projectId: id,
+      payload: { projectId: id, name: 'evented', status: 'active', occurredAt: e.occurredAt },
+    });
+    expect(e.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Date(e.occurredAt).toISOString()).toBe(e.occurredAt);
+    const [{ count }] = await db('outbox').count({ count: '*' });
+    expect(Number(count)).toBe(0);
+  });
+
+  it('a failed transaction yields no event', async () => {
+    const marker = `rolled-back-${Date.now()}`;
+    await expect(
+      db.transaction(async (trx) => {
+        await trx('projects').insert({ organizationId: org.orgId, clientId: org.orgId, name: marker, description: '' });
+        await enqueueEvents(trx, 'core', [{
+          eventName: 'project.created', entityType: 'project', entityId: marker, organizationId: org.orgId, actorUserId: null, payload: {},
+        }]);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    // A committed event after it proves the relay ran past the point where the rolled-back one would be.
+    const after = await c.api(org.key, 'POST', '/projects', { name: 'after', description: '' });
+    await c.events.waitFor((e) => e.entityId === after.body.id);
+    expect(c.events.all().filter((e) => e.entityId === marker)).toHaveLength(0);
+    expect(await db('projects').where({ name: marker })).toHaveLength(0);
+  });
+
+  it('publishes events of one entity in commit order, keyed by entity id', async () => {
+    const p = (await c.api(org.key, 'POST', '/projects', { name: 'ordered', description: '' })).body;
+    for (let i = 0; i < 5; i++) await c.api(org.key, 'PATCH', `/projects/${p.id}`, { name: `ordered ${i}` });
+    const events = await c.events.waitFor((e) => e.entityId === p.id, 6);
+    expect(events.map((e) => e.eventName)).toEqual(['project.created', ...Array(5).fill('project.updated')]);
+    expect(events.slice(1).map((e) => e.payload.name)).toEqual([0, 1, 2, 3, 4].map((i) => `ordered ${i}`));
+  });
+});
