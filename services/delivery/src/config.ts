@@ -24,6 +24,11 @@ export function readDeliveryConfig() {
     retryMaxAgeMs: int('WEBHOOK_RETRY_MAX_AGE_MS', 86_400_000, 1),
     /** Longest wait between two attempts (api-decisions.md: no step longer than 2 h). */
     retryMaxStepMs: int('WEBHOOK_RETRY_MAX_STEP_MS', 7_200_000, 1),
+    /**
+     * A subscription receives events that occurred after its creation; this is the
+     * tolerated skew between the core's clock and the database's.
+     */
+    clockSkewMs: int('WEBHOOK_CLOCK_SKEW_MS', 2000, 0, 60_000),
     testLimitPerHour: int('WEBHOOK_TEST_LIMIT_PER_HOUR', 10, 1),
     /** Key material for AES-256-GCM encryption of signing secrets at rest; undefined means the dev default. */
     secretKey,

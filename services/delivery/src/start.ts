@@ -93,6 +93,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const fanout = createFanoutConsumer({
     createConsumer: () => kafka.consumer({ groupId, sessionTimeout, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 }),
     topic: topics.domainEvents, db, store, metrics: deliveryMetrics, logger, onDeliveries: () => worker.wake(), instanceId,
+    clockSkewMs: config.clockSkewMs,
   });
 
   relay.start();

@@ -18,6 +18,8 @@ export interface FanoutConsumerOptions {
   onDeliveries: () => void;
   /** This process's id in due-notifications (its own sender is woken directly). */
   instanceId: string;
+  /** Tolerated clock skew between an event's occurredAt and a subscription's createdAt. */
+  clockSkewMs: number;
 }
 
 /** The fan-out stage: a Kafka consumer group on the domain-event topic. */
@@ -86,7 +88,7 @@ export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsume
           }
         }
         if (!isRunning() || isStale()) return;
-        const created = await fanOut(opts.db, opts.store, events, opts.instanceId);
+        const created = await fanOut(opts.db, opts.store, events, { notifier: opts.instanceId, clockSkewMs: opts.clockSkewMs });
         if (created) {
           metrics.fannedOut.inc(created);
           opts.onDeliveries();

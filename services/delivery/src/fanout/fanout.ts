@@ -4,18 +4,19 @@ import { isEventName, type EventEnvelope } from '@cluster/contracts';
 import type { DeliveryStore, NewDelivery } from '../deliveries/store.ts';
 import { webhookEnvelope } from '../deliveries/envelope.ts';
 
-/** Clock slack between an event's occurredAt (set before its commit) and a subscription's createdAt. */
-const CREATED_GRACE_MS = 2000;
-
 /**
  * Matches domain events to the enabled subscriptions of their organization that
  * list their name, and writes one delivery per (event, subscription). The unique
  * (eventId, subscriptionId) key makes a re-read message create nothing new.
  * Each delivery's body is serialised here, once; every attempt sends those bytes.
- * A subscription gets events that occurred after it was created (with a little
- * slack), so replaying the topic never sends it history.
+ * A subscription gets events that occurred after it was created, so replaying
+ * the topic never sends it history. `clockSkewMs` is the tolerance between the
+ * core's clock (an event's occurredAt) and the database's (a subscription's
+ * createdAt): events up to that long before the subscription still reach it.
  */
-export async function fanOut(db: Knex, store: DeliveryStore, events: EventEnvelope[], notifier = ''): Promise<number> {
+export async function fanOut(
+  db: Knex, store: DeliveryStore, events: EventEnvelope[], opts: { notifier?: string; clockSkewMs: number },
+): Promise<number> {
   const subscribable = events.filter((e) => e.organizationId && e.id && isEventName(e.eventName));
   if (!subscribable.length) return 0;
   const orgs = [...new Set(subscribable.map((e) => e.organizationId))];
@@ -34,7 +35,7 @@ export async function fanOut(db: Knex, store: DeliveryStore, events: EventEnvelo
     for (const s of byOrg.get(e.organizationId) ?? []) {
       if (!s.eventNames.includes(e.eventName)) continue;
       // Events from before the subscription existed (a replayed topic) are not its business.
-      if (Date.parse(e.occurredAt) < new Date(s.createdAt).getTime() - CREATED_GRACE_MS) continue;
+      if (Date.parse(e.occurredAt) < new Date(s.createdAt).getTime() - opts.clockSkewMs) continue;
       const id = randomUUID();
       rows.push({
         id, organizationId: e.organizationId, subscriptionId: s.id, eventId: e.id, eventName: e.eventName,
@@ -42,5 +43,5 @@ export async function fanOut(db: Knex, store: DeliveryStore, events: EventEnvelo
       });
     }
   }
-  return store.insertMany(rows, notifier);
+  return store.insertMany(rows, opts.notifier ?? '');
 }
