@@ -27,8 +27,12 @@ try {
   code = res.status ?? 1;
   if (existsSync(report)) {
     const r = JSON.parse(readFileSync(report, 'utf8'));
-    // A file that fails before its tests run (a beforeAll, an import) counts as a failure too.
-    const failed = r.numFailedTests + (r.numFailedTestSuites ?? 0);
+    // A file that fails before its tests run (a beforeAll, an import) counts as one failure too;
+    // a file whose failure is already a failed test is not counted twice.
+    const brokenFiles = (r.testResults ?? []).filter(
+      (f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'),
+    ).length;
+    const failed = r.numFailedTests + brokenFiles;
     process.stdout.write(`\n${r.numPassedTests} passed, ${failed} failed\n`);
     if (r.numTotalTests === 0 || failed > 0 || r.success === false) code = code || 1;
   } else {

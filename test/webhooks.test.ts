@@ -12,8 +12,6 @@ const ENV = {
   WEBHOOK_RETRY_MAX_AGE_MS: '2500',
   WEBHOOK_TIMEOUT_MS: '1000',
   WEBHOOK_POLL_MS: '100',
-  // One clock here: a subscription gets exactly the events after its creation, never the seed's.
-  WEBHOOK_CLOCK_SKEW_MS: '0',
 };
 
 let c: TestCluster;

@@ -80,6 +80,9 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   const topicPrefix = `t${randomBytes(4).toString('hex')}.`;
   process.env.KAFKA_TOPIC_PREFIX = topicPrefix;
   process.env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS ??= 'true';
+  // One clock for every service here: a subscription gets exactly the events after its creation,
+  // never those of the seeding that ran just before it.
+  process.env.WEBHOOK_CLOCK_SKEW_MS ??= '0';
   for (const [k, v] of Object.entries(opts.env ?? {})) process.env[k] = v;
 
   const core = await startCore({ port: 0, databaseUrl, kafkaBrokers: brokers, relayIdleMs: 50 });
