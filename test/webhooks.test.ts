@@ -318,6 +318,18 @@ describe('webhook deliveries', () => {
     expect(r.received).toHaveLength(1);
   });
 
+  it('delivers domain events written through the API, such as entry.created', async () => {
+    const org = await c.seedOrg('Entry Events Org');
+    const r = await receiver();
+    const sub = await subscribe(org, r.url, ['entry.created']);
+    const entry = await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, { type: 'bug_report', title: 'Pay button', description: 'Nothing happens' });
+    expect(entry.status).toBe(201);
+    const [got] = await r.waitFor(1);
+    expect(got.body).toMatchObject({ eventName: 'entry.created', entityType: 'entry', entityId: entry.body.id, actorUserId: org.adminId });
+    expect(got.body.payload).toMatchObject({ entryId: entry.body.id, projectId: org.projectId, title: 'Pay button' });
+    expect(verifyServiceSignature(sub.hmacSecret, got)).toBe(true);
+  });
+
   it('stops pending retries when a subscription is disabled', async () => {
     const org = await c.seedOrg('Stop Org');
     const r = await receiver();

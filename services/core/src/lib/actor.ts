@@ -24,11 +24,20 @@ export function visibleProjectId(actor: Actor): string | null {
 export async function projectInScope(db: Knex, actor: Actor, projectId: string): Promise<Record<string, unknown>> {
   if (!isUuid(projectId)) throw notFound('project');
   const project = await db('projects').where({ id: projectId, organizationId: actor.organizationId }).first();
+  assertProjectInScope(actor, projectId, project);
+  return project;
+}
+
+/**
+ * The checks of projectInScope on a project row the caller already loaded (or
+ * locked) with the organization in its filter: missing is 404, another project
+ * of a project-scoped key is 403 scope_violation.
+ */
+export function assertProjectInScope(actor: Actor, projectId: string, project: unknown): void {
   if (!project) throw notFound('project');
   if (actor.scope === 'project' && actor.scopedProjectId !== projectId) {
     throw scopeViolation('this key is scoped to another project');
   }
-  return project;
 }
 
 /**

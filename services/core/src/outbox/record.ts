@@ -23,18 +23,23 @@ export interface AuditRecord {
   metadata?: Record<string, unknown>;
 }
 
-/** Writes domain events of the core into its outbox, in the caller's transaction. */
-export async function emit(trx: Knex.Transaction, organizationId: string, actor: Actor | null, events: DomainEvent[]): Promise<EventEnvelope[]> {
-  return enqueueEvents(trx, 'core', events.map((e) => ({
+/** The core's envelope fields of its domain events: organization, and the acting user unless an event says otherwise. */
+function forOutbox(organizationId: string, actor: Actor | null, events: DomainEvent[]) {
+  return events.map((e) => ({
     ...e,
     organizationId,
     actorUserId: e.actorUserId !== undefined ? e.actorUserId : (actor?.userId ?? null),
-  })));
+  }));
 }
 
-/** Writes the audit event of an API write in the caller's transaction. */
-export async function audit(trx: Knex.Transaction, actor: Actor, rec: AuditRecord): Promise<void> {
-  await trx('audit_events').insert({
+/** Writes domain events of the core into its outbox, in the caller's transaction. */
+export async function emit(trx: Knex.Transaction, organizationId: string, actor: Actor | null, events: DomainEvent[]): Promise<EventEnvelope[]> {
+  return enqueueEvents(trx, 'core', forOutbox(organizationId, actor, events));
+}
+
+/** The insert of an API write's audit event (not yet run). */
+function auditInsert(trx: Knex.Transaction, actor: Actor, rec: AuditRecord): Knex.QueryBuilder {
+  return trx('audit_events').insert({
     organizationId: actor.organizationId,
     projectId: rec.projectId ?? null,
     entityType: rec.entityType,
@@ -46,8 +51,12 @@ export async function audit(trx: Knex.Transaction, actor: Actor, rec: AuditRecor
   });
 }
 
-/** The common write epilogue: one audit record and its events, same transaction. */
+/** Writes the audit event of an API write in the caller's transaction. */
+export async function audit(trx: Knex.Transaction, actor: Actor, rec: AuditRecord): Promise<void> {
+  await auditInsert(trx, actor, rec);
+}
+
+/** The common write epilogue: one audit record and its events, same transaction, one statement. */
 export async function recordWrite(trx: Knex.Transaction, actor: Actor, rec: AuditRecord, events: DomainEvent[] = []): Promise<void> {
-  await audit(trx, actor, rec);
-  await emit(trx, actor.organizationId, actor, events);
+  await enqueueEvents(trx, 'core', forOutbox(actor.organizationId, actor, events), [auditInsert(trx, actor, rec)]);
 }

@@ -77,7 +77,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   const clock = opts.clock ?? (() => new Date());
   const recorder = createAttemptRecorder(store);
   const slots = opts.perDestinationConcurrency;
-  /** Deliveries an origin may hold (in flight, recording, queued); refilled when down to two thirds. */
+  /** Deliveries an origin may hold (in flight and queued); refilled when down to two thirds. */
   const holdPerOrigin = slots * 3;
   const refillAt = slots * 2;
   const holdTotal = opts.concurrency * 3;
@@ -157,9 +157,14 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
     }
   };
 
+  /**
+   * What an origin holds against its claim cap: sends in flight and claims waiting. Attempts
+   * being recorded do not count (their slot is free, and their lease keeps them from being
+   * claimed again), so a slow group commit never throttles sending; `holdTotal` still bounds them.
+   */
   const heldBy = (origin: string) => {
     const o = origins.get(origin);
-    return o ? o.started + o.queue.length : 0;
+    return o ? o.inFlight + o.queue.length : 0;
   };
 
   /** Starts queued deliveries while their origin and the replica have free sending slots. */
@@ -178,18 +183,21 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
           sending--;
           metrics.inFlight.dec();
           pump();
+          // Refill from the database once a third of what the origin may hold has drained.
+          const h = heldBy(origin);
+          if (h === refillAt || h === 0) wake();
         };
         const task: Promise<void> = handle(d, sent)
           .catch((err) => logger.error({ err, deliveryId: d.id }, 'delivery attempt failed unexpectedly'))
           .finally(() => {
             sent();
             o.started = Math.max(0, o.started - 1);
+            const wasFull = held >= holdTotal;
             held--;
             running.delete(task);
             if (o.inFlight === 0 && !o.queue.length && !o.started) origins.delete(origin);
-            // Refill from the database once half of what the origin may hold has drained.
-            const h = heldBy(origin);
-            if (h === refillAt || h === 0) wake();
+            // The replica-wide bound (claims plus attempts being recorded) had stopped claiming.
+            if (wasFull) wake();
           });
         o.started++;
         running.add(task);

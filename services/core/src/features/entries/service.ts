@@ -2,7 +2,7 @@ import type { Knex } from '@cluster/db';
 import { isUuid } from '@cluster/db';
 import type { JsonObject } from '@bufbuild/protobuf';
 import { notFound, validation } from '@cluster/platform';
-import { type Actor, projectInScope, requireActor } from '../../lib/actor.ts';
+import { type Actor, assertProjectInScope, projectInScope, requireActor } from '../../lib/actor.ts';
 import { changedFields, pickColumns, toJson } from '../../lib/json.ts';
 import { paginate } from '../../lib/list.ts';
 import { type DomainEvent, recordWrite } from '../../outbox/record.ts';
@@ -83,15 +83,17 @@ export function createEntryService(db: Knex) {
 
     async create(actorIn: Actor | undefined, projectId: string, body: Record<string, unknown>) {
       const actor = requireActor(actorIn);
+      if (!isUuid(projectId)) throw notFound('project');
       return db.transaction(async (trx) => {
-        await projectInScope(trx, actor, projectId);
-        const values = pickColumns(body, ENTRY_FIELDS, JSON_FIELDS);
-        await checkReferences(trx, actor, projectId, values);
+        // One statement finds the project in the actor's organization, locks it and numbers
+        // the entry; a refusal below rolls the number back with everything else.
         const [counter] = await trx('projects')
-          .where({ id: projectId })
+          .where({ id: projectId, organizationId: actor.organizationId })
           .update({ entryCounter: trx.raw('"entryCounter" + 1') })
           .returning('entryCounter');
-        if (!counter) throw notFound('project');
+        assertProjectInScope(actor, projectId, counter);
+        const values = pickColumns(body, ENTRY_FIELDS, JSON_FIELDS);
+        await checkReferences(trx, actor, projectId, values);
         const [row] = await trx('entries')
           .insert({
             ...values, projectId, organizationId: actor.organizationId, creatorId: actor.userId || null,
