@@ -17,6 +17,7 @@ export interface DeliveryMetrics {
   inFlight: Gauge;
   claimDuration: Histogram;
   claimed: Histogram;
+  handedOff: Counter;
   consumerLag: Gauge<'partition'>;
 }
 
@@ -95,6 +96,11 @@ export function createDeliveryMetrics(metrics: Metrics, db: Knex): DeliveryMetri
       name: `${p}webhook_claim_size`,
       help: 'Deliveries taken by one claim.',
       buckets: [0, 1, 2, 4, 8, 16, 32, 64, 128, 256],
+      registers,
+    }),
+    handedOff: new Counter({
+      name: `${p}webhook_handed_off_total`,
+      help: 'New deliveries the fan-out inserted under this replica\'s lease and gave its sender directly (no claim).',
       registers,
     }),
     consumerLag: new Gauge({

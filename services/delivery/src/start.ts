@@ -94,6 +94,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     createConsumer: () => kafka.consumer({ groupId, sessionTimeout, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 }),
     topic: topics.domainEvents, db, store, metrics: deliveryMetrics, logger, onDeliveries: () => worker.wake(), instanceId,
     clockSkewMs: config.clockSkewMs,
+    handoff: { capacity: worker.capacity, accept: worker.accept, leaseMs: config.leaseMs },
   });
 
   relay.start();

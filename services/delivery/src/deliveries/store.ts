@@ -19,7 +19,11 @@ export interface NewDelivery {
   eventName: string;
   body: string;
   test?: boolean;
-  /** Held from the start (test deliveries, sent at once by their caller). */
+  /**
+   * Held from the start: test deliveries (sent at once by their caller, never
+   * scheduled), and fan-out deliveries handed straight to this replica's sender
+   * (due now, so another replica takes them over if the lease lapses).
+   */
   leaseToken?: string;
 }
 
@@ -79,33 +83,37 @@ export function createDeliveryStore(db: Knex) {
   return {
     /**
      * Inserts deliveries, ignoring (eventId, subscriptionId) pairs that already
-     * exist, and notifies the sender loops when any was new, in one statement.
+     * exist, and notifies the sender loops when any new one is free to claim, in
+     * one statement. Rows with a lease token are held for `leaseMs` from now.
      * The notification carries `notifier` so a loop can ignore its own process's.
-     * Returns how many were new.
+     * Returns the ids that were new.
      */
-    async insertMany(rows: NewDelivery[], notifier = ''): Promise<number> {
-      if (!rows.length) return 0;
-      let inserted = 0;
+    async insertMany(rows: NewDelivery[], opts: { notifier?: string; leaseMs?: number } = {}): Promise<Set<string>> {
+      const inserted = new Set<string>();
+      if (!rows.length) return inserted;
       for (let i = 0; i < rows.length; i += 500) {
         const chunk = rows.slice(i, i + 500);
         const col = <T>(f: (r: NewDelivery) => T) => chunk.map(f);
         const { rows: res } = await db.raw(
           `WITH ins AS (
-             INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, test, "leaseToken", status, "nextAttemptAt")
-             SELECT i.id, i.org, i.sub, i.event, i.name, i.body, i.test, i.token, 'pending', CASE WHEN i.test THEN NULL ELSE now() END
+             INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, test, "leaseToken", "lockedUntil", status, "nextAttemptAt")
+             SELECT i.id, i.org, i.sub, i.event, i.name, i.body, i.test, i.token,
+                    CASE WHEN i.token IS NOT NULL AND NOT i.test THEN now() + (? * interval '1 millisecond') END,
+                    'pending', CASE WHEN i.test THEN NULL ELSE now() END
                FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::boolean[], ?::uuid[])
                  AS i(id, org, sub, event, name, body, test, token)
              ON CONFLICT ("eventId", "subscriptionId") DO NOTHING
-             RETURNING 1
-           ), n AS (SELECT count(*)::int AS n FROM ins)
-           SELECT n, CASE WHEN n > 0 THEN pg_notify(?, ?) END AS notified FROM n`,
+             RETURNING id, "leaseToken" IS NULL AS free
+           ), n AS (SELECT count(*) FILTER (WHERE free) AS free FROM ins)
+           SELECT ins.id, CASE WHEN n.free > 0 THEN pg_notify(?, ?) END AS notified FROM ins, n`,
           [
+            opts.leaseMs ?? 0,
             col((r) => r.id), col((r) => r.organizationId), col((r) => r.subscriptionId), col((r) => r.eventId),
             col((r) => r.eventName), col((r) => r.body), col((r) => r.test ?? false), col((r) => r.leaseToken ?? null),
-            DUE_CHANNEL, notifier,
+            DUE_CHANNEL, opts.notifier ?? '',
           ] as Knex.RawBinding[],
         );
-        inserted += Number(res[0]?.n ?? 0);
+        for (const r of res as { id: string }[]) inserted.add(r.id);
       }
       return inserted;
     },

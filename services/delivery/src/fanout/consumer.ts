@@ -4,7 +4,7 @@ import type { Consumer } from '@cluster/kafka';
 import type { Logger } from '@cluster/platform';
 import type { DeliveryStore } from '../deliveries/store.ts';
 import type { DeliveryMetrics } from '../metrics.ts';
-import { fanOut } from './fanout.ts';
+import { fanOut, type Handoff } from './fanout.ts';
 
 export interface FanoutConsumerOptions {
   /** Makes a consumer of the group; called again when one crashed for good. */
@@ -14,12 +14,14 @@ export interface FanoutConsumerOptions {
   store: DeliveryStore;
   metrics: DeliveryMetrics;
   logger: Logger;
-  /** Called after new deliveries were written (wakes the local sender). */
+  /** Called after new deliveries were written that the local sender did not take (wakes it to claim). */
   onDeliveries: () => void;
   /** This process's id in due-notifications (its own sender is woken directly). */
   instanceId: string;
   /** Tolerated clock skew between an event's occurredAt and a subscription's createdAt. */
   clockSkewMs: number;
+  /** The local sender, which takes new deliveries without a claim round trip. */
+  handoff?: Handoff;
 }
 
 /** The fan-out stage: a Kafka consumer group on the domain-event topic. */
@@ -88,11 +90,12 @@ export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsume
           }
         }
         if (!isRunning() || isStale()) return;
-        const created = await fanOut(opts.db, opts.store, events, { notifier: opts.instanceId, clockSkewMs: opts.clockSkewMs });
-        if (created) {
-          metrics.fannedOut.inc(created);
-          opts.onDeliveries();
-        }
+        const { created, handedOff } = await fanOut(opts.db, opts.store, events, {
+          notifier: opts.instanceId, clockSkewMs: opts.clockSkewMs, handoff: opts.handoff,
+        });
+        if (created) metrics.fannedOut.inc(created);
+        // Deliveries the local sender did not take wait in the table: let it claim them.
+        if (created > handedOff) opts.onDeliveries();
         const last = batch.messages[batch.messages.length - 1];
         if (last) resolveOffset(last.offset);
         await heartbeat();

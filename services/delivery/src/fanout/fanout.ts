@@ -1,35 +1,62 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from '@cluster/db';
 import { isEventName, type EventEnvelope } from '@cluster/contracts';
-import type { DeliveryStore, NewDelivery } from '../deliveries/store.ts';
+import type { ClaimedDelivery, DeliveryStore, NewDelivery } from '../deliveries/store.ts';
 import { webhookEnvelope } from '../deliveries/envelope.ts';
+
+/**
+ * The local sender, offered new deliveries straight from the fan-out: they are
+ * inserted already leased to this replica and sent without a claim round trip.
+ */
+export interface Handoff {
+  /** How many more deliveries to this destination origin the sender takes now. */
+  capacity(origin: string): number;
+  /** Takes deliveries inserted under lease for it. */
+  accept(deliveries: ClaimedDelivery[]): void;
+  leaseMs: number;
+}
+
+export interface FanOutOptions {
+  /** This process's id in the due-notification, so its own loop ignores it. */
+  notifier?: string;
+  /**
+   * A subscription gets events that occurred after it was created, so replaying
+   * the topic never sends it history. This is the tolerance between the core's
+   * clock (an event's occurredAt) and the database's (a subscription's
+   * createdAt): events up to that long before the subscription still reach it.
+   */
+  clockSkewMs: number;
+  handoff?: Handoff;
+}
 
 /**
  * Matches domain events to the enabled subscriptions of their organization that
  * list their name, and writes one delivery per (event, subscription). The unique
  * (eventId, subscriptionId) key makes a re-read message create nothing new.
  * Each delivery's body is serialised here, once; every attempt sends those bytes.
- * A subscription gets events that occurred after it was created, so replaying
- * the topic never sends it history. `clockSkewMs` is the tolerance between the
- * core's clock (an event's occurredAt) and the database's (a subscription's
- * createdAt): events up to that long before the subscription still reach it.
+ * Up to the local sender's capacity, new deliveries are inserted under its lease
+ * and handed to it directly; the rest are left due for any replica to claim.
+ * Returns how many deliveries were new, and how many of them went to the local sender.
  */
 export async function fanOut(
-  db: Knex, store: DeliveryStore, events: EventEnvelope[], opts: { notifier?: string; clockSkewMs: number },
-): Promise<number> {
+  db: Knex, store: DeliveryStore, events: EventEnvelope[], opts: FanOutOptions,
+): Promise<{ created: number; handedOff: number }> {
+  const none = { created: 0, handedOff: 0 };
   const subscribable = events.filter((e) => e.organizationId && e.id && isEventName(e.eventName));
-  if (!subscribable.length) return 0;
+  if (!subscribable.length) return none;
   const orgs = [...new Set(subscribable.map((e) => e.organizationId))];
   const names = [...new Set(subscribable.map((e) => e.eventName))];
-  const subs: { id: string; organizationId: string; eventNames: string[]; createdAt: Date }[] = await db('delivery.subscriptions')
+  const subs: Subscription[] = await db('delivery.subscriptions')
     .whereIn('organizationId', orgs)
     .where({ enabled: true })
     .whereNull('deletedAt')
     .whereRaw('"eventNames" && ?::text[]', [names])
-    .select('id', 'organizationId', 'eventNames', 'createdAt');
-  if (!subs.length) return 0;
-  const byOrg = new Map<string, typeof subs>();
+    .select('id', 'organizationId', 'eventNames', 'createdAt', 'destinationUrl', 'destinationOrigin', 'secretSealed');
+  if (!subs.length) return none;
+  const byOrg = new Map<string, Subscription[]>();
   for (const s of subs) byOrg.set(s.organizationId, [...(byOrg.get(s.organizationId) ?? []), s]);
+  const capacity = new Map<string, number>();
+  const handed = new Map<string, ClaimedDelivery>();
   const rows: NewDelivery[] = [];
   for (const e of subscribable) {
     for (const s of byOrg.get(e.organizationId) ?? []) {
@@ -37,11 +64,37 @@ export async function fanOut(
       // Events from before the subscription existed (a replayed topic) are not its business.
       if (Date.parse(e.occurredAt) < new Date(s.createdAt).getTime() - opts.clockSkewMs) continue;
       const id = randomUUID();
-      rows.push({
+      const row: NewDelivery = {
         id, organizationId: e.organizationId, subscriptionId: s.id, eventId: e.id, eventName: e.eventName,
         body: JSON.stringify(webhookEnvelope(id, e)),
-      });
+      };
+      if (opts.handoff) {
+        const free = capacity.get(s.destinationOrigin) ?? opts.handoff.capacity(s.destinationOrigin);
+        if (free > 0) {
+          row.leaseToken = randomUUID();
+          handed.set(id, {
+            id, organizationId: row.organizationId, subscriptionId: s.id, eventName: row.eventName, body: row.body,
+            attempts: 0, firstAttemptAt: null, leaseToken: row.leaseToken,
+            destinationUrl: s.destinationUrl, destinationOrigin: s.destinationOrigin, secretSealed: s.secretSealed,
+          });
+        }
+        capacity.set(s.destinationOrigin, free - 1);
+      }
+      rows.push(row);
     }
   }
-  return store.insertMany(rows, opts.notifier ?? '');
+  const inserted = await store.insertMany(rows, { notifier: opts.notifier, leaseMs: opts.handoff?.leaseMs });
+  const mine = [...handed.values()].filter((d) => inserted.has(d.id));
+  if (mine.length) opts.handoff!.accept(mine);
+  return { created: inserted.size, handedOff: mine.length };
+}
+
+interface Subscription {
+  id: string;
+  organizationId: string;
+  eventNames: string[];
+  createdAt: Date;
+  destinationUrl: string;
+  destinationOrigin: string;
+  secretSealed: string;
 }

@@ -32,6 +32,10 @@ export interface DeliveryWorker {
   start(): void;
   /** Wakes the loop now (new deliveries were inserted). */
   wake(): void;
+  /** How many more deliveries to this origin the worker would hold now (for the fan-out's handoff). */
+  capacity(origin: string): number;
+  /** Takes deliveries already leased to this replica (inserted so by the fan-out) and sends them. */
+  accept(deliveries: ClaimedDelivery[]): void;
   /** Stops claiming, waits for attempts in flight to be recorded. */
   stop(): Promise<void>;
   /** Attempts in flight now. */
@@ -205,6 +209,17 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
     }
   };
 
+  /** Queues claimed (or handed-over) deliveries by origin and starts what the slots allow. */
+  const enqueue = (deliveries: ClaimedDelivery[]) => {
+    for (const d of deliveries) {
+      const o = origins.get(d.destinationOrigin) ?? { inFlight: 0, queue: [], started: 0 };
+      o.queue.push(d);
+      origins.set(d.destinationOrigin, o);
+      held++;
+    }
+    pump();
+  };
+
   const run = async () => {
     let backoff = 100;
     while (!stopping) {
@@ -219,13 +234,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
           claimed = await store.claim({ limit: free, leaseMs: opts.leaseMs, defaultCap: holdPerOrigin, caps });
           end();
           metrics.claimed.observe(claimed.length);
-          for (const d of claimed) {
-            const o = origins.get(d.destinationOrigin) ?? { inFlight: 0, queue: [], started: 0 };
-            o.queue.push(d);
-            origins.set(d.destinationOrigin, o);
-            held++;
-          }
-          pump();
+          enqueue(claimed);
         }
         backoff = 100;
         if (free > 0 && claimed.length === free) continue;
@@ -275,6 +284,19 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
     },
     wake,
     inFlight: () => sending,
+    capacity(origin) {
+      if (stopping) return 0;
+      return Math.max(0, Math.min(holdPerOrigin - heldBy(origin), holdTotal - held));
+    },
+    accept(deliveries) {
+      if (stopping) {
+        // Too late to send here: hand the leases back so another replica sends them now.
+        void store.release(deliveries).catch((err) => logger.warn({ err }, 'could not release leases; they expire'));
+        return;
+      }
+      metrics.handedOff.inc(deliveries.length);
+      enqueue(deliveries);
+    },
     async stop() {
       stopping = true;
       wakeUp?.();
