@@ -16,6 +16,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { createAdminOperations } from '@cluster/core';
 import { createDb } from '@cluster/db';
+import { enqueueEvents } from '@cluster/outbox';
 import { dropDatabase, freshDatabaseUrl, requireEnv } from '../test/support/cluster.ts';
 import { startReceiver, type Receiver } from '../test/support/receiver.ts';
 import { serviceProcess, type ServiceProcess } from '../test/faults/support.ts';
@@ -26,6 +27,7 @@ const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 16);
 const CLIENT_CONCURRENCY = Number(process.env.BENCH_CLIENT_CONCURRENCY ?? 16);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 15);
+const INJECTED = Number(process.env.BENCH_INJECTED ?? 400);
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 8);
 const PER_DESTINATION = Number(process.env.WEBHOOK_PER_DESTINATION_CONCURRENCY ?? 16);
 
@@ -41,8 +43,6 @@ async function main() {
     WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true', RATE_LIMIT_PER_MINUTE: '10000000', OUTBOX_RELAY_IDLE_MS: '1000',
     WEBHOOK_PER_DESTINATION_CONCURRENCY: String(PER_DESTINATION),
   };
-  // The admin operations below run in this process and write to the core's outbox: same topics as the services.
-  process.env.KAFKA_TOPIC_PREFIX = prefix;
   const procs: ServiceProcess[] = [];
   // BENCH_PROFILE=dir writes a CPU profile of each service there.
   const nodeArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
@@ -144,6 +144,24 @@ async function main() {
     console.log(`pipeline: ${expected} deliveries in ${pipelineSeconds.toFixed(2)} s = ${pipelineRate.toFixed(0)} deliveries/s (first API write to last arrival)`);
     console.log(`ceiling:  ${bodies.length} signed POSTs in ${ceilingSeconds.toFixed(2)} s = ${ceilingRate.toFixed(0)} POSTs/s (plain loop, concurrency ${PER_DESTINATION})`);
     console.log(`ratio:    ${(pipelineRate / ceilingRate * 100).toFixed(0)}% of the ceiling (goal >= 50%)`);
+
+    // ---- 1b. the delivery pipeline alone --------------------------------------
+    // The same fan-out, but the events are committed straight into the core's outbox in one
+    // transaction (no API): relay -> Kafka -> fan-out -> sender -> receiver, without the
+    // API's CPU in the way. Same receiver, same 16 watchers.
+    if (INJECTED > 0) {
+      const before = r.received.length;
+      const { orgId } = await db('organizations').where({ name: 'Bench throughput' }).first('id as orgId');
+      const injectedStart = performance.now();
+      await db.transaction((trx) => enqueueEvents(trx, 'core', Array.from({ length: INJECTED }, (_, i) => ({
+        eventName: 'entry.created', entityType: 'entry', entityId: randomUUID(), organizationId: orgId, projectId: org.projectIds[0],
+        actorUserId: null, payload: { entryId: randomUUID(), projectId: org.projectIds[0], title: `Injected #${i}`, type: 'bug_report' },
+      }))));
+      const injected = INJECTED * WATCHERS;
+      await r.waitFor(before + injected, () => true, 300_000);
+      const seconds = (performance.now() - injectedStart) / 1000;
+      console.log(`pipeline alone: ${INJECTED} events committed to the outbox at once x ${WATCHERS} subscriptions = ${injected} deliveries in ${seconds.toFixed(2)} s = ${(injected / seconds).toFixed(0)} deliveries/s (${(injected / seconds / ceilingRate * 100).toFixed(0)}% of the ceiling)`);
+    }
 
     // ---- 2. latency at a steady rate ---------------------------------------
     const org2 = await newOrg('Bench latency');

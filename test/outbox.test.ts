@@ -36,6 +36,25 @@ describe('transactional outbox', () => {
     expect(Number(count)).toBe(0);
   });
 
+  it('stores logical topic names, so a writer without the services\' topic prefix (an admin CLI) does not block the relay', async () => {
+    const prefix = process.env.KAFKA_TOPIC_PREFIX;
+    const entityId = crypto.randomUUID();
+    delete process.env.KAFKA_TOPIC_PREFIX;
+    try {
+      await db.transaction((trx) => enqueueEvents(trx, 'core', [{
+        eventName: 'project.updated', entityType: 'project', entityId, organizationId: org.orgId, projectId: org.projectId,
+        actorUserId: null, payload: { projectId: org.projectId, changedFields: [] },
+      }]));
+    } finally {
+      process.env.KAFKA_TOPIC_PREFIX = prefix;
+    }
+    // Published by the core's relay to the cluster's (prefixed) topic, and nothing stays behind.
+    await c.events.waitFor((e) => e.entityId === entityId);
+    await c.flushOutbox();
+    const [{ count }] = await db('outbox').count({ count: '*' });
+    expect(Number(count)).toBe(0);
+  });
+
   it('a failed transaction yields no event', async () => {
     const marker = `rolled-back-${Date.now()}`;
     await expect(

@@ -4,6 +4,17 @@ import { Kafka, Partitioners, logLevel, type Consumer, type Producer, type Admin
 export type { Consumer, Producer, Admin, KafkaMessage, EachBatchPayload };
 
 /** Topic names. A prefix isolates test runs that share one broker. */
+/**
+ * The Kafka topic of a logical topic name: the name with this process's
+ * KAFKA_TOPIC_PREFIX. Outbox rows store logical names and the relay resolves
+ * them when it publishes, so a row written by another process (the admin CLI
+ * run without the prefix) still goes where the services' topics are.
+ */
+export function physicalTopic(logical: string, prefix = process.env.KAFKA_TOPIC_PREFIX ?? ''): string {
+  return `${prefix}${logical}`;
+}
+
+/** Kafka topics of this process (with its KAFKA_TOPIC_PREFIX). */
 export function topicNames(prefix = process.env.KAFKA_TOPIC_PREFIX ?? '') {
   return {
     /** Every domain event, keyed by entity id, value: EventEnvelope JSON. */
@@ -121,3 +132,6 @@ export function createProducer(kafka: Kafka): Producer {
     createPartitioner: Partitioners.DefaultPartitioner,
   });
 }
+
+/** Topic names without any prefix: what outbox rows store (see physicalTopic). */
+export const LOGICAL_TOPICS = topicNames('');

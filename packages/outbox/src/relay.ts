@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import type { Knex } from '@cluster/db';
-import type { Producer } from '@cluster/kafka';
+import { physicalTopic, type Producer } from '@cluster/kafka';
 import type { Logger, Metrics } from '@cluster/platform';
 
 export interface OutboxRelayOptions {
@@ -100,11 +100,13 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       if (!batch.length) return 0;
       const byTopic = new Map<string, { key: string; value: string; headers: Record<string, string> }[]>();
       for (const row of batch) {
-        const list = byTopic.get(row.topic) ?? [];
+        // Rows name logical topics; this process's prefix makes them Kafka topics.
+        const topic = physicalTopic(row.topic);
+        const list = byTopic.get(topic) ?? [];
         const env = row.envelope as { eventName: string; id: string };
         const headers = { ...((row.headers as Record<string, string> | null) ?? {}), 'event-name': env.eventName, 'event-id': env.id };
         list.push({ key: row.key, value: JSON.stringify(row.envelope), headers });
-        byTopic.set(row.topic, list);
+        byTopic.set(topic, list);
       }
       await (await connectedProducer()).sendBatch({
         acks: -1,

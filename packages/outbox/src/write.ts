@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from '@cluster/db';
 import type { EventEnvelope } from '@cluster/contracts';
-import { topicNames } from '@cluster/kafka';
+import { LOGICAL_TOPICS } from '@cluster/kafka';
 import { traceHeaders } from '@cluster/platform';
 
 /** A domain event before it gets its id and timestamp. */
@@ -30,7 +30,8 @@ export async function enqueueEvents(
 ): Promise<EventEnvelope[]> {
   if (!events.length && !alongside.length) return [];
   const occurredAt = new Date().toISOString();
-  const topic = topicNames().domainEvents;
+  // The logical name: the relay adds its process's prefix when it publishes.
+  const topic = LOGICAL_TOPICS.domainEvents;
   const envelopes: EventEnvelope[] = events.map((e) => ({
     id: randomUUID(),
     eventName: e.eventName,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from '@cluster/db';
-import { topicNames } from '@cluster/kafka';
+import { LOGICAL_TOPICS } from '@cluster/kafka';
 import type { SendResult } from '../sender/http-sender.ts';
 
 /** Delivery statuses (api-decisions.md). */
@@ -213,7 +213,7 @@ export function createDeliveryStore(db: Knex) {
             SELECT ?::uuid, ?, ?, ?::jsonb FROM upd
             RETURNING pg_notify('delivery_outbox', '')
           )`;
-        deadLetterBindings.push(randomUUID(), topicNames().deliveryDeadLetter, delivery.subscriptionId, JSON.stringify(message));
+        deadLetterBindings.push(randomUUID(), LOGICAL_TOPICS.deliveryDeadLetter, delivery.subscriptionId, JSON.stringify(message));
       }
       // One statement, so one round trip and atomic: the delivery's new state, its attempt
       // row and (for a dead letter) the outbox message, only while this replica holds the lease.
