@@ -55,6 +55,26 @@ describe('transactional outbox', () => {
     expect(Number(count)).toBe(0);
   });
 
+  it('publishes a backlog of large events, even more than a Kafka request holds, and a comment as large as a request body', async () => {
+    // Three ~700 KB events of one entity (one partition) in one commit: one relay batch, 2.1 MB.
+    const entityId = crypto.randomUUID();
+    const big = 'x'.repeat(700_000);
+    await db.transaction((trx) => enqueueEvents(trx, 'core', [0, 1, 2].map((i) => ({
+      eventName: 'entry.commented', entityType: 'entry', entityId, organizationId: org.orgId, projectId: org.projectId,
+      actorUserId: null, payload: { entryId: entityId, body: `${i}${big}` },
+    }))));
+    const got = await c.events.waitFor((e) => e.entityId === entityId, 3, 30_000);
+    expect(got.map((e) => (e.payload as { body: string }).body.slice(0, 1))).toEqual(['0', '1', '2']);
+
+    // The largest comment the gateway accepts (1 MiB body) becomes an event over Kafka's 1 MB default.
+    const entry = await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, { type: 'feedback', title: 'long', description: 'd' });
+    const content = 'y'.repeat(1_048_000);
+    const comment = await c.api(org.key, 'POST', `/entries/${entry.body.id}/comments`, { content });
+    expect(comment.status).toBe(201);
+    const [commented] = await c.events.waitFor((e) => e.eventName === 'entry.commented' && e.entityId === entry.body.id, 1, 30_000);
+    expect((commented.payload as { body: string }).body).toHaveLength(content.length);
+  });
+
   it('a failed transaction yields no event', async () => {
     const marker = `rolled-back-${Date.now()}`;
     await expect(

@@ -1,4 +1,4 @@
-import { Kafka, Partitioners, logLevel, type Consumer, type Producer, type Admin, type KafkaMessage, type EachBatchPayload } from 'kafkajs';
+import { ConfigResourceTypes, ConfigSource, Kafka, Partitioners, logLevel, type Consumer, type Producer, type Admin, type KafkaMessage, type EachBatchPayload } from 'kafkajs';
 
 // The one module that imports the Kafka client (docs/decisions.md: kafkajs 2.2.4 on Kafka 3.9.1).
 export type { Consumer, Producer, Admin, KafkaMessage, EachBatchPayload };
@@ -84,6 +84,13 @@ export async function ensureTopics(kafka: Kafka, topics: { topic: string; numPar
   }
 }
 
+/**
+ * Largest message (record batch) our topics take: 4 MiB. An event can carry a
+ * field as large as a request body (1 MiB: a comment), and Kafka's default of
+ * about 1 MB would refuse it, stalling the in-order outbox relay behind it.
+ */
+export const TOPIC_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
 async function createMissingTopics(kafka: Kafka, topics: { topic: string; numPartitions?: number }[]): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
@@ -94,14 +101,42 @@ async function createMissingTopics(kafka: Kafka, topics: { topic: string; numPar
       await admin
         .createTopics({
           waitForLeaders: true,
-          topics: missing.map((t) => ({ topic: t.topic, numPartitions: t.numPartitions ?? 3, replicationFactor: -1 })),
+          topics: missing.map((t) => ({
+            topic: t.topic, numPartitions: t.numPartitions ?? 3, replicationFactor: -1,
+            configEntries: [{ name: 'max.message.bytes', value: String(TOPIC_MAX_MESSAGE_BYTES) }],
+          })),
         })
         .catch((err: { type?: string }) => {
           if (err.type !== 'TOPIC_ALREADY_EXISTS') throw err;
         });
     }
+    await raiseMessageLimit(admin, topics.filter((t) => existing.has(t.topic)).map((t) => t.topic));
   } finally {
     await admin.disconnect();
+  }
+}
+
+/** Topics made before the limit was set (or by someone else) get it too, keeping their other settings. */
+async function raiseMessageLimit(admin: Admin, topics: string[]): Promise<void> {
+  if (!topics.length) return;
+  const { resources } = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: topics.map((name) => ({ type: ConfigResourceTypes.TOPIC, name })),
+  });
+  for (const r of resources) {
+    const limit = r.configEntries.find((e) => e.configName === 'max.message.bytes');
+    if (limit && Number(limit.configValue) >= TOPIC_MAX_MESSAGE_BYTES) continue;
+    // alterConfigs replaces a topic's whole override set: carry the other overrides over.
+    const overrides = r.configEntries
+      .filter((e) => e.configSource === ConfigSource.TOPIC_CONFIG && e.configName !== 'max.message.bytes')
+      .map((e) => ({ name: e.configName, value: e.configValue }));
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [{
+        type: ConfigResourceTypes.TOPIC, name: r.resourceName,
+        configEntries: [...overrides, { name: 'max.message.bytes', value: String(TOPIC_MAX_MESSAGE_BYTES) }],
+      }],
+    });
   }
 }
 

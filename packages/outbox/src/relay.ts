@@ -19,6 +19,36 @@ export interface OutboxRelayOptions {
   metrics: Metrics;
   batchSize?: number;
   idleMs?: number;
+  /**
+   * Most bytes of messages in one produce request (default 512 KiB); a larger
+   * message goes alone. Keeps every record batch under the topic's limit.
+   */
+  maxRequestBytes?: number;
+}
+
+interface OutgoingMessage {
+  key: string;
+  value: string;
+  headers: Record<string, string>;
+}
+
+/** Splits messages, in order, into runs of at most `maxBytes` (a larger message is a run of its own). */
+export function chunksBySize<T extends OutgoingMessage>(messages: T[], maxBytes: number): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let size = 0;
+  for (const m of messages) {
+    const bytes = Buffer.byteLength(m.value) + Buffer.byteLength(m.key) + 64 + JSON.stringify(m.headers).length;
+    if (current.length && size + bytes > maxBytes) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(m);
+    size += bytes;
+  }
+  if (current.length) chunks.push(current);
+  return chunks;
 }
 
 export interface OutboxRelay {
@@ -54,6 +84,7 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   };
   const table = `${schema}.outbox`;
   const batchSize = opts.batchSize ?? 500;
+  const maxRequestBytes = opts.maxRequestBytes ?? 512 * 1024;
   const idleMs = opts.idleMs ?? 1000;
   const published = new Counter({
     name: `${metrics.prefix}outbox_published_total`,
@@ -98,20 +129,22 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       if (!rows[0].locked) return 0;
       const batch = await trx(table).orderBy('seq').limit(batchSize).forUpdate().skipLocked();
       if (!batch.length) return 0;
-      const byTopic = new Map<string, { key: string; value: string; headers: Record<string, string> }[]>();
-      for (const row of batch) {
-        // Rows name logical topics; this process's prefix makes them Kafka topics.
-        const topic = physicalTopic(row.topic);
-        const list = byTopic.get(topic) ?? [];
+      const messages = batch.map((row) => {
         const env = row.envelope as { eventName: string; id: string };
         const headers = { ...((row.headers as Record<string, string> | null) ?? {}), 'event-name': env.eventName, 'event-id': env.id };
-        list.push({ key: row.key, value: JSON.stringify(row.envelope), headers });
-        byTopic.set(topic, list);
-      }
-      await (await connectedProducer()).sendBatch({
-        acks: -1,
-        topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+        // Rows name logical topics; this process's prefix makes them Kafka topics.
+        return { topic: physicalTopic(row.topic), key: row.key as string, value: JSON.stringify(row.envelope), headers };
       });
+      // In order, in requests of at most maxRequestBytes: a record batch over the topic's
+      // max.message.bytes would be refused every time, and stop the relay for good.
+      for (const chunk of chunksBySize(messages, maxRequestBytes)) {
+        const byTopic = new Map<string, OutgoingMessage[]>();
+        for (const { topic, ...m } of chunk) byTopic.set(topic, [...(byTopic.get(topic) ?? []), m]);
+        await (await connectedProducer()).sendBatch({
+          acks: -1,
+          topicMessages: [...byTopic].map(([topic, list]) => ({ topic, messages: list })),
+        });
+      }
       await trx(table).whereIn('seq', batch.map((r) => r.seq)).del();
       published.inc(batch.length);
       return batch.length;
