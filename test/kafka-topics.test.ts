@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigResourceTypes } from 'kafkajs';
-import { createKafka, ensureTopics, TOPIC_MAX_MESSAGE_BYTES, type Admin } from '@cluster/kafka';
+import { ConfigResourceTypes, createKafka, ensureTopics, TOPIC_MAX_MESSAGE_BYTES, type Admin } from '@cluster/kafka';
 import { requireEnv } from './support/cluster.ts';
 
 // The services create their topics at start (real broker): with room for the largest event.

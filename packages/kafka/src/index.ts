@@ -1,7 +1,9 @@
-import { ConfigResourceTypes, ConfigSource, Kafka, Partitioners, logLevel, type Consumer, type Producer, type Admin, type KafkaMessage, type EachBatchPayload } from 'kafkajs';
+import kafkajs, { Kafka, Partitioners, logLevel, type Consumer, type Producer, type Admin, type KafkaMessage, type EachBatchPayload } from 'kafkajs';
 
 // The one module that imports the Kafka client (docs/decisions.md: kafkajs 2.2.4 on Kafka 3.9.1).
 export type { Consumer, Producer, Admin, KafkaMessage, EachBatchPayload };
+// Enums that Node's ESM loader cannot see as named exports of the CommonJS package.
+export const { ConfigResourceTypes, ConfigSource } = kafkajs;
 
 /** Topic names. A prefix isolates test runs that share one broker. */
 /**
