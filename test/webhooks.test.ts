@@ -51,7 +51,12 @@ describe('webhook subscriptions', () => {
     expect((await c.api(org.key, 'PATCH', `/webhooks/${sub.id}`, { description: 'renamed' })).status).toBe(200);
     expect((await c.api(org.key, 'POST', `/webhooks/${sub.id}/rotate-secret`)).status).toBe(200);
     expect((await c.api(org.key, 'DELETE', `/webhooks/${sub.id}`)).status).toBe(204);
-    const res = await c.api(org.key, 'GET', '/audit-events?entityType=webhook_subscription');
+    // The delivery service forwards its audit events to the core right after each write.
+    let res = await c.api(org.key, 'GET', '/audit-events?entityType=webhook_subscription');
+    for (let i = 0; i < 100 && res.body.data.length < 4; i++) {
+      await sleep(50);
+      res = await c.api(org.key, 'GET', '/audit-events?entityType=webhook_subscription');
+    }
     expect(res.body.data.map((e: { action: string }) => e.action)).toEqual(['deleted', 'secret_rotated', 'updated', 'created']);
     for (const e of res.body.data) {
       expect(e).toMatchObject({ entityId: sub.id, actorId: org.adminId, metadata: { actorType: 'api_key', apiKeyId: org.keyId } });

@@ -1,5 +1,6 @@
 import type { ConnectRouter } from '@connectrpc/connect';
-import type { Knex } from '@cluster/db';
+import { isUuid, type Knex } from '@cluster/db';
+import { validation } from '@cluster/platform';
 import { AuditService, AuthService, IdempotencyService, ProjectService, TimeEntryService } from '@cluster/proto';
 import { createAuthService } from './auth/service.ts';
 import { createAuditService } from './audit/service.ts';
@@ -81,7 +82,12 @@ export function buildCoreRoutes(deps: CoreDeps) {
         return toListResponse(await auditEvents.list(req.actor, req.parentId || undefined, bodyOf(req.query), page, pageSize));
       },
       async recordAuditEvent(req) {
+        if (req.id !== undefined && !isUuid(req.id)) throw validation([{ path: '/id', message: 'must be a UUID' }]);
+        if (req.occurredAt !== undefined && Number.isNaN(Date.parse(req.occurredAt))) {
+          throw validation([{ path: '/occurredAt', message: 'must be an RFC 3339 date-time' }]);
+        }
         await auditEvents.record(req.actor, {
+          id: req.id, occurredAt: req.occurredAt,
           entityType: req.entityType, action: req.action, entityId: req.entityId, entityName: req.entityName ?? null,
           metadata: bodyOf(req.metadata),
         });

@@ -4,9 +4,9 @@ import { createKafka, createProducer, ensureTopics, pingKafka, topicNames } from
 import { createOutboxRelay } from '@cluster/outbox';
 import { ConfigError, createRpcTransport, initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, int, type Shutdown } from '@cluster/platform';
 import { createClient } from '@connectrpc/connect';
-import type { JsonObject } from '@bufbuild/protobuf';
 import { AuditService } from '@cluster/proto';
-import { buildDeliveryRoutes, type AuditReporter } from './app.ts';
+import { buildDeliveryRoutes } from './app.ts';
+import { createAuditForwarder } from './audit/forwarder.ts';
 import { DEV_SECRET_KEY_MATERIAL, type DeliveryConfig } from './config.ts';
 import { createDeliveryReadService } from './deliveries/service.ts';
 import { createDeliveryStore } from './deliveries/store.ts';
@@ -71,21 +71,20 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   });
   const relay = createOutboxRelay({ db, schema: 'delivery', databaseUrl: config.databaseUrl, newProducer: () => createProducer(kafka), logger, metrics, idleMs: 500 });
 
-  const subscriptions = createSubscriptionService({
-    db, store, secrets, destinations: { production: config.production, allowPrivate: config.allowPrivateDestinations },
+  // Webhook writes queue their audit events in their own transactions; this hands them to the core.
+  const auditForwarder = createAuditForwarder({
+    db, core: createClient(AuditService, createRpcTransport(config.coreUrl)), logger, metrics,
   });
-  const coreAudit = createClient(AuditService, createRpcTransport(config.coreUrl));
-  const audit: AuditReporter = async (actor, action, subscriptionId, metadata = {}) => {
-    // The write has committed; a lost audit line is logged, never turned into a failed write.
-    await coreAudit
-      .recordAuditEvent({ actor, entityType: 'webhook_subscription', action, entityId: subscriptionId, metadata: metadata as JsonObject })
-      .catch((err: unknown) => logger.warn({ err, action, subscriptionId }, 'audit event not recorded'));
-  };
+  const audited = () => auditForwarder.wake();
+  const subscriptions = createSubscriptionService({
+    db, store, secrets, destinations: { production: config.production, allowPrivate: config.allowPrivateDestinations }, audited,
+  });
   const routes = buildDeliveryRoutes({
-    audit,
     subscriptions,
     deliveries: createDeliveryReadService(db),
-    tests: createTestCaller({ db, store, subscriptions, sender, secrets, metrics: deliveryMetrics, limitPerHour: config.testLimitPerHour }),
+    tests: createTestCaller({
+      db, store, subscriptions, sender, secrets, metrics: deliveryMetrics, limitPerHour: config.testLimitPerHour, audited,
+    }),
   });
 
   const groupId = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}delivery`;
@@ -98,6 +97,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   });
 
   relay.start();
+  auditForwarder.start();
   worker.start();
   await fanout.start();
 
@@ -116,6 +116,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   shutdown.add('stop_intake', 'rpc server', () => server.close());
   shutdown.add('drain', 'sender', () => worker.stop());
   shutdown.add('drain', 'outbox relay', () => relay.stop());
+  shutdown.add('drain', 'audit forwarder', () => auditForwarder.stop());
   shutdown.add('close', 'http sender', () => sender.close());
   shutdown.add('close', 'kafka admin', () => admin.disconnect());
   shutdown.add('close', 'postgres pool', () => db.destroy());

@@ -15,6 +15,10 @@ export interface DomainEvent {
 }
 
 export interface AuditRecord {
+  /** Set by callers that retry (forwarded audits): a repeat with the same id records nothing. */
+  id?: string;
+  /** When the write happened, if it was earlier than now (forwarded audits). */
+  occurredAt?: string;
   entityType: string;
   action: string;
   entityId: string;
@@ -40,6 +44,8 @@ export async function emit(trx: Knex.Transaction, organizationId: string, actor:
 /** The insert of an API write's audit event (not yet run). */
 function auditInsert(trx: Knex.Transaction, actor: Actor, rec: AuditRecord): Knex.QueryBuilder {
   return trx('audit_events').insert({
+    ...(rec.id ? { id: rec.id } : {}),
+    ...(rec.occurredAt ? { createdAt: rec.occurredAt } : {}),
     organizationId: actor.organizationId,
     projectId: rec.projectId ?? null,
     entityType: rec.entityType,
@@ -51,9 +57,10 @@ function auditInsert(trx: Knex.Transaction, actor: Actor, rec: AuditRecord): Kne
   });
 }
 
-/** Writes the audit event of an API write in the caller's transaction. */
+/** Writes the audit event of an API write in the caller's transaction (once per `rec.id`, when given). */
 export async function audit(trx: Knex.Transaction, actor: Actor, rec: AuditRecord): Promise<void> {
-  await auditInsert(trx, actor, rec);
+  const insert = auditInsert(trx, actor, rec);
+  await (rec.id ? insert.onConflict('id').ignore() : insert);
 }
 
 /** The common write epilogue: one audit record and its events, same transaction, one statement. */

@@ -1,5 +1,6 @@
 import type { Migration } from '@cluster/db';
 import { deliverySchema } from './001-delivery.ts';
+import { auditOutbox } from './002-audit-outbox.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
-export const migrations: Migration[] = [deliverySchema];
+export const migrations: Migration[] = [deliverySchema, auditOutbox];

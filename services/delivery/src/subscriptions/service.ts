@@ -6,6 +6,7 @@ import { isUuid, pageOffset } from '@cluster/db';
 import { enqueueEvents } from '@cluster/outbox';
 import { DomainError, notFound, validation } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
+import { queueAudit } from '../audit/forwarder.ts';
 import type { DeliveryStore } from '../deliveries/store.ts';
 import { requireActor } from '../lib/actor.ts';
 import { toJson, type Page } from '../lib/json.ts';
@@ -25,6 +26,8 @@ export interface SubscriptionServiceDeps {
   store: DeliveryStore;
   secrets: SecretBox;
   destinations: { production: boolean; allowPrivate: boolean };
+  /** Called after a write committed its audit event (wakes the forwarder to the core). */
+  audited?: () => void;
 }
 
 /** scheme://host:port of a URL: the unit of the per-destination concurrency bound. */
@@ -37,6 +40,12 @@ export function originOf(url: string): string {
 /** Subscriptions of an organization: create, list, get, update, delete, rotate the secret. */
 export function createSubscriptionService(deps: SubscriptionServiceDeps) {
   const { db, store, secrets } = deps;
+  /** Runs a write's transaction, then wakes the audit forwarder. */
+  const write = async <T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> => {
+    const result = await db.transaction(fn);
+    deps.audited?.();
+    return result;
+  };
 
   /** Unique names, in the given order; unknown names fail with the spec's exact body. */
   function checkEventNames(names: unknown): string[] {
@@ -101,7 +110,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       await checkUrl(destinationUrl);
       const id = randomUUID();
       const secret = newSigningSecret();
-      return db.transaction(async (trx) => {
+      return write(async (trx) => {
         const [row] = await trx('delivery.subscriptions')
           .insert({
             id,
@@ -116,6 +125,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
           })
           .returning('*');
         await emit(trx, actor, 'webhook.subscription.created', row);
+        await queueAudit(trx, actor, 'created', id, { destinationUrl, eventNames });
         return { ...presentSubscription(row), hmacSecret: secret };
       });
     },
@@ -133,12 +143,13 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       }
       if ('description' in body) values.description = body.description ?? null;
       if ('enabled' in body) values.enabled = Boolean(body.enabled);
-      return db.transaction(async (trx) => {
+      return write(async (trx) => {
         const before = await this.load(actor, id, trx, true);
         const [row] = Object.keys(values).length
           ? await trx('delivery.subscriptions').where({ id }).update({ ...values, updatedAt: trx.fn.now() }).returning('*')
           : [before];
         if (before.enabled && !row.enabled) await store.stopPending(trx, id, 'retries stopped: subscription disabled');
+        await queueAudit(trx, actor, 'updated', id, { fields: Object.keys(body) });
         return presentSubscription(row);
       });
     },
@@ -146,11 +157,12 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     /** Deletes (soft: records stay for the audit trail) and stops pending retries. */
     async remove(actorIn: Actor | undefined, id: string): Promise<void> {
       const actor = requireActor(actorIn);
-      await db.transaction(async (trx) => {
+      await write(async (trx) => {
         const row = await this.load(actor, id, trx, true);
         await trx('delivery.subscriptions').where({ id }).update({ deletedAt: trx.fn.now(), enabled: false, updatedAt: trx.fn.now() });
         await store.stopPending(trx, id, 'retries stopped: subscription deleted');
         await emit(trx, actor, 'webhook.subscription.deleted', row);
+        await queueAudit(trx, actor, 'deleted', id);
       });
     },
 
@@ -158,12 +170,13 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     async rotateSecret(actorIn: Actor | undefined, id: string): Promise<JsonObject> {
       const actor = requireActor(actorIn);
       const secret = newSigningSecret();
-      return db.transaction(async (trx) => {
+      return write(async (trx) => {
         await this.load(actor, id, trx, true);
         const [row] = await trx('delivery.subscriptions')
           .where({ id })
           .update({ secretSealed: secrets.seal(secret, id), updatedAt: trx.fn.now() })
           .returning('*');
+        await queueAudit(trx, actor, 'secret_rotated', id);
         return { ...presentSubscription(row), hmacSecret: secret };
       });
     },

@@ -3,6 +3,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import type { Knex } from '@cluster/db';
 import { DomainError, validation } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
+import { queueAudit } from '../audit/forwarder.ts';
 import type { DeliveryStore } from '../deliveries/store.ts';
 import type { WebhookEnvelope } from '../deliveries/envelope.ts';
 import { requireActor } from '../lib/actor.ts';
@@ -23,6 +24,8 @@ export interface TestCallDeps {
   metrics: DeliveryMetrics;
   limitPerHour: number;
   clock?: () => Date;
+  /** Called after the call's audit event was queued (wakes the forwarder to the core). */
+  audited?: () => void;
 }
 
 /**
@@ -89,6 +92,8 @@ export function createTestCaller(deps: TestCallDeps) {
         attemptedAt,
         decision: sent.ok ? { kind: 'succeeded' } : { kind: 'final_failure' },
       });
+      await queueAudit(deps.db, actor, 'tested', sub.id as string, { eventName });
+      deps.audited?.();
       deps.metrics.deliveries.inc({ outcome: sent.ok ? 'succeeded' : 'failed' });
       deps.metrics.attemptDuration.observe({ outcome: sent.ok ? 'succeeded' : 'failed' }, sent.durationMs / 1000);
       return sent.ok ? { ...result, deliveryId } : { ...result, deliveryId, deliveryError: sent.error ?? 'delivery failed' };

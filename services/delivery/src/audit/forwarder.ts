@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { fromJson, toJson, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
+import type { Client } from '@connectrpc/connect';
+import { Gauge } from 'prom-client';
+import type { Knex } from '@cluster/db';
+import type { Logger, Metrics } from '@cluster/platform';
+import { ActorSchema, type Actor, type AuditService } from '@cluster/proto';
+
+const TABLE = 'delivery.audit_outbox';
+
+/**
+ * Queues the audit event of a webhook write in the write's own transaction.
+ * The core keeps the audit trail; the forwarder hands the event over with
+ * retries, so an unreachable core delays an audit line but never loses it.
+ */
+export async function queueAudit(
+  trx: Knex, actor: Actor, action: string, subscriptionId: string, metadata: Record<string, unknown> = {},
+): Promise<void> {
+  await trx(TABLE).insert({
+    id: randomUUID(),
+    actor: JSON.stringify(toJson(ActorSchema, actor)),
+    entityType: 'webhook_subscription',
+    action,
+    entityId: subscriptionId,
+    metadata: JSON.stringify(metadata),
+  });
+}
+
+export interface AuditForwarder {
+  start(): void;
+  /** Forwards what is queued now; resolves with how many went. */
+  flush(): Promise<number>;
+  /** Something was queued: forward it now rather than at the next poll. */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+interface QueuedAudit {
+  id: string;
+  actor: JsonValue;
+  entityType: string;
+  action: string;
+  entityId: string;
+  metadata: JsonObject | null;
+  createdAt: Date;
+}
+
+/**
+ * Forwards queued audit events to the core's RecordAuditEvent, oldest first, each
+ * under its own id (the core records an id once, so a retry after a lost answer
+ * does no harm) and with the time of the write. On failure it backs off (up to
+ * 30 s) and tries again; replicas share the queue with SKIP LOCKED.
+ */
+export function createAuditForwarder(opts: {
+  db: Knex; core: Client<typeof AuditService>; logger: Logger; metrics: Metrics; pollMs?: number;
+}): AuditForwarder {
+  const { db, core, logger } = opts;
+  const pollMs = opts.pollMs ?? 1000;
+  new Gauge({
+    name: `${opts.metrics.prefix}audit_forward_backlog`,
+    help: 'Audit events of webhook writes not yet recorded by the core (grows while the core is unreachable).',
+    registers: [opts.metrics.registry],
+    async collect() {
+      const [{ count }] = await db(TABLE).count({ count: '*' }).catch(() => [{ count: 0 }]);
+      this.set(Number(count));
+    },
+  });
+
+  let stopping = false;
+  let loop: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  let pending = false;
+
+  const forwardBatch = (): Promise<number> =>
+    db.transaction(async (trx) => {
+      const rows: QueuedAudit[] = await trx(TABLE).orderBy('seq').limit(100).forUpdate().skipLocked();
+      for (const row of rows) {
+        await core.recordAuditEvent({
+          id: row.id,
+          actor: fromJson(ActorSchema, row.actor),
+          entityType: row.entityType,
+          action: row.action,
+          entityId: row.entityId,
+          metadata: row.metadata ?? {},
+          occurredAt: new Date(row.createdAt).toISOString(),
+        });
+      }
+      if (rows.length) await trx(TABLE).whereIn('id', rows.map((r) => r.id)).del();
+      return rows.length;
+    });
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (pending || stopping) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      }
+      wakeUp = done;
+    });
+
+  const run = async () => {
+    let backoff = pollMs;
+    while (!stopping) {
+      pending = false;
+      try {
+        const n = await forwardBatch();
+        backoff = pollMs;
+        if (n === 100) continue;
+        await sleep(pollMs);
+      } catch (err) {
+        logger.warn({ err }, 'audit events not forwarded to the core yet; retrying');
+        await sleep(backoff);
+        backoff = Math.min(backoff * 2, 30_000);
+      }
+    }
+  };
+
+  return {
+    start() {
+      loop = run();
+    },
+    async flush() {
+      let total = 0;
+      for (let n = await forwardBatch(); n > 0; n = await forwardBatch()) total += n;
+      return total;
+    },
+    wake() {
+      pending = true;
+      wakeUp?.();
+    },
+    async stop() {
+      stopping = true;
+      wakeUp?.();
+      await loop;
+    },
+  };
+}

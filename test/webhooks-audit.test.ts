@@ -1,0 +1,120 @@
+import net from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDeliveryConfig, startDelivery } from '@cluster/delivery';
+import { AuditService, WebhookService } from '@cluster/proto';
+import { dropDatabase, freshDatabaseUrl, startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+
+// The delivery service queues the audit event of every webhook write in the write's own
+// transaction and forwards it to the core, so a core that is down delays it, never loses it.
+let c: TestCluster;
+let org: SeededOrg;
+const cleanup: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  c = await startTestCluster();
+  org = await c.seedOrg('Audit Forwarding Org');
+});
+afterAll(async () => {
+  for (const f of cleanup.reverse()) await f().catch(() => {});
+  await c?.stop();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function auditActions(entityId: string): Promise<string[]> {
+  const res = await c.api(org.key, 'GET', '/audit-events?entityType=webhook_subscription&pageSize=100');
+  return res.body.data.filter((e: { entityId: string }) => e.entityId === entityId).map((e: { action: string }) => e.action);
+}
+
+async function waitForActions(entityId: string, count: number, timeoutMs = 20_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const actions = await auditActions(entityId);
+    if (actions.length >= count || Date.now() > deadline) return actions;
+    await sleep(100);
+  }
+}
+
+/** A free local port with nothing listening on it (yet). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Starts forwarding 127.0.0.1:port to the core: the core "comes back". Returns its closer. */
+async function proxyTo(port: number, target: number): Promise<() => Promise<void>> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    client.pipe(upstream).pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end);
+    upstream.on('error', end);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  };
+}
+
+describe('audit events of webhook writes', () => {
+  it('reach the core for every write, with the time of the write', async () => {
+    const before = new Date();
+    const sub = (await c.api(org.key, 'POST', '/webhooks', { destinationUrl: 'https://example.com/a', eventNames: ['entry.created'] })).body;
+    expect((await c.api(org.key, 'PATCH', `/webhooks/${sub.id}`, { enabled: false })).status).toBe(200);
+    expect((await c.api(org.key, 'DELETE', `/webhooks/${sub.id}`)).status).toBe(204);
+    expect(await waitForActions(sub.id, 3)).toEqual(['deleted', 'updated', 'created']);
+    const res = await c.api(org.key, 'GET', '/audit-events?entityType=webhook_subscription&action=updated');
+    const updated = res.body.data.find((e: { entityId: string }) => e.entityId === sub.id);
+    expect(updated.metadata).toMatchObject({ actorType: 'api_key', apiKeyId: org.keyId, fields: ['enabled'] });
+    expect(new Date(updated.createdAt).getTime()).toBeGreaterThanOrEqual(before.getTime() - 1000);
+  });
+
+  it('records an id once: a forwarded audit event that is sent again is not duplicated', async () => {
+    const core = createClient(AuditService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${c.ports.core}` }));
+    const actor = { apiKeyId: org.keyId, organizationId: org.orgId, userId: org.adminId, role: 'admin', scope: 'organization', permissions: [], requestId: '' };
+    const entityId = randomUUID();
+    const id = randomUUID();
+    const occurredAt = new Date(Date.now() - 60_000).toISOString();
+    for (let i = 0; i < 2; i++) {
+      await core.recordAuditEvent({ id, occurredAt, actor, entityType: 'webhook_subscription', action: 'created', entityId, metadata: {} });
+    }
+    const res = await c.api(org.key, 'GET', '/audit-events?entityType=webhook_subscription&pageSize=100');
+    const mine = res.body.data.filter((e: { entityId: string }) => e.entityId === entityId);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ id, createdAt: occurredAt });
+    await expect(core.recordAuditEvent({ id: 'nope', actor, entityType: 'x', action: 'y', entityId })).rejects.toThrow(/UUID/);
+  });
+
+  it('waits while the core is unreachable and arrives once it is back', async () => {
+    // A delivery instance of its own (own database) whose core address answers nothing yet.
+    const corePort = await closedPort();
+    const databaseUrl = freshDatabaseUrl('audit');
+    const replica = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: c.brokers, coreUrl: `http://127.0.0.1:${corePort}` });
+    cleanup.push(() => dropDatabase(databaseUrl), () => replica.shutdown.run('test'));
+    const webhooks = createClient(WebhookService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${replica.port}` }));
+    const actor = { apiKeyId: org.keyId, organizationId: org.orgId, userId: org.adminId, role: 'admin', scope: 'organization', permissions: [], requestId: '' };
+    const created = await webhooks.createWebhook({ actor, body: { destinationUrl: 'https://example.com/b', eventNames: ['entry.created'] } });
+    const id = String(created.resource?.id);
+
+    await sleep(1500);
+    expect(await auditActions(id)).toEqual([]);
+    const metrics = await (await fetch(`http://127.0.0.1:${replica.port}/metrics`)).text();
+    expect(metrics).toMatch(/^delivery_audit_forward_backlog\{[^}]*\} 1$/m);
+
+    const closeProxy = await proxyTo(corePort, c.ports.core);
+    cleanup.push(closeProxy);
+    expect(await waitForActions(id, 1, 40_000)).toEqual(['created']);
+  });
+});
