@@ -2,7 +2,7 @@ import pg from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import type { Knex } from '@cluster/db';
 import { physicalTopic, type Producer } from '@cluster/kafka';
-import type { Logger, Metrics } from '@cluster/platform';
+import { createWaker, type Logger, type Metrics } from '@cluster/platform';
 
 export interface OutboxRelayOptions {
   db: Knex;
@@ -118,9 +118,8 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
 
   let stopping = false;
   let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
-  // Set by a notification that arrives while a batch is in flight, so it is not lost.
-  let pending = false;
+  // A notification that arrives while a batch is in flight is kept for the next sleep.
+  const waker = createWaker();
   let listener: pg.Client | undefined;
 
   const relayBatch = (): Promise<number> =>
@@ -150,18 +149,6 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       return batch.length;
     });
 
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (pending || stopping) return resolve();
-      const t = setTimeout(done, ms);
-      function done() {
-        clearTimeout(t);
-        wake = undefined;
-        resolve();
-      }
-      wake = done;
-    });
-
   const listen = async () => {
     try {
       listener = new pg.Client({ connectionString: opts.databaseUrl });
@@ -169,10 +156,7 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
         listener = undefined;
         if (!stopping) setTimeout(() => void listen(), 1000);
       });
-      listener.on('notification', () => {
-        pending = true;
-        wake?.();
-      });
+      listener.on('notification', () => waker.wake());
       await listener.connect();
       await listener.query(`LISTEN ${schema}_outbox`);
     } catch (err) {
@@ -184,18 +168,18 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     let backoff = 200;
     while (!stopping) {
       try {
-        pending = false;
+        waker.clear();
         const n = await relayBatch();
         backoff = 200;
         consecutiveFailures = 0;
         if (n === batchSize) continue;
-        await sleep(idleMs);
+        await waker.sleep(idleMs);
       } catch (err) {
         failures.inc();
         consecutiveFailures++;
         logger.warn({ err, consecutiveFailures }, 'outbox publish failed; retrying');
         if (consecutiveFailures % 3 === 0) await replaceProducer();
-        await sleep(backoff);
+        await waker.sleep(backoff);
         backoff = Math.min(backoff * 2, 5000);
       }
     }
@@ -208,7 +192,7 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     },
     async stop() {
       stopping = true;
-      wake?.();
+      waker.stop();
       await loop;
       await listener?.end().catch(() => {});
       await replaceProducer();

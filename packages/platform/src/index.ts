@@ -8,3 +8,4 @@ export * from './server.ts';
 export * from './shutdown.ts';
 export * from './telemetry.ts';
 export * from './secret-box.ts';
+export * from './waker.ts';

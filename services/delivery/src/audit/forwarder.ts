@@ -3,7 +3,7 @@ import { fromJson, toJson, type JsonObject, type JsonValue } from '@bufbuild/pro
 import type { Client } from '@connectrpc/connect';
 import { Gauge } from 'prom-client';
 import type { Knex } from '@cluster/db';
-import type { Logger, Metrics } from '@cluster/platform';
+import { createWaker, type Logger, type Metrics } from '@cluster/platform';
 import { ActorSchema, type Actor, type AuditService } from '@cluster/proto';
 
 const TABLE = 'delivery.audit_outbox';
@@ -68,8 +68,7 @@ export function createAuditForwarder(opts: {
 
   let stopping = false;
   let loop: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-  let pending = false;
+  const waker = createWaker();
 
   const forwardBatch = (): Promise<number> =>
     db.transaction(async (trx) => {
@@ -89,30 +88,18 @@ export function createAuditForwarder(opts: {
       return rows.length;
     });
 
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (pending || stopping) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve();
-      }
-      wakeUp = done;
-    });
-
   const run = async () => {
     let backoff = pollMs;
     while (!stopping) {
-      pending = false;
+      waker.clear();
       try {
         const n = await forwardBatch();
         backoff = pollMs;
         if (n === 100) continue;
-        await sleep(pollMs);
+        await waker.sleep(pollMs);
       } catch (err) {
         logger.warn({ err }, 'audit events not forwarded to the core yet; retrying');
-        await sleep(backoff);
+        await waker.sleep(backoff);
         backoff = Math.min(backoff * 2, 30_000);
       }
     }
@@ -127,13 +114,10 @@ export function createAuditForwarder(opts: {
       for (let n = await forwardBatch(); n > 0; n = await forwardBatch()) total += n;
       return total;
     },
-    wake() {
-      pending = true;
-      wakeUp?.();
-    },
+    wake: waker.wake,
     async stop() {
       stopping = true;
-      wakeUp?.();
+      waker.stop();
       await loop;
     },
   };

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Logger } from '@cluster/platform';
+import { createWaker, type Logger } from '@cluster/platform';
 import type { AttemptDecision, ClaimedDelivery, DeliveryStore } from '../deliveries/store.ts';
 import { DUE_CHANNEL } from '../deliveries/store.ts';
 import { createAttemptRecorder } from '../deliveries/recorder.ts';
@@ -94,26 +94,10 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   let lastDueCheck = 0;
   let stopping = false;
   let loop: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-  let pending = false;
+  // New deliveries, retries due sooner, freed capacity: each ends the loop's idle wait.
+  const waker = createWaker();
+  const wake = waker.wake;
   let listener: pg.Client | undefined;
-
-  const wake = () => {
-    pending = true;
-    wakeUp?.();
-  };
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (pending || stopping) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve();
-      }
-      wakeUp = done;
-    });
 
   const decide = (d: ClaimedDelivery, result: SendResult, attemptedAt: Date): AttemptDecision => {
     if (result.ok) return { kind: 'succeeded' };
@@ -223,7 +207,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   const run = async () => {
     let backoff = 100;
     while (!stopping) {
-      pending = false;
+      waker.clear();
       try {
         const free = holdTotal - held;
         let claimed: ClaimedDelivery[] = [];
@@ -247,11 +231,11 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
           lastDueCheck = Date.now();
         }
         const untilNext = Math.min(nextDue, lastDueCheck + opts.pollMs) - Date.now();
-        await sleep(Math.max(1, untilNext));
+        await waker.sleep(Math.max(1, untilNext));
         if (nextDue <= Date.now()) nextDue = Infinity;
       } catch (err) {
         logger.warn({ err }, 'claiming deliveries failed; retrying');
-        await sleep(backoff);
+        await waker.sleep(backoff);
         backoff = Math.min(backoff * 2, 5000);
       }
     }
@@ -299,7 +283,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
     },
     async stop() {
       stopping = true;
-      wakeUp?.();
+      waker.stop();
       await loop;
       // Queued but not started: hand the leases back so another replica sends them now.
       const queued = [...origins.values()].flatMap((o) => o.queue.splice(0));
