@@ -45,7 +45,11 @@ async function main() {
   };
   const procs: ServiceProcess[] = [];
   // BENCH_PROFILE=dir writes a CPU profile of each service there.
-  const nodeArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  // BENCH_NODE_ARGS: extra flags for the services' node processes (e.g. GC tuning).
+  const nodeArgs = [
+    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ];
   const receivers: Receiver[] = [];
   try {
     const core = await serviceProcess('core', env, { nodeArgs });
