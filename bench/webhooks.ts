@@ -87,7 +87,7 @@ async function main() {
         if (project.status !== 201) throw new Error(`project failed: ${JSON.stringify(project.body)}`);
         projectIds.push(project.body.id as string);
       }
-      return { key, projectIds };
+      return { key, orgId, projectIds };
     };
     // Writes go round-robin over the organization's projects (entry numbers are gap-free per project,
     // so one project's creates are serialised on its counter row).
@@ -155,10 +155,9 @@ async function main() {
     // API's CPU in the way. Same receiver, same 16 watchers.
     if (INJECTED > 0) {
       const before = r.received.length;
-      const { orgId } = await db('organizations').where({ name: 'Bench throughput' }).first('id as orgId');
       const injectedStart = performance.now();
       await db.transaction((trx) => enqueueEvents(trx, 'core', Array.from({ length: INJECTED }, (_, i) => ({
-        eventName: 'entry.created', entityType: 'entry', entityId: randomUUID(), organizationId: orgId, projectId: org.projectIds[0],
+        eventName: 'entry.created', entityType: 'entry', entityId: randomUUID(), organizationId: org.orgId, projectId: org.projectIds[0],
         actorUserId: null, payload: { entryId: randomUUID(), projectId: org.projectIds[0], title: `Injected #${i}`, type: 'bug_report' },
       }))));
       const injected = INJECTED * WATCHERS;

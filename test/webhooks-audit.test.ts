@@ -3,14 +3,18 @@ import { randomUUID } from 'node:crypto';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDeliveryConfig, startDelivery } from '@cluster/delivery';
-import { AuditService, WebhookService } from '@cluster/proto';
+import { queueAudit, readDeliveryConfig, startDelivery } from '@cluster/delivery';
+import { createDb } from '@cluster/db';
+import { create } from '@bufbuild/protobuf';
+import { ActorSchema, AuditService, WebhookService } from '@cluster/proto';
 import { dropDatabase, freshDatabaseUrl, startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 
 // The delivery service queues the audit event of every webhook write in the write's own
 // transaction and forwards it to the core, so a core that is down delays it, never loses it.
 let c: TestCluster;
 let org: SeededOrg;
+/** The Actor the gateway would send for the org's admin key. */
+const actorOf = (o: SeededOrg) => ({ apiKeyId: o.keyId, organizationId: o.orgId, userId: o.adminId, role: 'admin', scope: 'organization', permissions: [], requestId: '' });
 const cleanup: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
@@ -83,7 +87,7 @@ describe('audit events of webhook writes', () => {
 
   it('records an id once: a forwarded audit event that is sent again is not duplicated', async () => {
     const core = createClient(AuditService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${c.ports.core}` }));
-    const actor = { apiKeyId: org.keyId, organizationId: org.orgId, userId: org.adminId, role: 'admin', scope: 'organization', permissions: [], requestId: '' };
+    const actor = actorOf(org);
     const entityId = randomUUID();
     const id = randomUUID();
     const occurredAt = new Date(Date.now() - 60_000).toISOString();
@@ -97,6 +101,25 @@ describe('audit events of webhook writes', () => {
     await expect(core.recordAuditEvent({ id: 'nope', actor, entityType: 'x', action: 'y', entityId })).rejects.toThrow(/UUID/);
   });
 
+  it('drops (and counts) an event the core refuses as malformed, so the ones behind it still arrive', async () => {
+    const db = createDb(c.databaseUrl, { schema: 'delivery', poolMax: 1 });
+    const bad = randomUUID();
+    const good = randomUUID();
+    try {
+      // An actor without an organization: the core answers unauthenticated, every time.
+      await db.transaction(async (trx) => {
+        await queueAudit(trx, create(ActorSchema, { ...actorOf(org), organizationId: '' }), 'created', bad);
+        await queueAudit(trx, create(ActorSchema, actorOf(org)), 'created', good);
+      });
+    } finally {
+      await db.destroy();
+    }
+    expect(await waitForActions(good, 1)).toEqual(['created']);
+    expect(await auditActions(bad)).toEqual([]);
+    const metrics = await (await fetch(`http://127.0.0.1:${c.ports.delivery}/metrics`)).text();
+    expect(metrics).toMatch(/^delivery_audit_forward_rejected_total\{[^}]*\} 1$/m);
+  });
+
   it('waits while the core is unreachable and arrives once it is back', async () => {
     // A delivery instance of its own (own database) whose core address answers nothing yet.
     const corePort = await closedPort();
@@ -104,8 +127,7 @@ describe('audit events of webhook writes', () => {
     const replica = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: c.brokers, coreUrl: `http://127.0.0.1:${corePort}` });
     cleanup.push(() => dropDatabase(databaseUrl), () => replica.shutdown.run('test'));
     const webhooks = createClient(WebhookService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${replica.port}` }));
-    const actor = { apiKeyId: org.keyId, organizationId: org.orgId, userId: org.adminId, role: 'admin', scope: 'organization', permissions: [], requestId: '' };
-    const created = await webhooks.createWebhook({ actor, body: { destinationUrl: 'https://example.com/b', eventNames: ['entry.created'] } });
+    const created = await webhooks.createWebhook({ actor: actorOf(org), body: { destinationUrl: 'https://example.com/b', eventNames: ['entry.created'] } });
     const id = String(created.resource?.id);
 
     await sleep(1500);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { fromJson, toJson, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
-import type { Client } from '@connectrpc/connect';
-import { Gauge } from 'prom-client';
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
+import { Counter, Gauge } from 'prom-client';
 import type { Knex } from '@cluster/db';
 import { createWaker, type Logger, type Metrics } from '@cluster/platform';
 import { ActorSchema, type Actor, type AuditService } from '@cluster/proto';
@@ -49,7 +49,9 @@ interface QueuedAudit {
  * Forwards queued audit events to the core's RecordAuditEvent, oldest first, each
  * under its own id (the core records an id once, so a retry after a lost answer
  * does no harm) and with the time of the write. On failure it backs off (up to
- * 30 s) and tries again; replicas share the queue with SKIP LOCKED.
+ * 30 s) and tries again; replicas share the queue with SKIP LOCKED. An event the
+ * core refuses as malformed (never true of what the writes queue) is logged with
+ * its content, counted and dropped, so it cannot hold back every later one.
  */
 export function createAuditForwarder(opts: {
   db: Knex; core: Client<typeof AuditService>; logger: Logger; metrics: Metrics; pollMs?: number;
@@ -66,6 +68,16 @@ export function createAuditForwarder(opts: {
     },
   });
 
+  const rejected = new Counter({
+    name: `${opts.metrics.prefix}audit_forward_rejected_total`,
+    help: 'Queued audit events the core refused as malformed; logged in full and dropped (our bug; must stay 0).',
+    registers: [opts.metrics.registry],
+  });
+
+  /** Refusals that no retry can change: the request itself is wrong. */
+  const malformed = (err: unknown) =>
+    err instanceof ConnectError && (err.code === Code.InvalidArgument || err.code === Code.Unauthenticated);
+
   let stopping = false;
   let loop: Promise<void> | undefined;
   const waker = createWaker();
@@ -74,15 +86,21 @@ export function createAuditForwarder(opts: {
     db.transaction(async (trx) => {
       const rows: QueuedAudit[] = await trx(TABLE).orderBy('seq').limit(100).forUpdate().skipLocked();
       for (const row of rows) {
-        await core.recordAuditEvent({
-          id: row.id,
-          actor: fromJson(ActorSchema, row.actor),
-          entityType: row.entityType,
-          action: row.action,
-          entityId: row.entityId,
-          metadata: row.metadata ?? {},
-          occurredAt: new Date(row.createdAt).toISOString(),
-        });
+        try {
+          await core.recordAuditEvent({
+            id: row.id,
+            actor: fromJson(ActorSchema, row.actor),
+            entityType: row.entityType,
+            action: row.action,
+            entityId: row.entityId,
+            metadata: row.metadata ?? {},
+            occurredAt: new Date(row.createdAt).toISOString(),
+          });
+        } catch (err) {
+          if (!malformed(err)) throw err;
+          rejected.inc();
+          logger.error({ err, audit: row }, 'the core refused a queued audit event; dropped');
+        }
       }
       if (rows.length) await trx(TABLE).whereIn('id', rows.map((r) => r.id)).del();
       return rows.length;
