@@ -21,6 +21,7 @@ import { dropDatabase, freshDatabaseUrl, requireEnv } from '../test/support/clus
 import { startReceiver, type Receiver } from '../test/support/receiver.ts';
 import { serviceProcess, type ServiceProcess } from '../test/faults/support.ts';
 import { deliveryHeaders } from '../services/delivery/src/sender/signing.ts';
+import { clusterGroups, cpuMeter } from './support/cpu.ts';
 
 const WRITES = Number(process.env.BENCH_WRITES ?? 400);
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 16);
@@ -63,6 +64,9 @@ async function main() {
     }, { readyPath: '/healthz', nodeArgs });
     procs.push(gateway);
     await gateway.start();
+    const meter = cpuMeter(clusterGroups([
+      { name: 'gateway', pid: () => gateway.pid }, { name: 'core', pid: () => core.pid }, { name: 'delivery', pid: () => delivery.pid },
+    ]));
     const base = `http://127.0.0.1:${gateway.port}/api/v1`;
     const api = new Agent({ connections: 64 });
     const call = async (key: string, method: 'POST' | 'GET', path: string, body?: unknown) => {
@@ -109,6 +113,7 @@ async function main() {
     await sleep(1000);
     const baseline = r.received.length;
     const expected = WRITES * WATCHERS;
+    meter.start();
     const started = performance.now();
     let next = 0;
     await Promise.all(Array.from({ length: CLIENT_CONCURRENCY }, async () => {
@@ -123,23 +128,30 @@ async function main() {
     const finished = performance.now();
     const pipelineSeconds = (finished - started) / 1000;
     const pipelineRate = expected / pipelineSeconds;
+    const pipelineCpu = meter.report(expected, 'delivery');
 
     // The ceiling, same run: sign and POST the same bodies to the same receiver, same concurrency.
     const bodies = r.received.slice(baseline).map((g) => ({ body: g.rawBody, path: g.path, event: String(g.headers['x-service-event']) }));
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const plain = new Agent({ connections: PER_DESTINATION });
     const origin = new URL(r.url).origin;
+    const ceilingPass = async (list: typeof bodies) => {
+      let idx = 0;
+      await Promise.all(Array.from({ length: PER_DESTINATION }, async () => {
+        while (idx < list.length) {
+          const b = list[idx++];
+          const headers = deliveryHeaders({ secret, deliveryId: randomUUID(), eventName: b.event, body: b.body, timestamp: Math.floor(Date.now() / 1000) });
+          const res = await request(`${origin}${b.path}`, { method: 'POST', headers, body: b.body, dispatcher: plain });
+          await res.body.text();
+        }
+      }));
+    };
+    await ceilingPass(bodies.slice(0, 1000)); // warm-up (JIT, connections), not counted
+    meter.start();
     const ceilingStart = performance.now();
-    let idx = 0;
-    await Promise.all(Array.from({ length: PER_DESTINATION }, async () => {
-      while (idx < bodies.length) {
-        const b = bodies[idx++];
-        const headers = deliveryHeaders({ secret, deliveryId: randomUUID(), eventName: b.event, body: b.body, timestamp: Math.floor(Date.now() / 1000) });
-        const res = await request(`${origin}${b.path}`, { method: 'POST', headers, body: b.body, dispatcher: plain });
-        await res.body.text();
-      }
-    }));
+    await ceilingPass(bodies);
     const ceilingSeconds = (performance.now() - ceilingStart) / 1000;
+    const ceilingCpu = meter.report(bodies.length, 'POST');
     const ceilingRate = bodies.length / ceilingSeconds;
     await plain.close();
 
@@ -148,6 +160,9 @@ async function main() {
     console.log(`pipeline: ${expected} deliveries in ${pipelineSeconds.toFixed(2)} s = ${pipelineRate.toFixed(0)} deliveries/s (first API write to last arrival)`);
     console.log(`ceiling:  ${bodies.length} signed POSTs in ${ceilingSeconds.toFixed(2)} s = ${ceilingRate.toFixed(0)} POSTs/s (plain loop, concurrency ${PER_DESTINATION})`);
     console.log(`ratio:    ${(pipelineRate / ceilingRate * 100).toFixed(0)}% of the ceiling (goal >= 50%)`);
+    console.log(pipelineCpu);
+    console.log('ceiling loop (the bench process is its client and the receiver):');
+    console.log(ceilingCpu.split('\n').filter((l) => l.includes('bench')).join('\n'));
 
     // ---- 1b. the delivery pipeline alone --------------------------------------
     // The same fan-out, but the events are committed straight into the core's outbox in one
@@ -155,6 +170,7 @@ async function main() {
     // API's CPU in the way. Same receiver, same 16 watchers.
     if (INJECTED > 0) {
       const before = r.received.length;
+      meter.start();
       const injectedStart = performance.now();
       await db.transaction((trx) => enqueueEvents(trx, 'core', Array.from({ length: INJECTED }, (_, i) => ({
         eventName: 'entry.created', entityType: 'entry', entityId: randomUUID(), organizationId: org.orgId, projectId: org.projectIds[0],
@@ -163,7 +179,9 @@ async function main() {
       const injected = INJECTED * WATCHERS;
       await r.waitFor(before + injected, () => true, 300_000);
       const seconds = (performance.now() - injectedStart) / 1000;
+      const cpu = meter.report(INJECTED * WATCHERS, 'delivery');
       console.log(`pipeline alone: ${INJECTED} events committed to the outbox at once x ${WATCHERS} subscriptions = ${injected} deliveries in ${seconds.toFixed(2)} s = ${(injected / seconds).toFixed(0)} deliveries/s (${(injected / seconds / ceilingRate * 100).toFixed(0)}% of the ceiling)`);
+      console.log(cpu);
     }
 
     // ---- 2. latency at a steady rate ---------------------------------------
@@ -175,6 +193,7 @@ async function main() {
     await sleep(1000);
     const answeredAt = new Map<string, number>();
     const total = RATE * RATE_SECONDS;
+    meter.start();
     const t0 = performance.now();
     const inflight: Promise<void>[] = [];
     for (let i = 0; i < total; i++) {
@@ -188,6 +207,7 @@ async function main() {
     await Promise.all(inflight);
     const achieved = total / ((performance.now() - t0) / 1000);
     await r2.waitFor(total, (g) => answeredAt.has(g.body?.entityId), 120_000);
+    const latencyCpu = meter.report(total, 'write (one delivery each)');
     const latencies = r2.received
       .filter((g) => answeredAt.has(g.body?.entityId))
       .map((g) => g.arrivedAt - answeredAt.get(g.body.entityId)!)
@@ -207,6 +227,7 @@ async function main() {
     for (const [name, v] of [['commit -> delivery row (relay, Kafka, fan-out)', fan], ['delivery row -> first attempt (sender)', pick], ['first attempt -> arrival (HTTP)', http]] as const) {
       console.log(`  ${name}: p50 ${pct(v, 50)} ms, p99 ${pct(v, 99)} ms`);
     }
+    console.log(latencyCpu);
 
     await api.close();
     await db.destroy();

@@ -52,6 +52,8 @@ async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs:
 /** A service (core or delivery) running as `node --import tsx services/<name>/src/main.ts`. */
 export interface ServiceProcess {
   port: number;
+  /** The running child's process id (for CPU accounting in benchmarks). */
+  readonly pid: number | undefined;
   start(): Promise<void>;
   /** SIGKILL: no shutdown phase runs. */
   kill9(): Promise<void>;
@@ -78,6 +80,9 @@ export async function serviceProcess(
     });
   return {
     port,
+    get pid() {
+      return child?.pid;
+    },
     async start() {
       child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(ROOT, 'services', name, 'src', 'main.ts')], {
         cwd: ROOT,

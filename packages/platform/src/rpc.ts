@@ -1,5 +1,5 @@
 import type { Interceptor } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
+import { createConnectTransport } from '@connectrpc/connect-node';
 import type { Transport } from '@connectrpc/connect';
 import { currentRequestId } from './context.ts';
 import { context, headersSetter, propagation } from './telemetry.ts';
@@ -12,8 +12,16 @@ const forwardRequestId: Interceptor = (next) => (req) => {
   return next(req);
 };
 
-/** gRPC over HTTP/2 to a backend service, with request-id propagation. */
+/**
+ * The Connect protocol, binary protobuf, over HTTP/2 (h2c) to a backend service,
+ * with request-id and trace propagation. The backends also answer gRPC (grpcurl,
+ * other clients); the cluster's own calls use Connect because a unary call costs
+ * about a third less CPU on both sides than gRPC does (no trailers frame, no
+ * envelope), measured in bench/README.md.
+ */
 export function createRpcTransport(baseUrl: string, timeoutMs = 10000): Transport {
   // No compression inside the cluster: the CPU it costs is worth more than the bytes on a local network.
-  return createGrpcTransport({ baseUrl, interceptors: [forwardRequestId], defaultTimeoutMs: timeoutMs, acceptCompression: [] });
+  return createConnectTransport({
+    baseUrl, httpVersion: '2', useBinaryFormat: true, interceptors: [forwardRequestId], defaultTimeoutMs: timeoutMs, acceptCompression: [],
+  });
 }

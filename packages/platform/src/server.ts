@@ -1,7 +1,6 @@
 import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
-import { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
@@ -10,33 +9,6 @@ import type { Metrics } from './metrics.ts';
 import { requestContext } from './context.ts';
 import { toConnectError } from './errors.ts';
 import { SpanKind, context, headersGetter, inSpan, propagation } from './telemetry.ts';
-
-/** A duplex over `socket` that first yields `head`, then the socket's data. */
-function replaying(socket: net.Socket, head: Buffer): Duplex {
-  const duplex = new Duplex({
-    read() {
-      socket.resume();
-    },
-    write(chunk, encoding, cb) {
-      socket.write(chunk, encoding, cb);
-    },
-    final(cb) {
-      socket.end(cb);
-    },
-    destroy(err, cb) {
-      socket.destroy(err ?? undefined);
-      cb(err);
-    },
-  });
-  duplex.push(head);
-  socket.on('data', (d) => {
-    if (!duplex.push(d)) socket.pause();
-  });
-  socket.on('end', () => duplex.push(null));
-  socket.on('error', (err) => duplex.destroy(err));
-  socket.on('close', () => duplex.destroy());
-  return duplex;
-}
 
 /** Tells /readyz whether every dependency is reachable. */
 export type ReadinessCheck = () => Promise<Record<string, boolean>>;
@@ -129,12 +101,12 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
     socket.on('close', () => sockets.delete(socket));
     socket.once('data', (chunk) => {
       socket.pause();
+      // Put the bytes back: HTTP/2 reads the native handle directly and first takes
+      // what is buffered (Node >= 15), so no JS stream sits between it and the socket.
+      socket.unshift(chunk);
       if (chunk.subarray(0, 3).toString('latin1') === 'PRI') {
-        // HTTP/2 reads the native handle directly, so the bytes already read
-        // are replayed through a JS stream it wraps instead.
-        h2.emit('connection', replaying(socket, chunk));
+        h2.emit('connection', socket);
       } else {
-        socket.unshift(chunk);
         h1.emit('connection', socket);
         socket.resume();
       }
