@@ -61,9 +61,9 @@ export interface OutboxRelay {
 
 /**
  * Publishes outbox rows to Kafka in commit order, at least once. One relay at a
- * time holds the batch (transaction-scoped advisory lock), so order holds across
- * replicas; rows are deleted only after the broker acknowledged them, so a crash
- * at any point republishes rather than loses.
+ * time leads (a session advisory lock on its own connection), so order holds
+ * across replicas; rows are deleted only after the broker acknowledged them, so a
+ * crash at any point republishes rather than loses.
  */
 export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const { db, logger, metrics, schema } = opts;
@@ -120,48 +120,76 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   let loop: Promise<void> | undefined;
   // A notification that arrives while a batch is in flight is kept for the next sleep.
   const waker = createWaker();
-  let listener: pg.Client | undefined;
 
-  const relayBatch = (): Promise<number> =>
-    db.transaction(async (trx) => {
-      const { rows } = await trx.raw('SELECT pg_try_advisory_xact_lock(hashtext(?)) AS locked', [`${schema}:outbox-relay`]);
-      if (!rows[0].locked) return 0;
-      const batch = await trx(table).orderBy('seq').limit(batchSize).forUpdate().skipLocked();
-      if (!batch.length) return 0;
-      const messages = batch.map((row) => {
-        const env = row.envelope as { eventName: string; id: string };
-        const headers = { ...((row.headers as Record<string, string> | null) ?? {}), 'event-name': env.eventName, 'event-id': env.id };
-        // Rows name logical topics; this process's prefix makes them Kafka topics.
-        return { topic: physicalTopic(row.topic), key: row.key as string, value: JSON.stringify(row.envelope), headers };
+  // The relay's own connection. It holds a session advisory lock while this relay
+  // leads (one relay at a time publishes, so order holds across replicas), LISTENs
+  // for new rows, and runs the batches: a batch is then two statements (read, delete)
+  // with no transaction around them. Losing the connection releases the lock, so a
+  // standby replica takes over within `idleMs` when the leader dies.
+  let conn: pg.Client | undefined;
+  let leading = false;
+  const dropConnection = async (): Promise<void> => {
+    const c = conn;
+    conn = undefined;
+    leading = false;
+    await c?.end().catch(() => {});
+  };
+  const leaderConnection = async (): Promise<pg.Client | undefined> => {
+    if (conn && leading) return conn;
+    if (!conn) {
+      const c = new pg.Client({ connectionString: opts.databaseUrl });
+      c.on('error', (err) => {
+        logger.warn({ err }, 'outbox relay connection lost; reconnecting');
+        if (conn === c) {
+          conn = undefined;
+          leading = false;
+        }
+        void c.end().catch(() => {});
+        waker.wake();
       });
-      // In order, in requests of at most maxRequestBytes: a record batch over the topic's
-      // max.message.bytes would be refused every time, and stop the relay for good.
-      for (const chunk of chunksBySize(messages, maxRequestBytes)) {
-        const byTopic = new Map<string, OutgoingMessage[]>();
-        for (const { topic, ...m } of chunk) byTopic.set(topic, [...(byTopic.get(topic) ?? []), m]);
-        await (await connectedProducer()).sendBatch({
-          acks: -1,
-          topicMessages: [...byTopic].map(([topic, list]) => ({ topic, messages: list })),
-        });
-      }
-      await trx(table).whereIn('seq', batch.map((r) => r.seq)).del();
-      published.inc(batch.length);
-      return batch.length;
-    });
-
-  const listen = async () => {
-    try {
-      listener = new pg.Client({ connectionString: opts.databaseUrl });
-      listener.on('error', () => {
-        listener = undefined;
-        if (!stopping) setTimeout(() => void listen(), 1000);
-      });
-      listener.on('notification', () => waker.wake());
-      await listener.connect();
-      await listener.query(`LISTEN ${schema}_outbox`);
-    } catch (err) {
-      logger.warn({ err }, 'outbox LISTEN failed; polling only');
+      c.on('notification', () => waker.wake());
+      await c.connect();
+      conn = c;
     }
+    const { rows } = await conn.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`${schema}:outbox-relay`]);
+    if (!rows[0].locked) return undefined;
+    await conn.query(`LISTEN ${schema}_outbox`);
+    leading = true;
+    return conn;
+  };
+
+  const publishBatch = async (): Promise<number> => {
+    const c = await leaderConnection();
+    if (!c) return 0;
+    const { rows: batch } = await c.query(`SELECT seq, topic, key, envelope, headers FROM ${table} ORDER BY seq LIMIT $1`, [batchSize]);
+    if (!batch.length) return 0;
+    const messages = batch.map((row) => {
+      const env = row.envelope as { eventName: string; id: string };
+      const headers = { ...((row.headers as Record<string, string> | null) ?? {}), 'event-name': env.eventName, 'event-id': env.id };
+      // Rows name logical topics; this process's prefix makes them Kafka topics.
+      return { topic: physicalTopic(row.topic), key: row.key as string, value: JSON.stringify(row.envelope), headers };
+    });
+    // In order, in requests of at most maxRequestBytes: a record batch over the topic's
+    // max.message.bytes would be refused every time, and stop the relay for good.
+    for (const chunk of chunksBySize(messages, maxRequestBytes)) {
+      const byTopic = new Map<string, OutgoingMessage[]>();
+      for (const { topic, ...m } of chunk) byTopic.set(topic, [...(byTopic.get(topic) ?? []), m]);
+      await (await connectedProducer()).sendBatch({
+        acks: -1,
+        topicMessages: [...byTopic].map(([topic, list]) => ({ topic, messages: list })),
+      });
+    }
+    // Deleted only once the broker has them all: a crash before this republishes, never loses.
+    await c.query(`DELETE FROM ${table} WHERE seq = ANY($1::bigint[])`, [batch.map((r) => r.seq)]);
+    published.inc(batch.length);
+    return batch.length;
+  };
+  // Batches of this process run one at a time (the loop and flush() share the connection).
+  let queue: Promise<unknown> = Promise.resolve();
+  const relayBatch = (): Promise<number> => {
+    const next = queue.then(publishBatch);
+    queue = next.catch(() => {});
+    return next;
   };
 
   const run = async () => {
@@ -178,7 +206,11 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
         failures.inc();
         consecutiveFailures++;
         logger.warn({ err, consecutiveFailures }, 'outbox publish failed; retrying');
-        if (consecutiveFailures % 3 === 0) await replaceProducer();
+        if (consecutiveFailures % 3 === 0) {
+          // Start afresh, and let another replica lead meanwhile if it can do better.
+          await replaceProducer();
+          await dropConnection();
+        }
         await waker.sleep(backoff);
         backoff = Math.min(backoff * 2, 5000);
       }
@@ -187,14 +219,14 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
 
   return {
     start() {
-      void listen();
       loop = run();
     },
     async stop() {
       stopping = true;
       waker.stop();
       await loop;
-      await listener?.end().catch(() => {});
+      await queue;
+      await dropConnection();
       await replaceProducer();
     },
     async flush() {

@@ -76,6 +76,10 @@ export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsume
     await consumer.subscribe({ topic: opts.topic, fromBeginning: true });
     await consumer.run({
       partitionsConsumedConcurrently: 3,
+      // Offsets are committed at most once a second (and on stop and rebalance), not after
+      // every batch: under load that is one broker request per batch saved. A crash re-reads
+      // at most a second of events, which the (eventId, subscriptionId) key makes harmless.
+      autoCommitInterval: 1000,
       eachBatchAutoResolve: false,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         const events: EventEnvelope[] = [];
