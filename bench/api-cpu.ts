@@ -83,6 +83,12 @@ async function main() {
     const meter = cpuMeter(clusterGroups([
       { name: 'gateway', pid: () => gateway.pid }, { name: 'core', pid: () => core.pid }, { name: 'delivery', pid: () => delivery.pid },
     ]));
+    // What the cluster burns doing nothing (polls, heartbeats, metrics): the fixed part of the figures below.
+    const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10);
+    meter.start();
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    console.log(`\n== idle for ${IDLE_SECONDS} s`);
+    console.log(meter.report(IDLE_SECONDS, 'second'));
     meter.start();
     const t0 = performance.now();
     await run(WRITES, CLIENTS);

@@ -1,3 +1,4 @@
+import './request-queue-fix.ts';
 import kafkajs, { Kafka, Partitioners, logLevel, type Consumer, type Producer, type Admin, type KafkaMessage, type EachBatchPayload } from 'kafkajs';
 
 // The one module that imports the Kafka client (docs/decisions.md: kafkajs 2.2.4 on Kafka 3.9.1).
