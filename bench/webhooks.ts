@@ -236,6 +236,7 @@ async function main() {
     throw err;
   } finally {
     for (const p of procs.reverse()) await p.stop();
+    for (const p of procs) console.log(p.tail().split('\n').filter((l) => l.includes('QC')).join('\n'));
     for (const r of receivers) await r.close();
     await dropDatabase(databaseUrl);
   }

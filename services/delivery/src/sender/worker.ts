@@ -92,11 +92,26 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   let held = 0;
   let nextDue = Infinity;
   let lastDueCheck = 0;
+  /**
+   * Whether due rows may be waiting that no claim has seen: set by new deliveries left
+   * unleased (fan-out over capacity, other replicas' notifications) and by a claim that
+   * came back full; cleared by a claim that found less than it could take. While it is
+   * clear, freed slots do not send the loop to Postgres for nothing (deliveries handed
+   * over by the fan-out need no claim); retries falling due and the poll interval
+   * (expired leases) still claim.
+   */
+  let backlog = true;
+  let lastClaim = 0;
   let stopping = false;
   let loop: Promise<void> | undefined;
   // New deliveries, retries due sooner, freed capacity: each ends the loop's idle wait.
   const waker = createWaker();
   const wake = waker.wake;
+  /** New due rows exist (inserted unleased here, or notified by another replica). */
+  const wakeForBacklog = () => {
+    backlog = true;
+    wake();
+  };
   let listener: pg.Client | undefined;
 
   const decide = (d: ClaimedDelivery, result: SendResult, attemptedAt: Date): AttemptDecision => {
@@ -173,7 +188,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
           pump();
           // Refill from the database once a third of what the origin may hold has drained.
           const h = heldBy(origin);
-          if (h === refillAt || h === 0) wake();
+          if (backlog && (h === refillAt || h === 0)) wake();
         };
         const task: Promise<void> = handle(d, sent)
           .catch((err) => logger.error({ err, deliveryId: d.id }, 'delivery attempt failed unexpectedly'))
@@ -185,7 +200,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
             running.delete(task);
             if (o.inFlight === 0 && !o.queue.length && !o.started) origins.delete(origin);
             // The replica-wide bound (claims plus attempts being recorded) had stopped claiming.
-            if (wasFull) wake();
+            if (wasFull && backlog) wake();
           });
         o.started++;
         running.add(task);
@@ -210,18 +225,32 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       waker.clear();
       try {
         const free = holdTotal - held;
+        const now = Date.now();
+        const worthAsking = backlog || now >= nextDue || now - lastClaim >= opts.pollMs;
         let claimed: ClaimedDelivery[] = [];
-        if (free > 0) {
+        if (free > 0 && worthAsking) {
           const caps = new Map<string, number>();
           for (const origin of origins.keys()) caps.set(origin, Math.max(0, holdPerOrigin - heldBy(origin)));
+          // Cleared before the query: a notification arriving during it sets it again.
+          backlog = false;
+          lastClaim = now;
           const end = metrics.claimDuration.startTimer();
           claimed = await store.claim({ limit: free, leaseMs: opts.leaseMs, defaultCap: holdPerOrigin, caps });
           end();
           metrics.claimed.observe(claimed.length);
+          // Full for the replica or for an origin, or an origin left out (no room): more may be
+          // due behind what was taken.
+          const perOrigin = new Map<string, number>();
+          for (const d of claimed) perOrigin.set(d.destinationOrigin, (perOrigin.get(d.destinationOrigin) ?? 0) + 1);
+          if (
+            claimed.length === free
+            || [...caps.values()].some((cap) => cap === 0)
+            || [...perOrigin].some(([o, n]) => n >= (caps.get(o) ?? holdPerOrigin))
+          ) backlog = true;
           enqueue(claimed);
         }
         backoff = 100;
-        if (free > 0 && claimed.length === free) continue;
+        if (free > 0 && worthAsking && claimed.length === free) continue;
         if (stopping) break;
         // Sleep until the next scheduled attempt, a wake-up, or the poll interval (expired
         // leases, other replicas' retries). The database is asked for the next due time at
@@ -230,10 +259,15 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
           nextDue = (await store.nextDueAt())?.getTime() ?? Infinity;
           lastDueCheck = Date.now();
         }
-        const untilNext = Math.min(nextDue, lastDueCheck + opts.pollMs) - Date.now();
+        const untilNext = Math.min(nextDue, lastDueCheck + opts.pollMs, lastClaim + opts.pollMs) - Date.now();
         await waker.sleep(Math.max(1, untilNext));
-        if (nextDue <= Date.now()) nextDue = Infinity;
+        if (nextDue <= Date.now()) {
+          // A retry has fallen due: claim it.
+          nextDue = Infinity;
+          backlog = true;
+        }
       } catch (err) {
+        backlog = true;
         logger.warn({ err }, 'claiming deliveries failed; retrying');
         await waker.sleep(backoff);
         backoff = Math.min(backoff * 2, 5000);
@@ -250,7 +284,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
         if (!stopping) setTimeout(() => void listen(), 1000).unref();
       });
       client.on('notification', (n) => {
-        if (!opts.instanceId || n.payload !== opts.instanceId) wake();
+        if (!opts.instanceId || n.payload !== opts.instanceId) wakeForBacklog();
       });
       await client.connect();
       await client.query(`LISTEN ${DUE_CHANNEL}`);
@@ -266,7 +300,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       void listen();
       loop = run();
     },
-    wake,
+    wake: wakeForBacklog,
     inFlight: () => sending,
     capacity(origin) {
       if (stopping) return 0;
