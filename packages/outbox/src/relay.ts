@@ -137,7 +137,7 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const leaderConnection = async (): Promise<pg.Client | undefined> => {
     if (conn && leading) return conn;
     if (!conn) {
-      const c = new pg.Client({ connectionString: opts.databaseUrl });
+      const c = new pg.Client({ connectionString: opts.databaseUrl, application_name: `${schema}-outbox-relay` });
       c.on('error', (err) => {
         logger.warn({ err }, 'outbox relay connection lost; reconnecting');
         if (conn === c) {
