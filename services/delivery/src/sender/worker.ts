@@ -235,15 +235,17 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
           backlog = false;
           lastClaim = now;
           const end = metrics.claimDuration.startTimer();
-          claimed = await store.claim({ limit: free, leaseMs: opts.leaseMs, defaultCap: holdPerOrigin, caps });
+          const result = await store.claim({ limit: free, leaseMs: opts.leaseMs, defaultCap: holdPerOrigin, caps });
+          claimed = result.deliveries;
           end();
           metrics.claimed.observe(claimed.length);
-          // Full for the replica or for an origin, or an origin left out (no room): more may be
-          // due behind what was taken.
+          // A full scan window, full for the replica or for an origin, or an origin left out
+          // (no room): more may be due behind what was taken.
           const perOrigin = new Map<string, number>();
           for (const d of claimed) perOrigin.set(d.destinationOrigin, (perOrigin.get(d.destinationOrigin) ?? 0) + 1);
           if (
-            claimed.length === free
+            result.more
+            || claimed.length === free
             || [...caps.values()].some((cap) => cap === 0)
             || [...perOrigin].some(([o, n]) => n >= (caps.get(o) ?? holdPerOrigin))
           ) backlog = true;
