@@ -31,7 +31,7 @@ const db = createDb(url, { schema: 'delivery', poolMax: 2 });
 try {
   await migrate(db, 'delivery', migrations);
   const org = randomUUID();
-  const subs = [];
+  const subs: string[] = [];
   for (let i = 0; i < ORIGINS; i++) {
     const [s] = await db('delivery.subscriptions').insert({
       organizationId: org, destinationUrl: `http://r${i}.example.test/w`, destinationOrigin: `http://r${i}.example.test`,
