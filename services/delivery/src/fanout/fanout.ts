@@ -46,12 +46,15 @@ export async function fanOut(
   if (!subscribable.length) return none;
   const orgs = [...new Set(subscribable.map((e) => e.organizationId))];
   const names = [...new Set(subscribable.map((e) => e.eventName))];
+  // One constant text (arrays, not IN lists), so it is a prepared statement: its planning
+  // took ten times its execution.
   const subs: Subscription[] = await db('delivery.subscriptions')
-    .whereIn('organizationId', orgs)
+    .whereRaw('"organizationId" = ANY(?::uuid[])', [orgs])
     .where({ enabled: true })
     .whereNull('deletedAt')
     .whereRaw('"eventNames" && ?::text[]', [names])
-    .select('id', 'organizationId', 'eventNames', 'createdAt', 'destinationUrl', 'destinationOrigin', 'secretSealed');
+    .select('id', 'organizationId', 'eventNames', 'createdAt', 'destinationUrl', 'destinationOrigin', 'secretSealed')
+    .options({ name: 'delivery-fanout-subscriptions-v1' });
   if (!subs.length) return none;
   const byOrg = new Map<string, Subscription[]>();
   for (const s of subs) byOrg.set(s.organizationId, [...(byOrg.get(s.organizationId) ?? []), s]);

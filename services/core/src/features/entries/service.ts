@@ -90,7 +90,8 @@ export function createEntryService(db: Knex) {
         const [counter] = await trx('projects')
           .where({ id: projectId, organizationId: actor.organizationId })
           .update({ entryCounter: trx.raw('"entryCounter" + 1') })
-          .returning('entryCounter');
+          .returning('entryCounter')
+          .options({ name: 'core-entry-number-v1' });
         assertProjectInScope(actor, projectId, counter);
         const values = pickColumns(body, ENTRY_FIELDS, JSON_FIELDS);
         await checkReferences(trx, actor, projectId, values);
