@@ -147,6 +147,14 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
         void c.end().catch(() => {});
         waker.wake();
       });
+      // A connection that ends (the server restarted, a query's socket broke) is dropped at
+      // once, so the next batch reconnects and takes the lead again if it is free.
+      c.on('end', () => {
+        if (conn === c) {
+          conn = undefined;
+          leading = false;
+        }
+      });
       c.on('notification', () => waker.wake());
       await c.connect();
       conn = c;
