@@ -76,4 +76,19 @@ describe('outbox relays of several replicas', () => {
     expect(events.map((e) => e.payload.n)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect(await published(standby.metrics)).toBe(20);
   });
+
+  it('a leader whose connection is cut reconnects, leads again, and loses nothing', async () => {
+    const standby = relays.find((r) => !r.stopped)!;
+    const before = await published(standby.metrics);
+    const { rows } = await db.raw(
+      "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()",
+      [`${SCHEMA}-outbox-relay`],
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    const entityId = randomUUID();
+    await enqueue(entityId, 10);
+    const events = await log.waitFor((e) => e.entityId === entityId, 10, 20_000);
+    expect(events.map((e) => e.payload.n)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    expect(await published(standby.metrics)).toBe(before + 10);
+  });
 });
