@@ -14,14 +14,11 @@
 // emits entry.created, and "watcher" subscriptions of that event receive it.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { createAdminOperations } from '@cluster/core';
 import { createDb } from '@cluster/db';
 import { enqueueEvents } from '@cluster/outbox';
-import { dropDatabase, freshDatabaseUrl, requireEnv } from '../test/support/cluster.ts';
 import { startReceiver, type Receiver } from '../test/support/receiver.ts';
-import { serviceProcess, type ServiceProcess } from '../test/faults/support.ts';
 import { deliveryHeaders } from '../services/delivery/src/sender/signing.ts';
-import { clusterGroups, cpuMeter } from './support/cpu.ts';
+import { entryWriter, startBenchCluster } from './support/cluster.ts';
 
 const WRITES = Number(process.env.BENCH_WRITES ?? 400);
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 16);
@@ -36,74 +33,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function main() {
-  const { brokers } = requireEnv();
-  const databaseUrl = freshDatabaseUrl('bench');
-  const prefix = `b${randomBytes(4).toString('hex')}.`;
-  const env = {
-    DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix, LOG_LEVEL: 'warn',
-    WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true', RATE_LIMIT_PER_MINUTE: '10000000', OUTBOX_RELAY_IDLE_MS: '1000',
-    WEBHOOK_PER_DESTINATION_CONCURRENCY: String(PER_DESTINATION),
-  };
-  const procs: ServiceProcess[] = [];
-  // BENCH_PROFILE=dir writes a CPU profile of each service there.
-  // BENCH_NODE_ARGS: extra flags for the services' node processes (e.g. GC tuning).
-  const nodeArgs = [
-    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
-    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
-  ];
+  const cluster = await startBenchCluster('bench', {
+    WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true', WEBHOOK_PER_DESTINATION_CONCURRENCY: String(PER_DESTINATION),
+  });
+  const { call, databaseUrl } = cluster;
   const receivers: Receiver[] = [];
   try {
-    const core = await serviceProcess('core', env, { nodeArgs });
-    procs.push(core);
-    await core.start();
-    const delivery = await serviceProcess('delivery', { ...env, CORE_URL: `http://127.0.0.1:${core.port}` }, { nodeArgs });
-    procs.push(delivery);
-    await delivery.start();
-    const gateway = await serviceProcess('gateway', {
-      ...env, CORE_URL: `http://127.0.0.1:${core.port}`, DELIVERY_URL: `http://127.0.0.1:${delivery.port}`, EVIDENCE_URL: 'http://127.0.0.1:1',
-    }, { readyPath: '/healthz', nodeArgs });
-    procs.push(gateway);
-    await gateway.start();
-    const meter = cpuMeter(clusterGroups([
-      { name: 'gateway', pid: () => gateway.pid }, { name: 'core', pid: () => core.pid }, { name: 'delivery', pid: () => delivery.pid },
-    ]));
-    const base = `http://127.0.0.1:${gateway.port}/api/v1`;
-    const api = new Agent({ connections: 64 });
-    const call = async (key: string, method: 'POST' | 'GET', path: string, body?: unknown) => {
-      const res = await request(`${base}${path}`, {
-        method, dispatcher: api,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.body.text();
-      return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
-    };
-
+    const meter = cluster.meter();
     const db = createDb(databaseUrl, { schema: 'core', poolMax: 2 });
-    const admin = createAdminOperations(db);
-    const newOrg = async (name: string) => {
-      const { id: orgId } = await admin.createOrg(name);
-      const { id: userId } = await admin.createUser(orgId, `bench-${randomUUID()}@example.test`, 'Bench', 'admin');
-      const { key } = await admin.createKey({ user: userId, scope: 'organization' });
-      const projectIds: string[] = [];
-      for (let i = 0; i < PROJECTS; i++) {
-        const project = await call(key, 'POST', '/projects', { name: `${name} project ${i}`, description: 'benchmark' });
-        if (project.status !== 201) throw new Error(`project failed: ${JSON.stringify(project.body)}`);
-        projectIds.push(project.body.id as string);
-      }
-      return { key, orgId, projectIds };
-    };
-    // Writes go round-robin over the organization's projects (entry numbers are gap-free per project,
-    // so one project's creates are serialised on its counter row).
-    let n = 0;
-    const write = (org: { key: string; projectIds: string[] }) =>
-      call(org.key, 'POST', `/projects/${org.projectIds[n % org.projectIds.length]}/entries`, {
-        type: 'bug_report', title: `Checkout button does nothing #${++n}`, description: 'Clicking "Pay" on the checkout page shows a spinner forever.',
-        priority: 'high',
-      });
 
     // ---- 1. throughput ------------------------------------------------------
-    const org = await newOrg('Bench throughput');
+    const org = await cluster.newOrg('Bench throughput', PROJECTS);
+    const writer = entryWriter(cluster, org);
     const r = await startReceiver('/w');
     receivers.push(r);
     for (let i = 0; i < WATCHERS; i++) {
@@ -115,14 +56,7 @@ async function main() {
     const expected = WRITES * WATCHERS;
     meter.start();
     const started = performance.now();
-    let next = 0;
-    await Promise.all(Array.from({ length: CLIENT_CONCURRENCY }, async () => {
-      while (next < WRITES) {
-        next++;
-        const res = await write(org);
-        if (res.status !== 201) throw new Error(`write failed: ${res.status} ${JSON.stringify(res.body)}`);
-      }
-    }));
+    await writer.run(WRITES, CLIENT_CONCURRENCY);
     const writesDone = performance.now();
     await r.waitFor(baseline + expected, () => true, Number(process.env.BENCH_WAIT_MS ?? 300_000));
     const finished = performance.now();
@@ -185,7 +119,8 @@ async function main() {
     }
 
     // ---- 2. latency at a steady rate ---------------------------------------
-    const org2 = await newOrg('Bench latency');
+    const org2 = await cluster.newOrg('Bench latency', PROJECTS);
+    const writer2 = entryWriter(cluster, org2);
     const r2 = await startReceiver('/lat');
     receivers.push(r2);
     const watch = await call(org2.key, 'POST', '/webhooks', { destinationUrl: r2.url, eventNames: ['entry.created'] });
@@ -200,7 +135,7 @@ async function main() {
       const due = t0 + (i * 1000) / RATE;
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
-      inflight.push(write(org2).then((res) => {
+      inflight.push(writer2.write().then((res) => {
         answeredAt.set(res.body.id as string, Date.now());
       }));
     }
@@ -229,16 +164,13 @@ async function main() {
     }
     console.log(latencyCpu);
 
-    await api.close();
     await db.destroy();
   } catch (err) {
-    for (const p of procs) console.error(`---- ${p.tail()}`);
+    console.error(cluster.tails());
     throw err;
   } finally {
-    for (const p of procs.reverse()) await p.stop();
-    for (const p of procs) console.log(p.tail().split('\n').filter((l) => l.includes('QC')).join('\n'));
+    await cluster.stop();
     for (const r of receivers) await r.close();
-    await dropDatabase(databaseUrl);
   }
 }
 

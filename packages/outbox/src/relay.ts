@@ -138,22 +138,19 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     if (conn && leading) return conn;
     if (!conn) {
       const c = new pg.Client({ connectionString: opts.databaseUrl, application_name: `${schema}-outbox-relay` });
+      // A connection that fails or ends (the server restarted, a socket broke) is dropped at
+      // once, so the next batch reconnects and takes the lead again if it is free.
+      const forget = () => {
+        if (conn !== c) return;
+        conn = undefined;
+        leading = false;
+      };
+      c.on('end', forget);
       c.on('error', (err) => {
         logger.warn({ err }, 'outbox relay connection lost; reconnecting');
-        if (conn === c) {
-          conn = undefined;
-          leading = false;
-        }
+        forget();
         void c.end().catch(() => {});
         waker.wake();
-      });
-      // A connection that ends (the server restarted, a query's socket broke) is dropped at
-      // once, so the next batch reconnects and takes the lead again if it is free.
-      c.on('end', () => {
-        if (conn === c) {
-          conn = undefined;
-          leading = false;
-        }
       });
       c.on('notification', () => waker.wake());
       await c.connect();
