@@ -82,6 +82,74 @@ export interface DeadLetterMessage {
  */
 const prepared = (name: string) => ({ name: `${name}-v2` });
 
+export interface ClaimArgs {
+  limit: number;
+  leaseMs: number;
+  defaultCap: number;
+  caps: Map<string, number>;
+}
+
+/** The claim statement's bindings, and its scan window (exported for the plan test). */
+export function claimBindings(args: ClaimArgs): { bindings: Knex.RawBinding[]; scan: number } {
+  const origins = [...args.caps.keys()];
+  const caps = origins.map((o) => args.caps.get(o) ?? 0);
+  // Origins with no free slot are skipped in the scan itself, so a large backlog
+  // of one destination cannot fill the window and starve the others.
+  const full = origins.filter((_, i) => caps[i] <= 0);
+  // The scan window: twice what the known origins, plus one new origin, may still take
+  // (rows of an origin beyond its cap are read and left). Reading four times the limit
+  // regardless made a refill of 16 rows read and rank 640.
+  const room = caps.reduce((sum, c) => sum + Math.max(0, c), 0) + args.defaultCap;
+  const scan = Math.max(100, Math.min(args.limit * 4, room * 2));
+  return { bindings: [origins, caps, full, scan, args.defaultCap, args.limit, args.leaseMs], scan };
+}
+
+/**
+ * Reserves due deliveries (see `claim`). Every look-up of a delivery goes by an index:
+ * a join of the due rows to the table was once planned as a sequential scan of every
+ * delivery, on every claim (test/delivery-claim-plan.test.ts).
+ */
+export const CLAIM_SQL = `WITH caps AS (
+           SELECT * FROM unnest(?::text[], ?::int[]) AS c(origin, cap)
+         ), due AS (
+           -- Walks the due index in order (disabled and deleted subscriptions have no due rows).
+           SELECT d.id, d."nextAttemptAt", d."subscriptionId"
+             FROM delivery.deliveries d
+            WHERE d."nextAttemptAt" <= now()
+              AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
+              AND d."subscriptionId" NOT IN (SELECT id FROM delivery.subscriptions WHERE "destinationOrigin" = ANY(?::text[]))
+            ORDER BY d."nextAttemptAt"
+            LIMIT ?
+         ), ranked AS (
+           SELECT due.id, due."nextAttemptAt",
+                  row_number() OVER (PARTITION BY s."destinationOrigin" ORDER BY due."nextAttemptAt") AS rn,
+                  COALESCE(caps.cap, ?) AS cap
+             FROM due
+             JOIN delivery.subscriptions s ON s.id = due."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL
+             LEFT JOIN caps ON caps.origin = s."destinationOrigin"
+         ), orphaned AS (
+           -- Rows that a fan-out wrote while their subscription was being disabled or deleted: stop them.
+           -- (id = ANY(ARRAY(...)) keeps both lookups on the primary key: a join here was planned
+           -- as a sequential scan of every delivery, on every claim.)
+           UPDATE delivery.deliveries d
+              SET "nextAttemptAt" = NULL, status = 'failed', error = 'retries stopped: subscription disabled or deleted', "updatedAt" = now()
+            WHERE d.id = ANY(ARRAY(
+              SELECT due.id FROM due JOIN delivery.subscriptions s ON s.id = due."subscriptionId"
+               WHERE NOT (s.enabled AND s."deletedAt" IS NULL)))
+         ), picked AS (
+           SELECT d.id FROM delivery.deliveries d
+            WHERE d.id = ANY(ARRAY(SELECT id FROM ranked WHERE rn <= cap ORDER BY "nextAttemptAt" LIMIT ?))
+              AND d."nextAttemptAt" <= now()
+              AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
+            FOR UPDATE SKIP LOCKED
+         )
+         UPDATE delivery.deliveries d
+            SET "lockedUntil" = now() + (? * interval '1 millisecond'), "leaseToken" = gen_random_uuid()
+           FROM picked, delivery.subscriptions s
+          WHERE d.id = picked.id AND s.id = d."subscriptionId"
+         RETURNING d.id, d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
+                   d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", (SELECT count(*) FROM due)::int AS scanned`;
+
 /**
  * The only module that reads and writes deliveries and attempts. Deliveries are
  * the durable retry schedule: `nextAttemptAt` says when an attempt is due and
@@ -133,61 +201,10 @@ export function createDeliveryStore(db: Knex) {
      * SKIP LOCKED lets replicas claim side by side without waiting on each other.
      * `more` says the scan window was full: more due rows may wait behind it.
      */
-    async claim(args: { limit: number; leaseMs: number; defaultCap: number; caps: Map<string, number> }): Promise<{ deliveries: ClaimedDelivery[]; more: boolean }> {
+    async claim(args: ClaimArgs): Promise<{ deliveries: ClaimedDelivery[]; more: boolean }> {
       if (args.limit <= 0) return { deliveries: [], more: false };
-      const origins = [...args.caps.keys()];
-      const caps = origins.map((o) => args.caps.get(o) ?? 0);
-      // Origins with no free slot are skipped in the scan itself, so a large backlog
-      // of one destination cannot fill the window and starve the others.
-      const full = origins.filter((_, i) => caps[i] <= 0);
-      // The scan window: twice what the known origins, plus one new origin, may still take
-      // (rows of an origin beyond its cap are read and left). Reading four times the limit
-      // regardless made a refill of 16 rows read and rank 640.
-      const room = caps.reduce((sum, c) => sum + Math.max(0, c), 0) + args.defaultCap;
-      const scan = Math.max(100, Math.min(args.limit * 4, room * 2));
-      const { rows } = await db.raw(
-        `WITH caps AS (
-           SELECT * FROM unnest(?::text[], ?::int[]) AS c(origin, cap)
-         ), due AS (
-           -- Walks the due index in order (disabled and deleted subscriptions have no due rows).
-           SELECT d.id, d."nextAttemptAt", d."subscriptionId"
-             FROM delivery.deliveries d
-            WHERE d."nextAttemptAt" <= now()
-              AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
-              AND d."subscriptionId" NOT IN (SELECT id FROM delivery.subscriptions WHERE "destinationOrigin" = ANY(?::text[]))
-            ORDER BY d."nextAttemptAt"
-            LIMIT ?
-         ), ranked AS (
-           SELECT due.id, due."nextAttemptAt",
-                  row_number() OVER (PARTITION BY s."destinationOrigin" ORDER BY due."nextAttemptAt") AS rn,
-                  COALESCE(caps.cap, ?) AS cap
-             FROM due
-             JOIN delivery.subscriptions s ON s.id = due."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL
-             LEFT JOIN caps ON caps.origin = s."destinationOrigin"
-         ), orphaned AS (
-           -- Rows that a fan-out wrote while their subscription was being disabled or deleted: stop them.
-           -- (id = ANY(ARRAY(...)) keeps both lookups on the primary key: a join here was planned
-           -- as a sequential scan of every delivery, on every claim.)
-           UPDATE delivery.deliveries d
-              SET "nextAttemptAt" = NULL, status = 'failed', error = 'retries stopped: subscription disabled or deleted', "updatedAt" = now()
-            WHERE d.id = ANY(ARRAY(
-              SELECT due.id FROM due JOIN delivery.subscriptions s ON s.id = due."subscriptionId"
-               WHERE NOT (s.enabled AND s."deletedAt" IS NULL)))
-         ), picked AS (
-           SELECT d.id FROM delivery.deliveries d
-            WHERE d.id = ANY(ARRAY(SELECT id FROM ranked WHERE rn <= cap ORDER BY "nextAttemptAt" LIMIT ?))
-              AND d."nextAttemptAt" <= now()
-              AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
-            FOR UPDATE SKIP LOCKED
-         )
-         UPDATE delivery.deliveries d
-            SET "lockedUntil" = now() + (? * interval '1 millisecond'), "leaseToken" = gen_random_uuid()
-           FROM picked, delivery.subscriptions s
-          WHERE d.id = picked.id AND s.id = d."subscriptionId"
-         RETURNING d.id, d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
-                   d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", (SELECT count(*) FROM due)::int AS scanned`,
-        [origins, caps, full, scan, args.defaultCap, args.limit, args.leaseMs],
-      ).options(prepared('delivery-claim'));
+      const { bindings, scan } = claimBindings(args);
+      const { rows } = await db.raw(CLAIM_SQL, bindings).options(prepared('delivery-claim'));
       const deliveries = (rows as (ClaimedDelivery & { scanned?: number })[]).map(({ scanned: _, ...d }) => d);
       return { deliveries, more: rows.length > 0 && (rows[0] as { scanned: number }).scanned >= scan };
     },
