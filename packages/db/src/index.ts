@@ -12,6 +12,20 @@ export interface DbLogSink {
   debug(obj: object, msg: string): void;
 }
 
+/**
+ * Query options that make a statement a named prepared statement: node-postgres
+ * prepares it once per connection and Postgres keeps its plan. For hot statements
+ * whose planning costs as much as their execution (measured with pg_stat_statements).
+ * Rules: the SQL text behind one name never varies (lists travel as arrays, not IN
+ * lists), columns are named (never `*`, so a migration cannot change a cached plan's
+ * result), and the version in the name changes whenever the SQL does. A pooler in
+ * front of Postgres must keep prepared statements (docs/runbook.md).
+ * Use: `query.options(prepared('core-authenticate-v1'))`.
+ */
+export function prepared(name: string): { name: string } {
+  return { name };
+}
+
 /** A knex pool on one schema of the database. */
 export function createDb(url: string, opts: { schema: string; poolMax?: number; application?: string; logger?: DbLogSink }): Knex {
   const sink = opts.logger;

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { describe, expect, it, vi } from 'vitest';
 import { KafkaRequestQueue } from './request-queue-fix.ts';
 import './index.ts';
@@ -43,8 +44,14 @@ describe('kafkajs request queue (patched)', () => {
     }
   });
 
-  it('is the queue kafkajs itself uses', async () => {
+  it('is the queue kafkajs itself uses: a kafkajs connection gets the patched queue', async () => {
     const { scheduleCheckPendingRequests } = await import('./request-queue-fix.ts');
-    expect(KafkaRequestQueue.prototype.scheduleCheckPendingRequests).toBe(scheduleCheckPendingRequests);
+    // kafkajs's own Connection class, loaded the way kafkajs loads it (not connected).
+    const require = createRequire(import.meta.url);
+    const Connection = require('kafkajs/src/network/connection.js') as new (opts: Record<string, unknown>) => {
+      requestQueue: { scheduleCheckPendingRequests: unknown };
+    };
+    const connection = new Connection({ host: '127.0.0.1', port: 1, logger, socketFactory: () => undefined, requestTimeout: 1000 });
+    expect(connection.requestQueue.scheduleCheckPendingRequests).toBe(scheduleCheckPendingRequests);
   });
 });

@@ -1,4 +1,4 @@
-import type { Knex } from '@cluster/db';
+import { prepared, type Knex } from '@cluster/db';
 import { DEFAULT_PERMISSIONS, grantablePermissions, isRole, type Permission } from '@cluster/contracts';
 import { DomainError } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
@@ -48,7 +48,7 @@ export function createAuthService(db: Knex) {
           'k.id', 'k.organizationId', 'k.createdByUserId', 'k.scope', 'k.scopedProjectId', 'k.permissions', 'k.keyHash', 'k.revokedAt',
           'u.role as role', 'o.apiEnabled as apiEnabled',
         )
-        .options({ name: 'core-authenticate-v1' });
+        .options(prepared('core-authenticate-v1'));
       if (!row || !keyMatches(key, row.keyHash)) throw new DomainError('invalid_key', 'API key not recognised');
       if (row.revokedAt) throw new DomainError('key_revoked', 'API key was revoked');
       // Off the request path.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Knex } from '@cluster/db';
+import { prepared, type Knex } from '@cluster/db';
 import { LOGICAL_TOPICS } from '@cluster/kafka';
 import type { SendResult } from '../sender/http-sender.ts';
 
@@ -73,14 +73,8 @@ export interface DeadLetterMessage {
   envelope: unknown;
 }
 
-/**
- * A named prepared statement (node-postgres prepares it once per connection and
- * Postgres keeps its plan). The sender's hot statements are long CTEs whose
- * planning took 2.6-3.7 ms against about 1 ms of execution (a claim of 16 rows),
- * so they are prepared. Their text never varies: values travel as arrays. The
- * version in the name changes whenever the SQL does.
- */
-const prepared = (name: string) => ({ name: `${name}-v2` });
+// The sender's hot statements are prepared (@cluster/db `prepared`): they are long CTEs
+// whose planning took 2.6-3.7 ms against about 1 ms of execution (a claim of 16 rows).
 
 export interface ClaimArgs {
   limit: number;
@@ -189,7 +183,7 @@ export function createDeliveryStore(db: Knex) {
             col((r) => r.eventName), col((r) => r.body), col((r) => r.test ?? false), col((r) => r.leaseToken ?? null),
             DUE_CHANNEL, opts.notifier ?? '',
           ] as Knex.RawBinding[],
-        ).options(prepared('delivery-insert-many'));
+        ).options(prepared('delivery-insert-many-v2'));
         for (const r of res as { id: string }[]) inserted.add(r.id);
       }
       return inserted;
@@ -204,7 +198,7 @@ export function createDeliveryStore(db: Knex) {
     async claim(args: ClaimArgs): Promise<{ deliveries: ClaimedDelivery[]; more: boolean }> {
       if (args.limit <= 0) return { deliveries: [], more: false };
       const { bindings, scan } = claimBindings(args);
-      const { rows } = await db.raw(CLAIM_SQL, bindings).options(prepared('delivery-claim'));
+      const { rows } = await db.raw(CLAIM_SQL, bindings).options(prepared('delivery-claim-v2'));
       const deliveries = (rows as (ClaimedDelivery & { scanned?: number })[]).map(({ scanned: _, ...d }) => d);
       return { deliveries, more: rows.length > 0 && (rows[0] as { scanned: number }).scanned >= scan };
     },
@@ -317,7 +311,7 @@ export function createDeliveryStore(db: Knex) {
           col((i) => i.result.durationMs), col((i) => (i.decision.kind === 'retry' ? i.decision.at : null)),
           col((i) => i.attemptedAt), col((i) => (i.result.ok ? 'succeeded' : 'failed')),
         ] as Knex.RawBinding[],
-      ).options(prepared('delivery-record-attempts'));
+      ).options(prepared('delivery-record-attempts-v2'));
       return new Set((rows as { id: string }[]).map((r) => r.id));
     },
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Knex } from '@cluster/db';
+import { prepared, type Knex } from '@cluster/db';
 import { isEventName, type EventEnvelope } from '@cluster/contracts';
 import type { ClaimedDelivery, DeliveryStore, NewDelivery } from '../deliveries/store.ts';
 import { webhookEnvelope } from '../deliveries/envelope.ts';
@@ -54,7 +54,7 @@ export async function fanOut(
     .whereNull('deletedAt')
     .whereRaw('"eventNames" && ?::text[]', [names])
     .select('id', 'organizationId', 'eventNames', 'createdAt', 'destinationUrl', 'destinationOrigin', 'secretSealed')
-    .options({ name: 'delivery-fanout-subscriptions-v1' });
+    .options(prepared('delivery-fanout-subscriptions-v1'));
   if (!subs.length) return none;
   const byOrg = new Map<string, Subscription[]>();
   for (const s of subs) byOrg.set(s.organizationId, [...(byOrg.get(s.organizationId) ?? []), s]);

@@ -1,5 +1,4 @@
-import type { Knex } from '@cluster/db';
-import { isUuid } from '@cluster/db';
+import { isUuid, prepared, type Knex } from '@cluster/db';
 import type { JsonObject } from '@bufbuild/protobuf';
 import { notFound, validation } from '@cluster/platform';
 import { type Actor, assertProjectInScope, projectInScope, requireActor } from '../../lib/actor.ts';
@@ -91,7 +90,7 @@ export function createEntryService(db: Knex) {
           .where({ id: projectId, organizationId: actor.organizationId })
           .update({ entryCounter: trx.raw('"entryCounter" + 1') })
           .returning('entryCounter')
-          .options({ name: 'core-entry-number-v1' });
+          .options(prepared('core-entry-number-v1'));
         assertProjectInScope(actor, projectId, counter);
         const values = pickColumns(body, ENTRY_FIELDS, JSON_FIELDS);
         await checkReferences(trx, actor, projectId, values);
