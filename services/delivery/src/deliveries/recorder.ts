@@ -8,19 +8,26 @@ export interface AttemptRecorder {
 
 /**
  * Group commit for attempts: while one batch is being written, the next ones
- * queue, and are written together as soon as it is done. No timer: a lone
- * attempt is written at once, and under load each round trip carries up to
- * `maxBatch` attempts. Dead letters take the single-row path (with the outbox).
+ * queue, and are written together as soon as it is done. A lone attempt is
+ * written at once. Under load (the last batch carried more than one attempt) the
+ * next batch lingers `lingerMs` to gather more, so each round trip carries up to
+ * `maxBatch` attempts rather than the few that finished during one write: the
+ * statement's fixed cost (a round trip, a commit) then falls on many rows. The
+ * attempt has already reached its receiver; lingering only holds its lease a
+ * little longer. Dead letters take the single-row path (with the outbox).
  */
-export function createAttemptRecorder(store: DeliveryStore, maxBatch = 200): AttemptRecorder {
+export function createAttemptRecorder(store: DeliveryStore, maxBatch = 200, lingerMs = 5): AttemptRecorder {
   type Waiting = { item: AttemptRecord; resolve: (kept: boolean) => void; reject: (err: unknown) => void };
   let queue: Waiting[] = [];
   let writing = false;
+  let loaded = false;
 
   const flush = async (): Promise<void> => {
     if (writing || !queue.length) return;
     writing = true;
+    if (loaded && lingerMs > 0 && queue.length < maxBatch) await new Promise((r) => setTimeout(r, lingerMs));
     const batch = queue.slice(0, maxBatch);
+    loaded = batch.length > 1;
     queue = queue.slice(batch.length);
     try {
       const kept = await store.recordAttempts(batch.map((w) => w.item));

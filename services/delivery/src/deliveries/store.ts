@@ -153,9 +153,9 @@ export const CLAIM_SQL = `WITH caps AS (
 export function createDeliveryStore(db: Knex) {
   return {
     /**
-     * Inserts deliveries, ignoring (eventId, subscriptionId) pairs that already
-     * exist, and notifies the sender loops when any new one is free to claim, in
-     * one statement. Rows with a lease token are held for `leaseMs` from now.
+     * Inserts deliveries, ignoring ids that already exist (a fan-out's ids are
+     * derived from (eventId, subscriptionId)), and notifies the sender loops when
+     * any new one is free to claim, in one statement. Rows with a lease token are held for `leaseMs` from now.
      * The notification carries `notifier` so a loop can ignore its own process's.
      * Returns the ids that were new.
      */
@@ -173,7 +173,7 @@ export function createDeliveryStore(db: Knex) {
                     'pending', CASE WHEN i.test THEN NULL ELSE now() END
                FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::boolean[], ?::uuid[])
                  AS i(id, org, sub, event, name, body, test, token)
-             ON CONFLICT ("eventId", "subscriptionId") DO NOTHING
+             ON CONFLICT (id) DO NOTHING
              RETURNING id, "leaseToken" IS NULL AS free
            ), n AS (SELECT count(*) FILTER (WHERE free) AS free FROM ins)
            SELECT ins.id, CASE WHEN n.free > 0 THEN pg_notify(?, ?) END AS notified FROM ins, n`,
@@ -183,7 +183,7 @@ export function createDeliveryStore(db: Knex) {
             col((r) => r.eventName), col((r) => r.body), col((r) => r.test ?? false), col((r) => r.leaseToken ?? null),
             DUE_CHANNEL, opts.notifier ?? '',
           ] as Knex.RawBinding[],
-        ).options(prepared('delivery-insert-many-v2'));
+        ).options(prepared('delivery-insert-many-v3'));
         for (const r of res as { id: string }[]) inserted.add(r.id);
       }
       return inserted;

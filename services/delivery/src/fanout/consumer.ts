@@ -78,7 +78,7 @@ export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsume
       partitionsConsumedConcurrently: 3,
       // Offsets are committed at most once a second (and on stop and rebalance), not after
       // every batch: under load that is one broker request per batch saved. A crash re-reads
-      // at most a second of events, which the (eventId, subscriptionId) key makes harmless.
+      // at most a second of events, which the derived delivery ids make harmless.
       autoCommitInterval: 1000,
       eachBatchAutoResolve: false,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {

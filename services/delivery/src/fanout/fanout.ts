@@ -3,6 +3,7 @@ import { prepared, type Knex } from '@cluster/db';
 import { isEventName, type EventEnvelope } from '@cluster/contracts';
 import type { ClaimedDelivery, DeliveryStore, NewDelivery } from '../deliveries/store.ts';
 import { webhookEnvelope } from '../deliveries/envelope.ts';
+import { deliveryIdFor } from '../deliveries/ids.ts';
 
 /**
  * The local sender, offered new deliveries straight from the fan-out: they are
@@ -31,8 +32,8 @@ export interface FanOutOptions {
 
 /**
  * Matches domain events to the enabled subscriptions of their organization that
- * list their name, and writes one delivery per (event, subscription). The unique
- * (eventId, subscriptionId) key makes a re-read message create nothing new.
+ * list their name, and writes one delivery per (event, subscription). Its id is
+ * derived from that pair, so a re-read message creates nothing new.
  * Each delivery's body is serialised here, once; every attempt sends those bytes.
  * Up to the local sender's capacity, new deliveries are inserted under its lease
  * and handed to it directly; the rest are left due for any replica to claim.
@@ -66,7 +67,7 @@ export async function fanOut(
       if (!s.eventNames.includes(e.eventName)) continue;
       // Events from before the subscription existed (a replayed topic) are not its business.
       if (Date.parse(e.occurredAt) < new Date(s.createdAt).getTime() - opts.clockSkewMs) continue;
-      const id = randomUUID();
+      const id = deliveryIdFor(e.id, s.id);
       const row: NewDelivery = {
         id, organizationId: e.organizationId, subscriptionId: s.id, eventId: e.id, eventName: e.eventName,
         body: JSON.stringify(webhookEnvelope(id, e)),

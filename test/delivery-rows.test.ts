@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, ensureDatabase, migrate, type Knex } from '@cluster/db';
+import type { EventEnvelope } from '@cluster/contracts';
+import { migrations } from '../services/delivery/src/migrations/index.ts';
+import { createDeliveryStore } from '../services/delivery/src/deliveries/store.ts';
+import { deliveryIdFor } from '../services/delivery/src/deliveries/ids.ts';
+import { fanOut } from '../services/delivery/src/fanout/fanout.ts';
+import { dropDatabase, freshDatabaseUrl } from './support/cluster.ts';
+
+// The delivery rows themselves, on a real Postgres: how a fan-out names them, and what a
+// claim writes. One connection, so the statistics read below are this test's own.
+const ORG = '00000000-0000-4000-8000-0000000000a1';
+const ORIGIN = 'http://receiver.example.test';
+const databaseUrl = freshDatabaseUrl('deliveryrows');
+let db: Knex;
+let subs: string[];
+
+function event(): EventEnvelope {
+  const id = randomUUID();
+  return {
+    id, eventName: 'entry.created', schemaVersion: 1, entityType: 'entry', entityId: randomUUID(),
+    occurredAt: new Date().toISOString(), actorUserId: null, organizationId: ORG, projectId: null,
+    payload: { title: 'Crash on login' },
+  } as EventEnvelope;
+}
+
+beforeAll(async () => {
+  await ensureDatabase(databaseUrl);
+  db = createDb(databaseUrl, { schema: 'delivery', poolMax: 1 });
+  await migrate(db, 'delivery', migrations);
+  const rows = await db('delivery.subscriptions').insert([1, 2].map((i) => ({
+    organizationId: ORG, destinationUrl: `${ORIGIN}/hook${i}`, destinationOrigin: ORIGIN,
+    eventNames: ['entry.created'], secretSealed: 'sealed', createdAt: new Date(Date.now() - 60_000),
+  }))).returning('id');
+  subs = rows.map((r: { id: string }) => r.id);
+});
+afterAll(async () => {
+  await db?.destroy();
+  await dropDatabase(databaseUrl);
+});
+
+describe('delivery rows', () => {
+  it('take their id from (event, subscription), so a fan-out done again creates nothing and keeps the id', async () => {
+    const store = createDeliveryStore(db);
+    const e = event();
+    const first = await fanOut(db, store, [e], { clockSkewMs: 2000 });
+    expect(first.created).toBe(2);
+    // A re-read Kafka message, or another replica reading it after a rebalance.
+    const again = await fanOut(db, store, [e, e], { clockSkewMs: 2000 });
+    expect(again.created).toBe(0);
+    const rows = await db('delivery.deliveries').where({ eventId: e.id }).select('id', 'subscriptionId', 'body');
+    expect(rows).toHaveLength(2);
+    for (const r of rows) {
+      expect(r.id).toBe(deliveryIdFor(e.id, r.subscriptionId));
+      // The envelope's id (and X-Service-Delivery-Id) is the delivery id.
+      expect(JSON.parse(r.body).id).toBe(r.id);
+    }
+    expect(new Set(rows.map((r) => r.id)).size).toBe(2);
+    // A name-based (version 5) UUID.
+    expect(rows[0].id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(deliveryIdFor(e.id, subs[0])).not.toBe(deliveryIdFor(randomUUID(), subs[0]));
+  });
+
+  it('are claimed by a heap-only update: a lease writes no index entry', async () => {
+    const store = createDeliveryStore(db);
+    await fanOut(db, store, Array.from({ length: 20 }, event), { clockSkewMs: 2000 });
+    const hot = async () => {
+      // Statistics reach the shared view when the backend next goes idle; one connection, so it is ours.
+      await db.raw('SELECT pg_stat_force_next_flush()');
+      const { rows } = await db.raw(
+        `SELECT n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE schemaname = 'delivery' AND relname = 'deliveries'`,
+      );
+      return rows[0] as { upd: number; hot: number };
+    };
+    const before = await hot();
+    const { deliveries } = await store.claim({ limit: 40, leaseMs: 60_000, defaultCap: 40, caps: new Map() });
+    expect(deliveries).toHaveLength(40);
+    const after = await hot();
+    expect(after.upd - before.upd).toBe(40);
+    expect(after.hot - before.hot).toBe(40);
+  });
+});
