@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, ensureDatabase, migrate, type Knex } from '@cluster/db';
 import type { EventEnvelope } from '@cluster/contracts';
+import { createLogger, createMetrics } from '@cluster/platform';
 import { migrations } from '../services/delivery/src/migrations/index.ts';
 import { createDeliveryStore } from '../services/delivery/src/deliveries/store.ts';
 import { deliveryIdFor } from '../services/delivery/src/deliveries/ids.ts';
 import { fanOut } from '../services/delivery/src/fanout/fanout.ts';
+import { createRetentionSweeper } from '../services/delivery/src/deliveries/retention.ts';
+import { createDeliveryMetrics } from '../services/delivery/src/metrics.ts';
 import { dropDatabase, freshDatabaseUrl } from './support/cluster.ts';
 
 // The delivery rows themselves, on a real Postgres: how a fan-out names them, and what a
@@ -79,5 +82,47 @@ describe('delivery rows', () => {
     const after = await hot();
     expect(after.upd - before.upd).toBe(40);
     expect(after.hot - before.hot).toBe(40);
+  });
+
+  it('are deleted with their attempt logs once finished and past the retention period, never while retrying', async () => {
+    const DAY = 86_400_000;
+    const [sub] = await db('delivery.subscriptions').insert({
+      organizationId: ORG, destinationUrl: `${ORIGIN}/retention`, destinationOrigin: ORIGIN,
+      eventNames: ['entry.created'], secretSealed: 'sealed', deletedAt: new Date(),
+    }).returning('id');
+    const ago = (days: number) => new Date(Date.now() - days * DAY);
+    const row = (tag: string, createdAt: Date, extra: Record<string, unknown>) => ({
+      id: randomUUID(), organizationId: ORG, subscriptionId: sub.id, eventId: randomUUID(), eventName: 'entry.created',
+      body: JSON.stringify({ tag }), createdAt, ...extra,
+    });
+    const rows = [
+      ...Array.from({ length: 5 }, () => row('old-succeeded', ago(40), { status: 'succeeded', attempts: 1 })),
+      row('old-dead', ago(31), { status: 'dead_letter', attempts: 9 }),
+      row('old-retrying', ago(40), { status: 'failed', attempts: 3, nextAttemptAt: new Date(Date.now() + 60_000) }),
+      row('old-in-flight', ago(40), { status: 'pending', lockedUntil: new Date(Date.now() + 60_000), leaseToken: randomUUID() }),
+      row('recent', ago(29), { status: 'succeeded', attempts: 1 }),
+    ];
+    const tagOf = (r: (typeof rows)[number]) => JSON.parse(r.body).tag as string;
+    await db('delivery.deliveries').insert(rows);
+    await db('delivery.attempts').insert(rows.filter((r) => tagOf(r) !== 'old-in-flight').map((r) => ({
+      deliveryId: r.id, attempt: 1, outcome: 'succeeded', durationMs: 3, attemptedAt: r.createdAt,
+    })));
+    const metrics = createDeliveryMetrics(createMetrics('retention_test'), db);
+    const sweeper = createRetentionSweeper({
+      store: createDeliveryStore(db), metrics, logger: createLogger('test', 'silent'), retentionMs: 30 * DAY, intervalMs: 3_600_000, batchSize: 2,
+    });
+    // Batches of 2 over 6 expired rows: the sweep goes on until a batch comes back short.
+    expect(await sweeper.sweep()).toBe(6);
+    const left = await db('delivery.deliveries').where({ subscriptionId: sub.id }).select('body');
+    expect(left.map((r) => JSON.parse(r.body).tag).sort()).toEqual(['old-in-flight', 'old-retrying', 'recent']);
+    const attempts = await db('delivery.attempts').whereIn('deliveryId', rows.map((r) => r.id)).select('deliveryId');
+    // The attempt logs of the deleted rows went with them; those of the kept rows stay.
+    expect(attempts.map((a) => a.deliveryId).sort())
+      .toEqual(rows.filter((r) => tagOf(r) === 'old-retrying' || tagOf(r) === 'recent').map((r) => r.id).sort());
+    expect((await metrics.pruned.get()).values[0].value).toBe(6);
+    // Nothing more to do; 0 keeps everything.
+    expect(await sweeper.sweep()).toBe(0);
+    const keepAll = createRetentionSweeper({ store: createDeliveryStore(db), metrics, logger: createLogger('test', 'silent'), retentionMs: 0, intervalMs: 1000 });
+    expect(await keepAll.sweep()).toBe(0);
   });
 });

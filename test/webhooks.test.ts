@@ -533,7 +533,7 @@ describe('delivery service operations', () => {
     for (const name of [
       'delivery_webhook_dead_letters_total', 'delivery_webhook_retry_backlog', 'delivery_webhook_pending_deliveries',
       'delivery_webhook_oldest_pending_age_seconds', 'delivery_webhook_in_flight', 'delivery_webhook_claim_duration_seconds',
-      'delivery_outbox_backlog',
+      'delivery_outbox_backlog', 'delivery_webhook_deliveries_pruned_total',
     ]) {
       expect(text, name).toContain(`# TYPE ${name} `);
     }

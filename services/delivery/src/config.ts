@@ -42,6 +42,10 @@ export function readDeliveryConfig() {
     pollMs: int('WEBHOOK_POLL_MS', 1000, 10),
     /** Upper bound of response bytes read from a receiver (4 KiB of it are stored). */
     maxResponseBytes: int('WEBHOOK_MAX_RESPONSE_BYTES', 65_536, 4096),
+    /** Finished delivery records (and attempt logs) are deleted after this many days; 0 keeps them forever. */
+    retentionDays: int('WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 36_500),
+    /** Time between two retention sweeps of a replica. */
+    retentionSweepMs: int('WEBHOOK_RETENTION_SWEEP_MS', 3_600_000, 1000),
     production,
   };
 }

@@ -18,6 +18,8 @@ export interface DeliveryMetrics {
   claimDuration: Histogram;
   claimed: Histogram;
   handedOff: Counter;
+  /** Finished deliveries deleted by the retention sweeper. */
+  pruned: Counter;
   consumerLag: Gauge<'partition'>;
 }
 
@@ -101,6 +103,11 @@ export function createDeliveryMetrics(metrics: Metrics, db: Knex): DeliveryMetri
     handedOff: new Counter({
       name: `${p}webhook_handed_off_total`,
       help: 'New deliveries the fan-out inserted under this replica\'s lease and gave its sender directly (no claim).',
+      registers,
+    }),
+    pruned: new Counter({
+      name: `${p}webhook_deliveries_pruned_total`,
+      help: 'Finished delivery records (with their attempt logs) deleted after the retention period.',
       registers,
     }),
     consumerLag: new Gauge({

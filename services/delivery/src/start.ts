@@ -9,6 +9,7 @@ import { buildDeliveryRoutes } from './app.ts';
 import { createAuditForwarder } from './audit/forwarder.ts';
 import { DEV_SECRET_KEY_MATERIAL, type DeliveryConfig } from './config.ts';
 import { createDeliveryReadService } from './deliveries/service.ts';
+import { createRetentionSweeper } from './deliveries/retention.ts';
 import { createDeliveryStore } from './deliveries/store.ts';
 import { createFanoutConsumer } from './fanout/consumer.ts';
 import { createWebhookSecretBox, withOpenCache } from './lib/secret-box.ts';
@@ -22,7 +23,8 @@ import { createTestCaller } from './subscriptions/test-call.ts';
 /**
  * Composition root of the delivery service: pool and migrations, Kafka topics,
  * outbox relay (subscription events, dead letters), the fan-out consumer, the
- * sender loop, the RPC server, and the shutdown phases that stop them in order.
+ * sender loop, the retention sweeper, the RPC server, and the shutdown phases
+ * that stop them in order.
  */
 export async function startDelivery(config: DeliveryConfig): Promise<{ port: number; shutdown: Shutdown }> {
   if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required');
@@ -96,8 +98,13 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     handoff: { capacity: worker.capacity, accept: worker.accept, leaseMs: config.leaseMs },
   });
 
+  const retention = createRetentionSweeper({
+    store, metrics: deliveryMetrics, logger, retentionMs: config.retentionDays * 86_400_000, intervalMs: config.retentionSweepMs,
+  });
+
   relay.start();
   auditForwarder.start();
+  retention.start();
   worker.start();
   await fanout.start();
 
@@ -117,6 +124,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   shutdown.add('drain', 'sender', () => worker.stop());
   shutdown.add('drain', 'outbox relay', () => relay.stop());
   shutdown.add('drain', 'audit forwarder', () => auditForwarder.stop());
+  shutdown.add('drain', 'retention sweeper', () => retention.stop());
   shutdown.add('close', 'http sender', () => sender.close());
   shutdown.add('close', 'kafka admin', () => admin.disconnect());
   shutdown.add('close', 'postgres pool', () => db.destroy());

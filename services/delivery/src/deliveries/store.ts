@@ -326,6 +326,31 @@ export function createDeliveryStore(db: Knex) {
       );
     },
 
+    /**
+     * Deletes up to `limit` finished deliveries of one subscription created before
+     * `before`, with their attempt logs (cascade). Finished: nothing scheduled and
+     * no live lease; a delivery still retrying is never deleted. The subscription's
+     * (subscriptionId, createdAt) index finds them, so a sweep reads only what it deletes.
+     */
+    async pruneFinished(subscriptionId: string, before: Date, limit: number): Promise<number> {
+      const { rowCount } = await db.raw(
+        `DELETE FROM delivery.deliveries
+          WHERE id = ANY(ARRAY(
+            SELECT id FROM delivery.deliveries
+             WHERE "subscriptionId" = ? AND "createdAt" < ?
+               AND "nextAttemptAt" IS NULL AND ("lockedUntil" IS NULL OR "lockedUntil" < now())
+             ORDER BY "createdAt"
+             LIMIT ?))`,
+        [subscriptionId, before, limit],
+      );
+      return rowCount ?? 0;
+    },
+
+    /** Every subscription id, deleted ones included (their records age out too). */
+    async subscriptionIds(): Promise<string[]> {
+      return (await db('delivery.subscriptions').select('id')).map((r: { id: string }) => r.id);
+    },
+
     /** Stops every scheduled attempt of a subscription (disabled or deleted), in the caller's transaction. */
     async stopPending(trx: Knex, subscriptionId: string, reason: string): Promise<number> {
       return trx('delivery.deliveries')
