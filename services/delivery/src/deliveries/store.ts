@@ -155,8 +155,9 @@ export function createDeliveryStore(db: Knex) {
     /**
      * Inserts deliveries, ignoring ids that already exist (a fan-out's ids are
      * derived from (eventId, subscriptionId)), and notifies the sender loops when
-     * any new one is free to claim, in one statement. Rows with a lease token are held for `leaseMs` from now.
-     * The notification carries `notifier` so a loop can ignore its own process's.
+     * any new one is free to claim, in one statement. Rows with a lease token are
+     * held for `leaseMs` from now. The notification carries `notifier` so a loop
+     * can ignore its own process's.
      * Returns the ids that were new.
      */
     async insertMany(rows: NewDelivery[], opts: { notifier?: string; leaseMs?: number } = {}): Promise<Set<string>> {

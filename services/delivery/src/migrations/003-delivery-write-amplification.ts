@@ -9,8 +9,10 @@ import type { Knex, Migration } from '@cluster/db';
  *   Rows written before this migration keep their random ids; an event read again
  *   from before it (a consumer group reset to old offsets) would get a second
  *   delivery, under a new id.
- * - Pages keep half their space free, so a claim (which sets only the lease columns, indexed
- *   nowhere) is a heap-only (HOT) update: no new entry in any index.
+ * - Pages keep half their space free, so a claim (which sets only the lease
+ *   columns, indexed nowhere) is a heap-only (HOT) update: no new entry in any
+ *   index. Finished rows take about twice the heap; retention bounds them
+ *   (deliveries/retention.ts).
  */
 export const deliveryWriteAmplification: Migration = {
   name: '003-delivery-write-amplification',
