@@ -12,7 +12,6 @@ export interface RetentionOptions {
   intervalMs: number;
   /** Rows per DELETE, so no statement holds many locks or runs long. */
   batchSize?: number;
-  clock?: () => Date;
 }
 
 export interface RetentionSweeper {
@@ -32,14 +31,13 @@ export interface RetentionSweeper {
 export function createRetentionSweeper(opts: RetentionOptions): RetentionSweeper {
   const { store, metrics, logger } = opts;
   const batch = opts.batchSize ?? 1000;
-  const clock = opts.clock ?? (() => new Date());
   const waker = createWaker();
   let stopping = false;
   let loop: Promise<void> | undefined;
 
   const sweep = async (): Promise<number> => {
     if (opts.retentionMs <= 0) return 0;
-    const before = new Date(clock().getTime() - opts.retentionMs);
+    const before = new Date(Date.now() - opts.retentionMs);
     let deleted = 0;
     for (const id of await store.subscriptionIds()) {
       for (;;) {
