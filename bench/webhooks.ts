@@ -28,6 +28,8 @@ const RATE = Number(process.env.BENCH_RATE ?? 200);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 15);
 const INJECTED = Number(process.env.BENCH_INJECTED ?? 400);
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 8);
+// Which phases run: `throughput` (1 and 1b), `latency` (2); BENCH_PHASES=latency for the latency phase alone.
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'throughput,latency').split(',').map((p) => p.trim()));
 const PER_DESTINATION = Number(process.env.WEBHOOK_PER_DESTINATION_CONCURRENCY ?? 16);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -43,87 +45,90 @@ async function main() {
     const meter = cluster.meter();
     const db = createDb(databaseUrl, { schema: 'core', poolMax: 2 });
 
-    // ---- 1. throughput ------------------------------------------------------
-    const org = await cluster.newOrg('Bench throughput', PROJECTS);
-    const writer = entryWriter(cluster, org);
-    const r = await startReceiver('/w');
-    receivers.push(r);
-    for (let i = 0; i < WATCHERS; i++) {
-      const res = await call(org.key, 'POST', '/webhooks', { destinationUrl: `${r.url}${i}`, eventNames: ['entry.created'] });
-      if (res.status !== 201) throw new Error(`subscribe failed: ${JSON.stringify(res.body)}`);
-    }
-    await sleep(1000);
-    // The same writes first, untimed: the services' JIT, pools and connections warm up, as the
-    // ceiling loop's do below (a cold start once cost the core twice its CPU per write).
-    if (WARMUP > 0) {
-      const warm = r.received.length + WARMUP * WATCHERS;
-      await writer.run(WARMUP, CLIENT_CONCURRENCY);
-      await r.waitFor(warm, () => true, Number(process.env.BENCH_WAIT_MS ?? 300_000));
-    }
-    const baseline = r.received.length;
-    const expected = WRITES * WATCHERS;
-    meter.start();
-    const started = performance.now();
-    await writer.run(WRITES, CLIENT_CONCURRENCY);
-    const writesDone = performance.now();
-    await r.waitFor(baseline + expected, () => true, Number(process.env.BENCH_WAIT_MS ?? 300_000));
-    const finished = performance.now();
-    const pipelineSeconds = (finished - started) / 1000;
-    const pipelineRate = expected / pipelineSeconds;
-    const pipelineCpu = meter.report(expected, 'delivery');
-
-    // The ceiling, same run: sign and POST the same bodies to the same receiver, same concurrency.
-    const bodies = r.received.slice(baseline).map((g) => ({ body: g.rawBody, path: g.path, event: String(g.headers['x-service-event']) }));
-    const secret = `whsec_${randomBytes(32).toString('base64')}`;
-    const plain = new Agent({ connections: PER_DESTINATION });
-    const origin = new URL(r.url).origin;
-    const ceilingPass = async (list: typeof bodies) => {
-      let idx = 0;
-      await Promise.all(Array.from({ length: PER_DESTINATION }, async () => {
-        while (idx < list.length) {
-          const b = list[idx++];
-          const headers = deliveryHeaders({ secret, deliveryId: randomUUID(), eventName: b.event, body: b.body, timestamp: Math.floor(Date.now() / 1000) });
-          const res = await request(`${origin}${b.path}`, { method: 'POST', headers, body: b.body, dispatcher: plain });
-          await res.body.text();
-        }
-      }));
-    };
-    await ceilingPass(bodies.slice(0, 1000)); // warm-up (JIT, connections), not counted
-    meter.start();
-    const ceilingStart = performance.now();
-    await ceilingPass(bodies);
-    const ceilingSeconds = (performance.now() - ceilingStart) / 1000;
-    const ceilingCpu = meter.report(bodies.length, 'POST');
-    const ceilingRate = bodies.length / ceilingSeconds;
-    await plain.close();
-
-    console.log(`\n== throughput: ${WRITES} API writes x ${WATCHERS} subscriptions = ${expected} deliveries`);
-    console.log(`API writes took ${((writesDone - started) / 1000).toFixed(2)} s (${(WRITES / ((writesDone - started) / 1000)).toFixed(0)} writes/s, ${CLIENT_CONCURRENCY} concurrent clients)`);
-    console.log(`pipeline: ${expected} deliveries in ${pipelineSeconds.toFixed(2)} s = ${pipelineRate.toFixed(0)} deliveries/s (first API write to last arrival)`);
-    console.log(`ceiling:  ${bodies.length} signed POSTs in ${ceilingSeconds.toFixed(2)} s = ${ceilingRate.toFixed(0)} POSTs/s (plain loop, concurrency ${PER_DESTINATION})`);
-    console.log(`ratio:    ${(pipelineRate / ceilingRate * 100).toFixed(0)}% of the ceiling (goal >= 50%)`);
-    console.log(pipelineCpu);
-    console.log('ceiling loop (the bench process is its client and the receiver):');
-    console.log(ceilingCpu.split('\n').filter((l) => l.includes('bench')).join('\n'));
-
-    // ---- 1b. the delivery pipeline alone --------------------------------------
-    // The same fan-out, but the events are committed straight into the core's outbox in one
-    // transaction (no API): relay -> Kafka -> fan-out -> sender -> receiver, without the
-    // API's CPU in the way. Same receiver, same 16 watchers.
-    if (INJECTED > 0) {
-      const before = r.received.length;
+    if (PHASES.has('throughput')) {
+      // ---- 1. throughput ------------------------------------------------------
+      const org = await cluster.newOrg('Bench throughput', PROJECTS);
+      const writer = entryWriter(cluster, org);
+      const r = await startReceiver('/w');
+      receivers.push(r);
+      for (let i = 0; i < WATCHERS; i++) {
+        const res = await call(org.key, 'POST', '/webhooks', { destinationUrl: `${r.url}${i}`, eventNames: ['entry.created'] });
+        if (res.status !== 201) throw new Error(`subscribe failed: ${JSON.stringify(res.body)}`);
+      }
+      await sleep(1000);
+      // The same writes first, untimed: the services' JIT, pools and connections warm up, as the
+      // ceiling loop's do below (a cold start once cost the core twice its CPU per write).
+      if (WARMUP > 0) {
+        const warm = r.received.length + WARMUP * WATCHERS;
+        await writer.run(WARMUP, CLIENT_CONCURRENCY);
+        await r.waitFor(warm, () => true, Number(process.env.BENCH_WAIT_MS ?? 300_000));
+      }
+      const baseline = r.received.length;
+      const expected = WRITES * WATCHERS;
       meter.start();
-      const injectedStart = performance.now();
-      await db.transaction((trx) => enqueueEvents(trx, 'core', Array.from({ length: INJECTED }, (_, i) => ({
-        eventName: 'entry.created', entityType: 'entry', entityId: randomUUID(), organizationId: org.orgId, projectId: org.projectIds[0],
-        actorUserId: null, payload: { entryId: randomUUID(), projectId: org.projectIds[0], title: `Injected #${i}`, type: 'bug_report' },
-      }))));
-      const injected = INJECTED * WATCHERS;
-      await r.waitFor(before + injected, () => true, 300_000);
-      const seconds = (performance.now() - injectedStart) / 1000;
-      const cpu = meter.report(INJECTED * WATCHERS, 'delivery');
-      console.log(`pipeline alone: ${INJECTED} events committed to the outbox at once x ${WATCHERS} subscriptions = ${injected} deliveries in ${seconds.toFixed(2)} s = ${(injected / seconds).toFixed(0)} deliveries/s (${(injected / seconds / ceilingRate * 100).toFixed(0)}% of the ceiling)`);
-      console.log(cpu);
+      const started = performance.now();
+      await writer.run(WRITES, CLIENT_CONCURRENCY);
+      const writesDone = performance.now();
+      await r.waitFor(baseline + expected, () => true, Number(process.env.BENCH_WAIT_MS ?? 300_000));
+      const finished = performance.now();
+      const pipelineSeconds = (finished - started) / 1000;
+      const pipelineRate = expected / pipelineSeconds;
+      const pipelineCpu = meter.report(expected, 'delivery');
+
+      // The ceiling, same run: sign and POST the same bodies to the same receiver, same concurrency.
+      const bodies = r.received.slice(baseline).map((g) => ({ body: g.rawBody, path: g.path, event: String(g.headers['x-service-event']) }));
+      const secret = `whsec_${randomBytes(32).toString('base64')}`;
+      const plain = new Agent({ connections: PER_DESTINATION });
+      const origin = new URL(r.url).origin;
+      const ceilingPass = async (list: typeof bodies) => {
+        let idx = 0;
+        await Promise.all(Array.from({ length: PER_DESTINATION }, async () => {
+          while (idx < list.length) {
+            const b = list[idx++];
+            const headers = deliveryHeaders({ secret, deliveryId: randomUUID(), eventName: b.event, body: b.body, timestamp: Math.floor(Date.now() / 1000) });
+            const res = await request(`${origin}${b.path}`, { method: 'POST', headers, body: b.body, dispatcher: plain });
+            await res.body.text();
+          }
+        }));
+      };
+      await ceilingPass(bodies.slice(0, 1000)); // warm-up (JIT, connections), not counted
+      meter.start();
+      const ceilingStart = performance.now();
+      await ceilingPass(bodies);
+      const ceilingSeconds = (performance.now() - ceilingStart) / 1000;
+      const ceilingCpu = meter.report(bodies.length, 'POST');
+      const ceilingRate = bodies.length / ceilingSeconds;
+      await plain.close();
+
+      console.log(`\n== throughput: ${WRITES} API writes x ${WATCHERS} subscriptions = ${expected} deliveries`);
+      console.log(`API writes took ${((writesDone - started) / 1000).toFixed(2)} s (${(WRITES / ((writesDone - started) / 1000)).toFixed(0)} writes/s, ${CLIENT_CONCURRENCY} concurrent clients)`);
+      console.log(`pipeline: ${expected} deliveries in ${pipelineSeconds.toFixed(2)} s = ${pipelineRate.toFixed(0)} deliveries/s (first API write to last arrival)`);
+      console.log(`ceiling:  ${bodies.length} signed POSTs in ${ceilingSeconds.toFixed(2)} s = ${ceilingRate.toFixed(0)} POSTs/s (plain loop, concurrency ${PER_DESTINATION})`);
+      console.log(`ratio:    ${(pipelineRate / ceilingRate * 100).toFixed(0)}% of the ceiling (goal >= 50%)`);
+      console.log(pipelineCpu);
+      console.log('ceiling loop (the bench process is its client and the receiver):');
+      console.log(ceilingCpu.split('\n').filter((l) => l.includes('bench')).join('\n'));
+
+      // ---- 1b. the delivery pipeline alone --------------------------------------
+      // The same fan-out, but the events are committed straight into the core's outbox in one
+      // transaction (no API): relay -> Kafka -> fan-out -> sender -> receiver, without the
+      // API's CPU in the way. Same receiver, same 16 watchers.
+      if (INJECTED > 0) {
+        const before = r.received.length;
+        meter.start();
+        const injectedStart = performance.now();
+        await db.transaction((trx) => enqueueEvents(trx, 'core', Array.from({ length: INJECTED }, (_, i) => ({
+          eventName: 'entry.created', entityType: 'entry', entityId: randomUUID(), organizationId: org.orgId, projectId: org.projectIds[0],
+          actorUserId: null, payload: { entryId: randomUUID(), projectId: org.projectIds[0], title: `Injected #${i}`, type: 'bug_report' },
+        }))));
+        const injected = INJECTED * WATCHERS;
+        await r.waitFor(before + injected, () => true, 300_000);
+        const seconds = (performance.now() - injectedStart) / 1000;
+        const cpu = meter.report(INJECTED * WATCHERS, 'delivery');
+        console.log(`pipeline alone: ${INJECTED} events committed to the outbox at once x ${WATCHERS} subscriptions = ${injected} deliveries in ${seconds.toFixed(2)} s = ${(injected / seconds).toFixed(0)} deliveries/s (${(injected / seconds / ceilingRate * 100).toFixed(0)}% of the ceiling)`);
+        console.log(cpu);
+      }
+
     }
 
     // ---- 2. latency at a steady rate ---------------------------------------
@@ -134,6 +139,11 @@ async function main() {
     const watch = await call(org2.key, 'POST', '/webhooks', { destinationUrl: r2.url, eventNames: ['entry.created'] });
     if (watch.status !== 201) throw new Error('subscribe failed');
     await sleep(1000);
+    if (!PHASES.has('throughput') && WARMUP > 0) {
+      // Phase 1 did not warm the services up: the same writes first, untimed.
+      await writer2.run(WARMUP, CLIENT_CONCURRENCY);
+      await r2.waitFor(WARMUP, () => true, 120_000);
+    }
     const answeredAt = new Map<string, number>();
     const total = RATE * RATE_SECONDS;
     meter.start();
@@ -159,8 +169,9 @@ async function main() {
     console.log(`p50 ${pct(latencies, 50)} ms, p90 ${pct(latencies, 90)} ms, p99 ${pct(latencies, 99)} ms, max ${latencies[latencies.length - 1]} ms (goal p50 < 50 ms, p99 < 250 ms)`);
     // Where the time goes: event commit -> delivery row (relay, Kafka, fan-out) -> first attempt (sender pickup) -> arrival.
     const ddb = createDb(databaseUrl, { schema: 'delivery', poolMax: 1 });
-    const rows: { id: string; createdAt: Date; firstAttemptAt: Date; body: string }[] = await ddb('delivery.deliveries')
-      .where({ subscriptionId: watch.body.id }).select('id', 'createdAt', 'firstAttemptAt', 'body');
+    const rows = ((await ddb('delivery.deliveries')
+      .where({ subscriptionId: watch.body.id }).select('id', 'createdAt', 'firstAttemptAt', 'body')) as { id: string; createdAt: Date; firstAttemptAt: Date; body: string }[])
+      .filter((row) => answeredAt.has(JSON.parse(row.body).entityId)); // not the warm-up's
     await ddb.destroy();
     const arrival = new Map(r2.received.map((g) => [g.body?.id as string, g.arrivedAt]));
     const stage = (f: (row: (typeof rows)[number]) => number) => rows.map(f).filter(Number.isFinite).sort((a, b) => a - b);

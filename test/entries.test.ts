@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '@cluster/db';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import {
   auditOf, eventOf, expectMissingPermission, expectNotFound, expectScopeViolation, expectValidation, keyLacking,
@@ -439,6 +441,36 @@ describe('entry scope and tenancy', () => {
     expectNotFound(await c.api(other.key, 'PATCH', `/entries/${ownEntry.id}`, { title: 'x' }));
     expectNotFound(await c.api(other.key, 'DELETE', `/entries/${ownEntry.id}`));
     expect((await c.api(org.key, 'GET', `/entries/${ownEntry.id}`)).status).toBe(200);
+  });
+});
+
+describe('a refused entry create', () => {
+  it('writes nothing when the project is another organization\'s or does not exist: no entry, number, audit record or event', async () => {
+    const db = createDb(c.databaseUrl, { schema: 'core', poolMax: 1 });
+    try {
+      const state = async () => ({
+        entries: Number((await db('entries').count({ n: '*' }))[0].n),
+        counter: (await db('projects').where({ id: org.projectId }).first('entryCounter')).entryCounter,
+        audits: Number((await db('audit_events').where({ organizationId: other.orgId, entityType: 'entry' }).count({ n: '*' }))[0].n),
+        outbox: Number((await db('outbox').count({ n: '*' }))[0].n),
+      });
+      await c.flushOutbox();
+      const before = await state();
+      expectNotFound(await c.api(other.key, 'POST', `/projects/${org.projectId}/entries`, minimal));
+      expectNotFound(await c.api(other.key, 'POST', `/projects/${randomUUID()}/entries`, minimal));
+      expect(await state()).toEqual(before);
+      // The same statement does write all of it for the project's own organization.
+      const made = await createEntry();
+      const after = await state();
+      expect(after.entries).toBe(before.entries + 1);
+      expect(after.counter).toBe(before.counter + 1);
+      expect(made.entryNumber).toBe(after.counter);
+      expect(await auditOf(c, org.key, 'entry', made.id)).toHaveLength(1);
+      await eventOf(c, 'entry.created', made.id);
+      expect(c.events.all().filter((e) => e.organizationId === other.orgId && e.entityType === 'entry')).toEqual([]);
+    } finally {
+      await db.destroy();
+    }
   });
 });
 

@@ -1,6 +1,6 @@
-import type { Knex } from '@cluster/db';
+import { prepared, type Knex } from '@cluster/db';
 import type { EventEnvelope } from '@cluster/contracts';
-import { enqueueEvents } from '@cluster/outbox';
+import { enqueueEvents, notifyOutbox, outboxRowsCte } from '@cluster/outbox';
 import type { Actor } from '../lib/actor.ts';
 import { auditMetadata } from '../lib/actor.ts';
 
@@ -41,9 +41,9 @@ export async function emit(trx: Knex.Transaction, organizationId: string, actor:
   return enqueueEvents(trx, 'core', forOutbox(organizationId, actor, events));
 }
 
-/** The insert of an API write's audit event (not yet run). */
-function auditInsert(trx: Knex.Transaction, actor: Actor, rec: AuditRecord): Knex.QueryBuilder {
-  return trx('audit_events').insert({
+/** The row of an API write's audit event. */
+function auditRow(actor: Actor, rec: AuditRecord) {
+  return {
     ...(rec.id ? { id: rec.id } : {}),
     ...(rec.occurredAt ? { createdAt: rec.occurredAt } : {}),
     organizationId: actor.organizationId,
@@ -53,8 +53,14 @@ function auditInsert(trx: Knex.Transaction, actor: Actor, rec: AuditRecord): Kne
     entityId: rec.entityId,
     entityName: rec.entityName ?? null,
     actorId: actor.userId || null,
-    metadata: JSON.stringify(auditMetadata(actor, rec.metadata)),
-  });
+    metadata: auditMetadata(actor, rec.metadata),
+  };
+}
+
+/** The insert of an API write's audit event (not yet run). */
+function auditInsert(trx: Knex.Transaction, actor: Actor, rec: AuditRecord): Knex.QueryBuilder {
+  const row = auditRow(actor, rec);
+  return trx('audit_events').insert({ ...row, metadata: JSON.stringify(row.metadata) });
 }
 
 /** Writes the audit event of an API write in the caller's transaction (once per `rec.id`, when given). */
@@ -66,4 +72,74 @@ export async function audit(trx: Knex.Transaction, actor: Actor, rec: AuditRecor
 /** The common write epilogue: one audit record and its events, same transaction, one statement. */
 export async function recordWrite(trx: Knex.Transaction, actor: Actor, rec: AuditRecord, events: DomainEvent[] = []): Promise<void> {
   await enqueueEvents(trx, 'core', forOutbox(actor.organizationId, actor, events), [auditInsert(trx, actor, rec)]);
+}
+
+/** A statement's SQL text with its `?` bindings (knex.raw). */
+export interface SqlPart {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
+
+const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * A write made of one statement, with its audit record and events. `write` is the
+ * statement's leading CTEs; the last one, named `written`, inserts or changes the
+ * row (RETURNING *) or does nothing when the write is refused (its target is
+ * missing). The audit record and the outbox rows are written by the same
+ * statement only if `written` returns a row. One statement is atomic, so this
+ * needs no transaction: the write costs one round trip to Postgres instead of
+ * five (BEGIN, write, audit and outbox, COMMIT, and the look-ups between).
+ * The audit record and events are built beforehand, so `rec` and `events` must
+ * not need values that only the database knows (give the row its id). With
+ * `prepared`, the statement is a named prepared statement (see `prepared()`): its
+ * text must then be constant (no `*`, a constant column list).
+ * Returns the written row, or undefined when nothing was written.
+ */
+export async function writeInOneStatement(
+  db: Knex, actor: Actor, write: SqlPart, rec: AuditRecord, events: DomainEvent[], opts: { prepared?: string } = {},
+): Promise<Record<string, unknown> | undefined> {
+  const audit = auditRow(actor, rec);
+  const columns = Object.keys(audit).map(ident);
+  const outbox = outboxRowsCte('core', forOutbox(actor.organizationId, actor, events), 'written');
+  const notify = notifyOutbox('core');
+  const statement = db.raw(
+    `WITH ${write.sql},
+    audit_row AS (
+      INSERT INTO audit_events (${columns.join(', ')})
+      SELECT ${columns.map((c) => `r.${c}`).join(', ')}
+      FROM (SELECT 1 FROM written LIMIT 1) AS happened, jsonb_populate_record(NULL::audit_events, ?::jsonb) AS r),
+    ${outbox.sql}
+    SELECT written.*, ${notify.sql} AS "__notified" FROM written`,
+    [...write.bindings, JSON.stringify(audit), ...outbox.bindings, ...notify.bindings],
+  );
+  const { rows } = await (opts.prepared ? statement.options(prepared(opts.prepared)) : statement);
+  const row = rows[0] as Record<string, unknown> | undefined;
+  if (row) delete row.__notified;
+  return row;
+}
+
+/**
+ * SQL of a CTE that inserts one row into `table`, given as a plain object: the
+ * values travel as one jsonb parameter typed by the table's own row type.
+ * `columns` are the columns written (a constant list keeps the SQL text constant,
+ * so it can be a prepared statement); those the row leaves out are written as
+ * NULL, so a column whose default matters must be in the row or left out of the
+ * list. `from` adds relations to read from (the insert writes nothing if one of
+ * them is empty), `computed` columns are set from them, and `returning` names the
+ * columns the CTE returns.
+ */
+export function insertRowCte(
+  name: string, table: string, row: Record<string, unknown>,
+  opts: { columns: readonly string[]; returning: readonly string[]; from?: string; computed?: Record<string, string> },
+): SqlPart {
+  const computed = Object.entries(opts.computed ?? {});
+  return {
+    sql: `${name} AS (
+      INSERT INTO ${ident(table)} (${[...opts.columns, ...computed.map(([c]) => c)].map(ident).join(', ')})
+      SELECT ${[...opts.columns.map((c) => `r.${ident(c)}`), ...computed.map(([, expr]) => expr)].join(', ')}
+      FROM ${opts.from ? `${opts.from}, ` : ''}jsonb_populate_record(NULL::${ident(table)}, ?::jsonb) AS r
+      RETURNING ${opts.returning.map(ident).join(', ')})`,
+    bindings: [JSON.stringify(row)],
+  };
 }

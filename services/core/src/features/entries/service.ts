@@ -1,10 +1,11 @@
-import { isUuid, prepared, type Knex } from '@cluster/db';
+import { randomUUID } from 'node:crypto';
+import { isUuid, type Knex } from '@cluster/db';
 import type { JsonObject } from '@bufbuild/protobuf';
 import { notFound, validation } from '@cluster/platform';
-import { type Actor, assertProjectInScope, projectInScope, requireActor } from '../../lib/actor.ts';
+import { type Actor, projectInScope, requireActor } from '../../lib/actor.ts';
 import { changedFields, pickColumns, toJson } from '../../lib/json.ts';
 import { paginate } from '../../lib/list.ts';
-import { type DomainEvent, recordWrite } from '../../outbox/record.ts';
+import { type DomainEvent, insertRowCte, recordWrite, writeInOneStatement } from '../../outbox/record.ts';
 import { loadVisibleEntry } from './lookup.ts';
 
 /**
@@ -18,6 +19,14 @@ export const ENTRY_FIELDS = [
   'statusChangedAt', 'approvalStatus', 'costApprovalStatus',
 ] as const;
 const JSON_FIELDS = ['typeMetadata'];
+/**
+ * A new entry's values unless its body gives them (the columns' defaults too): a create
+ * writes every column of NEW_ENTRY_COLUMNS, and its events carry the status.
+ */
+const NEW_ENTRY_DEFAULTS = { status: 'open', priority: 'medium' };
+const NEW_ENTRY_COLUMNS = [...ENTRY_FIELDS, 'id', 'projectId', 'organizationId', 'creatorId'];
+/** Every column of an entry (named, so a prepared statement's result cannot change under a migration). */
+const ENTRY_COLUMNS = [...NEW_ENTRY_COLUMNS, 'entryNumber', 'deploymentStage', 'createdAt', 'updatedAt'];
 const FILTERS = ['status', 'type', 'priority', 'assignedToId', 'releaseId'] as const;
 
 /** What leaves the core for an entry: the spec's fields and every body field, plus creatorId. */
@@ -83,32 +92,35 @@ export function createEntryService(db: Knex) {
     async create(actorIn: Actor | undefined, projectId: string, body: Record<string, unknown>) {
       const actor = requireActor(actorIn);
       if (!isUuid(projectId)) throw notFound('project');
-      return db.transaction(async (trx) => {
-        // One statement finds the project in the actor's organization, locks it and numbers
-        // the entry; a refusal below rolls the number back with everything else.
-        const [counter] = await trx('projects')
-          .where({ id: projectId, organizationId: actor.organizationId })
-          .update({ entryCounter: trx.raw('"entryCounter" + 1') })
-          .returning('entryCounter')
-          .options(prepared('core-entry-number-v1'));
-        assertProjectInScope(actor, projectId, counter);
-        const values = pickColumns(body, ENTRY_FIELDS, JSON_FIELDS);
-        await checkReferences(trx, actor, projectId, values);
-        const [row] = await trx('entries')
-          .insert({
-            ...values, projectId, organizationId: actor.organizationId, creatorId: actor.userId || null,
-            entryNumber: counter.entryCounter,
-          })
-          .returning('*');
-        const events = [entryEvent('entry.created', row)];
-        if (row.assignedToId) events.push(entryEvent('entry.assigned', row, { assignedToId: row.assignedToId, previousAssignedToId: null }));
-        await recordWrite(
-          trx, actor,
-          { entityType: 'entry', action: 'created', entityId: row.id, entityName: row.title, projectId },
-          events,
-        );
-        return presentEntry(row);
+      // A project key naming another project: 404 if the organization has no such project, else 403.
+      if (actor.scope === 'project' && actor.scopedProjectId !== projectId) await projectInScope(db, actor, projectId);
+      const values = pickColumns(body, ENTRY_FIELDS);
+      await checkReferences(db, actor, projectId, values);
+      // The whole create is one statement (no transaction, one round trip): it finds the project
+      // in the actor's organization, locks it and bumps its counter, inserts the entry with that
+      // number, and writes the audit record and events, all or nothing. No such project: nothing.
+      const entry: Record<string, unknown> = {
+        ...NEW_ENTRY_DEFAULTS, ...values, id: randomUUID(), projectId, organizationId: actor.organizationId, creatorId: actor.userId || null,
+      };
+      const counter = {
+        sql: 'counter AS (UPDATE projects SET "entryCounter" = "entryCounter" + 1 WHERE id = ? AND "organizationId" = ? RETURNING "entryCounter")',
+        bindings: [projectId, actor.organizationId],
+      };
+      const insert = insertRowCte('written', 'entries', entry, {
+        columns: NEW_ENTRY_COLUMNS, returning: ENTRY_COLUMNS, from: 'counter', computed: { entryNumber: 'counter."entryCounter"' },
       });
+      const events = [entryEvent('entry.created', entry)];
+      if (entry.assignedToId) events.push(entryEvent('entry.assigned', entry, { assignedToId: entry.assignedToId, previousAssignedToId: null }));
+      const row = await writeInOneStatement(
+        db, actor,
+        { sql: `${counter.sql}, ${insert.sql}`, bindings: [...counter.bindings, ...insert.bindings] },
+        { entityType: 'entry', action: 'created', entityId: entry.id as string, entityName: entry.title as string, projectId },
+        events,
+        // Planning it cost Postgres a third of a millisecond per create (pg_stat_statements).
+        { prepared: 'core-entry-create-v1' },
+      );
+      if (!row) throw notFound('project');
+      return presentEntry(row);
     },
 
     async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
