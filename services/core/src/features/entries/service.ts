@@ -71,7 +71,7 @@ function updateEvents(before: Record<string, unknown>, row: Record<string, unkno
 
 /**
  * Entries of a project. Numbers come from projects.entryCounter, bumped under the
- * project row lock in the creating transaction: gap-free, and a rollback gives the
+ * project row lock in the creating statement: gap-free, and a failed create gives the
  * number back.
  */
 export function createEntryService(db: Knex) {
