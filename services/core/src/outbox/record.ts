@@ -85,8 +85,8 @@ const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 /**
  * A write made of one statement, with its audit record and events. `write` is the
  * statement's leading CTEs; the last one, named `written`, inserts or changes the
- * row (RETURNING *) or does nothing when the write is refused (its target is
- * missing). The audit record and the outbox rows are written by the same
+ * row (returning its columns) or does nothing when the write is refused (its
+ * target is missing). The audit record and the outbox rows are written by the same
  * statement only if `written` returns a row. One statement is atomic, so this
  * needs no transaction: the write costs one round trip to Postgres instead of
  * five (BEGIN, write, audit and outbox, COMMIT, and the look-ups between).
@@ -126,8 +126,8 @@ export async function writeInOneStatement(
  * so it can be a prepared statement); those the row leaves out are written as
  * NULL, so a column whose default matters must be in the row or left out of the
  * list. `from` adds relations to read from (the insert writes nothing if one of
- * them is empty), `computed` columns are set from them, and `returning` names the
- * columns the CTE returns.
+ * them is empty), `computed` columns are set from them (SQL expressions of our
+ * own code, never input), and `returning` names the columns the CTE returns.
  */
 export function insertRowCte(
   name: string, table: string, row: Record<string, unknown>,
