@@ -97,6 +97,14 @@ describe('entry create', () => {
     });
   });
 
+  it('answers a create with the fields a read answers, in the same order', async () => {
+    const entry = await createEntry();
+    const read = await c.api(org.key, 'GET', `/entries/${entry.id}`);
+    expect(read.status).toBe(200);
+    expect(Object.keys(entry)).toEqual(Object.keys(read.body));
+    expect(entry).toEqual(read.body);
+  });
+
   it('accepts typeMetadata as any JSON value (array, string, number, null)', async () => {
     for (const typeMetadata of [[1, 'a'], 'text', 42, null, { nested: { deep: true } }]) {
       const entry = await createEntry({ ...minimal, typeMetadata });
