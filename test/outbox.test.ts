@@ -45,6 +45,9 @@ describe('transactional outbox', () => {
         eventName: 'project.updated', entityType: 'project', entityId, organizationId: org.orgId, projectId: org.projectId,
         actorUserId: null, payload: { projectId: org.projectId, changedFields: [] },
       }]));
+      // The relay publishes it while this process's environment has no prefix: the relay read
+      // its prefix when it was made (it once read it at every publish, and this test raced it).
+      await c.flushOutbox();
     } finally {
       process.env.KAFKA_TOPIC_PREFIX = prefix;
     }
