@@ -36,7 +36,8 @@ export async function enqueueEvents(
   });
   if (envelopes.length) {
     const rows = outboxRows(envelopes).map((r) => ({ ...r, envelope: JSON.stringify(r.envelope), headers: JSON.stringify(r.headers) }));
-    statement = statement.with('outbox_rows', trx(`${schema}.outbox`).insert(rows)).select(trx.raw('pg_notify(?, ?)', [`${schema}_outbox`, '']));
+    const notify = notifyOutbox(schema);
+    statement = statement.with('outbox_rows', trx(`${schema}.outbox`).insert(rows)).select(trx.raw(notify.sql, notify.bindings));
   } else {
     statement = statement.select(trx.raw('1'));
   }
@@ -51,16 +52,14 @@ export async function enqueueEvents(
  * transaction, so it costs one round trip to Postgres rather than five. The
  * statement must also select `notifyOutbox(schema)` so the relay wakes.
  */
-export function outboxRowsCte(schema: string, events: NewEvent[], onlyIf: string): { sql: string; bindings: string[]; envelopes: EventEnvelope[] } {
-  const envelopes = toEnvelopes(events);
+export function outboxRowsCte(schema: string, events: NewEvent[], onlyIf: string): { sql: string; bindings: string[] } {
   return {
-    envelopes,
     sql: `outbox_rows AS (
       INSERT INTO "${schema}".outbox ("eventId", topic, key, envelope, headers)
       SELECT r."eventId", r.topic, r.key, r.envelope, r.headers
       FROM (SELECT 1 FROM "${onlyIf}" LIMIT 1) AS happened,
         jsonb_to_recordset(?::jsonb) AS r("eventId" uuid, topic text, key text, envelope jsonb, headers jsonb))`,
-    bindings: [JSON.stringify(outboxRows(envelopes))],
+    bindings: [JSON.stringify(outboxRows(toEnvelopes(events)))],
   };
 }
 

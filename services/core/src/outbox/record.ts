@@ -82,9 +82,12 @@ export interface SqlPart {
 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+/** A relation of one row if the CTE `written` returned a row, else of none. */
+const WHEN_WRITTEN = '(SELECT 1 FROM written LIMIT 1) AS happened';
+
 /**
- * A write made of one statement, with its audit record and events. `write` is the
- * statement's leading CTEs; the last one, named `written`, inserts or changes the
+ * A write made of one statement, with its audit record and events. `ctes` are the
+ * statement's leading CTEs; one of them, named `written`, inserts or changes the
  * row (returning its columns) or does nothing when the write is refused (its
  * target is missing). The audit record and the outbox rows are written by the same
  * statement only if `written` returns a row. One statement is atomic, so this
@@ -97,21 +100,17 @@ const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * Returns the written row, or undefined when nothing was written.
  */
 export async function writeInOneStatement(
-  db: Knex, actor: Actor, write: SqlPart, rec: AuditRecord, events: DomainEvent[], opts: { prepared?: string } = {},
+  db: Knex, actor: Actor, ctes: SqlPart[], rec: AuditRecord, events: DomainEvent[], opts: { prepared?: string } = {},
 ): Promise<Record<string, unknown> | undefined> {
   const audit = auditRow(actor, rec);
-  const columns = Object.keys(audit).map(ident);
+  const auditCte = insertRowCte('audit_row', 'audit_events', audit, { columns: Object.keys(audit), from: WHEN_WRITTEN });
   const outbox = outboxRowsCte('core', forOutbox(actor.organizationId, actor, events), 'written');
   const notify = notifyOutbox('core');
+  const parts = [...ctes, auditCte, outbox];
   const statement = db.raw(
-    `WITH ${write.sql},
-    audit_row AS (
-      INSERT INTO audit_events (${columns.join(', ')})
-      SELECT ${columns.map((c) => `r.${c}`).join(', ')}
-      FROM (SELECT 1 FROM written LIMIT 1) AS happened, jsonb_populate_record(NULL::audit_events, ?::jsonb) AS r),
-    ${outbox.sql}
+    `WITH ${parts.map((p) => p.sql).join(',\n')}
     SELECT written.*, ${notify.sql} AS "__notified" FROM written`,
-    [...write.bindings, JSON.stringify(audit), ...outbox.bindings, ...notify.bindings],
+    [...parts.flatMap((p) => p.bindings), ...notify.bindings],
   );
   const { rows } = await (opts.prepared ? statement.options(prepared(opts.prepared)) : statement);
   const row = rows[0] as Record<string, unknown> | undefined;
@@ -127,11 +126,12 @@ export async function writeInOneStatement(
  * NULL, so a column whose default matters must be in the row or left out of the
  * list. `from` adds relations to read from (the insert writes nothing if one of
  * them is empty), `computed` columns are set from them (SQL expressions of our
- * own code, never input), and `returning` names the columns the CTE returns.
+ * own code, never input), and `returning` names the columns the CTE returns (none
+ * by default).
  */
 export function insertRowCte(
   name: string, table: string, row: Record<string, unknown>,
-  opts: { columns: readonly string[]; returning: readonly string[]; from?: string; computed?: Record<string, string> },
+  opts: { columns: readonly string[]; returning?: readonly string[]; from?: string; computed?: Record<string, string> },
 ): SqlPart {
   const computed = Object.entries(opts.computed ?? {});
   return {
@@ -139,7 +139,7 @@ export function insertRowCte(
       INSERT INTO ${ident(table)} (${[...opts.columns, ...computed.map(([c]) => c)].map(ident).join(', ')})
       SELECT ${[...opts.columns.map((c) => `r.${ident(c)}`), ...computed.map(([, expr]) => expr)].join(', ')}
       FROM ${opts.from ? `${opts.from}, ` : ''}jsonb_populate_record(NULL::${ident(table)}, ?::jsonb) AS r
-      RETURNING ${opts.returning.map(ident).join(', ')})`,
+      ${opts.returning?.length ? `RETURNING ${opts.returning.map(ident).join(', ')}` : ''})`,
     bindings: [JSON.stringify(row)],
   };
 }
