@@ -15,7 +15,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { createDb } from '@cluster/db';
-import { enqueueEvents } from '@cluster/outbox';
+import { commitWrite } from '@cluster/outbox';
 import { startReceiver, type Receiver } from '../test/support/receiver.ts';
 import { deliveryHeaders } from '../services/delivery/src/sender/signing.ts';
 import { entryWriter, startBenchCluster } from './support/cluster.ts';
@@ -117,10 +117,10 @@ async function main() {
         const before = r.received.length;
         meter.start();
         const injectedStart = performance.now();
-        await db.transaction((trx) => enqueueEvents(trx, 'core', Array.from({ length: INJECTED }, (_, i) => ({
+        await db.transaction((trx) => commitWrite(trx, 'core', { rows: [], events: Array.from({ length: INJECTED }, (_, i) => ({
           eventName: 'entry.created', entityType: 'entry', entityId: randomUUID(), organizationId: org.orgId, projectId: org.projectIds[0],
           actorUserId: null, payload: { entryId: randomUUID(), projectId: org.projectIds[0], title: `Injected #${i}`, type: 'bug_report' },
-        }))));
+        })) }));
         const injected = INJECTED * WATCHERS;
         await r.waitFor(before + injected, () => true, 300_000);
         const seconds = (performance.now() - injectedStart) / 1000;

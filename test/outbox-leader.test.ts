@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createDb, ensureDatabase, type Knex } from '@cluster/db';
 import { createKafka, createProducer, ensureTopics, topicNames } from '@cluster/kafka';
-import { createOutboxRelay, createOutboxTable, enqueueEvents, type OutboxRelay } from '@cluster/outbox';
+import { createOutboxRelay, createOutboxTable, commitWrite, type OutboxRelay } from '@cluster/outbox';
 import { createLogger, createMetrics, type Metrics } from '@cluster/platform';
 import { createEventLog, dropDatabase, freshDatabaseUrl, requireEnv, type EventLog } from './support/cluster.ts';
 
@@ -56,9 +56,9 @@ async function settledCounts(expectedTotal: number): Promise<number[]> {
 /** `count` events of one entity (one key, so one partition: their order on the topic is checkable). */
 async function enqueue(entityId: string, count: number, from = 0) {
   for (let i = from; i < from + count; i++) {
-    await db.transaction((trx) => enqueueEvents(trx, SCHEMA, [{
+    await db.transaction((trx) => commitWrite(trx, SCHEMA, { rows: [], events: [{
       eventName: 'project.updated', entityType: 'project', entityId, organizationId: randomUUID(), actorUserId: null, payload: { n: i },
-    }]));
+    }] }));
   }
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Knex } from '@cluster/db';
-import { enqueueEvents } from '@cluster/outbox';
+import { commitWrite } from '@cluster/outbox';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 
 let c: TestCluster;
@@ -41,10 +41,10 @@ describe('transactional outbox', () => {
     const entityId = crypto.randomUUID();
     delete process.env.KAFKA_TOPIC_PREFIX;
     try {
-      await db.transaction((trx) => enqueueEvents(trx, 'core', [{
+      await db.transaction((trx) => commitWrite(trx, 'core', { rows: [], events: [{
         eventName: 'project.updated', entityType: 'project', entityId, organizationId: org.orgId, projectId: org.projectId,
         actorUserId: null, payload: { projectId: org.projectId, changedFields: [] },
-      }]));
+      }] }));
       // The relay publishes it while this process's environment has no prefix: the relay read
       // its prefix when it was made (it once read it at every publish, and this test raced it).
       await c.flushOutbox();
@@ -62,10 +62,10 @@ describe('transactional outbox', () => {
     // Three ~700 KB events of one entity (one partition) in one commit: one relay batch, 2.1 MB.
     const entityId = crypto.randomUUID();
     const big = 'x'.repeat(700_000);
-    await db.transaction((trx) => enqueueEvents(trx, 'core', [0, 1, 2].map((i) => ({
+    await db.transaction((trx) => commitWrite(trx, 'core', { rows: [], events: [0, 1, 2].map((i) => ({
       eventName: 'entry.commented', entityType: 'entry', entityId, organizationId: org.orgId, projectId: org.projectId,
       actorUserId: null, payload: { entryId: entityId, body: `${i}${big}` },
-    }))));
+    })) }));
     const got = await c.events.waitFor((e) => e.entityId === entityId, 3, 30_000);
     expect(got.map((e) => (e.payload as { body: string }).body.slice(0, 1))).toEqual(['0', '1', '2']);
 
@@ -83,9 +83,9 @@ describe('transactional outbox', () => {
     await expect(
       db.transaction(async (trx) => {
         await trx('projects').insert({ organizationId: org.orgId, clientId: org.orgId, name: marker, description: '' });
-        await enqueueEvents(trx, 'core', [{
+        await commitWrite(trx, 'core', { rows: [], events: [{
           eventName: 'project.created', entityType: 'project', entityId: marker, organizationId: org.orgId, actorUserId: null, payload: {},
-        }]);
+        }] });
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createDb } from '@cluster/db';
-import { enqueueEvents } from '@cluster/outbox';
+import { commitWrite } from '@cluster/outbox';
 import { createEventLog, dropDatabase, freshDatabaseUrl, requireEnv } from '../support/cluster.ts';
 import { exited, freePort, spawnService, waitForHttp } from '../support/processes.ts';
 
@@ -39,7 +39,7 @@ describe('outbox relay under kill -9', () => {
           ids.push(entityId);
           return { eventName: 'project.updated', entityType: 'project', entityId, organizationId: org.id, actorUserId: null, payload: { n: ids.length } };
         });
-        await enqueueEvents(trx, 'core', batch);
+        await commitWrite(trx, 'core', { rows: [], events: batch });
       });
     }
 

@@ -8,7 +8,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { WebhookService } from '@cluster/proto';
 import { createDb, type Knex } from '@cluster/db';
-import { enqueueEvents } from '@cluster/outbox';
+import { commitWrite } from '@cluster/outbox';
 import { prepareKafka } from '../../scripts/lib/infra.mjs';
 import type { Receiver } from '../support/receiver.ts';
 
@@ -186,10 +186,10 @@ export async function burst(
 ): Promise<void> {
   for (let written = 0; written < total; written += batch) {
     await db.transaction(async (trx) => {
-      await enqueueEvents(trx, 'core', Array.from({ length: Math.min(batch, total - written) }, (_, i) => ({
+      await commitWrite(trx, 'core', { rows: [], events: Array.from({ length: Math.min(batch, total - written) }, (_, i) => ({
         eventName: 'user.updated', entityType: 'user', entityId: randomUUID(), organizationId, actorUserId: null,
         payload: { seq: written + i, changedFields: ['role'] },
-      })));
+      })) });
     });
     await during(written + batch);
     await sleep(5);

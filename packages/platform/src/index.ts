@@ -9,3 +9,4 @@ export * from './shutdown.ts';
 export * from './telemetry.ts';
 export * from './secret-box.ts';
 export * from './waker.ts';
+export * from './handler-kit.ts';

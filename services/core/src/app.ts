@@ -6,6 +6,8 @@ import { createAuthService } from './auth/service.ts';
 import { createAuditService } from './audit/service.ts';
 import { createIdempotencyService } from './idempotency/service.ts';
 import { createProjectService } from './features/projects/service.ts';
+import { projectRpc } from './features/projects/rpc.ts';
+import { createStores } from './stores.ts';
 import { timeEntryRoutes } from './features/time-entries/routes.ts';
 import { registerPeopleRoutes } from './features/people-routes.ts';
 import { pageArgs, toListResponse } from './lib/list.ts';
@@ -25,7 +27,8 @@ export interface CoreDeps {
 export function buildCoreRoutes(deps: CoreDeps) {
   const auth = createAuthService(deps.db);
   const idem = createIdempotencyService(deps.db);
-  const projects = createProjectService(deps.db);
+  const stores = createStores(deps.db);
+  const projects = createProjectService(stores);
   const auditEvents = createAuditService(deps.db);
 
   return (router: ConnectRouter) => {
@@ -51,25 +54,7 @@ export function buildCoreRoutes(deps: CoreDeps) {
         return {};
       },
     });
-    router.service(ProjectService, {
-      async listProjects(req) {
-        const { page, pageSize } = pageArgs(req);
-        return toListResponse(await projects.list(req.actor, bodyOf(req.query), page, pageSize));
-      },
-      async createProject(req) {
-        return { resource: await projects.create(req.actor, bodyOf(req.body)), created: true };
-      },
-      async getProject(req) {
-        return { resource: await projects.get(req.actor, req.id) };
-      },
-      async updateProject(req) {
-        return { resource: await projects.update(req.actor, req.id, bodyOf(req.body)) };
-      },
-      async deleteProject(req) {
-        await projects.remove(req.actor, req.id);
-        return {};
-      },
-    });
+    router.service(ProjectService, projectRpc(projects));
     registerEntryRpc(router, deps.db);
     registerCommentRpc(router, deps.db);
     registerAttachmentRpc(router, deps.db);

@@ -3,7 +3,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import { isEventName } from '@cluster/contracts';
 import type { Knex } from '@cluster/db';
 import { isUuid, pageOffset } from '@cluster/db';
-import { enqueueEvents } from '@cluster/outbox';
+import { commitWrite } from '@cluster/outbox';
 import { DomainError, notFound, validation } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import { queueAudit } from '../audit/forwarder.ts';
@@ -68,10 +68,10 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
   }
 
   async function emit(trx: Knex.Transaction, actor: Actor, eventName: string, row: Record<string, unknown>) {
-    await enqueueEvents(trx, 'delivery', [{
+    await commitWrite(trx, 'delivery', { rows: [], events: [{
       eventName, entityType: 'webhook_subscription', entityId: row.id as string, organizationId: actor.organizationId,
       projectId: null, actorUserId: actor.userId || null, payload: eventPayload(row),
-    }]);
+    }] });
   }
 
   return {

@@ -126,7 +126,7 @@ export function createEntryService(db: Knex) {
         { entityType: 'entry', action: 'created', entityId: entry.id as string, entityName: entry.title as string, projectId },
         events,
         // Planning it cost Postgres a third of a millisecond per create (pg_stat_statements).
-        { prepared: 'core-entry-create-v3' },
+        { prepared: 'core-entry-create-v4' },
       );
       if (!row) throw notFound('project');
       return presentEntry(row);

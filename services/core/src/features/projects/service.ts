@@ -1,11 +1,13 @@
-import type { Knex } from '@cluster/db';
-import { isUuid } from '@cluster/db';
-import type { JsonObject } from '@bufbuild/protobuf';
-import { notFound } from '@cluster/platform';
-import { type Actor, projectInScope, requireActor, visibleProjectId } from '../../lib/actor.ts';
-import { changedFields, pickColumns, toJson } from '../../lib/json.ts';
-import { paginate } from '../../lib/list.ts';
-import { recordWrite } from '../../outbox/record.ts';
+import type { Actor } from '@cluster/proto';
+import { requireActor, type PageArgs } from '@cluster/platform';
+import { visibleProjectId } from '../../shared/access.ts';
+import { changedFields, pickFields } from '../../shared/fields.ts';
+import { presentPage } from '../../shared/paginate.ts';
+import { apiWrite } from '../../shared/write.ts';
+import type { Stores } from '../../stores.ts';
+import { projectEvent } from './events.ts';
+import { presentProject } from './presenter.ts';
+import { projectInScope } from './scope.ts';
 
 /** Every writable project column (the spec's create body, plus clientId on update). */
 export const PROJECT_FIELDS = [
@@ -21,46 +23,32 @@ export const PROJECT_FIELDS = [
   'invoicingMode', 'codehostAutoStatusTarget', 'autoStatusTargetStatus', 'ciCheckRunName', 'autoLinkThreshold',
   'suggestThreshold', 'scorerRecencyDays',
 ] as const;
-const JSON_FIELDS = ['customLinks'];
 
-/** What leaves the core for a project: every field of the spec's bodies. */
-export function presentProject(row: Record<string, unknown>): JsonObject {
-  return toJson(row, ['entryCounter', 'searchVector']);
-}
-
-function eventPayload(row: Record<string, unknown>) {
-  return { projectId: row.id, name: row.name, status: row.status, organizationId: row.organizationId };
-}
-
-export function createProjectService(db: Knex) {
+/** Projects: the organization's containers of entries. Rules only; SQL is in the store. */
+export function createProjectService(stores: Stores) {
   return {
-    async list(actorIn: Actor | undefined, filters: Record<string, unknown>, page: number, pageSize: number) {
+    async list(actorIn: Actor | undefined, filters: Record<string, unknown>, page: PageArgs) {
       const actor = requireActor(actorIn);
-      const q = db('projects').where({ organizationId: actor.organizationId });
-      const scoped = visibleProjectId(actor);
-      if (scoped) q.andWhere({ id: scoped });
-      if (typeof filters.status === 'string') q.andWhere({ status: filters.status });
-      return paginate(q, page, pageSize, presentProject);
+      const status = typeof filters.status === 'string' ? filters.status : undefined;
+      const rows = await stores.projects.list(actor.organizationId, { id: visibleProjectId(actor), status }, page);
+      return presentPage(rows, presentProject);
     },
 
     async get(actorIn: Actor | undefined, id: string) {
       const actor = requireActor(actorIn);
-      const row = await load(actor, id);
-      return presentProject(row);
+      return presentProject(await projectInScope(stores.projects, actor, id));
     },
 
     async create(actorIn: Actor | undefined, body: Record<string, unknown>) {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        const values = pickColumns(body, PROJECT_FIELDS, JSON_FIELDS);
-        delete values.clientId;
-        const [row] = await trx('projects')
-          .insert({ ...values, organizationId: actor.organizationId, clientId: actor.organizationId })
-          .returning('*');
-        await recordWrite(
-          trx, actor,
-          { entityType: 'project', action: 'created', entityId: row.id, entityName: row.name, projectId: row.id },
-          [{ eventName: 'project.created', entityType: 'project', entityId: row.id, projectId: row.id, payload: eventPayload(row) }],
+      // clientId is the organization on create; only an update may change it.
+      const { clientId: _ignored, ...values } = pickFields(body, PROJECT_FIELDS);
+      return stores.transaction(async (tx) => {
+        const row = await tx.projects.insert({ ...values, organizationId: actor.organizationId, clientId: actor.organizationId });
+        await tx.record(
+          apiWrite(actor, { entityType: 'project', action: 'created', entityId: row.id, entityName: row.name, projectId: row.id }, [
+            projectEvent('project.created', row),
+          ]),
         );
         return presentProject(row);
       });
@@ -68,19 +56,17 @@ export function createProjectService(db: Knex) {
 
     async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        const before = await load(actor, id, trx, true);
-        const values = pickColumns(body, PROJECT_FIELDS, JSON_FIELDS);
-        const [row] = Object.keys(values).length
-          ? await trx('projects').where({ id }).update({ ...values, updatedAt: trx.fn.now() }).returning('*')
-          : [before];
+      return stores.transaction(async (tx) => {
+        const before = await projectInScope(tx.projects, actor, id, { lock: true });
+        const values = pickFields(body, PROJECT_FIELDS);
+        const row = Object.keys(values).length ? await tx.projects.update(id, values) : before;
         const changed = changedFields(before, row, PROJECT_FIELDS);
-        await recordWrite(
-          trx, actor,
-          { entityType: 'project', action: 'updated', entityId: id, entityName: row.name, projectId: id, metadata: { changedFields: changed } },
-          changed.length
-            ? [{ eventName: 'project.updated', entityType: 'project', entityId: id, projectId: id, payload: { ...eventPayload(row), changedFields: changed } }]
-            : [],
+        await tx.record(
+          apiWrite(
+            actor,
+            { entityType: 'project', action: 'updated', entityId: id, entityName: row.name, projectId: id, metadata: { changedFields: changed } },
+            changed.length ? [projectEvent('project.updated', row, { changedFields: changed })] : [],
+          ),
         );
         return presentProject(row);
       });
@@ -88,23 +74,15 @@ export function createProjectService(db: Knex) {
 
     async remove(actorIn: Actor | undefined, id: string) {
       const actor = requireActor(actorIn);
-      await db.transaction(async (trx) => {
-        const row = await load(actor, id, trx, true);
-        await trx('projects').where({ id }).del();
-        await recordWrite(
-          trx, actor,
-          { entityType: 'project', action: 'deleted', entityId: id, entityName: row.name as string, projectId: id },
-          [{ eventName: 'project.deleted', entityType: 'project', entityId: id, projectId: id, payload: eventPayload(row) }],
+      await stores.transaction(async (tx) => {
+        const row = await projectInScope(tx.projects, actor, id, { lock: true });
+        await tx.projects.remove(id);
+        await tx.record(
+          apiWrite(actor, { entityType: 'project', action: 'deleted', entityId: id, entityName: row.name, projectId: id }, [
+            projectEvent('project.deleted', row),
+          ]),
         );
       });
     },
   };
-
-  /** A project by id: 404 outside the organization, 403 scope_violation for a project key on another project. */
-  async function load(actor: Actor, id: string, trx: Knex = db, lock = false) {
-    if (!isUuid(id)) throw notFound('project');
-    const row = await projectInScope(trx, actor, id);
-    if (lock) await trx('projects').where({ id }).forUpdate().first();
-    return row;
-  }
 }

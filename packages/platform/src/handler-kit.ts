@@ -1,0 +1,58 @@
+import type { JsonObject } from '@bufbuild/protobuf';
+import type { Actor } from '@cluster/proto';
+import { DomainError } from './errors.ts';
+
+/**
+ * Small helpers every backend's RPC handlers and presenters share, so that core,
+ * delivery and evidence read requests and shape answers the same way.
+ */
+
+/** The actor, or a 401 when a caller forgot it (an internal bug, never a client's). */
+export function requireActor(actor: Actor | undefined): Actor {
+  if (!actor?.organizationId) throw new DomainError('unauthorized', 'no actor on the call');
+  return actor;
+}
+
+/** Page arguments of a list RPC (the gateway has validated them): page from 1, 1..100 per page, 25 by default. */
+export interface PageArgs {
+  page: number;
+  pageSize: number;
+}
+
+/** Normalises page arguments from an RPC. */
+export function pageArgs(req: { page: number; pageSize: number }): PageArgs {
+  return { page: req.page > 0 ? req.page : 1, pageSize: req.pageSize > 0 ? Math.min(req.pageSize, 100) : 25 };
+}
+
+/** One page of a list with its true total, in the shape of the RPC list response. */
+export interface Page<T> {
+  data: T[];
+  page: number;
+  pageSize: number;
+  total: number;
+}
+
+/** A request Struct (body or query) as a plain record; absent means empty. */
+export function bodyOf(v: JsonObject | undefined): Record<string, unknown> {
+  return (v ?? {}) as Record<string, unknown>;
+}
+
+/** A plain object as a protobuf Struct value (what the RPC messages carry). */
+export function asStruct(v: object): JsonObject {
+  return v as JsonObject;
+}
+
+/**
+ * A database row as JSON for an RPC answer: Dates to ISO strings, undefined dropped.
+ * `only` keeps just those keys (in that order); `omit` drops those keys.
+ */
+export function rowToJson(row: Record<string, unknown>, pick: { only?: readonly string[]; omit?: readonly string[] } = {}): JsonObject {
+  const out: JsonObject = {};
+  const keys = pick.only ?? Object.keys(row);
+  for (const k of keys) {
+    const v = row[k];
+    if (v === undefined || pick.omit?.includes(k)) continue;
+    out[k] = v instanceof Date ? v.toISOString() : (v as JsonObject[string]);
+  }
+  return out;
+}

@@ -1,0 +1,26 @@
+import type { ServiceImpl } from '@connectrpc/connect';
+import { bodyOf, pageArgs } from '@cluster/platform';
+import type { ProjectService } from '@cluster/proto';
+import type { createProjectService } from './service.ts';
+
+/** ProjectService over Connect: unpacks requests, calls the rules, packs answers. */
+export function projectRpc(projects: ReturnType<typeof createProjectService>): ServiceImpl<typeof ProjectService> {
+  return {
+    async listProjects(req) {
+      return projects.list(req.actor, bodyOf(req.query), pageArgs(req));
+    },
+    async createProject(req) {
+      return { resource: await projects.create(req.actor, bodyOf(req.body)), created: true };
+    },
+    async getProject(req) {
+      return { resource: await projects.get(req.actor, req.id) };
+    },
+    async updateProject(req) {
+      return { resource: await projects.update(req.actor, req.id, bodyOf(req.body)) };
+    },
+    async deleteProject(req) {
+      await projects.remove(req.actor, req.id);
+      return {};
+    },
+  };
+}

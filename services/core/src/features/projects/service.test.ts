@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { Actor } from '@cluster/proto';
+import { DomainError } from '@cluster/platform';
+import { createFakeStores } from '../../fake-stores.ts';
+import { createProjectService } from './service.ts';
+
+const ORG = '00000000-0000-4000-8000-000000000001';
+const OTHER_ORG = '00000000-0000-4000-8000-000000000002';
+const actor = (over: Partial<Actor> = {}) =>
+  ({ organizationId: ORG, userId: 'u1', apiKeyId: 'k1', scope: 'organization', role: 'admin', permissions: [], requestId: 'r1', ...over }) as Actor;
+
+async function reason(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'no error';
+  } catch (err) {
+    return err instanceof DomainError ? err.reason : String(err);
+  }
+}
+
+describe('project rules (fake stores)', () => {
+  it('creates a project in the actor organization, audits it and emits project.created', async () => {
+    const stores = createFakeStores();
+    const projects = createProjectService(stores);
+    const p = await projects.create(actor(), { name: 'Site', description: 'x', clientId: OTHER_ORG, bogus: 1 });
+    expect(p).toMatchObject({ name: 'Site', organizationId: ORG, clientId: ORG });
+    expect(p).not.toHaveProperty('bogus');
+    expect(p).not.toHaveProperty('entryCounter');
+    const [write] = stores.written;
+    expect(write.rows).toEqual([
+      expect.objectContaining({ table: 'audit_events', row: expect.objectContaining({ action: 'created', entityId: p.id, actorId: 'u1' }) }),
+    ]);
+    expect(write.events).toEqual([
+      expect.objectContaining({ eventName: 'project.created', organizationId: ORG, actorUserId: 'u1', payload: expect.objectContaining({ name: 'Site' }) }),
+    ]);
+  });
+
+  it('emits project.updated with the changed fields only when something changed, and audits either way', async () => {
+    const stores = createFakeStores();
+    const projects = createProjectService(stores);
+    const p = await projects.create(actor(), { name: 'Site', description: 'x' });
+    await projects.update(actor(), p.id as string, { name: 'Site', description: 'y' });
+    await projects.update(actor(), p.id as string, { description: 'y' });
+    const [, changed, unchanged] = stores.written;
+    expect(changed.events.map((e) => [e.eventName, e.payload.changedFields])).toEqual([['project.updated', ['description']]]);
+    expect(unchanged.events).toEqual([]);
+    expect(unchanged.rows[0].row).toMatchObject({ action: 'updated', metadata: expect.objectContaining({ changedFields: [] }) });
+  });
+
+  it("hides another organization's project (404) and confines a project key (403 on another project, its own only in lists)", async () => {
+    const stores = createFakeStores();
+    const projects = createProjectService(stores);
+    const mine = await projects.create(actor(), { name: 'A', description: '' });
+    const other = await projects.create(actor(), { name: 'B', description: '' });
+    const foreign = await projects.create(actor({ organizationId: OTHER_ORG }), { name: 'C', description: '' });
+    expect(await reason(projects.get(actor(), foreign.id as string))).toBe('not_found');
+    expect(await reason(projects.get(actor(), 'not-a-uuid'))).toBe('not_found');
+    const key = actor({ scope: 'project', scopedProjectId: mine.id as string });
+    expect(await reason(projects.update(key, other.id as string, { name: 'x' }))).toBe('scope_violation');
+    const page = await projects.list(key, {}, { page: 1, pageSize: 25 });
+    expect(page.data.map((p) => p.id)).toEqual([mine.id]);
+    expect(page.total).toBe(1);
+  });
+
+  it('writes nothing for a refused delete', async () => {
+    const stores = createFakeStores();
+    const projects = createProjectService(stores);
+    const foreign = await projects.create(actor({ organizationId: OTHER_ORG }), { name: 'C', description: '' });
+    expect(await reason(projects.remove(actor(), foreign.id as string))).toBe('not_found');
+    expect(stores.written).toHaveLength(1);
+    expect(stores.projects.rows).toHaveLength(1);
+  });
+});

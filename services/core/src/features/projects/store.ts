@@ -1,0 +1,50 @@
+import { isUuid, type Knex } from '@cluster/db';
+import type { Page, PageArgs } from '@cluster/platform';
+import { jsonbValues, paginate } from '../../shared/paginate.ts';
+
+/** A project row as stored (every column; presenters decide what leaves the core). */
+export type ProjectRow = Record<string, unknown> & { id: string; organizationId: string; name: string; status: string };
+
+/** Projects in Postgres: all SQL of the feature. */
+export interface ProjectStore {
+  /** One page of an organization's projects, optionally only one id and one status. */
+  list(organizationId: string, filter: { id?: string | null; status?: string }, page: PageArgs): Promise<Page<ProjectRow>>;
+  /** A project of the organization (locked for the transaction with `lock`), or undefined. Non-UUID ids find nothing. */
+  find(organizationId: string, id: string, opts?: { lock?: boolean }): Promise<ProjectRow | undefined>;
+  insert(values: Record<string, unknown>): Promise<ProjectRow>;
+  update(id: string, values: Record<string, unknown>): Promise<ProjectRow>;
+  remove(id: string): Promise<void>;
+}
+
+const JSON_COLUMNS = ['customLinks'];
+
+/** The knex implementation of ProjectStore. */
+export function createProjectStore(db: Knex): ProjectStore {
+  return {
+    list(organizationId, filter, page) {
+      const q = db('projects').where({ organizationId });
+      if (filter.id) q.andWhere({ id: filter.id });
+      if (filter.status !== undefined) q.andWhere({ status: filter.status });
+      return paginate<ProjectRow>(q, page);
+    },
+    async find(organizationId, id, opts = {}) {
+      if (!isUuid(id)) return undefined;
+      const q = db('projects').where({ id, organizationId });
+      return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<ProjectRow | undefined>;
+    },
+    async insert(values) {
+      const [row] = await db('projects').insert(jsonbValues(values, JSON_COLUMNS)).returning('*');
+      return row as ProjectRow;
+    },
+    async update(id, values) {
+      const [row] = await db('projects')
+        .where({ id })
+        .update({ ...jsonbValues(values, JSON_COLUMNS), updatedAt: db.fn.now() })
+        .returning('*');
+      return row as ProjectRow;
+    },
+    async remove(id) {
+      await db('projects').where({ id }).del();
+    },
+  };
+}

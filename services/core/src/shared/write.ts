@@ -1,0 +1,77 @@
+import { commitWrite, type DomainEvent, type OneStatementChange, type WriteRecord } from '@cluster/outbox';
+import type { Knex } from '@cluster/db';
+import type { Actor } from '@cluster/proto';
+
+/** The core's audit trail: one row per write (api-decisions.md, "Audit events"). */
+export const AUDIT_TABLE = 'audit_events';
+
+/** The audit record of one write, before the actor's fields are added. */
+export interface AuditRecord {
+  /** Set by callers that retry (forwarded audits): a repeat with the same id records nothing. */
+  id?: string;
+  /** When the write happened, if it was earlier than now (forwarded audits). */
+  occurredAt?: string;
+  entityType: string;
+  action: string;
+  entityId: string;
+  entityName?: string | null;
+  projectId?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * A domain event of a write whose organization (and, unless it says otherwise,
+ * acting user) come from the write's actor.
+ */
+export type ActorEvent = Omit<DomainEvent, 'organizationId' | 'actorUserId'> & { actorUserId?: string | null };
+
+/** Audit metadata of every write made through an API key. */
+export function auditMetadata(actor: Actor, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { actorType: 'api_key', apiKeyId: actor.apiKeyId, requestId: actor.requestId || undefined, ...extra };
+}
+
+/** The audit row of a write. `actor` null: made by an operator through the admin CLI. */
+function auditRow(organizationId: string, actor: Actor | null, rec: AuditRecord): Record<string, unknown> {
+  return {
+    ...(rec.id ? { id: rec.id } : {}),
+    ...(rec.occurredAt ? { createdAt: rec.occurredAt } : {}),
+    organizationId,
+    projectId: rec.projectId ?? null,
+    entityType: rec.entityType,
+    action: rec.action,
+    entityId: rec.entityId,
+    entityName: rec.entityName ?? null,
+    actorId: actor?.userId || null,
+    metadata: actor ? auditMetadata(actor, rec.metadata) : { actorType: 'admin_cli', ...rec.metadata },
+  };
+}
+
+/**
+ * What a write made with an API key leaves behind: its audit record (none when
+ * `audit` is null) and its events, stamped with the actor's organization and user.
+ * Pure: services build it, stores commit it (`Stores.record`).
+ */
+export function apiWrite(actor: Actor, audit: AuditRecord | null, events: ActorEvent[] = []): WriteRecord {
+  return writeOf(actor.organizationId, actor, audit, events);
+}
+
+/** What a write made by the system or an operator (admin CLI) leaves behind: actorId null, actorType admin_cli. */
+export function systemWrite(organizationId: string, audit: AuditRecord | null, events: ActorEvent[] = []): WriteRecord {
+  return writeOf(organizationId, null, audit, events);
+}
+
+function writeOf(organizationId: string, actor: Actor | null, audit: AuditRecord | null, events: ActorEvent[]): WriteRecord {
+  return {
+    rows: audit ? [{ table: AUDIT_TABLE, row: auditRow(organizationId, actor, audit), ignoreConflict: audit.id !== undefined }] : [],
+    events: events.map((e) => ({
+      ...e,
+      organizationId,
+      actorUserId: e.actorUserId !== undefined ? e.actorUserId : (actor?.userId || null),
+    })),
+  };
+}
+
+/** Commits a write of the core (see commitWrite): in `db`'s transaction, or as one statement with `change`. */
+export function recordWrite(db: Knex, write: WriteRecord, change?: OneStatementChange): Promise<Record<string, unknown> | undefined> {
+  return commitWrite(db, 'core', write, change);
+}
