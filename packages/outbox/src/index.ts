@@ -1,2 +1,4 @@
+export * from './leader-connection.ts';
+export * from './publisher.ts';
 export * from './relay.ts';
 export * from './write.ts';

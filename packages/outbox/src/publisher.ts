@@ -1,0 +1,85 @@
+import { physicalTopic, type Producer } from '@cluster/kafka';
+
+/** One outbox row as the relay reads it. */
+export interface OutboxRow {
+  topic: string;
+  key: string;
+  envelope: { eventName: string; id: string } & Record<string, unknown>;
+  headers: Record<string, string> | null;
+}
+
+interface OutgoingMessage {
+  key: string;
+  value: string;
+  headers: Record<string, string>;
+}
+
+/** Splits messages, in order, into runs of at most `maxBytes` (a larger message is a run of its own). */
+export function chunksBySize<T extends OutgoingMessage>(messages: T[], maxBytes: number): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let size = 0;
+  for (const m of messages) {
+    const bytes = Buffer.byteLength(m.value) + Buffer.byteLength(m.key) + 64 + JSON.stringify(m.headers).length;
+    if (current.length && size + bytes > maxBytes) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(m);
+    size += bytes;
+  }
+  if (current.length) chunks.push(current);
+  return chunks;
+}
+
+/** Publishes outbox rows to Kafka, in order, acknowledged by every in-sync replica. */
+export interface OutboxPublisher {
+  /** Resolves once the broker has every row. */
+  publish(rows: OutboxRow[]): Promise<void>;
+  /** Drops the producer; the next publish makes and connects a fresh one. */
+  replace(): Promise<void>;
+}
+
+/**
+ * The Kafka side of the relay. It makes its producer lazily and replaces it on
+ * request: a kafkajs idempotent producer whose broker lost its producer state (a
+ * crash) can stay stuck on sequence errors for good.
+ */
+export function createOutboxPublisher(opts: { newProducer: () => Producer; topicPrefix: string; maxRequestBytes: number }): OutboxPublisher {
+  let producer: Producer | undefined;
+  const connected = async (): Promise<Producer> => {
+    if (!producer) {
+      const fresh = opts.newProducer();
+      await fresh.connect();
+      producer = fresh;
+    }
+    return producer;
+  };
+  return {
+    async publish(rows) {
+      const messages = rows.map((row) => ({
+        // Rows name logical topics; this process's prefix makes them Kafka topics.
+        topic: physicalTopic(row.topic, opts.topicPrefix),
+        key: row.key,
+        value: JSON.stringify(row.envelope),
+        headers: { ...(row.headers ?? {}), 'event-name': row.envelope.eventName, 'event-id': row.envelope.id },
+      }));
+      // In order, in requests of at most maxRequestBytes: a record batch over the topic's
+      // max.message.bytes would be refused every time, and stop the relay for good.
+      for (const chunk of chunksBySize(messages, opts.maxRequestBytes)) {
+        const byTopic = new Map<string, OutgoingMessage[]>();
+        for (const { topic, ...m } of chunk) byTopic.set(topic, [...(byTopic.get(topic) ?? []), m]);
+        await (await connected()).sendBatch({
+          acks: -1,
+          topicMessages: [...byTopic].map(([topic, list]) => ({ topic, messages: list })),
+        });
+      }
+    },
+    async replace() {
+      const old = producer;
+      producer = undefined;
+      await old?.disconnect().catch(() => {});
+    },
+  };
+}
