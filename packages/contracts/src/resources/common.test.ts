@@ -8,9 +8,11 @@ describe('propertiesOf', () => {
     expect(Object.keys(props)).toEqual(['b', 'x', 'a']);
   });
 
-  it('throws at load when a name is missing or extra (for callers the compiler does not check)', () => {
-    const fields: readonly string[] = ['a', 'b'];
+  it('refuses a missing or an extra name: the compiler, and at load for callers it does not check', () => {
+    const fields = ['a', 'b'] as const;
+    // @ts-expect-error b has no schema
     expect(() => propertiesOf(fields)({ a: Type.String() })).toThrow('schemas of a do not match the field list a, b');
+    // @ts-expect-error c is no field
     expect(() => propertiesOf(fields)({ a: Type.String(), b: Type.String(), c: Type.String() })).toThrow(/do not match/);
   });
 });
