@@ -15,9 +15,13 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
   return Type.Unsafe<Static<T> | null>({ anyOf: [s, { type: 'null' }] });
 }
 
+/** An id. */
 export const Uuid = Type.String({ format: 'uuid' });
+/** An RFC 3339 timestamp. */
 export const DateTime = Type.String({ format: 'date-time' });
+/** Any JSON value (jsonb columns such as typeMetadata). */
 export const AnyJson = Type.Unsafe<unknown>({ description: 'any JSON value' });
+/** `string|null`, the most common optional column. */
 export const NullableString = Nullable(Type.String());
 /** Money as a non-negative decimal string (spec: money values are decimal strings). */
 export const Money = Type.String({ pattern: '^\\d+(\\.\\d+)?$', description: 'decimal string, e.g. 1200.50' });

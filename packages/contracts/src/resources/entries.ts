@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AnyJson, Body, DateTime, Money, Nullable, NullableString, StringEnum, Uuid, propertiesOf } from './common.ts';
 
+/** Values of an entry's `type`, `status`, `priority`, approval states and deployment stage (spec). */
 export const ENTRY_TYPES = [
   'feature_request', 'bug_report', 'feedback', 'validation', 'documentation', 'platform_infrastructure', 'ci_cd', 'security',
 ] as const;

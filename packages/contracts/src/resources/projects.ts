@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AnyJson, Body, DateTime, Nullable, NullableString, StringEnum, Uuid, propertiesOf } from './common.ts';
 
+/** Values of a project's `status` (spec). */
 export const PROJECT_STATUSES = ['active', 'on_hold', 'completed', 'archived'] as const;
 
 /**

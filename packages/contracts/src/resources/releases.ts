@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Body, DateTime, Money, Nullable, NullableString, StringEnum, Uuid, propertiesOf } from './common.ts';
 
+/** Values of a release's `status`, `type`, `targetAudience` and `riskLevel` (spec). */
 export const RELEASE_STATUSES = ['planning', 'active', 'in_progress', 'testing', 'completed', 'released', 'archived'] as const;
 export const RELEASE_TYPES = ['major', 'minor', 'hotfix', 'patch'] as const;
 export const TARGET_AUDIENCES = ['internal', 'beta', 'limited', 'general'] as const;

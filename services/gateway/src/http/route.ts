@@ -23,6 +23,7 @@ export interface RouteRequest {
   clients: Clients;
 }
 
+/** What a handler answers: the status, the body, and headers to set. */
 export interface RouteResult {
   status: number;
   body?: unknown;
@@ -78,9 +79,9 @@ export function defineRoute<B extends TSchema = Nothing, Q extends TObject = Not
 }
 
 /**
- * The input of a route without a body or query schema: `{}`, never read. Such a route's
- * type parameter is its default, `Nothing`, whose static type `{}` is; TypeScript cannot
- * tie the missing schema to the default, hence the assertion.
+ * What a route without a body (or query) schema hands its handler: `{}`, never read. Its type
+ * parameter is then the default, `Nothing`, whose static type is `{}`; TypeScript cannot tie the
+ * absent schema to that default, hence this one assertion.
  */
 function nothing<S extends TSchema>(): Static<S> {
   return {} as Static<S>;
@@ -110,4 +111,5 @@ export function createMatcher(routes: readonly RouteDef[]) {
     return { params: {}, allow };
   };
 }
+/** A route table's path matcher (createMatcher). */
 export type Matcher = ReturnType<typeof createMatcher>;
