@@ -1,4 +1,4 @@
 export { startGateway } from './start.ts';
 export { readGatewayConfig } from './config.ts';
-export { routes } from './routes/index.ts';
+export { routes } from './routes.ts';
 export { buildOpenApi } from './http/openapi.ts';

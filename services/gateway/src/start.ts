@@ -5,7 +5,7 @@ import { buildGateway } from './app.ts';
 import { createClients } from './clients.ts';
 import { DEV_IDEMPOTENCY_KEY_MATERIAL, type GatewayConfig } from './config.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts';
-import { routes } from './routes/index.ts';
+import { routes } from './routes.ts';
 
 /** Composition root of the gateway. */
 export async function startGateway(config: GatewayConfig): Promise<{ port: number; shutdown: Shutdown }> {

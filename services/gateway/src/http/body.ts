@@ -1,11 +1,11 @@
-import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { DomainError } from '@cluster/platform';
+import type { GatewayContext } from './context.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 
 /** Reads the raw body (1 MiB limit: 413 payload_too_large) and parses JSON (400 when it is not JSON). */
-export async function readJsonBody(ctx: Context): Promise<{ raw: string; json: unknown }> {
+export async function readJsonBody(ctx: GatewayContext): Promise<{ raw: string; json: unknown }> {
   let raw: string;
   try {
     raw = await getRawBody(ctx.req, { limit: BODY_LIMIT, encoding: 'utf8', length: ctx.get('content-length') || undefined });
@@ -23,4 +23,9 @@ export async function readJsonBody(ctx: Context): Promise<{ raw: string; json: u
       errors: [{ path: '', message: 'is not valid JSON' }],
     });
   }
+}
+
+/** Pipeline step 5: the raw and parsed body of a write; GET and DELETE are not read. */
+export async function readRequestBody(ctx: GatewayContext): Promise<{ raw: string; json: unknown }> {
+  return ctx.method === 'GET' || ctx.method === 'DELETE' ? { raw: '', json: undefined } : readJsonBody(ctx);
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { JsonObject } from '@bufbuild/protobuf';
 import { DomainError, type SecretBox } from '@cluster/platform';
 import type { Clients } from '../clients.ts';
+import type { GatewayContext } from './context.ts';
 import type { RouteResult } from './route.ts';
 
 const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
@@ -77,4 +78,17 @@ async function store(clients: Clients, box: SecretBox, apiKeyId: string, key: st
     body: result.body === undefined ? undefined : { sealed: box.seal(JSON.stringify(result.body), `${apiKeyId}|${key}`) },
     headers,
   });
+}
+
+/** Pipeline step 6: a POST with an Idempotency-Key header runs under that key (withIdempotency); any other request just runs. */
+export function runIdempotent(
+  ctx: GatewayContext,
+  clients: Clients,
+  box: SecretBox,
+  apiKeyId: string,
+  rawBody: string,
+  run: () => Promise<RouteResult>,
+): Promise<RouteResult> {
+  if (ctx.method !== 'POST' || ctx.headers['idempotency-key'] === undefined) return run();
+  return withIdempotency(clients, box, apiKeyId, ctx.get('idempotency-key'), { method: ctx.method, path: ctx.path, rawBody }, run);
 }

@@ -1,11 +1,11 @@
 import type { TSchema } from '@sinclair/typebox';
-import { ErrorBody } from '../schemas/common.ts';
-import type { RouteDef } from './route.ts';
+import { ErrorBody } from '@cluster/contracts';
+import type { RouteContract } from './route.ts';
 
 const clean = (s: TSchema | undefined): unknown => (s ? JSON.parse(JSON.stringify(s)) : undefined);
 
 /** The OpenAPI 3.1 document, generated from the same route table that validates requests. */
-export function buildOpenApi(routes: RouteDef[]): Record<string, unknown> {
+export function buildOpenApi(routes: readonly RouteContract[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: clean(ErrorBody) } } });
   for (const r of routes) {
@@ -13,8 +13,7 @@ export function buildOpenApi(routes: RouteDef[]): Record<string, unknown> {
     const params: unknown[] = [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
       name: m[1], in: 'path', required: true, schema: { type: 'string', format: 'uuid' },
     }));
-    const q = r.query as unknown as { properties?: Record<string, unknown> } | undefined;
-    for (const [name, schema] of Object.entries(q?.properties ?? {})) params.push({ name, in: 'query', required: false, schema: clean(schema as TSchema) });
+    for (const [name, schema] of Object.entries(r.query?.properties ?? {})) params.push({ name, in: 'query', required: false, schema: clean(schema) });
     if (r.method === 'POST') {
       params.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } });
     }

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { DomainError } from '@cluster/platform';
+import type { GatewayContext } from './context.ts';
 
 export interface RateDecision {
   allowed: boolean;
@@ -87,4 +89,19 @@ export function createRedisRateLimiter(url: string, limit: number): RateLimiter 
       await redis.quit().catch(() => {});
     },
   };
+}
+
+/**
+ * Pipeline step 3: counts the request against its API key. Always answers the
+ * X-RateLimit-Limit/-Remaining/-Reset headers; over the limit, 429 rate_limit with Retry-After.
+ */
+export async function enforceRateLimit(ctx: GatewayContext, limiter: RateLimiter, apiKeyId: string): Promise<void> {
+  const rate = await limiter.hit(apiKeyId);
+  ctx.set('X-RateLimit-Limit', String(rate.limit));
+  ctx.set('X-RateLimit-Remaining', String(rate.remaining));
+  ctx.set('X-RateLimit-Reset', String(rate.reset));
+  if (!rate.allowed) {
+    ctx.set('Retry-After', String(rate.retryAfter));
+    throw new DomainError('rate_limit', 'rate limit exceeded', { retryAfter: rate.retryAfter });
+  }
 }

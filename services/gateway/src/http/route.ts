@@ -1,25 +1,37 @@
 import type { Actor } from '@cluster/proto';
 import type { Permission, Role } from '@cluster/contracts';
-import type { TSchema } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Clients } from '../clients.ts';
+import { validateBody, validateQuery } from './validate.ts';
 
-/** What a handler sees: the authenticated actor and validated input. */
-export interface RouteInput {
+/** What a handler sees: the authenticated actor and the input, typed by the route's body and query schemas. */
+export interface RouteInput<B, Q> {
   actor: Actor;
   params: Record<string, string>;
-  body: Record<string, unknown>;
+  body: B;
+  query: Q;
+  clients: Clients;
+}
+
+/** What the pipeline hands a route: the request as read, not yet validated. */
+export interface RouteRequest {
+  actor: Actor;
+  params: Record<string, string>;
+  /** The parsed JSON body; undefined when the request had none. */
+  json: unknown;
   query: Record<string, unknown>;
   clients: Clients;
 }
 
+/** What a handler answers: the status, the body, and headers to set. */
 export interface RouteResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
 }
 
-/** One public route: its contract (for validation and the OpenAPI document) and a thin handler. */
-export interface RouteDef {
+/** A route's contract: what authorization, validation and the OpenAPI document read. */
+export interface RouteContract {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path under /api/v1 with :params. */
   path: string;
@@ -31,24 +43,53 @@ export interface RouteDef {
   /** Organization-wide route: a project-scoped key gets 403 scope_violation. */
   orgKeyOnly?: boolean;
   body?: TSchema;
-  query?: TSchema;
+  query?: TObject;
   response: { status: number; schema?: TSchema; description?: string };
-  handler(input: RouteInput): Promise<RouteResult>;
 }
 
-export function defineRoutes(routes: RouteDef[]): RouteDef[] {
-  return routes;
+/** What defineRoute takes: the contract and a handler typed by the body and query schemas. */
+export interface RouteSpec<B extends TSchema, Q extends TObject> extends RouteContract {
+  body?: B;
+  query?: Q;
+  handler: (input: RouteInput<Static<B>, Static<Q>>) => Promise<RouteResult>;
 }
 
-interface Compiled {
-  def: RouteDef;
-  regex: RegExp;
-  names: string[];
+/** One public route of the table: its contract, and `run`, which validates the request and calls the handler. */
+export interface RouteDef extends RouteContract {
+  run(request: RouteRequest): Promise<RouteResult>;
+}
+
+/** The body and query schema of a route that has none: an empty object. */
+type Nothing = TObject<Record<never, TSchema>>;
+
+/**
+ * Makes a route of the table. The handler's `body` is `Static<typeof body>` and its
+ * `query` `Static<typeof query>`: `run` validates both (body first, then query; each
+ * throws 400 validation_error) before the handler sees them.
+ */
+export function defineRoute<B extends TSchema = Nothing, Q extends TObject = Nothing>(spec: RouteSpec<B, Q>): RouteDef {
+  const { handler, ...contract } = spec;
+  return {
+    ...contract,
+    async run({ json, query, ...input }) {
+      const body = spec.body ? validateBody(spec.body, json === undefined ? {} : json) : nothing<B>();
+      return handler({ ...input, body, query: spec.query ? validateQuery(spec.query, query) : nothing<Q>() });
+    },
+  };
+}
+
+/**
+ * What a route without a body (or query) schema hands its handler: `{}`, never read. Its type
+ * parameter is then the default, `Nothing`, whose static type is `{}`; TypeScript cannot tie the
+ * absent schema to that default, hence this one assertion.
+ */
+function nothing<S extends TSchema>(): Static<S> {
+  return {} as Static<S>;
 }
 
 /** Matches paths to routes; tells 404 (no such path) from 405 (path exists, method does not). */
-export function createMatcher(routes: RouteDef[]) {
-  const compiled: Compiled[] = routes.map((def) => {
+export function createMatcher(routes: readonly RouteDef[]) {
+  const compiled = routes.map((def) => {
     const names: string[] = [];
     const pattern = def.path.replace(/:([A-Za-z]+)/g, (_, n: string) => {
       names.push(n);
@@ -70,3 +111,5 @@ export function createMatcher(routes: RouteDef[]) {
     return { params: {}, allow };
   };
 }
+/** A route table's path matcher (createMatcher). */
+export type Matcher = ReturnType<typeof createMatcher>;

@@ -1,0 +1,97 @@
+import {
+  Type, type Static, type TObject, type TOptional, type TProperties, type TSchema, type TUnsafe,
+} from '@sinclair/typebox';
+
+/** A string enum with a flat JSON Schema (`enum`), so validation errors stay readable. */
+export function StringEnum<T extends readonly string[]>(values: T, opts: Record<string, unknown> = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...opts });
+}
+
+/** `T|null` of the spec as a JSON Schema type array. */
+export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  const s = schema as unknown as Record<string, unknown>;
+  if (Array.isArray(s.enum)) return Type.Unsafe<Static<T> | null>({ ...s, type: [s.type, 'null'], enum: [...(s.enum as unknown[]), null] });
+  if (s.type) return Type.Unsafe<Static<T> | null>({ ...s, type: [s.type, 'null'] });
+  return Type.Unsafe<Static<T> | null>({ anyOf: [s, { type: 'null' }] });
+}
+
+/** An id. */
+export const Uuid = Type.String({ format: 'uuid' });
+/** An RFC 3339 timestamp. */
+export const DateTime = Type.String({ format: 'date-time' });
+/** Any JSON value (jsonb columns such as typeMetadata). */
+export const AnyJson = Type.Unsafe<unknown>({ description: 'any JSON value' });
+/** `string|null`, the most common optional column. */
+export const NullableString = Nullable(Type.String());
+/** Money as a non-negative decimal string (spec: money values are decimal strings). */
+export const Money = Type.String({ pattern: '^\\d+(\\.\\d+)?$', description: 'decimal string, e.g. 1200.50' });
+
+type Mismatch<M, K extends PropertyKey> = [Exclude<keyof M, K>, Exclude<K, keyof M>] extends [never, never]
+  ? unknown
+  : { 'names missing from the field list, or absent from the schemas': Exclude<keyof M, K> | Exclude<K, keyof M> };
+
+/**
+ * The schemas of a resource's field list, checked by the compiler: every name of `fields` (and of
+ * `bodyOnly`, names a body may hold that are no column) has a schema, and no other name does.
+ * The field list is the contract the core reads (its columns, in the order it reports changes);
+ * the schemas' own order is the order of the API document and of validation errors.
+ * The same check runs once at load, for callers the compiler does not see.
+ * Use: `propertiesOf(ENTRY_WRITABLE_FIELDS)({ type: ..., title: ... })`.
+ */
+export function propertiesOf<F extends string, X extends string = never>(fields: readonly F[], bodyOnly: readonly X[] = []) {
+  const names = new Set<string>([...fields, ...bodyOnly]);
+  return <M extends TProperties>(properties: M & Mismatch<M, F | X>): M => {
+    const keys = Object.keys(properties);
+    if (keys.length !== names.size || keys.some((k) => !names.has(k))) {
+      throw new Error(`schemas of ${keys.join(', ')} do not match the field list ${[...names].join(', ')}`);
+    }
+    return properties;
+  };
+}
+
+type BodyProperties<T extends TProperties, R extends keyof T> = { [K in keyof T]: K extends R ? T[K] : TOptional<T[K]> };
+
+/** A body object that rejects unknown properties; `required` names the properties it must have. */
+export function Body<T extends TProperties, R extends keyof T & string = never>(
+  props: T,
+  opts: { required?: readonly R[]; description?: string } = {},
+): TObject<BodyProperties<T, R>> {
+  const required = new Set<string>(opts.required ?? []);
+  const shaped: TProperties = {};
+  for (const [k, v] of Object.entries(props)) shaped[k] = required.has(k) ? v : Type.Optional(v);
+  // The loop above builds exactly BodyProperties<T, R>; TypeScript cannot follow a mapped object built key by key.
+  return Type.Object(shaped, { additionalProperties: false, description: opts.description }) as TObject<BodyProperties<T, R>>;
+}
+
+/** Query parameters of every list: page (from 1) and pageSize (1..100, default 25). */
+export const PageQuery = {
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
+};
+
+type ListQueryProperties<F extends TProperties> = {
+  [K in keyof (typeof PageQuery & F)]: TOptional<(typeof PageQuery & F)[K]>;
+};
+
+/** The query of a list: page, pageSize and the resource's filters, every one optional. */
+export function ListQuery<F extends TProperties = Record<never, TSchema>>(filters?: F): TObject<ListQueryProperties<F>> {
+  const shaped: TProperties = {};
+  for (const [k, v] of Object.entries({ ...PageQuery, ...filters })) shaped[k] = Type.Optional(v);
+  // As in Body: the loop builds exactly ListQueryProperties<F>.
+  return Type.Object(shaped) as TObject<ListQueryProperties<F>>;
+}
+
+/** The validated query of any list: what the gateway reads before passing the filters on. */
+export type ListQueryValues = { page?: number; pageSize?: number };
+
+/** A page of a list answer. */
+export function ListOf<T extends TSchema>(item: T) {
+  return Type.Object({ data: Type.Array(item), page: Type.Integer(), pageSize: Type.Integer(), total: Type.Integer() });
+}
+
+/** The spec's error body. */
+export const ErrorBody = Type.Object({
+  reason: Type.String(),
+  message: Type.String(),
+  details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+});

@@ -1,0 +1,62 @@
+import type { JsonObject } from '@bufbuild/protobuf';
+import {
+  ADMIN_ROLES, BulkInviteItem, BulkInviteRequest, BulkInviteResponse, InviteRequest, InviteResponse, ListOf, ListQuery, User,
+  UserFilters, UserUpdate,
+} from '@cluster/contracts';
+import { DomainError } from '@cluster/platform';
+import { list, listArgs, ok } from '../../http/results.ts';
+import { defineRoute, type RouteDef } from '../../http/route.ts';
+import { toStruct } from '../../http/struct.ts';
+import { validateBody } from '../../http/validate.ts';
+
+/** Validates one bulk item on its own: `{index, item}` when valid, `{index, item?, error}` when not. */
+function checkItem(item: unknown, index: number): JsonObject {
+  const asObject = item !== null && typeof item === 'object' && !Array.isArray(item) ? toStruct(item) : undefined;
+  try {
+    validateBody(BulkInviteItem, item);
+    return { index, item: asObject ?? null };
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    const problems = (err.details?.errors ?? []) as { path: string; message: string }[];
+    return { index, ...(asObject ? { item: asObject } : {}), error: problems.map((p) => `${p.path || '/'}: ${p.message}`).join('; ') };
+  }
+}
+
+/** Users of the organization and invites. */
+export const userRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'GET', path: '/users', summary: 'List users of the organization', tag: 'users', permission: 'read:user',
+    orgKeyOnly: true, query: ListQuery(UserFilters), response: { status: 200, schema: ListOf(User) },
+    handler: async (input) => list(await input.clients.users.listUsers(listArgs(input))),
+  }),
+  defineRoute({
+    method: 'POST', path: '/users/invite', summary: 'Invite a user (idempotent with externalRef)', tag: 'users',
+    permission: 'write:user', roles: ADMIN_ROLES, orgKeyOnly: true, body: InviteRequest,
+    response: { status: 201, schema: InviteResponse, description: 'Created (201) or an existing user (200, created: false)' },
+    handler: async ({ actor, body, clients }) => {
+      const res = await clients.users.inviteUser({ actor, body: toStruct(body) });
+      return { status: res.created ? 201 : 200, body: res.resource };
+    },
+  }),
+  defineRoute({
+    method: 'POST', path: '/users/bulk-invite', summary: 'Invite 1 to 50 users; per-item results', tag: 'users',
+    permission: 'write:user', roles: ADMIN_ROLES, orgKeyOnly: true, body: BulkInviteRequest,
+    response: { status: 200, schema: BulkInviteResponse },
+    handler: async ({ actor, body, clients }) => {
+      const invites = body.invites.map(checkItem);
+      const res = await clients.users.bulkInvite({ actor, body: { invites, sendInvite: body.sendInvite === true } });
+      return ok(res.resource);
+    },
+  }),
+  defineRoute({
+    method: 'GET', path: '/users/:id', summary: 'Get a user', tag: 'users', permission: 'read:user',
+    response: { status: 200, schema: User },
+    handler: async ({ actor, params, clients }) => ok((await clients.users.getUser({ actor, id: params.id })).resource),
+  }),
+  defineRoute({
+    method: 'PATCH', path: '/users/:id', summary: 'Update a user\'s name or metadata', tag: 'users', permission: 'write:user',
+    body: UserUpdate, response: { status: 200, schema: User },
+    handler: async ({ actor, params, body, clients }) =>
+      ok((await clients.users.updateUser({ actor, id: params.id, body: toStruct(body) })).resource),
+  }),
+];

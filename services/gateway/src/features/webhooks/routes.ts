@@ -1,0 +1,66 @@
+import {
+  Delivery, DeliveryDetail, DeliveryFilters, ListOf, ListQuery, Webhook, WebhookCreate, WebhookFilters, WebhookTestBody,
+  WebhookTestResult, WebhookUpdate, WebhookWithSecret,
+} from '@cluster/contracts';
+import { created, list, listArgs, noContent, ok } from '../../http/results.ts';
+import { defineRoute, type RouteDef } from '../../http/route.ts';
+import { toStruct } from '../../http/struct.ts';
+
+/**
+ * Webhook subscriptions and their delivery records. Subscriptions belong to the
+ * organization, so every path needs an organization-scoped key (api-decisions.md:
+ * other organization-wide paths answer a project key 403 scope_violation).
+ */
+export const webhookRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'GET', path: '/webhooks', summary: 'List webhook subscriptions', tag: 'webhooks', permission: 'read:webhook',
+    orgKeyOnly: true, query: ListQuery(WebhookFilters), response: { status: 200, schema: ListOf(Webhook) },
+    handler: async (input) => list(await input.clients.webhooks.listWebhooks(listArgs(input))),
+  }),
+  defineRoute({
+    method: 'POST', path: '/webhooks', summary: 'Create a webhook subscription', tag: 'webhooks', permission: 'write:webhook',
+    orgKeyOnly: true, body: WebhookCreate, response: { status: 201, schema: WebhookWithSecret },
+    handler: async ({ actor, body, clients }) => created((await clients.webhooks.createWebhook({ actor, body: toStruct(body) })).resource),
+  }),
+  defineRoute({
+    method: 'GET', path: '/webhooks/:id', summary: 'Get a webhook subscription', tag: 'webhooks', permission: 'read:webhook',
+    orgKeyOnly: true, response: { status: 200, schema: Webhook },
+    handler: async ({ actor, params, clients }) => ok((await clients.webhooks.getWebhook({ actor, id: params.id })).resource),
+  }),
+  defineRoute({
+    method: 'PATCH', path: '/webhooks/:id', summary: 'Update a webhook subscription', tag: 'webhooks', permission: 'write:webhook',
+    orgKeyOnly: true, body: WebhookUpdate, response: { status: 200, schema: Webhook },
+    handler: async ({ actor, params, body, clients }) =>
+      ok((await clients.webhooks.updateWebhook({ actor, id: params.id, body: toStruct(body) })).resource),
+  }),
+  defineRoute({
+    method: 'DELETE', path: '/webhooks/:id', summary: 'Delete a webhook subscription', tag: 'webhooks', permission: 'delete:webhook',
+    orgKeyOnly: true, response: { status: 204, description: 'Deleted; pending retries stop' },
+    handler: async ({ actor, params, clients }) => {
+      await clients.webhooks.deleteWebhook({ actor, id: params.id });
+      return noContent();
+    },
+  }),
+  defineRoute({
+    method: 'POST', path: '/webhooks/:id/rotate-secret', summary: 'Rotate the signing secret', tag: 'webhooks',
+    permission: 'write:webhook', orgKeyOnly: true, response: { status: 200, schema: WebhookWithSecret },
+    handler: async ({ actor, params, clients }) => ok((await clients.webhooks.rotateWebhookSecret({ actor, id: params.id })).resource),
+  }),
+  defineRoute({
+    method: 'POST', path: '/webhooks/:id/test', summary: 'Send a synthetic signed delivery', tag: 'webhooks',
+    permission: 'write:webhook', orgKeyOnly: true, body: WebhookTestBody, response: { status: 200, schema: WebhookTestResult },
+    handler: async ({ actor, params, body, clients }) =>
+      ok((await clients.webhooks.testWebhook({ actor, id: params.id, body: toStruct(body) })).resource),
+  }),
+  defineRoute({
+    method: 'GET', path: '/webhooks/:id/deliveries', summary: 'List delivery records of a subscription', tag: 'webhooks',
+    permission: 'read:webhook', orgKeyOnly: true, query: ListQuery(DeliveryFilters), response: { status: 200, schema: ListOf(Delivery) },
+    handler: async (input) => list(await input.clients.webhooks.listDeliveries(listArgs(input, input.params.id))),
+  }),
+  defineRoute({
+    method: 'GET', path: '/webhooks/:id/deliveries/:deliveryId', summary: 'Get one delivery record with its attempt log',
+    tag: 'webhooks', permission: 'read:webhook', orgKeyOnly: true, response: { status: 200, schema: DeliveryDetail },
+    handler: async ({ actor, params, clients }) =>
+      ok((await clients.webhooks.getDelivery({ actor, id: params.deliveryId, query: { subscriptionId: params.id } })).resource),
+  }),
+];
