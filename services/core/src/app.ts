@@ -1,15 +1,29 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { isUuid, type Knex } from '@cluster/db';
 import { validation } from '@cluster/platform';
-import { AuditService, AuthService, IdempotencyService, ProjectService, TimeEntryService } from '@cluster/proto';
+import { AuditService, AuthService, IdempotencyService, ProjectService } from '@cluster/proto';
+import { AgreementService, MemberService, SnapshotService, TimeEntryService, UserService, WikiService } from '@cluster/proto';
+import { SearchService } from '@cluster/proto';
 import { createAuthService } from './auth/service.ts';
 import { createAuditService } from './audit/service.ts';
 import { createIdempotencyService } from './idempotency/service.ts';
 import { createProjectService } from './features/projects/service.ts';
 import { projectRpc } from './features/projects/rpc.ts';
 import { createStores } from './stores.ts';
-import { timeEntryRoutes } from './features/time-entries/routes.ts';
-import { registerPeopleRoutes } from './features/people-routes.ts';
+import { createTimeEntryService } from './features/time-entries/service.ts';
+import { timeEntryRpc } from './features/time-entries/rpc.ts';
+import { createUserService } from './features/users/service.ts';
+import { createInviteService } from './features/users/invite.ts';
+import { userRpc } from './features/users/rpc.ts';
+import { createMemberService } from './features/members/service.ts';
+import { memberRpc } from './features/members/rpc.ts';
+import { createWikiService } from './features/wiki/service.ts';
+import { wikiRpc } from './features/wiki/rpc.ts';
+import { createAgreementService } from './features/agreements/service.ts';
+import { agreementRpc } from './features/agreements/rpc.ts';
+import { createSnapshotService } from './features/snapshots/service.ts';
+import { snapshotRpc } from './features/snapshots/rpc.ts';
+import { createSearchService, SEARCH_LIMIT } from './features/search/service.ts';
 import { pageArgs, toListResponse } from './lib/list.ts';
 import { registerEntryRpc } from './features/entries/rpc.ts';
 import { registerCommentRpc } from './features/comments/rpc.ts';
@@ -30,6 +44,7 @@ export function buildCoreRoutes(deps: CoreDeps) {
   const stores = createStores(deps.db);
   const projects = createProjectService(stores);
   const auditEvents = createAuditService(deps.db);
+  const search = createSearchService(deps.db);
 
   return (router: ConnectRouter) => {
     router.service(AuthService, {
@@ -60,7 +75,12 @@ export function buildCoreRoutes(deps: CoreDeps) {
     registerAttachmentRpc(router, deps.db);
     registerReleaseRpc(router, deps.db);
     registerIntegrationLinkRpc(router, deps.db);
-    router.service(TimeEntryService, timeEntryRoutes(deps.db));
+    router.service(TimeEntryService, timeEntryRpc(createTimeEntryService(stores)));
+    router.service(UserService, userRpc(createUserService(stores), createInviteService(stores)));
+    router.service(MemberService, memberRpc(createMemberService(stores)));
+    router.service(WikiService, wikiRpc(createWikiService(stores)));
+    router.service(AgreementService, agreementRpc(createAgreementService(stores)));
+    router.service(SnapshotService, snapshotRpc(createSnapshotService(stores)));
     router.service(AuditService, {
       async listAuditEvents(req) {
         const { page, pageSize } = pageArgs(req);
@@ -79,6 +99,12 @@ export function buildCoreRoutes(deps: CoreDeps) {
         return {};
       },
     });
-    registerPeopleRoutes(router, deps.db);
+    // Search: was registered by the removed features/people-routes.ts; moves to its feature's rpc.ts with search's conversion.
+    router.service(SearchService, {
+      async search(req) {
+        const data = await search.search(req.actor, bodyOf(req.query).q);
+        return { data, page: 1, pageSize: SEARCH_LIMIT, total: data.length };
+      },
+    });
   };
 }

@@ -1,5 +1,15 @@
 import type { WriteRecord } from '@cluster/outbox';
 import { createFakeProjectStore } from './features/projects/fake-store.ts';
+import type { ExternalLinkRow } from './shared/external-ref.ts';
+import type { MemberRow } from './features/members/store.ts';
+import { createFakeTimeEntryStore } from './features/time-entries/fake-store.ts';
+import { createFakeUserStore } from './features/users/fake-store.ts';
+import { createFakeMemberStore } from './features/members/fake-store.ts';
+import { createFakeWikiStore } from './features/wiki/fake-store.ts';
+import { createFakeAgreementStore } from './features/agreements/fake-store.ts';
+import { createFakeSnapshotStore } from './features/snapshots/fake-store.ts';
+import { createFakeOrganizationStore } from './features/organizations/fake-store.ts';
+import { createFakeApiKeyStore } from './features/api-keys/fake-store.ts';
 import type { Stores } from './stores.ts';
 
 /**
@@ -10,9 +20,20 @@ import type { Stores } from './stores.ts';
  */
 export function createFakeStores() {
   const written: WriteRecord[] = [];
+  // Tables more than one fake store reads: integration links (externalRefs) and memberships.
+  const links: ExternalLinkRow[] = [];
+  const memberships: MemberRow[] = [];
   const stores = {
     written,
     projects: createFakeProjectStore(),
+    timeEntries: createFakeTimeEntryStore([], links),
+    users: createFakeUserStore([], memberships, links),
+    members: createFakeMemberStore(memberships),
+    wiki: createFakeWikiStore([], links),
+    agreements: createFakeAgreementStore(),
+    snapshots: createFakeSnapshotStore(),
+    organizations: createFakeOrganizationStore(),
+    apiKeys: createFakeApiKeyStore(),
     transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T> {
       return work(stores);
     },

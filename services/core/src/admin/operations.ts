@@ -5,9 +5,12 @@ import {
   ADMIN_ROLES, PROJECT_KEY_MINTERS, grantablePermissions, isPermission, isRole, type Permission, type Role,
 } from '@cluster/contracts';
 import { generateApiKey } from '../auth/keys.ts';
-import { emit } from '../outbox/record.ts';
 import { createAgreementAdmin } from '../features/agreements/admin.ts';
+import { apiKeyCreatedEvent, apiKeyRevokedEvent } from '../features/api-keys/events.ts';
 import { createSnapshotAdmin, type SnapshotCreateArgs } from '../features/snapshots/admin.ts';
+import { userUpdatedEvent } from '../features/users/events.ts';
+import { systemWrite } from '../shared/write.ts';
+import { createStores, type Stores } from '../stores.ts';
 
 /** An admin command failed for a reason its caller should read (exit code 1). */
 export class AdminError extends Error {}
@@ -18,57 +21,58 @@ function need<T>(v: T | undefined | null, message: string): T {
 }
 
 /**
- * Operations behind the admin CLI (contract.md). They write the core schema
- * directly, in transactions, with their events through the outbox.
+ * Operations behind the admin CLI (contract.md), over the core's stores of `db`.
+ * Their writes go through the stores in transactions, with their events (and audit
+ * records, where the operator's writes have one) as `systemWrite`s: actorId null,
+ * actorType admin_cli.
  */
 export function createAdminOperations(db: Knex) {
-  const agreements = createAgreementAdmin(db);
-  const snapshots = createSnapshotAdmin(db);
+  return createOperations(createStores(db));
+}
+
+/** The admin CLI's operations over any Stores (createAdminOperations: over Postgres). */
+export function createOperations(stores: Stores) {
+  const agreements = createAgreementAdmin(stores);
+  const snapshots = createSnapshotAdmin(stores);
   const ops = {
     async createOrg(name: string) {
-      const [row] = await db('organizations').insert({ name: need(name, '--name is required') }).returning('id');
-      return { id: row.id as string };
+      const row = await stores.organizations.insert(need(name, '--name is required'));
+      return { id: row.id };
     },
 
     async setApiEnabled(id: string, enabled: boolean) {
-      if (!isUuid(id)) throw new AdminError('unknown organization');
-      const [row] = await db('organizations').where({ id }).update({ apiEnabled: enabled }).returning(['id', 'apiEnabled']);
+      const row = await stores.organizations.setApiEnabled(id, enabled);
       if (!row) throw new AdminError('unknown organization');
-      return { id: row.id as string, apiEnabled: row.apiEnabled as boolean };
+      return { id: row.id, apiEnabled: row.apiEnabled };
     },
 
     async createUser(org: string, email: string, name: string, role: string) {
       if (!isRole(role)) throw new AdminError(`unknown role ${role}`);
-      if (!isUuid(org) || !(await db('organizations').where({ id: org }).first())) throw new AdminError('unknown organization');
-      const [row] = await db('users')
-        .insert({ organizationId: org, email: need(email, '--email is required'), name: need(name, '--name is required'), role })
-        .returning('id');
-      return { id: row.id as string };
+      if (!(await stores.organizations.find(org))) throw new AdminError('unknown organization');
+      const row = await stores.users.insert({
+        organizationId: org, email: need(email, '--email is required'), name: need(name, '--name is required'), role,
+      });
+      return { id: row.id };
     },
 
+    /** A new role for a user (user.updated, by the operator); the same role again changes nothing. */
     async setRole(id: string, role: string) {
       if (!isRole(role)) throw new AdminError(`unknown role ${role}`);
       if (!isUuid(id)) throw new AdminError('unknown user');
-      return db.transaction(async (trx) => {
-        const before = await trx('users').where({ id }).forUpdate().first();
+      return stores.transaction(async (tx) => {
+        const before = await tx.users.findById(id, { lock: true });
         if (!before) throw new AdminError('unknown user');
-        if (before.role === role) return { id: before.id as string, role: before.role as string };
-        const [user] = await trx('users').where({ id }).update({ role, updatedAt: trx.fn.now() }).returning('*');
-        await emit(trx, user.organizationId, null, [{
-          eventName: 'user.updated', entityType: 'user', entityId: user.id, actorUserId: null,
-          payload: {
-            userId: user.id, organizationId: user.organizationId, email: user.email, name: user.name, role: user.role,
-            actorId: null, changedFields: ['role'],
-          },
-        }]);
-        return { id: user.id as string, role: user.role as string };
+        if (before.role === role) return { id: before.id, role: before.role };
+        const user = await tx.users.update(id, { role });
+        await tx.record(systemWrite(user.organizationId, null, [userUpdatedEvent(user, null, ['role'])]));
+        return { id: user.id, role: user.role };
       });
     },
 
     /** Mints a key under the spec's rules; the key is shown once. */
     async createKey(args: { user: string; scope?: string; project?: string; permissions?: string; name?: string }) {
       if (!isUuid(args.user)) throw new AdminError('unknown user');
-      const user = await db('users').where({ id: args.user }).first();
+      const user = await stores.users.findById(args.user);
       if (!user) throw new AdminError('unknown user');
       const role = user.role as Role;
       const scope = args.scope ?? (args.project ? 'project' : 'organization');
@@ -79,11 +83,11 @@ export function createAdminOperations(db: Knex) {
       if (scope === 'project') {
         projectId = need(args.project, '--project is required for a project-scoped key');
         if (!isUuid(projectId)) throw new AdminError('unknown project');
-        const project = await db('projects').where({ id: projectId, organizationId: user.organizationId }).first();
+        const project = await stores.projects.find(user.organizationId, projectId);
         if (!project) throw new AdminError('unknown project');
         if (!isAdmin) {
           if (!PROJECT_KEY_MINTERS.includes(role)) throw new AdminError(`role ${role} cannot mint keys`);
-          const member = await db('project_members').where({ projectId, userId: user.id }).first();
+          const member = await stores.members.findByUser(projectId, user.id);
           if (!member) throw new AdminError('the user is not a member of this project');
         }
       }
@@ -98,39 +102,32 @@ export function createAdminOperations(db: Knex) {
         permissions = list as Permission[];
       }
       const { key, prefix, hash } = generateApiKey();
-      return db.transaction(async (trx) => {
-        const [row] = await trx('api_keys')
-          .insert({
-            organizationId: user.organizationId, createdByUserId: user.id, name: args.name ?? null, prefix, keyHash: hash,
-            scope, scopedProjectId: projectId, permissions: permissions ? JSON.stringify(permissions) : null,
-          })
-          .returning('id');
-        await emit(trx, user.organizationId, null, [{
-          eventName: 'api_key.created', entityType: 'api_key', entityId: row.id, actorUserId: user.id, projectId,
-          payload: { apiKeyId: row.id, organizationId: user.organizationId, prefix, scope, scopedProjectId: projectId, createdByUserId: user.id },
-        }]);
-        return { id: row.id as string, key, prefix };
+      return stores.transaction(async (tx) => {
+        const row = await tx.apiKeys.insert({
+          organizationId: user.organizationId, createdByUserId: user.id, name: args.name ?? null, prefix, keyHash: hash,
+          scope, scopedProjectId: projectId, permissions,
+        });
+        await tx.record(systemWrite(user.organizationId, null, [apiKeyCreatedEvent(row, user.id)]));
+        return { id: row.id, key, prefix };
       });
     },
 
+    /** Revokes a key (api_key.revoked); revoking twice keeps the first time and emits nothing new. */
     async revokeKey(id: string) {
       if (!isUuid(id)) throw new AdminError('unknown key');
-      return db.transaction(async (trx) => {
-        const before = await trx('api_keys').where({ id }).forUpdate().first();
+      return stores.transaction(async (tx) => {
+        const before = await tx.apiKeys.find(id, { lock: true });
         if (!before) throw new AdminError('unknown key');
-        // Revoking twice keeps the first time and emits nothing new.
-        if (before.revokedAt) return { id: before.id as string, revokedAt: (before.revokedAt as Date).toISOString() };
-        const [row] = await trx('api_keys').where({ id }).update({ revokedAt: trx.fn.now() }).returning('*');
-        await emit(trx, row.organizationId, null, [{
-          eventName: 'api_key.revoked', entityType: 'api_key', entityId: row.id, actorUserId: null, projectId: row.scopedProjectId,
-          payload: { apiKeyId: row.id, organizationId: row.organizationId, prefix: row.prefix },
-        }]);
-        return { id: row.id as string, revokedAt: (row.revokedAt as Date).toISOString() };
+        if (before.revokedAt) return { id: before.id, revokedAt: before.revokedAt.toISOString() };
+        const row = await tx.apiKeys.revoke(id);
+        await tx.record(systemWrite(row.organizationId, null, [apiKeyRevokedEvent(row)]));
+        return { id: row.id, revokedAt: (row.revokedAt as Date).toISOString() };
       });
     },
 
+    /** Adds a project member without audit or events (seeding: the demo and tests). An existing member stays. */
     async addMember(projectId: string, userId: string) {
-      await db('project_members').insert({ projectId, userId }).onConflict(['projectId', 'userId']).ignore();
+      await stores.members.insert({ projectId, userId });
     },
 
     /** `agreement create` (status pending_signature) and `agreement sign` (emits agreement.signed). */
@@ -141,10 +138,10 @@ export function createAdminOperations(db: Knex) {
 
     /** Short-lived session token for the settings routes (stored hashed like keys). */
     async createSession(userId: string) {
-      if (!isUuid(userId) || !(await db('users').where({ id: userId }).first())) throw new AdminError('unknown user');
+      if (!(await stores.users.findById(userId))) throw new AdminError('unknown user');
       const token = randomBytes(32).toString('base64url');
       const expiresAt = new Date(Date.now() + 60 * 60 * 1000);
-      await db('sessions').insert({ tokenHash: createHash('sha256').update(token).digest('hex'), userId, expiresAt });
+      await stores.apiKeys.insertSession({ tokenHash: createHash('sha256').update(token).digest('hex'), userId, expiresAt });
       return { token, expiresAt: expiresAt.toISOString() };
     },
 
@@ -154,24 +151,23 @@ export function createAdminOperations(db: Knex) {
      * stored hashed, so a new one is minted each time it must be shown).
      */
     async demo() {
-      let org = await db('organizations').where({ name: 'Demo Organization' }).orderBy('createdAt').first();
+      let org: { id: string } | undefined = await stores.organizations.findByName('Demo Organization');
       if (!org) {
         const { id } = await ops.createOrg('Demo Organization');
         org = { id };
         const admin = await ops.createUser(id, 'admin@demo.test', 'Demo Admin', 'admin');
         const dev = await ops.createUser(id, 'dev@demo.test', 'Demo Developer', 'developer');
         await ops.createUser(id, 'client@demo.test', 'Demo Client', 'client');
-        const [project] = await db('projects')
-          .insert({ organizationId: id, clientId: id, name: 'Demo Project', description: 'A project to try the API with' })
-          .returning('id');
+        const project = await stores.projects.insert({ organizationId: id, clientId: id, name: 'Demo Project', description: 'A project to try the API with' });
         await ops.addMember(project.id, admin.id);
         await ops.addMember(project.id, dev.id);
       }
-      const users = await db('users').where({ organizationId: org.id }).orderBy('createdAt').select('id', 'email', 'name', 'role');
-      const projects = await db('projects').where({ organizationId: org.id }).orderBy('createdAt').select('id', 'name');
+      const users = await stores.users.listAll(org.id);
+      const projects = await stores.projects.listNames(org.id);
       const admin = users.find((u) => u.role === 'admin');
+      if (!admin) throw new AdminError('the demo organization has no admin');
       const key = await ops.createKey({ user: admin.id, scope: 'organization', name: `demo ${new Date().toISOString()}` });
-      return { organizationId: org.id as string, users, projects, apiKey: key };
+      return { organizationId: org.id, users, projects, apiKey: key };
     },
   };
   return ops;

@@ -1,82 +1,66 @@
-import type { Knex } from '@cluster/db';
-import { isUuid } from '@cluster/db';
-import type { JsonObject } from '@bufbuild/protobuf';
-import { conflict, notFound } from '@cluster/platform';
-import { type Actor, projectInScope, requireActor } from '../../lib/actor.ts';
-import { changedFields, pickColumns, toJson } from '../../lib/json.ts';
-import { paginate } from '../../lib/list.ts';
-import { recordWrite, type DomainEvent } from '../../outbox/record.ts';
+import type { Actor } from '@cluster/proto';
+import { conflict, notFound, requireActor, type PageArgs } from '@cluster/platform';
+import { changedFields, pickFields } from '../../shared/fields.ts';
+import { presentPage } from '../../shared/paginate.ts';
+import { apiWrite } from '../../shared/write.ts';
+import type { Stores } from '../../stores.ts';
+import { projectInScope } from '../projects/scope.ts';
+import { memberEvent } from './events.ts';
+import { presentMember } from './presenter.ts';
 
-const MEMBER_COLUMNS = ['id', 'projectId', 'userId', 'roleOverride', 'metadata', 'createdAt'] as const;
-const UPDATABLE = ['roleOverride', 'metadata'] as const;
+/** Fields a member's add or update may set. */
+const WRITABLE = ['roleOverride', 'metadata'] as const;
 
-/** What leaves the core for a project member (spec ProjectMember). */
-export function presentMember(row: Record<string, unknown>): JsonObject {
-  return toJson(Object.fromEntries(MEMBER_COLUMNS.map((c) => [c, row[c] ?? null])));
-}
+/** Membership of one project: /projects/:id/members[/:memberId]. Rules only; SQL is in the store. */
+export function createMemberService(stores: Stores) {
+  /** A member of the project in the path (locked for the write); another project's member id: 404. */
+  async function load(tx: Stores, actor: Actor, projectId: string, memberId: string) {
+    await projectInScope(tx.projects, actor, projectId);
+    const row = await tx.members.find(projectId, memberId, { lock: true });
+    if (!row) throw notFound('project member');
+    return row;
+  }
 
-function payload(row: Record<string, unknown>, organizationId: string) {
-  return { memberId: row.id, projectId: row.projectId, userId: row.userId, roleOverride: row.roleOverride ?? null, organizationId };
-}
-
-/** project_member.added for a membership row (also made by invites with projectIds). */
-export function memberAddedEvent(row: Record<string, unknown>, organizationId: string): DomainEvent {
   return {
-    eventName: 'project_member.added', entityType: 'project_member', entityId: row.id as string,
-    projectId: row.projectId as string, payload: payload(row, organizationId),
-  };
-}
-
-/** Membership of one project: /projects/:id/members[/:memberId]. */
-export function createMemberService(db: Knex) {
-  return {
-    async list(actorIn: Actor | undefined, projectId: string, page: number, pageSize: number) {
+    async list(actorIn: Actor | undefined, projectId: string, page: PageArgs) {
       const actor = requireActor(actorIn);
-      await projectInScope(db, actor, projectId);
-      return paginate(db('project_members').select(MEMBER_COLUMNS).where({ projectId }), page, pageSize, presentMember);
+      await projectInScope(stores.projects, actor, projectId);
+      return presentPage(await stores.members.list(projectId, page), presentMember);
     },
 
+    /** Adds a user of the organization (404 otherwise); a user already a member: 409. */
     async add(actorIn: Actor | undefined, projectId: string, body: Record<string, unknown>) {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        await projectInScope(trx, actor, projectId);
+      return stores.transaction(async (tx) => {
+        await projectInScope(tx.projects, actor, projectId);
         const userId = body.userId as string;
-        const user = isUuid(userId) ? await trx('users').where({ id: userId, organizationId: actor.organizationId }).first('id', 'name') : undefined;
+        const user = await tx.users.find(actor.organizationId, userId);
         if (!user) throw notFound('user');
-        const values = pickColumns(body, UPDATABLE, ['metadata']);
-        const [row] = await trx('project_members')
-          .insert({ ...values, projectId, userId })
-          .onConflict(['projectId', 'userId'])
-          .ignore()
-          .returning(MEMBER_COLUMNS);
+        const row = await tx.members.insert({ ...pickFields(body, WRITABLE), projectId, userId });
         if (!row) throw conflict('the user is already a member of this project', { userId });
-        await recordWrite(
-          trx, actor,
-          { entityType: 'project_member', action: 'added', entityId: row.id, entityName: user.name, projectId },
-          [memberAddedEvent(row, actor.organizationId)],
+        await tx.record(
+          apiWrite(actor, { entityType: 'project_member', action: 'added', entityId: row.id, entityName: user.name, projectId }, [
+            memberEvent('project_member.added', row, actor.organizationId),
+          ]),
         );
         return presentMember(row);
       });
     },
 
+    /** project_member.updated with the changed fields only when something changed; audited either way. */
     async update(actorIn: Actor | undefined, projectId: string, memberId: string, body: Record<string, unknown>) {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        const before = await load(trx, actor, projectId, memberId);
-        const values = pickColumns(body, UPDATABLE, ['metadata']);
-        const [row] = Object.keys(values).length
-          ? await trx('project_members').where({ id: memberId }).update(values).returning(MEMBER_COLUMNS)
-          : [before];
-        const changed = changedFields(before, row, UPDATABLE);
-        await recordWrite(
-          trx, actor,
-          { entityType: 'project_member', action: 'updated', entityId: memberId, projectId, metadata: { changedFields: changed } },
-          changed.length
-            ? [{
-              eventName: 'project_member.updated', entityType: 'project_member', entityId: memberId, projectId,
-              payload: { ...payload(row, actor.organizationId), changedFields: changed },
-            }]
-            : [],
+      return stores.transaction(async (tx) => {
+        const before = await load(tx, actor, projectId, memberId);
+        const values = pickFields(body, WRITABLE);
+        const row = Object.keys(values).length ? await tx.members.update(memberId, values) : before;
+        const changed = changedFields(before, row, WRITABLE);
+        await tx.record(
+          apiWrite(
+            actor,
+            { entityType: 'project_member', action: 'updated', entityId: memberId, projectId, metadata: { changedFields: changed } },
+            changed.length ? [memberEvent('project_member.updated', row, actor.organizationId, { changedFields: changed })] : [],
+          ),
         );
         return presentMember(row);
       });
@@ -84,24 +68,15 @@ export function createMemberService(db: Knex) {
 
     async remove(actorIn: Actor | undefined, projectId: string, memberId: string) {
       const actor = requireActor(actorIn);
-      await db.transaction(async (trx) => {
-        const row = await load(trx, actor, projectId, memberId);
-        await trx('project_members').where({ id: memberId }).del();
-        await recordWrite(
-          trx, actor,
-          { entityType: 'project_member', action: 'removed', entityId: memberId, projectId },
-          [{ eventName: 'project_member.removed', entityType: 'project_member', entityId: memberId, projectId, payload: payload(row, actor.organizationId) }],
+      await stores.transaction(async (tx) => {
+        const row = await load(tx, actor, projectId, memberId);
+        await tx.members.remove(memberId);
+        await tx.record(
+          apiWrite(actor, { entityType: 'project_member', action: 'removed', entityId: memberId, projectId }, [
+            memberEvent('project_member.removed', row, actor.organizationId),
+          ]),
         );
       });
     },
   };
-}
-
-/** A member of the project in the path (locked for the write); another project's member id: 404. */
-async function load(trx: Knex.Transaction, actor: Actor, projectId: string, memberId: string) {
-  await projectInScope(trx, actor, projectId);
-  if (!isUuid(memberId)) throw notFound('project member');
-  const row = await trx('project_members').select(MEMBER_COLUMNS).where({ id: memberId, projectId }).forUpdate().first();
-  if (!row) throw notFound('project member');
-  return row;
 }

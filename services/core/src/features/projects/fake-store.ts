@@ -31,5 +31,18 @@ export function createFakeProjectStore(rows: ProjectRow[] = []): ProjectStore & 
     async remove(id) {
       rows.splice(rows.findIndex((r) => r.id === id), 1);
     },
+    async findById(id) {
+      const row = rows.find((r) => r.id === id);
+      return row && { ...row };
+    },
+    async listNames(organizationId) {
+      return rows
+        .filter((r) => r.organizationId === organizationId)
+        .sort((a, b) => Number(a.createdAt) - Number(b.createdAt))
+        .map((r) => ({ id: r.id, name: r.name }));
+    },
+    async idsIn(organizationId, ids) {
+      return new Set(rows.filter((r) => r.organizationId === organizationId && ids.includes(r.id)).map((r) => r.id));
+    },
   };
 }

@@ -14,6 +14,12 @@ export interface ProjectStore {
   insert(values: Record<string, unknown>): Promise<ProjectRow>;
   update(id: string, values: Record<string, unknown>): Promise<ProjectRow>;
   remove(id: string): Promise<void>;
+  /** A project of any organization by id, or undefined (the admin CLI's operator names projects by id alone). */
+  findById(id: string): Promise<ProjectRow | undefined>;
+  /** Every project of an organization, oldest first, id and name only (the admin CLI's demo answer). */
+  listNames(organizationId: string): Promise<{ id: string; name: string }[]>;
+  /** Which of `ids` are projects of the organization (non-UUIDs are not). */
+  idsIn(organizationId: string, ids: readonly string[]): Promise<Set<string>>;
 }
 
 const JSON_COLUMNS = ['customLinks'];
@@ -45,6 +51,17 @@ export function createProjectStore(db: Knex): ProjectStore {
     },
     async remove(id) {
       await db('projects').where({ id }).del();
+    },
+    async findById(id) {
+      if (!isUuid(id)) return undefined;
+      return db('projects').where({ id }).first() as Promise<ProjectRow | undefined>;
+    },
+    listNames(organizationId) {
+      return db('projects').where({ organizationId }).orderBy('createdAt').select('id', 'name');
+    },
+    async idsIn(organizationId, ids) {
+      const rows: { id: string }[] = await db('projects').where({ organizationId }).whereIn('id', ids.filter(isUuid)).select('id');
+      return new Set(rows.map((r) => r.id));
     },
   };
 }

@@ -1,23 +1,17 @@
-import type { Knex } from '@cluster/db';
-import type { JsonObject } from '@bufbuild/protobuf';
-import { type Actor, projectInScope, requireActor } from '../../lib/actor.ts';
-import { toJson } from '../../lib/json.ts';
-import { paginate } from '../../lib/list.ts';
+import type { Actor } from '@cluster/proto';
+import { requireActor, type PageArgs } from '@cluster/platform';
+import { presentPage } from '../../shared/paginate.ts';
+import type { Stores } from '../../stores.ts';
+import { projectInScope } from '../projects/scope.ts';
+import { presentSnapshot } from './presenter.ts';
 
-const SNAPSHOT_COLUMNS = ['id', 'scopeType', 'scopeId', 'reportType', 'status', 'narrativeSource', 'summary', 'createdAt'] as const;
-
-/** What leaves the core for a snapshot in a list: the spec's fields plus the generated `summary` text. */
-export function presentSnapshot(row: Record<string, unknown>): JsonObject {
-  return toJson(Object.fromEntries(SNAPSHOT_COLUMNS.map((c) => [c, row[c] ?? null])));
-}
-
-/** Report snapshots of a project. There is no get by id (spec): the list is the only read. */
-export function createSnapshotService(db: Knex) {
+/** Report snapshots of a project. There is no get by id (spec): the list is the only read. The admin CLI writes them (admin.ts). */
+export function createSnapshotService(stores: Stores) {
   return {
-    async list(actorIn: Actor | undefined, projectId: string, page: number, pageSize: number) {
+    async list(actorIn: Actor | undefined, projectId: string, page: PageArgs) {
       const actor = requireActor(actorIn);
-      await projectInScope(db, actor, projectId);
-      return paginate(db('snapshots').select(SNAPSHOT_COLUMNS).where({ projectId }), page, pageSize, presentSnapshot);
+      await projectInScope(stores.projects, actor, projectId);
+      return presentPage(await stores.snapshots.list(projectId, page), presentSnapshot);
     },
   };
 }

@@ -1,12 +1,12 @@
-import type { Knex } from '@cluster/db';
-import { isUuid } from '@cluster/db';
+import type { Actor } from '@cluster/proto';
 import { ADMIN_ROLES, isRole, type Role } from '@cluster/contracts';
-import { DomainError, conflict, validation } from '@cluster/platform';
-import { type Actor, requireActor } from '../../lib/actor.ts';
-import { createExternalLink, externalRefOf, lockExternalRef } from '../../lib/external-ref.ts';
-import { audit, emit, type DomainEvent } from '../../outbox/record.ts';
-import { USER_COLUMNS, userEventPayload } from './service.ts';
-import { memberAddedEvent } from '../members/service.ts';
+import { DomainError, conflict, requireActor, validation } from '@cluster/platform';
+import { externalLinkCreatedEvent, externalRefOf, type ExternalLinkRow } from '../../shared/external-ref.ts';
+import { apiWrite, type ActorEvent, type AuditRecord } from '../../shared/write.ts';
+import type { Stores } from '../../stores.ts';
+import { memberEvent } from '../members/events.ts';
+import { userInvitedEvent, userLinkedEvent, usersBulkInvitedEvent } from './events.ts';
+import type { UserRow } from './store.ts';
 
 /** Invite answer statuses of the spec: a new user, an existing one, or one reached/linked through externalRef. */
 export type InviteStatus = 'invited' | 'existing' | 'linked';
@@ -35,10 +35,11 @@ export interface BulkResult {
   error: string | null;
 }
 
+/** What inviting one e-mail did. */
 interface Outcome extends InviteResult {
-  user: Record<string, unknown>;
+  user: UserRow;
   /** Set when this call linked an externalRef to a user that already existed (user.linked). */
-  link?: Record<string, unknown>;
+  link?: ExternalLinkRow;
 }
 
 /**
@@ -46,16 +47,15 @@ interface Outcome extends InviteResult {
  * `user`), their project memberships, and, when asked, an outbound invitation
  * record (no SMTP: a mailer would read the `invites` table). An `externalRef`
  * makes the call an idempotent upsert; an e-mail already in the organization
- * answers the existing user (created: false).
+ * answers the existing user (created: false). Rules only; SQL is in the stores.
  */
-export function createInviteService(db: Knex) {
+export function createInviteService(stores: Stores) {
   return {
     async invite(actorIn: Actor | undefined, body: Record<string, unknown>): Promise<InviteResult> {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        const out = await inviteOne(trx, actor, body, body.sendInvite !== false);
-        await audit(trx, actor, auditOf(out));
-        await emit(trx, actor.organizationId, actor, eventsOf(out, actor));
+      return stores.transaction(async (tx) => {
+        const out = await inviteOne(tx, actor, body, body.sendInvite !== false);
+        await tx.record(apiWrite(actor, auditOf(out), eventsOf(out, actor)));
         return { userId: out.userId, inviteId: out.inviteId, created: out.created, status: out.status };
       });
     },
@@ -65,7 +65,7 @@ export function createInviteService(db: Knex) {
       const actor = requireActor(actorIn);
       const items = (body.invites ?? []) as BulkItem[];
       const sendInvite = body.sendInvite === true;
-      return db.transaction(async (trx) => {
+      return stores.transaction(async (tx) => {
         const results: BulkResult[] = [];
         const done: Outcome[] = [];
         for (const { item, error } of [...items].sort((a, b) => a.index - b.index)) {
@@ -75,7 +75,7 @@ export function createInviteService(db: Knex) {
             continue;
           }
           try {
-            const out = await trx.transaction((sp) => inviteOne(sp, actor, item, sendInvite));
+            const out = await tx.transaction((sp) => inviteOne(sp, actor, item, sendInvite));
             done.push(out);
             results.push({ email, status: out.status, userId: out.userId, inviteId: out.inviteId, error: null });
           } catch (err) {
@@ -87,15 +87,13 @@ export function createInviteService(db: Knex) {
         }
         const successCount = done.length;
         const failureCount = results.length - successCount;
-        for (const out of done) await audit(trx, actor, { ...auditOf(out), metadata: { ...auditOf(out).metadata, bulk: true } });
+        for (const out of done) {
+          const rec = auditOf(out);
+          await tx.record(apiWrite(actor, { ...rec, metadata: { ...rec.metadata, bulk: true } }));
+        }
         if (successCount) {
-          await emit(trx, actor.organizationId, actor, [{
-            eventName: 'user.bulk_invited', entityType: 'organization', entityId: actor.organizationId,
-            payload: {
-              organizationId: actor.organizationId, actorId: actor.userId || null, successCount, failureCount,
-              users: done.map((o) => ({ userId: o.userId, email: o.user.email, status: o.status, created: o.created })),
-            },
-          }]);
+          const users = done.map((o) => ({ userId: o.userId, email: o.user.email, status: o.status, created: o.created }));
+          await tx.record(apiWrite(actor, null, [usersBulkInvitedEvent(actor.organizationId, actor.userId || null, { successCount, failureCount }, users)]));
         }
         return { results, successCount, failureCount };
       });
@@ -103,7 +101,13 @@ export function createInviteService(db: Knex) {
   };
 }
 
-async function inviteOne(trx: Knex.Transaction, actor: Actor, item: Record<string, unknown>, sendInvite: boolean): Promise<Outcome> {
+/**
+ * Invites one e-mail: checks, then matches (an externalRef's user, then the
+ * e-mail's) or creates the user with its memberships, invitation and link. The
+ * events of what it wrote on the way (project_member.added, integration_link.created)
+ * are recorded here, inside the item's savepoint.
+ */
+async function inviteOne(tx: Stores, actor: Actor, item: Record<string, unknown>, sendInvite: boolean): Promise<Outcome> {
   const org = actor.organizationId;
   const email = String(item.email).trim();
   const role = (item.role ?? 'user') as Role;
@@ -111,71 +115,61 @@ async function inviteOne(trx: Knex.Transaction, actor: Actor, item: Record<strin
     throw validation([{ path: '/role', message: 'must be an organization role other than admin and platform_admin' }]);
   }
   const projectIds = [...new Set((item.projectIds ?? []) as string[])];
-  const known = new Set(
-    (await trx('projects').where({ organizationId: org }).whereIn('id', projectIds.filter(isUuid)).select('id')).map((r) => r.id as string),
-  );
+  const known = await tx.projects.idsIn(org, projectIds);
   const unknown = projectIds.map((id, i) => ({ id, i })).filter(({ id }) => !known.has(id));
   if (unknown.length) throw validation(unknown.map(({ i }) => ({ path: `/projectIds/${i}`, message: 'is not a project of this organization' })));
 
   // One invite per e-mail at a time in an organization (the unique index would otherwise fail a concurrent twin).
-  await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`invite|${org}|${email.toLowerCase()}`]);
+  await tx.users.lockInviteEmail(org, email);
   const ref = externalRefOf(item);
   if (ref) {
-    const link = await lockExternalRef(trx, org, ref);
+    const link = await tx.users.lockExternalRef(org, ref);
     if (link) {
       if (link.alignEntityType !== 'user') throw conflict(`externalRef is already linked to a ${String(link.alignEntityType)}`);
-      const user = await trx('users').select(USER_COLUMNS).where({ id: link.alignEntityId, organizationId: org }).first();
+      const user = await tx.users.find(org, link.alignEntityId);
       if (user) return { user, userId: user.id, inviteId: null, created: false, status: 'linked' };
-      await trx('integration_links').where({ id: link.id }).del(); // its user is gone: provision anew
+      await tx.users.deleteExternalLink(link.id); // its user is gone: provision anew
     }
   }
 
-  const existing = await trx('users').select(USER_COLUMNS).where({ organizationId: org }).whereRaw('lower(email) = lower(?)', [email]).first();
+  const existing = await tx.users.findByEmail(org, email);
   if (existing) {
     if (!ref) return { user: existing, userId: existing.id, inviteId: null, created: false, status: 'existing' };
-    const link = (await createExternalLink(trx, actor, ref, 'user', existing.id, null))!;
+    const link = await tx.users.insertExternalLink({ organizationId: org, projectId: null, ref, alignEntityType: 'user', alignEntityId: existing.id });
+    if (link) await tx.record(apiWrite(actor, null, [externalLinkCreatedEvent(link)]));
     return { user: existing, userId: existing.id, inviteId: null, created: false, status: 'linked', link };
   }
 
-  const [user] = await trx('users')
-    .insert({
-      organizationId: org, email, name: item.name, role,
-      metadata: item.metadata === undefined || item.metadata === null ? null : JSON.stringify(item.metadata),
-    })
-    .returning(USER_COLUMNS);
+  const events: ActorEvent[] = [];
+  const user = await tx.users.insert({ organizationId: org, email, name: item.name as string, role, metadata: item.metadata ?? null });
   if (projectIds.length) {
-    const members = await trx('project_members').insert(projectIds.map((projectId) => ({ projectId, userId: user.id }))).returning('*');
-    await emit(trx, org, actor, members.map((m) => memberAddedEvent(m, org)));
+    const members = await tx.members.insertMany(projectIds.map((projectId) => ({ projectId, userId: user.id })));
+    events.push(...members.map((m) => memberEvent('project_member.added', m, org)));
   }
   let inviteId: string | null = null;
   if (sendInvite) {
-    const [invite] = await trx('invites')
-      .insert({ organizationId: org, userId: user.id, email, invitedByUserId: actor.userId || null, apiKeyId: actor.apiKeyId })
-      .returning('id');
+    const invite = await tx.users.insertInvite({ organizationId: org, userId: user.id, email, invitedByUserId: actor.userId || null, apiKeyId: actor.apiKeyId });
     inviteId = invite.id;
   }
-  if (ref) await createExternalLink(trx, actor, ref, 'user', user.id, null);
+  if (ref) {
+    const link = await tx.users.insertExternalLink({ organizationId: org, projectId: null, ref, alignEntityType: 'user', alignEntityId: user.id });
+    if (link) events.push(externalLinkCreatedEvent(link));
+  }
+  if (events.length) await tx.record(apiWrite(actor, null, events));
   return { user, userId: user.id, inviteId, created: true, status: 'invited' };
 }
 
-function auditOf(out: Outcome) {
+/** The audit record of one invitation: invited (created), linked (an externalRef newly linked) or invite_matched. */
+function auditOf(out: Outcome): AuditRecord & { metadata: Record<string, unknown> } {
   return {
     entityType: 'user', action: out.created ? 'invited' : out.link ? 'linked' : 'invite_matched', entityId: out.userId,
-    entityName: out.user.name as string, metadata: { status: out.status, created: out.created, inviteId: out.inviteId } as Record<string, unknown>,
+    entityName: out.user.name, metadata: { status: out.status, created: out.created, inviteId: out.inviteId },
   };
 }
 
-function eventsOf(out: Outcome, actor: Actor): DomainEvent[] {
-  const base = userEventPayload(out.user, actor.userId || null);
-  if (out.created) return [{ eventName: 'user.invited', entityType: 'user', entityId: out.userId, payload: base }];
-  if (out.link) {
-    return [{
-      eventName: 'user.linked', entityType: 'user', entityId: out.userId,
-      payload: {
-        ...base, integrationLinkId: out.link.id, provider: out.link.provider, externalType: out.link.externalType,
-        externalId: out.link.externalId,
-      },
-    }];
-  }
+/** user.invited for a new user, user.linked for an existing one newly linked; nothing for a match. */
+function eventsOf(out: Outcome, actor: Actor): ActorEvent[] {
+  if (out.created) return [userInvitedEvent(out.user, actor.userId || null)];
+  if (out.link) return [userLinkedEvent(out.user, actor.userId || null, out.link)];
   return [];
 }

@@ -1,85 +1,58 @@
-import type { Knex } from '@cluster/db';
-import { isUuid } from '@cluster/db';
-import type { JsonObject } from '@bufbuild/protobuf';
-import { notFound } from '@cluster/platform';
-import { type Actor, requireActor, visibleProjectId } from '../../lib/actor.ts';
-import { changedFields, pickColumns, toJson } from '../../lib/json.ts';
-import { paginate } from '../../lib/list.ts';
-import { recordWrite } from '../../outbox/record.ts';
+import type { Actor } from '@cluster/proto';
+import { notFound, requireActor, type PageArgs } from '@cluster/platform';
+import { visibleProjectId } from '../../shared/access.ts';
+import { changedFields, pickFields } from '../../shared/fields.ts';
+import { presentPage } from '../../shared/paginate.ts';
+import { apiWrite } from '../../shared/write.ts';
+import type { Stores } from '../../stores.ts';
+import { userUpdatedEvent } from './events.ts';
+import { presentUser } from './presenter.ts';
 
-/**
- * The only user columns that ever leave the core. An allow-list, so that
- * passwordHash, mfaSecret or any later secret column can never be answered.
- */
-export const USER_COLUMNS = ['id', 'name', 'email', 'role', 'organizationId', 'metadata', 'createdAt', 'updatedAt'] as const;
+/** Fields an update may change (role only through the admin CLI). */
 const UPDATABLE = ['name', 'metadata'] as const;
 
-/** What leaves the core for a user (spec User, plus metadata and updatedAt). */
-export function presentUser(row: Record<string, unknown>): JsonObject {
-  return toJson(Object.fromEntries(USER_COLUMNS.map((c) => [c, row[c] ?? null])));
-}
-
-/** Payload of user.invited / user.updated (spec, "Payloads"). */
-export function userEventPayload(user: Record<string, unknown>, actorId: string | null): Record<string, unknown> {
-  return {
-    userId: user.id, organizationId: user.organizationId, email: user.email, name: user.name, role: user.role, actorId,
-  };
-}
-
 /** Users of the organization: list (org keys), get (project keys: members of their project), update name/metadata. */
-export function createUserService(db: Knex) {
+export function createUserService(stores: Stores) {
+  /**
+   * A user by id as the actor may see it: of its organization, and for a
+   * project-scoped key a member of its project; otherwise 404.
+   */
+  async function load(tx: Stores, actor: Actor, id: string, lock = false) {
+    const row = await tx.users.find(actor.organizationId, id, { memberOf: visibleProjectId(actor), lock });
+    if (!row) throw notFound('user');
+    return row;
+  }
+
   return {
-    async list(actorIn: Actor | undefined, filters: Record<string, unknown>, page: number, pageSize: number) {
+    async list(actorIn: Actor | undefined, filters: Record<string, unknown>, page: PageArgs) {
       const actor = requireActor(actorIn);
-      const q = db('users').select(USER_COLUMNS).where({ organizationId: actor.organizationId });
-      const scoped = visibleProjectId(actor);
       // The gateway refuses project keys here (scope_violation); should one get through, it sees its members only.
-      if (scoped) q.whereIn('id', db('project_members').select('userId').where({ projectId: scoped }));
-      if (typeof filters.role === 'string') q.andWhere({ role: filters.role });
-      return paginate(q, page, pageSize, presentUser);
+      const role = typeof filters.role === 'string' ? filters.role : undefined;
+      return presentPage(await stores.users.list(actor.organizationId, { memberOf: visibleProjectId(actor), role }, page), presentUser);
     },
 
     async get(actorIn: Actor | undefined, id: string) {
       const actor = requireActor(actorIn);
-      return presentUser(await load(db, actor, id));
+      return presentUser(await load(stores, actor, id));
     },
 
+    /** user.updated with the changed fields only when something changed; audited either way. */
     async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        const before = await load(trx, actor, id, true);
-        const values = pickColumns(body, UPDATABLE, ['metadata']);
-        const [row] = Object.keys(values).length
-          ? await trx('users').where({ id }).update({ ...values, updatedAt: trx.fn.now() }).returning(USER_COLUMNS)
-          : [before];
+      return stores.transaction(async (tx) => {
+        const before = await load(tx, actor, id, true);
+        const values = pickFields(body, UPDATABLE);
+        const row = Object.keys(values).length ? await tx.users.update(id, values) : before;
         const changed = changedFields(before, row, UPDATABLE);
-        await recordWrite(
-          trx, actor,
-          { entityType: 'user', action: 'updated', entityId: id, entityName: row.name as string, metadata: { changedFields: changed } },
-          changed.length
-            ? [{
-              eventName: 'user.updated', entityType: 'user', entityId: id,
-              payload: { ...userEventPayload(row, actor.userId || null), changedFields: changed },
-            }]
-            : [],
+        await tx.record(
+          apiWrite(
+            actor,
+            { entityType: 'user', action: 'updated', entityId: id, entityName: row.name, metadata: { changedFields: changed } },
+            changed.length ? [userUpdatedEvent(row, actor.userId || null, changed)] : [],
+          ),
         );
         return presentUser(row);
       });
     },
   };
-}
-
-/**
- * A user by id as the actor may see it: of its organization, and for a
- * project-scoped key a member of its project; otherwise 404.
- */
-async function load(db: Knex, actor: Actor, id: string, lock = false): Promise<Record<string, unknown>> {
-  if (!isUuid(id)) throw notFound('user');
-  const q = db('users').select(USER_COLUMNS).where({ id, organizationId: actor.organizationId });
-  const scoped = visibleProjectId(actor);
-  if (scoped) q.whereExists(db('project_members').select(db.raw('1')).where({ projectId: scoped }).whereRaw('"userId" = users.id'));
-  if (lock) q.forUpdate();
-  const row = await q.first();
-  if (!row) throw notFound('user');
-  return row;
 }

@@ -1,84 +1,87 @@
-import type { Knex } from '@cluster/db';
-import { isUuid } from '@cluster/db';
 import type { JsonObject } from '@bufbuild/protobuf';
-import { conflict, notFound } from '@cluster/platform';
-import { type Actor, assertVisible, projectInScope, requireActor } from '../../lib/actor.ts';
-import { createExternalLink, externalRefOf, lockExternalRef } from '../../lib/external-ref.ts';
-import { changedFields, pickColumns, toJson } from '../../lib/json.ts';
-import { paginate } from '../../lib/list.ts';
-import { recordWrite } from '../../outbox/record.ts';
+import type { Actor } from '@cluster/proto';
+import { conflict, requireActor, type PageArgs } from '@cluster/platform';
+import { assertVisible } from '../../shared/access.ts';
+import { externalLinkCreatedEvent, externalRefOf } from '../../shared/external-ref.ts';
+import { changedFields, pickFields } from '../../shared/fields.ts';
+import { presentPage } from '../../shared/paginate.ts';
+import { apiWrite, type ActorEvent } from '../../shared/write.ts';
+import type { Stores } from '../../stores.ts';
+import { projectInScope } from '../projects/scope.ts';
+import { wikiPageEvent } from './events.ts';
+import { presentWikiPage } from './presenter.ts';
 
-const PAGE_COLUMNS = ['id', 'projectId', 'title', 'content', 'createdAt', 'updatedAt'] as const;
+/** Fields a create or update may set. */
 const WRITABLE = ['title', 'content'] as const;
 
-/** What leaves the core for a wiki page (spec WikiPage, with its full content). */
-export function presentWikiPage(row: Record<string, unknown>): JsonObject {
-  return toJson(Object.fromEntries(PAGE_COLUMNS.map((c) => [c, row[c] ?? null])));
-}
+/** Wiki pages of a project; create is an idempotent upsert when the body has an externalRef. Rules only; SQL is in the store. */
+export function createWikiService(stores: Stores) {
+  /** A page by id: 404 unless it is in the actor's organization (and, for a project key, its project). */
+  async function load(tx: Stores, actor: Actor, id: string, lock = false) {
+    return assertVisible(actor, await tx.wiki.find(id, { lock }), 'wiki page');
+  }
 
-function payload(row: Record<string, unknown>) {
-  return { wikiPageId: row.id, projectId: row.projectId, organizationId: row.organizationId, title: row.title };
-}
-
-/** Wiki pages of a project; create is an idempotent upsert when the body has an externalRef. */
-export function createWikiService(db: Knex) {
   return {
-    async list(actorIn: Actor | undefined, projectId: string, page: number, pageSize: number) {
+    async list(actorIn: Actor | undefined, projectId: string, page: PageArgs) {
       const actor = requireActor(actorIn);
-      await projectInScope(db, actor, projectId);
-      return paginate(db('wiki_pages').where({ projectId }), page, pageSize, presentWikiPage);
+      await projectInScope(stores.projects, actor, projectId);
+      return presentPage(await stores.wiki.list(projectId, page), presentWikiPage);
     },
 
     async get(actorIn: Actor | undefined, id: string) {
       const actor = requireActor(actorIn);
-      return presentWikiPage(await load(db, actor, id));
+      return presentWikiPage(await load(stores, actor, id));
     },
 
+    /**
+     * wiki_page.created. With an externalRef already linked to a page of this
+     * project: that page, created false; linked to anything else: 409.
+     */
     async create(actorIn: Actor | undefined, projectId: string, body: Record<string, unknown>): Promise<{ resource: JsonObject; created: boolean }> {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        await projectInScope(trx, actor, projectId);
+      return stores.transaction(async (tx) => {
+        await projectInScope(tx.projects, actor, projectId);
         const ref = externalRefOf(body);
         if (ref) {
-          const link = await lockExternalRef(trx, actor.organizationId, ref);
+          const link = await tx.wiki.lockExternalRef(actor.organizationId, ref);
           if (link) {
-            const page = link.alignEntityType === 'wiki_page'
-              ? await trx('wiki_pages').where({ id: link.alignEntityId, organizationId: actor.organizationId }).first()
-              : undefined;
+            const page = link.alignEntityType === 'wiki_page' ? await tx.wiki.findInOrganization(actor.organizationId, link.alignEntityId) : undefined;
             if (!page || page.projectId !== projectId) {
               throw conflict('externalRef is already linked to another record', { alignEntityType: String(link.alignEntityType) });
             }
             return { resource: presentWikiPage(page), created: false };
           }
         }
-        const [row] = await trx('wiki_pages')
-          .insert({ ...pickColumns(body, WRITABLE), projectId, organizationId: actor.organizationId, creatorId: actor.userId || null })
-          .returning('*');
-        if (ref) await createExternalLink(trx, actor, ref, 'wiki_page', row.id, projectId);
-        await recordWrite(
-          trx, actor,
-          { entityType: 'wiki_page', action: 'created', entityId: row.id, entityName: row.title, projectId },
-          [{ eventName: 'wiki_page.created', entityType: 'wiki_page', entityId: row.id, projectId, payload: payload(row) }],
+        const row = await tx.wiki.insert({ ...pickFields(body, WRITABLE), projectId, organizationId: actor.organizationId, creatorId: actor.userId || null });
+        const events: ActorEvent[] = [];
+        if (ref) {
+          const link = await tx.wiki.insertExternalLink({ organizationId: actor.organizationId, projectId, ref, alignEntityType: 'wiki_page', alignEntityId: row.id });
+          if (link) events.push(externalLinkCreatedEvent(link));
+        }
+        await tx.record(
+          apiWrite(actor, { entityType: 'wiki_page', action: 'created', entityId: row.id, entityName: row.title, projectId }, [
+            ...events,
+            wikiPageEvent('wiki_page.created', row),
+          ]),
         );
         return { resource: presentWikiPage(row), created: true };
       });
     },
 
+    /** wiki_page.updated with the changed fields only when something changed; audited either way. */
     async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        const before = await load(trx, actor, id, true);
-        const values = pickColumns(body, WRITABLE);
-        const [row] = Object.keys(values).length
-          ? await trx('wiki_pages').where({ id }).update({ ...values, updatedAt: trx.fn.now() }).returning('*')
-          : [before];
+      return stores.transaction(async (tx) => {
+        const before = await load(tx, actor, id, true);
+        const values = pickFields(body, WRITABLE);
+        const row = Object.keys(values).length ? await tx.wiki.update(id, values) : before;
         const changed = changedFields(before, row, WRITABLE);
-        await recordWrite(
-          trx, actor,
-          { entityType: 'wiki_page', action: 'updated', entityId: id, entityName: row.title, projectId: row.projectId, metadata: { changedFields: changed } },
-          changed.length
-            ? [{ eventName: 'wiki_page.updated', entityType: 'wiki_page', entityId: id, projectId: row.projectId, payload: { ...payload(row), changedFields: changed } }]
-            : [],
+        await tx.record(
+          apiWrite(
+            actor,
+            { entityType: 'wiki_page', action: 'updated', entityId: id, entityName: row.title, projectId: row.projectId, metadata: { changedFields: changed } },
+            changed.length ? [wikiPageEvent('wiki_page.updated', row, { changedFields: changed })] : [],
+          ),
         );
         return presentWikiPage(row);
       });
@@ -86,28 +89,15 @@ export function createWikiService(db: Knex) {
 
     async remove(actorIn: Actor | undefined, id: string) {
       const actor = requireActor(actorIn);
-      await db.transaction(async (trx) => {
-        const row = await load(trx, actor, id, true);
-        const projectId = row.projectId as string;
-        await trx('wiki_pages').where({ id }).del();
-        // Its externalRef links go with it, so the same ref can create a fresh page later.
-        await trx('integration_links').where({ organizationId: actor.organizationId, alignEntityType: 'wiki_page', alignEntityId: id }).del();
-        await recordWrite(
-          trx, actor,
-          { entityType: 'wiki_page', action: 'deleted', entityId: id, entityName: row.title as string, projectId },
-          [{ eventName: 'wiki_page.deleted', entityType: 'wiki_page', entityId: id, projectId, payload: payload(row) }],
+      await stores.transaction(async (tx) => {
+        const row = await load(tx, actor, id, true);
+        await tx.wiki.remove(actor.organizationId, id);
+        await tx.record(
+          apiWrite(actor, { entityType: 'wiki_page', action: 'deleted', entityId: id, entityName: row.title, projectId: row.projectId }, [
+            wikiPageEvent('wiki_page.deleted', row),
+          ]),
         );
       });
     },
   };
-}
-
-/** A page by id: 404 unless it is in the actor's organization (and, for a project key, its project). */
-async function load(db: Knex, actor: Actor, id: string, lock = false): Promise<Record<string, unknown>> {
-  if (!isUuid(id)) throw notFound('wiki page');
-  const q = db('wiki_pages').where({ id });
-  if (lock) q.forUpdate();
-  const row: Record<string, unknown> | undefined = await q.first();
-  assertVisible(actor, row, 'wiki page');
-  return row as Record<string, unknown>;
 }

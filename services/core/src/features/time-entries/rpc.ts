@@ -1,18 +1,13 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import type { Knex } from '@cluster/db';
+import { bodyOf, pageArgs } from '@cluster/platform';
 import type { TimeEntryService } from '@cluster/proto';
-import { pageArgs, toListResponse } from '../../lib/list.ts';
-import { createTimeEntryService } from './service.ts';
-import { bodyOf } from '../../lib/struct.ts';
+import type { createTimeEntryService } from './service.ts';
 
-
-/** The TimeEntryService RPCs over the time-entry service (registered in app.ts). */
-export function timeEntryRoutes(db: Knex): ServiceImpl<typeof TimeEntryService> {
-  const timeEntries = createTimeEntryService(db);
+/** TimeEntryService over Connect: unpacks requests, calls the rules, packs answers. */
+export function timeEntryRpc(timeEntries: ReturnType<typeof createTimeEntryService>): ServiceImpl<typeof TimeEntryService> {
   return {
     async listTimeEntries(req) {
-      const { page, pageSize } = pageArgs(req);
-      return toListResponse(await timeEntries.list(req.actor, req.parentId || undefined, bodyOf(req.query), page, pageSize));
+      return timeEntries.list(req.actor, req.parentId || undefined, bodyOf(req.query), pageArgs(req));
     },
     async createTimeEntry(req) {
       return timeEntries.create(req.actor, req.parentId, bodyOf(req.body));

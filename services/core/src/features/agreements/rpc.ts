@@ -1,0 +1,16 @@
+import type { ServiceImpl } from '@connectrpc/connect';
+import { pageArgs } from '@cluster/platform';
+import type { AgreementService } from '@cluster/proto';
+import type { createAgreementService } from './service.ts';
+
+/** AgreementService over Connect (reads only): unpacks requests, calls the rules, packs answers. */
+export function agreementRpc(agreements: ReturnType<typeof createAgreementService>): ServiceImpl<typeof AgreementService> {
+  return {
+    async listAgreements(req) {
+      return agreements.list(req.actor, req.parentId, pageArgs(req));
+    },
+    async getAgreement(req) {
+      return { resource: await agreements.get(req.actor, req.id) };
+    },
+  };
+}

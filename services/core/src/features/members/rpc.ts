@@ -1,0 +1,23 @@
+import type { ServiceImpl } from '@connectrpc/connect';
+import { bodyOf, pageArgs } from '@cluster/platform';
+import type { MemberService } from '@cluster/proto';
+import type { createMemberService } from './service.ts';
+
+/** MemberService over Connect: unpacks requests, calls the rules, packs answers. */
+export function memberRpc(members: ReturnType<typeof createMemberService>): ServiceImpl<typeof MemberService> {
+  return {
+    async listMembers(req) {
+      return members.list(req.actor, req.parentId, pageArgs(req));
+    },
+    async addMember(req) {
+      return { resource: await members.add(req.actor, req.parentId, bodyOf(req.body)), created: true };
+    },
+    async updateMember(req) {
+      return { resource: await members.update(req.actor, req.parentId, req.id, bodyOf(req.body)) };
+    },
+    async removeMember(req) {
+      await members.remove(req.actor, req.parentId, req.id);
+      return {};
+    },
+  };
+}

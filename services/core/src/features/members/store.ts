@@ -1,0 +1,62 @@
+import { isUuid, type Knex } from '@cluster/db';
+import type { Page, PageArgs } from '@cluster/platform';
+import { jsonbValues, paginate } from '../../shared/paginate.ts';
+
+/** The project_members columns that leave the core (all of them today; an allow-list all the same). */
+export const MEMBER_COLUMNS = ['id', 'projectId', 'userId', 'roleOverride', 'metadata', 'createdAt'] as const;
+
+/** A membership row (MEMBER_COLUMNS). */
+export type MemberRow = Record<string, unknown> & { id: string; projectId: string; userId: string; roleOverride: string | null };
+
+/** Project memberships in Postgres: all SQL of the feature. */
+export interface MemberStore {
+  /** One page of a project's members. */
+  list(projectId: string, page: PageArgs): Promise<Page<MemberRow>>;
+  /** A member of the project by its id (locked for the transaction with `lock`), or undefined. Non-UUID ids find nothing. */
+  find(projectId: string, memberId: string, opts?: { lock?: boolean }): Promise<MemberRow | undefined>;
+  /** The membership of a user in a project, or undefined. */
+  findByUser(projectId: string, userId: string): Promise<MemberRow | undefined>;
+  /** Adds a member; undefined when the user is already one (nothing written). */
+  insert(values: { projectId: string; userId: string } & Record<string, unknown>): Promise<MemberRow | undefined>;
+  /** Adds several new members at once (a user invited into projects). */
+  insertMany(values: { projectId: string; userId: string }[]): Promise<MemberRow[]>;
+  update(id: string, values: Record<string, unknown>): Promise<MemberRow>;
+  remove(id: string): Promise<void>;
+}
+
+const JSON_COLUMNS = ['metadata'];
+
+/** The knex implementation of MemberStore. */
+export function createMemberStore(db: Knex): MemberStore {
+  return {
+    list(projectId, page) {
+      return paginate<MemberRow>(db('project_members').select(MEMBER_COLUMNS).where({ projectId }), page);
+    },
+    async find(projectId, memberId, opts = {}) {
+      if (!isUuid(memberId)) return undefined;
+      const q = db('project_members').select(MEMBER_COLUMNS).where({ id: memberId, projectId });
+      return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<MemberRow | undefined>;
+    },
+    findByUser(projectId, userId) {
+      return db('project_members').select(MEMBER_COLUMNS).where({ projectId, userId }).first() as Promise<MemberRow | undefined>;
+    },
+    async insert(values) {
+      const [row] = await db('project_members')
+        .insert(jsonbValues(values, JSON_COLUMNS))
+        .onConflict(['projectId', 'userId'])
+        .ignore()
+        .returning(MEMBER_COLUMNS);
+      return row as MemberRow | undefined;
+    },
+    async insertMany(values) {
+      return (await db('project_members').insert(values).returning(MEMBER_COLUMNS)) as MemberRow[];
+    },
+    async update(id, values) {
+      const [row] = await db('project_members').where({ id }).update(jsonbValues(values, JSON_COLUMNS)).returning(MEMBER_COLUMNS);
+      return row as MemberRow;
+    },
+    async remove(id) {
+      await db('project_members').where({ id }).del();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import type { JsonObject } from '@bufbuild/protobuf';
+import { rowToJson } from '@cluster/platform';
+import type { ProjectFigures } from './store.ts';
+
+const SNAPSHOT_COLUMNS = ['id', 'scopeType', 'scopeId', 'reportType', 'status', 'narrativeSource', 'summary', 'createdAt'] as const;
+
+/** What leaves the core for a snapshot in a list: the spec's fields plus the generated `summary` text. */
+export function presentSnapshot(row: Record<string, unknown>): JsonObject {
+  return rowToJson(Object.fromEntries(SNAPSHOT_COLUMNS.map((c) => [c, row[c] ?? null])));
+}
+
+/** The template narrative of a report: the project's entries by status, releases and wiki pages (pure). */
+export function templateSummary(projectName: string, reportType: string, f: ProjectFigures): string {
+  const entries = f.entriesByStatus.reduce((sum, r) => sum + r.count, 0);
+  const statuses = f.entriesByStatus.map((r) => `${r.count} ${r.status.replace(/_/g, ' ')}`).join(', ');
+  return [
+    `${reportType} report for ${projectName}:`,
+    `${entries} ${entries === 1 ? 'entry' : 'entries'}${statuses ? ` (${statuses})` : ''};`,
+    `${f.releases} release${f.releases === 1 ? '' : 's'} (${f.released} released);`,
+    `${f.wikiPages} wiki page${f.wikiPages === 1 ? '' : 's'}.`,
+  ].join(' ');
+}

@@ -1,0 +1,52 @@
+import type { Knex } from '@cluster/db';
+import type { Page, PageArgs } from '@cluster/platform';
+import { paginate } from '../../shared/paginate.ts';
+
+/** A snapshot row as stored. */
+export type SnapshotRow = Record<string, unknown> & { id: string; organizationId: string; projectId: string | null; reportType: string };
+
+/** A project's current figures, from which the template narrative is written. */
+export interface ProjectFigures {
+  /** Entries per status, by status name. */
+  entriesByStatus: { status: string; count: number }[];
+  releases: number;
+  released: number;
+  wikiPages: number;
+}
+
+/** Report snapshots in Postgres: all SQL of the feature (read over the API, written by the admin CLI). */
+export interface SnapshotStore {
+  /** One page of a project's snapshots. */
+  list(projectId: string, page: PageArgs): Promise<Page<SnapshotRow>>;
+  insert(values: {
+    organizationId: string; projectId: string; scopeType: string; scopeId: string; reportType: string; status: string;
+    summary: string; narrativeSource: string | null;
+  }): Promise<SnapshotRow>;
+  /** The figures of a project as of now (entries by status, releases, wiki pages). */
+  projectFigures(projectId: string): Promise<ProjectFigures>;
+}
+
+/** The knex implementation of SnapshotStore. */
+export function createSnapshotStore(db: Knex): SnapshotStore {
+  return {
+    list(projectId, page) {
+      return paginate<SnapshotRow>(db('snapshots').where({ projectId }), page);
+    },
+    async insert(values) {
+      const [row] = await db('snapshots').insert(values).returning('*');
+      return row as SnapshotRow;
+    },
+    async projectFigures(projectId) {
+      const count = async (table: string, where: Record<string, string> = {}) =>
+        Number((await db(table).where({ projectId, ...where }).count({ n: '*' }).first())?.n ?? 0);
+      const byStatus = (await db('entries')
+        .where({ projectId }).select('status').count({ n: '*' }).groupBy('status').orderBy('status')) as { status: string; n: number | string }[];
+      return {
+        entriesByStatus: byStatus.map((r) => ({ status: r.status, count: Number(r.n) })),
+        releases: await count('releases'),
+        released: await count('releases', { status: 'released' }),
+        wikiPages: await count('wiki_pages'),
+      };
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import type { ServiceImpl } from '@connectrpc/connect';
+import { asStruct, bodyOf, pageArgs } from '@cluster/platform';
+import type { UserService } from '@cluster/proto';
+import type { createInviteService } from './invite.ts';
+import type { createUserService } from './service.ts';
+
+/** UserService over Connect (users and their invitations): unpacks requests, calls the rules, packs answers. */
+export function userRpc(
+  users: ReturnType<typeof createUserService>,
+  invites: ReturnType<typeof createInviteService>,
+): ServiceImpl<typeof UserService> {
+  return {
+    async listUsers(req) {
+      return users.list(req.actor, bodyOf(req.query), pageArgs(req));
+    },
+    async getUser(req) {
+      return { resource: await users.get(req.actor, req.id) };
+    },
+    async updateUser(req) {
+      return { resource: await users.update(req.actor, req.id, bodyOf(req.body)) };
+    },
+    async inviteUser(req) {
+      const res = await invites.invite(req.actor, bodyOf(req.body));
+      return { resource: asStruct(res), created: res.created };
+    },
+    async bulkInvite(req) {
+      return { resource: asStruct(await invites.bulkInvite(req.actor, bodyOf(req.body))) };
+    },
+  };
+}

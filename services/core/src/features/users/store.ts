@@ -1,0 +1,96 @@
+import { isUuid, type Knex } from '@cluster/db';
+import type { Page, PageArgs } from '@cluster/platform';
+import type { ExternalLinkMethods } from '../../shared/external-ref.ts';
+import { externalLinkMethods } from '../../shared/external-links.ts';
+import { jsonbValues, paginate } from '../../shared/paginate.ts';
+
+/**
+ * The only user columns a store ever reads. An allow-list, so that passwordHash,
+ * mfaSecret or any later secret column can never be answered.
+ */
+export const USER_COLUMNS = ['id', 'name', 'email', 'role', 'organizationId', 'metadata', 'createdAt', 'updatedAt'] as const;
+
+/** A user row (USER_COLUMNS only). */
+export type UserRow = Record<string, unknown> & { id: string; organizationId: string; email: string; name: string; role: string };
+
+/** Users and their invitations in Postgres: all SQL of the feature (invites link users to externalRefs too). */
+export interface UserStore extends ExternalLinkMethods {
+  /** One page of an organization's users; `memberOf`: only members of that project; `role`: only that role. */
+  list(organizationId: string, filter: { memberOf?: string | null; role?: string }, page: PageArgs): Promise<Page<UserRow>>;
+  /**
+   * A user of the organization (only a member of `memberOf` when given; locked for the
+   * transaction with `lock`), or undefined. Non-UUID ids find nothing.
+   */
+  find(organizationId: string, id: string, opts?: { memberOf?: string | null; lock?: boolean }): Promise<UserRow | undefined>;
+  /** A user of any organization (locked with `lock`): the admin CLI's operator names users by id alone. */
+  findById(id: string, opts?: { lock?: boolean }): Promise<UserRow | undefined>;
+  /** The user of the organization with this e-mail, compared case-insensitively. */
+  findByEmail(organizationId: string, email: string): Promise<UserRow | undefined>;
+  /** Every user of an organization, oldest first (the admin CLI's demo answer). */
+  listAll(organizationId: string): Promise<Pick<UserRow, 'id' | 'email' | 'name' | 'role'>[]>;
+  insert(values: { organizationId: string; email: string; name: string; role: string; metadata?: unknown }): Promise<UserRow>;
+  update(id: string, values: Record<string, unknown>): Promise<UserRow>;
+  /** Serialises invitations of one e-mail in an organization for the rest of the transaction. */
+  lockInviteEmail(organizationId: string, email: string): Promise<void>;
+  /** Records an outbound invitation (no SMTP: a mailer would read the `invites` table). */
+  insertInvite(values: { organizationId: string; userId: string; email: string; invitedByUserId: string | null; apiKeyId: string }): Promise<{ id: string }>;
+  /** Deletes an integration link (one whose user is gone). */
+  deleteExternalLink(id: string): Promise<void>;
+}
+
+const JSON_COLUMNS = ['metadata'];
+
+/** The knex implementation of UserStore. */
+export function createUserStore(db: Knex): UserStore {
+  const memberOf = (projectId: string) =>
+    db('project_members').select(db.raw('1')).where({ projectId }).whereRaw('"userId" = users.id');
+  return {
+    ...externalLinkMethods(db),
+    list(organizationId, filter, page) {
+      const q = db('users').select(USER_COLUMNS).where({ organizationId });
+      if (filter.memberOf) q.whereIn('id', db('project_members').select('userId').where({ projectId: filter.memberOf }));
+      if (filter.role !== undefined) q.andWhere({ role: filter.role });
+      return paginate<UserRow>(q, page);
+    },
+    async find(organizationId, id, opts = {}) {
+      if (!isUuid(id)) return undefined;
+      const q = db('users').select(USER_COLUMNS).where({ id, organizationId });
+      if (opts.memberOf) q.whereExists(memberOf(opts.memberOf));
+      return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<UserRow | undefined>;
+    },
+    async findById(id, opts = {}) {
+      if (!isUuid(id)) return undefined;
+      const q = db('users').select(USER_COLUMNS).where({ id });
+      return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<UserRow | undefined>;
+    },
+    findByEmail(organizationId, email) {
+      return db('users').select(USER_COLUMNS).where({ organizationId }).whereRaw('lower(email) = lower(?)', [email]).first() as Promise<
+        UserRow | undefined
+      >;
+    },
+    listAll(organizationId) {
+      return db('users').where({ organizationId }).orderBy('createdAt').select('id', 'email', 'name', 'role');
+    },
+    async insert(values) {
+      const [row] = await db('users').insert(jsonbValues(values, JSON_COLUMNS)).returning(USER_COLUMNS);
+      return row as UserRow;
+    },
+    async update(id, values) {
+      const [row] = await db('users')
+        .where({ id })
+        .update({ ...jsonbValues(values, JSON_COLUMNS), updatedAt: db.fn.now() })
+        .returning(USER_COLUMNS);
+      return row as UserRow;
+    },
+    async lockInviteEmail(organizationId, email) {
+      await db.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`invite|${organizationId}|${email.toLowerCase()}`]);
+    },
+    async insertInvite(values) {
+      const [row] = await db('invites').insert(values).returning('id');
+      return row as { id: string };
+    },
+    async deleteExternalLink(id) {
+      await db('integration_links').where({ id }).del();
+    },
+  };
+}
