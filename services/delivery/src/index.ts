@@ -1,3 +1,3 @@
 export { startDelivery } from './start.ts';
 export { readDeliveryConfig } from './config.ts';
-export { queueAudit } from './audit/forwarder.ts';
+export { apiWrite, recordWrite } from './shared/write.ts';

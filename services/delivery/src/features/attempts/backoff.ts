@@ -43,13 +43,3 @@ export function nextRetry(
   delay = Math.max(0, Math.min(Math.round(delay), deadline - now));
   return { kind: 'retry', at: new Date(now + delay), delayMs: delay };
 }
-
-/** Parses a Retry-After header (seconds or an HTTP date) into milliseconds from now. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
-}

@@ -1,9 +1,11 @@
 import { createWaker, type Logger } from '@cluster/platform';
-import type { DeliveryMetrics } from '../metrics.ts';
-import type { DeliveryStore } from './store.ts';
+import type { DeliveryMetrics } from '../../metrics.ts';
+import type { Stores } from '../../stores.ts';
 
+/** What the retention sweeper is made of. */
 export interface RetentionOptions {
-  store: DeliveryStore;
+  /** Subscriptions to walk, deliveries to delete. */
+  stores: Pick<Stores, 'subscriptions' | 'deliveries'>;
   metrics: DeliveryMetrics;
   logger: Logger;
   /** Finished deliveries older than this are deleted; 0 keeps them forever. */
@@ -14,6 +16,7 @@ export interface RetentionOptions {
   batchSize?: number;
 }
 
+/** The retention loop of one replica. */
 export interface RetentionSweeper {
   start(): void;
   /** One pass over every subscription; returns how many deliveries were deleted. */
@@ -29,7 +32,7 @@ export interface RetentionSweeper {
  * their age (retries end after WEBHOOK_RETRY_MAX_AGE_MS anyway).
  */
 export function createRetentionSweeper(opts: RetentionOptions): RetentionSweeper {
-  const { store, metrics, logger } = opts;
+  const { stores, metrics, logger } = opts;
   const batch = opts.batchSize ?? 1000;
   const waker = createWaker();
   let stopping = false;
@@ -39,10 +42,10 @@ export function createRetentionSweeper(opts: RetentionOptions): RetentionSweeper
     if (opts.retentionMs <= 0) return 0;
     const before = new Date(Date.now() - opts.retentionMs);
     let deleted = 0;
-    for (const id of await store.subscriptionIds()) {
+    for (const id of await stores.subscriptions.allIds()) {
       for (;;) {
         if (stopping) return deleted;
-        const n = await store.pruneFinished(id, before, batch);
+        const n = await stores.deliveries.pruneFinished(id, before, batch);
         deleted += n;
         metrics.pruned.inc(n);
         if (n < batch) break;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextRetry, nominalDelayMs, parseRetryAfter } from './backoff.ts';
+import { nextRetry, nominalDelayMs } from './backoff.ts';
 
 const policy = { baseMs: 5000, maxAgeMs: 86_400_000, maxStepMs: 7_200_000 };
 const t0 = new Date('2026-01-01T00:00:00Z');
@@ -30,12 +30,5 @@ describe('retry schedule', () => {
     expect(nextRetry(policy, { failedAttempts: 1, firstAttemptAt: t0, now: t0, retryAfterMs: 60_000, random: () => 0.5 })).toMatchObject({ delayMs: 60_000 });
     const late = new Date(t0.getTime() + 86_400_000 - 10_000);
     expect(nextRetry(policy, { failedAttempts: 3, firstAttemptAt: t0, now: late, retryAfterMs: 3_600_000 })).toMatchObject({ delayMs: 10_000 });
-  });
-
-  it('reads Retry-After as seconds or an HTTP date', () => {
-    expect(parseRetryAfter('120')).toBe(120_000);
-    expect(parseRetryAfter(new Date(Date.now() + 30_000).toUTCString())).toBeGreaterThan(28_000);
-    expect(parseRetryAfter('soon')).toBeUndefined();
-    expect(parseRetryAfter(undefined)).toBeUndefined();
   });
 });

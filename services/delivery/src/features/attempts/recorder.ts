@@ -1,4 +1,5 @@
-import type { AttemptRecord, DeliveryStore } from './store.ts';
+import { deadLetterMessage } from './events.ts';
+import type { AttemptRecord, AttemptStore } from './store.ts';
 
 /** Records finished attempts, batching the hot path. */
 export interface AttemptRecorder {
@@ -14,9 +15,10 @@ export interface AttemptRecorder {
  * `maxBatch` attempts rather than the few that finished during one write: the
  * statement's fixed cost (a round trip, a commit) then falls on many rows. The
  * attempt has already reached its receiver; lingering only holds its lease a
- * little longer. Dead letters take the single-row path (with the outbox).
+ * little longer. Dead letters take the single-row path, with their message for
+ * the dead-letter topic.
  */
-export function createAttemptRecorder(store: DeliveryStore, maxBatch = 200, lingerMs = 5): AttemptRecorder {
+export function createAttemptRecorder(store: Pick<AttemptStore, 'recordAttempt' | 'recordAttempts'>, maxBatch = 200, lingerMs = 5): AttemptRecorder {
   type Waiting = { item: AttemptRecord; resolve: (kept: boolean) => void; reject: (err: unknown) => void };
   let queue: Waiting[] = [];
   let writing = false;
@@ -42,7 +44,7 @@ export function createAttemptRecorder(store: DeliveryStore, maxBatch = 200, ling
 
   return {
     record(item) {
-      if (item.decision.kind === 'dead_letter') return store.recordAttempt(item);
+      if (item.decision.kind === 'dead_letter') return store.recordAttempt({ ...item, deadLetter: deadLetterMessage(item) });
       return new Promise<boolean>((resolve, reject) => {
         queue.push({ item, resolve, reject });
         void flush();

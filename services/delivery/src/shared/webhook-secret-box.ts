@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createSecretBox, type SecretBox } from '@cluster/platform';
 
-export { withOpenCache, type SecretBox } from '@cluster/platform';
-
 /**
  * The box that seals webhook signing secrets: AES-256-GCM under a key derived
  * from WEBHOOK_SECRET_KEY, each ciphertext bound to its subscription id.

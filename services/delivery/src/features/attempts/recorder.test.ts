@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAttemptRecorder } from './recorder.ts';
-import type { AttemptRecord, DeliveryStore } from './store.ts';
+import type { AttemptRecord, AttemptStore } from './store.ts';
 
 // The batching logic alone: the store is a stand-in whose writes finish when the test
 // says so (test/webhooks*.test.ts record attempts in a real Postgres).
@@ -12,7 +12,7 @@ function fakeStore() {
         const ids = items.map((i) => i.delivery.id);
         calls.push({ ids, finish: () => resolve(new Set(ids)) });
       }),
-  } as unknown as DeliveryStore;
+  } as unknown as AttemptStore;
   return { store, calls };
 }
 

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createWebhookSecretBox as createSecretBox, newSigningSecret, withOpenCache } from './secret-box.ts';
+import { withOpenCache } from '@cluster/platform';
+import { createWebhookSecretBox as createSecretBox, newSigningSecret } from './webhook-secret-box.ts';
 import { deliveryHeaders, serviceSignature, standardSignature } from '../sender/signing.ts';
 
 describe('secret box', () => {
