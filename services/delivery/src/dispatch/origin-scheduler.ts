@@ -207,4 +207,3 @@ export function createOriginScheduler<D extends { destinationOrigin: string }>(l
     },
   };
 }
-export type OriginScheduler<D extends { destinationOrigin: string }> = ReturnType<typeof createOriginScheduler<D>>;

@@ -18,6 +18,7 @@ export interface SendResult {
   retryAfterMs?: number;
 }
 
+/** How the HTTP sender connects (config.ts values). */
 export interface HttpSenderOptions {
   timeoutMs: number;
   allowPrivate: boolean;
@@ -44,6 +45,7 @@ function describe(err: unknown): string {
   return code ? `${code}: ${message}` : message;
 }
 
+/** The HTTP sender of a replica: one undici agent, closed at shutdown. */
 export function createHttpSender(opts: HttpSenderOptions): HttpSender {
   const agent = new Agent({
     connect: { lookup: createGuardedLookup(opts.allowPrivate), timeout: opts.timeoutMs },

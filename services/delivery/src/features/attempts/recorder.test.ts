@@ -6,13 +6,15 @@ import type { AttemptRecord, AttemptStore } from './store.ts';
 // says so (test/webhooks*.test.ts record attempts in a real Postgres).
 function fakeStore() {
   const calls: { ids: string[]; finish: () => void }[] = [];
-  const store = {
+  const store: Pick<AttemptStore, 'recordAttempt' | 'recordAttempts'> = {
     recordAttempts: (items: AttemptRecord[]) =>
       new Promise<Set<string>>((resolve) => {
         const ids = items.map((i) => i.delivery.id);
         calls.push({ ids, finish: () => resolve(new Set(ids)) });
       }),
-  } as unknown as AttemptStore;
+    // Dead letters only (service.test.ts covers them); none here.
+    recordAttempt: (item: AttemptRecord) => Promise.reject(new Error(`unexpected single-row record of ${item.delivery.id}`)),
+  };
   return { store, calls };
 }
 

@@ -29,7 +29,7 @@ export function originOf(url: string): string {
 }
 
 /** Unique names, in the given order; unknown names fail with the spec's exact body. */
-export function checkEventNames(names: unknown): string[] {
+function checkEventNames(names: unknown): string[] {
   const list = (Array.isArray(names) ? names : []).map(String);
   const invalid = [...new Set(list.filter((n) => !isEventName(n)))];
   if (invalid.length) throw new DomainError('unknown_event_names', `unknown event names: ${invalid.join(', ')}`, { invalid });
