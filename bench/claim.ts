@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createDb, ensureDatabase, migrate } from '@cluster/db';
 import { dropDatabase, freshDatabaseUrl } from '../test/support/cluster.ts';
 import { migrations } from '../services/delivery/src/migrations/index.ts';
-import { createDeliveryStore } from '../services/delivery/src/deliveries/store.ts';
+import { createStores } from '../services/delivery/src/stores.ts';
 
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 20000);
 const ORIGINS = Number(process.env.BENCH_ORIGINS ?? 1);
@@ -39,9 +39,9 @@ try {
     }).returning('id');
     subs.push(s.id as string);
   }
-  const store = createDeliveryStore(db);
+  const stores = createStores(db);
   for (let i = 0; i < BACKLOG; i += 1000) {
-    await store.insertMany(Array.from({ length: Math.min(1000, BACKLOG - i) }, (_, j) => ({
+    await stores.deliveries.insertMany(Array.from({ length: Math.min(1000, BACKLOG - i) }, (_, j) => ({
       id: randomUUID(), organizationId: org, subscriptionId: subs[(i + j) % subs.length], eventId: randomUUID(),
       eventName: 'entry.created', body: JSON.stringify({ n: i + j, padding: 'x'.repeat(500) }),
     })));
@@ -55,14 +55,14 @@ try {
   for (;;) {
     const caps = new Map(Array.from({ length: ORIGINS }, (_, i) => [`http://r${i}.example.test`, CAP] as [string, number]));
     const c0 = performance.now();
-    const { deliveries: claimed } = await store.claim({ limit: LIMIT, leaseMs: 60_000, defaultCap: CAP * 3, caps });
+    const { deliveries: claimed } = await stores.deliveries.claim({ limit: LIMIT, leaseMs: 60_000, defaultCap: CAP * 3, caps });
     claiming += performance.now() - c0;
     if (!claimed.length) break;
     claims++;
     rows += claimed.length;
     // Recorded at once, as the sender does after a 2xx: the rows leave the due index.
     const r0 = performance.now();
-    await store.recordAttempts(claimed.map((delivery) => ({
+    await stores.attempts.recordAttempts(claimed.map((delivery) => ({
       delivery, attemptedAt: new Date(), decision: { kind: 'succeeded' as const },
       result: { ok: true, responseCode: 200, responseBody: 'ok', error: null, durationMs: 3 },
     })));

@@ -19,7 +19,9 @@ import { randomUUID } from 'node:crypto';
 import { createDb, ensureDatabase, migrate, type Knex } from '@cluster/db';
 import { dropDatabase, freshDatabaseUrl } from '../test/support/cluster.ts';
 import { migrations } from '../services/delivery/src/migrations/index.ts';
-import { createDeliveryStore, type AttemptRecord, type ClaimedDelivery, type NewDelivery } from '../services/delivery/src/deliveries/store.ts';
+import type { AttemptRecord } from '../services/delivery/src/features/attempts/store.ts';
+import type { ClaimedDelivery, NewDelivery } from '../services/delivery/src/features/deliveries/store.ts';
+import { createStores, type Stores } from '../services/delivery/src/stores.ts';
 import { cpuMeter, pidsMatching } from './support/cpu.ts';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20000);
@@ -30,7 +32,7 @@ const ORIGIN = 'http://receiver.example.test';
 
 const ok = { ok: true, responseCode: 200, responseBody: 'ok', error: null, durationMs: 3 };
 
-async function lifecycle(name: string, run: (db: Knex, store: ReturnType<typeof createDeliveryStore>, rows: () => NewDelivery[]) => Promise<void>) {
+async function lifecycle(name: string, run: (db: Knex, stores: Stores, rows: () => NewDelivery[]) => Promise<void>) {
   const url = freshDatabaseUrl('rows');
   await ensureDatabase(url);
   const db = createDb(url, { schema: 'delivery', poolMax: 2 });
@@ -49,14 +51,14 @@ async function lifecycle(name: string, run: (db: Knex, store: ReturnType<typeof 
         body: JSON.stringify({ id, eventName: 'entry.created', schemaVersion: 1, entityType: 'entry', entityId: randomUUID(), payload: { title: 'x'.repeat(300) } }),
       };
     });
-    const store = createDeliveryStore(db);
-    await run(db, store, rows); // warm-up: plans, caches
+    const stores = createStores(db);
+    await run(db, stores, rows); // warm-up: plans, caches
     await db.raw('TRUNCATE delivery.deliveries CASCADE');
     const meter = cpuMeter([['postgres (all processes)', () => pidsMatching('postgres')], ['bench (client)', () => [process.pid]]]);
     const [{ lsn: walBefore }] = (await db.raw('SELECT pg_current_wal_lsn() AS lsn')).rows;
     meter.start();
     const t0 = performance.now();
-    for (let done = 0; done < DELIVERIES; done += FANOUT) await run(db, store, rows);
+    for (let done = 0; done < DELIVERIES; done += FANOUT) await run(db, stores, rows);
     const ms = performance.now() - t0;
     const report = meter.report(DELIVERIES, 'delivery');
     const [{ bytes }] = (await db.raw('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ?)::bigint AS bytes', [walBefore])).rows;
@@ -74,27 +76,27 @@ const claimed = (r: NewDelivery): ClaimedDelivery => ({
   attempts: 0, firstAttemptAt: null, leaseToken: r.leaseToken!, destinationUrl: `${ORIGIN}/hook`, destinationOrigin: ORIGIN, secretSealed: 'x',
 });
 
-async function recordAll(store: ReturnType<typeof createDeliveryStore>, items: AttemptRecord[]) {
-  for (let i = 0; i < items.length; i += RECORD) await store.recordAttempts(items.slice(i, i + RECORD));
+async function recordAll(stores: Stores, items: AttemptRecord[]) {
+  for (let i = 0; i < items.length; i += RECORD) await stores.attempts.recordAttempts(items.slice(i, i + RECORD));
 }
 
-await lifecycle('claimed', async (_db, store, rows) => {
-  await store.insertMany(rows());
+await lifecycle('claimed', async (_db, stores, rows) => {
+  await stores.deliveries.insertMany(rows());
   for (;;) {
-    const { deliveries } = await store.claim({ limit: CLAIM, leaseMs: 60_000, defaultCap: CLAIM, caps: new Map() });
+    const { deliveries } = await stores.deliveries.claim({ limit: CLAIM, leaseMs: 60_000, defaultCap: CLAIM, caps: new Map() });
     if (!deliveries.length) break;
-    await store.recordAttempts(deliveries.map(succeeded));
+    await stores.attempts.recordAttempts(deliveries.map(succeeded));
   }
 });
 
-await lifecycle('handed off', async (_db, store, rows) => {
+await lifecycle('handed off', async (_db, stores, rows) => {
   const batch = rows().map((r) => ({ ...r, leaseToken: randomUUID() }));
-  await store.insertMany(batch, { leaseMs: 60_000 });
-  await recordAll(store, batch.map((r) => succeeded(claimed(r))));
+  await stores.deliveries.insertMany(batch, { leaseMs: 60_000 });
+  await recordAll(stores, batch.map((r) => succeeded(claimed(r))));
 });
 
 if (process.env.BENCH_DIRECT !== '0') {
-  await lifecycle('first attempt, then row', async (db, _store, rows) => {
+  await lifecycle('first attempt, then row', async (db, _stores, rows) => {
     const batch = rows();
     for (let i = 0; i < batch.length; i += RECORD) {
       const part = batch.slice(i, i + RECORD);

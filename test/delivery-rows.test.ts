@@ -4,10 +4,10 @@ import { createDb, ensureDatabase, migrate, type Knex } from '@cluster/db';
 import type { EventEnvelope } from '@cluster/contracts';
 import { createLogger, createMetrics } from '@cluster/platform';
 import { migrations } from '../services/delivery/src/migrations/index.ts';
-import { createDeliveryStore } from '../services/delivery/src/deliveries/store.ts';
-import { deliveryIdFor } from '../services/delivery/src/deliveries/ids.ts';
+import { createStores } from '../services/delivery/src/stores.ts';
+import { deliveryIdFor } from '../services/delivery/src/features/deliveries/ids.ts';
 import { fanOut } from '../services/delivery/src/fanout/fanout.ts';
-import { createRetentionSweeper } from '../services/delivery/src/deliveries/retention.ts';
+import { createRetentionSweeper } from '../services/delivery/src/features/deliveries/retention.ts';
 import { createDeliveryMetrics } from '../services/delivery/src/metrics.ts';
 import { dropDatabase, freshDatabaseUrl } from './support/cluster.ts';
 
@@ -45,12 +45,12 @@ afterAll(async () => {
 
 describe('delivery rows', () => {
   it('take their id from (event, subscription), so a fan-out done again creates nothing and keeps the id', async () => {
-    const store = createDeliveryStore(db);
+    const stores = createStores(db);
     const e = event();
-    const first = await fanOut(db, store, [e], { clockSkewMs: 2000 });
+    const first = await fanOut(stores, [e], { clockSkewMs: 2000 });
     expect(first.created).toBe(2);
     // A re-read Kafka message, or another replica reading it after a rebalance.
-    const again = await fanOut(db, store, [e, e], { clockSkewMs: 2000 });
+    const again = await fanOut(stores, [e, e], { clockSkewMs: 2000 });
     expect(again.created).toBe(0);
     const rows = await db('delivery.deliveries').where({ eventId: e.id }).select('id', 'subscriptionId', 'body');
     expect(rows).toHaveLength(2);
@@ -66,8 +66,8 @@ describe('delivery rows', () => {
   });
 
   it('are claimed by a heap-only update: a lease writes no index entry', async () => {
-    const store = createDeliveryStore(db);
-    await fanOut(db, store, Array.from({ length: 20 }, event), { clockSkewMs: 2000 });
+    const stores = createStores(db);
+    await fanOut(stores, Array.from({ length: 20 }, event), { clockSkewMs: 2000 });
     const hot = async () => {
       // Statistics reach the shared view when the backend next goes idle; one connection, so it is ours.
       await db.raw('SELECT pg_stat_force_next_flush()');
@@ -77,7 +77,7 @@ describe('delivery rows', () => {
       return rows[0] as { upd: number; hot: number };
     };
     const before = await hot();
-    const { deliveries } = await store.claim({ limit: 40, leaseMs: 60_000, defaultCap: 40, caps: new Map() });
+    const { deliveries } = await stores.deliveries.claim({ limit: 40, leaseMs: 60_000, defaultCap: 40, caps: new Map() });
     expect(deliveries).toHaveLength(40);
     const after = await hot();
     expect(after.upd - before.upd).toBe(40);
@@ -107,9 +107,9 @@ describe('delivery rows', () => {
     await db('delivery.attempts').insert(rows.filter((r) => tagOf(r) !== 'old-in-flight').map((r) => ({
       deliveryId: r.id, attempt: 1, outcome: 'succeeded', durationMs: 3, attemptedAt: r.createdAt,
     })));
-    const metrics = createDeliveryMetrics(createMetrics('retention_test'), db);
+    const metrics = createDeliveryMetrics(createMetrics('retention_test'), createStores(db).deliveries);
     const sweeper = createRetentionSweeper({
-      store: createDeliveryStore(db), metrics, logger: createLogger('test', 'silent'), retentionMs: 30 * DAY, intervalMs: 3_600_000, batchSize: 2,
+      stores: createStores(db), metrics, logger: createLogger('test', 'silent'), retentionMs: 30 * DAY, intervalMs: 3_600_000, batchSize: 2,
     });
     // Batches of 2 over 6 expired rows: the sweep goes on until a batch comes back short.
     expect(await sweeper.sweep()).toBe(6);
@@ -122,7 +122,7 @@ describe('delivery rows', () => {
     expect((await metrics.pruned.get()).values[0].value).toBe(6);
     // Nothing more to do; 0 keeps everything.
     expect(await sweeper.sweep()).toBe(0);
-    const keepAll = createRetentionSweeper({ store: createDeliveryStore(db), metrics, logger: createLogger('test', 'silent'), retentionMs: 0, intervalMs: 1000 });
+    const keepAll = createRetentionSweeper({ stores: createStores(db), metrics, logger: createLogger('test', 'silent'), retentionMs: 0, intervalMs: 1000 });
     expect(await keepAll.sweep()).toBe(0);
   });
 });

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queueAudit, readDeliveryConfig, startDelivery } from '@cluster/delivery';
+import { apiWrite, readDeliveryConfig, recordWrite, startDelivery } from '@cluster/delivery';
 import { createDb } from '@cluster/db';
 import { create } from '@bufbuild/protobuf';
 import { ActorSchema, AuditService, WebhookService } from '@cluster/proto';
@@ -108,8 +108,9 @@ describe('audit events of webhook writes', () => {
     try {
       // An actor without an organization: the core answers unauthenticated, every time.
       await db.transaction(async (trx) => {
-        await queueAudit(trx, create(ActorSchema, { ...actorOf(org), organizationId: '' }), 'created', bad);
-        await queueAudit(trx, create(ActorSchema, actorOf(org)), 'created', good);
+        const created = (entityId: string) => ({ entityType: 'webhook_subscription', action: 'created', entityId });
+        await recordWrite(trx, apiWrite(create(ActorSchema, { ...actorOf(org), organizationId: '' }), created(bad)));
+        await recordWrite(trx, apiWrite(create(ActorSchema, actorOf(org)), created(good)));
       });
     } finally {
       await db.destroy();

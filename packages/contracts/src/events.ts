@@ -51,7 +51,13 @@ export function isEventName(v: string): v is EventName {
   return VOCABULARY.has(v);
 }
 
-/** The value of every message on the domain-event topic (proto: cluster.events.v1.EventEnvelope). */
+/**
+ * The value of every message on the domain-event topic, as JSON (docs/asyncapi.yaml),
+ * and its one definition. There is no proto message for it: the envelope never
+ * travels as protobuf, and the proto3 JSON mapping would drop `actorUserId` and
+ * `projectId` when they are null, where consumers (and the subscriber's envelope)
+ * get them as explicit nulls.
+ */
 export interface EventEnvelope {
   id: string;
   eventName: string;
@@ -64,3 +70,9 @@ export interface EventEnvelope {
   projectId: string | null;
   payload: Record<string, unknown>;
 }
+
+/**
+ * The body a webhook subscriber receives (spec "Envelope"): the domain event's
+ * envelope without its routing fields; its `id` is the delivery id.
+ */
+export type WebhookEnvelope = Omit<EventEnvelope, 'organizationId' | 'projectId'>;

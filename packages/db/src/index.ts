@@ -107,6 +107,27 @@ export function pageOffset(page: number, pageSize: number): number {
   return (page - 1) * pageSize;
 }
 
+/**
+ * Runs a list query in the order of api-decisions.md (createdAt desc, id desc) and
+ * returns one page of its rows with the true total (the select of `query` is cleared
+ * for the count). For stores only.
+ */
+export async function paginate<T = Record<string, unknown>>(
+  query: Knex.QueryBuilder,
+  { page, pageSize }: { page: number; pageSize: number },
+): Promise<{ data: T[]; page: number; pageSize: number; total: number }> {
+  const [{ count }] = await query.clone().clearSelect().clearOrder().count({ count: '*' });
+  const rows = await query
+    .clone()
+    .orderBy([
+      { column: 'createdAt', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(pageSize)
+    .offset(pageOffset(page, pageSize));
+  return { data: rows as T[], page, pageSize, total: Number(count) };
+}
+
 /** True for a string shaped like a UUID (ids in paths that are not UUIDs are 404, never a database error). */
 export function isUuid(v: unknown): v is string {
   return typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);

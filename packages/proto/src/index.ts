@@ -4,6 +4,5 @@ export * from './gen/cluster/core/v1/core_pb.ts';
 export * from './gen/cluster/core/v1/people_pb.ts';
 export * from './gen/cluster/delivery/v1/delivery_pb.ts';
 export * from './gen/cluster/evidence/v1/evidence_pb.ts';
-export * from './gen/cluster/events/v1/envelope_pb.ts';
 export * from './gen/cluster/core/v1/entries_pb.ts';
 export * from './gen/cluster/core/v1/time_entries_pb.ts';

@@ -1,56 +1,45 @@
-import type { ConnectRouter } from '@connectrpc/connect';
-import type { JsonObject } from '@bufbuild/protobuf';
+import type { ConnectRouter, ServiceImpl } from '@connectrpc/connect';
+import type { SecretBox } from '@cluster/platform';
 import { WebhookService } from '@cluster/proto';
-import type { createDeliveryReadService } from './deliveries/service.ts';
-import { pageArgs } from './lib/json.ts';
-import type { SubscriptionService } from './subscriptions/service.ts';
-import type { createTestCaller } from './subscriptions/test-call.ts';
+import { createDeliveryService } from './features/deliveries/service.ts';
+import { deliveryRpc } from './features/deliveries/rpc.ts';
+import { createSubscriptionService } from './features/subscriptions/service.ts';
+import { subscriptionRpc } from './features/subscriptions/rpc.ts';
+import { createTestCallService } from './features/test-calls/service.ts';
+import { testCallRpc } from './features/test-calls/rpc.ts';
+import type { DeliveryMetrics } from './metrics.ts';
+import { checkDestination } from './sender/address-guard.ts';
+import type { HttpSender } from './sender/http-sender.ts';
+import type { Stores } from './stores.ts';
 
-/** Every write queues its own audit event, in its transaction (audit/forwarder.ts). */
+/** What the delivery service's routes are built from (made in start.ts). */
 export interface DeliveryAppDeps {
-  subscriptions: SubscriptionService;
-  deliveries: ReturnType<typeof createDeliveryReadService>;
-  tests: ReturnType<typeof createTestCaller>;
+  stores: Stores;
+  secrets: SecretBox;
+  sender: HttpSender;
+  metrics: DeliveryMetrics;
+  /** Which destinations subscriptions may name (sender/address-guard.ts). */
+  destinations: { production: boolean; allowPrivate: boolean };
+  /** Test calls per organization per hour. */
+  testLimitPerHour: number;
+  /** Called after a write committed its audit record (wakes the forwarder to the core). */
+  audited?: () => void;
 }
 
-const obj = (v: JsonObject | undefined): Record<string, unknown> => (v ?? {}) as Record<string, unknown>;
-
-/** The delivery service's Connect routes (composition happens in start.ts). */
+/** The delivery service's Connect routes: services over the stores, then their RPC implementations. */
 export function buildDeliveryRoutes(deps: DeliveryAppDeps) {
-  const { subscriptions, deliveries, tests } = deps;
+  const { stores, secrets, sender, metrics, audited } = deps;
+  const subscriptions = createSubscriptionService(stores, {
+    secrets, checkDestination: (url) => checkDestination(url, deps.destinations), audited,
+  });
+  const deliveries = createDeliveryService(stores);
+  const testCalls = createTestCallService(stores, { sender, secrets, metrics, limitPerHour: deps.testLimitPerHour, audited });
+  const webhooks: ServiceImpl<typeof WebhookService> = {
+    ...subscriptionRpc(subscriptions),
+    ...testCallRpc(testCalls),
+    ...deliveryRpc(deliveries),
+  };
   return (router: ConnectRouter) => {
-    router.service(WebhookService, {
-      async listWebhooks(req) {
-        const { page, pageSize } = pageArgs(req);
-        return subscriptions.list(req.actor, obj(req.query), page, pageSize);
-      },
-      async createWebhook(req) {
-        return { resource: await subscriptions.create(req.actor, obj(req.body)), created: true };
-      },
-      async getWebhook(req) {
-        return { resource: await subscriptions.get(req.actor, req.id) };
-      },
-      async updateWebhook(req) {
-        return { resource: await subscriptions.update(req.actor, req.id, obj(req.body)) };
-      },
-      async deleteWebhook(req) {
-        await subscriptions.remove(req.actor, req.id);
-        return {};
-      },
-      async rotateWebhookSecret(req) {
-        return { resource: await subscriptions.rotateSecret(req.actor, req.id) };
-      },
-      async testWebhook(req) {
-        return { resource: await tests.fire(req.actor, req.id, obj(req.body)) };
-      },
-      async listDeliveries(req) {
-        const { page, pageSize } = pageArgs(req);
-        return deliveries.list(req.actor, req.parentId, obj(req.query), page, pageSize);
-      },
-      async getDelivery(req) {
-        const subscriptionId = String(obj(req.query).subscriptionId ?? '');
-        return { resource: await deliveries.get(req.actor, subscriptionId, req.id) };
-      },
-    });
+    router.service(WebhookService, webhooks);
   };
 }

@@ -1,3 +1,4 @@
 export { startDelivery } from './start.ts';
 export { readDeliveryConfig } from './config.ts';
-export { queueAudit } from './audit/forwarder.ts';
+// The write path of webhook writes, for tests that queue audit records themselves (test/webhooks-audit.test.ts).
+export { apiWrite, recordWrite } from './shared/write.ts';

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { Knex } from '@cluster/db';
 import type { Metrics } from '@cluster/platform';
+import type { DeliveryStore } from './features/deliveries/store.ts';
 
 /**
  * The delivery service's own metrics, on the process registry with its prefix:
@@ -23,7 +23,8 @@ export interface DeliveryMetrics {
   consumerLag: Gauge<'partition'>;
 }
 
-export function createDeliveryMetrics(metrics: Metrics, db: Knex): DeliveryMetrics {
+/** Registers the delivery metrics; the backlog gauges read `deliveries` when scraped. */
+export function createDeliveryMetrics(metrics: Metrics, deliveries: Pick<DeliveryStore, 'countScheduled' | 'oldestScheduledAt'>): DeliveryMetrics {
   const p = metrics.prefix;
   const registers = [metrics.registry];
   new Gauge({
@@ -31,8 +32,7 @@ export function createDeliveryMetrics(metrics: Metrics, db: Knex): DeliveryMetri
     help: 'Deliveries that failed at least once and wait for a scheduled retry.',
     registers,
     async collect() {
-      const row = await db('delivery.deliveries').where({ status: 'failed' }).whereNotNull('nextAttemptAt').count({ n: '*' }).first().catch(() => undefined);
-      this.set(Number(row?.n ?? 0));
+      this.set(await deliveries.countScheduled('failed').catch(() => 0));
     },
   });
   new Gauge({
@@ -40,8 +40,7 @@ export function createDeliveryMetrics(metrics: Metrics, db: Knex): DeliveryMetri
     help: 'Deliveries not yet attempted.',
     registers,
     async collect() {
-      const row = await db('delivery.deliveries').where({ status: 'pending' }).whereNotNull('nextAttemptAt').count({ n: '*' }).first().catch(() => undefined);
-      this.set(Number(row?.n ?? 0));
+      this.set(await deliveries.countScheduled('pending').catch(() => 0));
     },
   });
   new Gauge({
@@ -49,8 +48,7 @@ export function createDeliveryMetrics(metrics: Metrics, db: Knex): DeliveryMetri
     help: 'Age of the oldest delivery that is not finished yet (pending or waiting for a retry).',
     registers,
     async collect() {
-      const row = await db('delivery.deliveries').whereNotNull('nextAttemptAt').min({ oldest: 'createdAt' }).first().catch(() => undefined);
-      const oldest = row?.oldest as Date | null | undefined;
+      const oldest = await deliveries.oldestScheduledAt().catch(() => null);
       this.set(oldest ? Math.max(0, (Date.now() - new Date(oldest).getTime()) / 1000) : 0);
     },
   });
@@ -90,7 +88,7 @@ export function createDeliveryMetrics(metrics: Metrics, db: Knex): DeliveryMetri
     }),
     claimDuration: new Histogram({
       name: `${p}webhook_claim_duration_seconds`,
-      help: 'Latency of one claim of due deliveries (the sender loop\'s database round trip).',
+      help: 'Latency of one claim of due deliveries (the delivery loop\'s database round trip).',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers,
     }),
@@ -102,7 +100,7 @@ export function createDeliveryMetrics(metrics: Metrics, db: Knex): DeliveryMetri
     }),
     handedOff: new Counter({
       name: `${p}webhook_handed_off_total`,
-      help: 'New deliveries the fan-out inserted under this replica\'s lease and gave its sender directly (no claim).',
+      help: 'New deliveries the fan-out inserted under this replica\'s lease and gave its delivery loop directly (no claim).',
       registers,
     }),
     pruned: new Counter({

@@ -2,29 +2,27 @@ import { randomUUID } from 'node:crypto';
 import { createDb, ensureDatabase, migrate, pingDb } from '@cluster/db';
 import { createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
 import { createOutboxRelay } from '@cluster/outbox';
-import { ConfigError, createRpcTransport, initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, int, type Shutdown } from '@cluster/platform';
+import { ConfigError, createRpcTransport, initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, int, withOpenCache, type Shutdown } from '@cluster/platform';
 import { createClient } from '@connectrpc/connect';
 import { AuditService } from '@cluster/proto';
 import { buildDeliveryRoutes } from './app.ts';
 import { createAuditForwarder } from './audit/forwarder.ts';
+import { createAuditOutboxStore } from './audit/store.ts';
 import { DEV_SECRET_KEY_MATERIAL, type DeliveryConfig } from './config.ts';
-import { createDeliveryReadService } from './deliveries/service.ts';
-import { createRetentionSweeper } from './deliveries/retention.ts';
-import { createDeliveryStore } from './deliveries/store.ts';
+import { createDispatcher } from './dispatch/dispatcher.ts';
+import { createRetentionSweeper } from './features/deliveries/retention.ts';
 import { createFanoutConsumer } from './fanout/consumer.ts';
-import { createWebhookSecretBox, withOpenCache } from './lib/secret-box.ts';
+import { createWebhookSecretBox } from './shared/webhook-secret-box.ts';
 import { createDeliveryMetrics } from './metrics.ts';
 import { migrations } from './migrations/index.ts';
 import { createHttpSender } from './sender/http-sender.ts';
-import { createDeliveryWorker } from './sender/worker.ts';
-import { createSubscriptionService } from './subscriptions/service.ts';
-import { createTestCaller } from './subscriptions/test-call.ts';
+import { createStores } from './stores.ts';
 
 /**
  * Composition root of the delivery service: pool and migrations, Kafka topics,
- * outbox relay (subscription events, dead letters), the fan-out consumer, the
- * sender loop, the retention sweeper, the RPC server, and the shutdown phases
- * that stop them in order.
+ * stores, outbox relay (subscription events, dead letters), the audit forwarder,
+ * the fan-out consumer, the delivery loop, the retention sweeper, the RPC server
+ * (routes from app.ts), and the shutdown phases that stop them in order.
  */
 export async function startDelivery(config: DeliveryConfig): Promise<{ port: number; shutdown: Shutdown }> {
   if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required');
@@ -51,8 +49,8 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const admin = kafka.admin();
   await admin.connect();
 
-  const deliveryMetrics = createDeliveryMetrics(metrics, db);
-  const store = createDeliveryStore(db);
+  const stores = createStores(db);
+  const deliveryMetrics = createDeliveryMetrics(metrics, stores.deliveries);
   const sender = createHttpSender({
     timeoutMs: config.timeoutMs,
     allowPrivate: config.allowPrivateDestinations,
@@ -61,8 +59,8 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     connectionsPerOrigin: config.perDestinationConcurrency,
   });
   const instanceId = randomUUID();
-  const worker = createDeliveryWorker({
-    store, sender, secrets, logger, metrics: deliveryMetrics,
+  const dispatcher = createDispatcher({
+    deliveries: stores.deliveries, attempts: stores.attempts, sender, secrets, logger, metrics: deliveryMetrics,
     retry: { baseMs: config.retryBaseMs, maxAgeMs: config.retryMaxAgeMs, maxStepMs: config.retryMaxStepMs },
     concurrency: config.concurrency,
     perDestinationConcurrency: config.perDestinationConcurrency,
@@ -73,39 +71,34 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   });
   const relay = createOutboxRelay({ db, schema: 'delivery', databaseUrl: config.databaseUrl, newProducer: () => createProducer(kafka), logger, metrics, idleMs: 500 });
 
-  // Webhook writes queue their audit events in their own transactions; this hands them to the core.
+  // Webhook writes queue their audit records with their change (shared/write.ts); this hands them to the core.
   const auditForwarder = createAuditForwarder({
-    db, core: createClient(AuditService, createRpcTransport(config.coreUrl)), logger, metrics,
-  });
-  const audited = () => auditForwarder.wake();
-  const subscriptions = createSubscriptionService({
-    db, store, secrets, destinations: { production: config.production, allowPrivate: config.allowPrivateDestinations }, audited,
+    store: createAuditOutboxStore(db), core: createClient(AuditService, createRpcTransport(config.coreUrl)), logger, metrics,
   });
   const routes = buildDeliveryRoutes({
-    subscriptions,
-    deliveries: createDeliveryReadService(db),
-    tests: createTestCaller({
-      db, store, subscriptions, sender, secrets, metrics: deliveryMetrics, limitPerHour: config.testLimitPerHour, audited,
-    }),
+    stores, secrets, sender, metrics: deliveryMetrics,
+    destinations: { production: config.production, allowPrivate: config.allowPrivateDestinations },
+    testLimitPerHour: config.testLimitPerHour,
+    audited: () => auditForwarder.wake(),
   });
 
   const groupId = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}delivery`;
   const sessionTimeout = int('KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000);
   const fanout = createFanoutConsumer({
     createConsumer: () => kafka.consumer({ groupId, sessionTimeout, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 }),
-    topic: topics.domainEvents, db, store, metrics: deliveryMetrics, logger, onDeliveries: () => worker.wake(), instanceId,
+    topic: topics.domainEvents, stores, metrics: deliveryMetrics, logger, onDeliveries: () => dispatcher.wake(), instanceId,
     clockSkewMs: config.clockSkewMs,
-    handoff: { capacity: worker.capacity, accept: worker.accept, leaseMs: config.leaseMs },
+    handoff: { capacity: dispatcher.capacity, accept: dispatcher.accept, leaseMs: config.leaseMs },
   });
 
   const retention = createRetentionSweeper({
-    store, metrics: deliveryMetrics, logger, retentionMs: config.retentionDays * 86_400_000, intervalMs: config.retentionSweepMs,
+    stores, metrics: deliveryMetrics, logger, retentionMs: config.retentionDays * 86_400_000, intervalMs: config.retentionSweepMs,
   });
 
   relay.start();
   auditForwarder.start();
   retention.start();
-  worker.start();
+  dispatcher.start();
   await fanout.start();
 
   const server = createServiceServer({
@@ -121,7 +114,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   shutdown.add('not_ready', 'readiness', () => server.drain());
   shutdown.add('stop_intake', 'fan-out consumer', () => fanout.stop());
   shutdown.add('stop_intake', 'rpc server', () => server.close());
-  shutdown.add('drain', 'sender', () => worker.stop());
+  shutdown.add('drain', 'delivery loop', () => dispatcher.stop());
   shutdown.add('drain', 'outbox relay', () => relay.stop());
   shutdown.add('drain', 'audit forwarder', () => auditForwarder.stop());
   shutdown.add('drain', 'retention sweeper', () => retention.stop());

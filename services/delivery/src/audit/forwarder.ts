@@ -1,31 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import { fromJson, toJson, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
+import { fromJson } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { Counter, Gauge } from 'prom-client';
-import type { Knex } from '@cluster/db';
 import { createWaker, type Logger, type Metrics } from '@cluster/platform';
-import { ActorSchema, type Actor, type AuditService } from '@cluster/proto';
+import { ActorSchema, type AuditService } from '@cluster/proto';
+import type { AuditOutboxStore } from './store.ts';
 
-const TABLE = 'delivery.audit_outbox';
-
-/**
- * Queues the audit event of a webhook write in the write's own transaction.
- * The core keeps the audit trail; the forwarder hands the event over with
- * retries, so an unreachable core delays an audit line but never loses it.
- */
-export async function queueAudit(
-  trx: Knex, actor: Actor, action: string, subscriptionId: string, metadata: Record<string, unknown> = {},
-): Promise<void> {
-  await trx(TABLE).insert({
-    id: randomUUID(),
-    actor: JSON.stringify(toJson(ActorSchema, actor)),
-    entityType: 'webhook_subscription',
-    action,
-    entityId: subscriptionId,
-    metadata: JSON.stringify(metadata),
-  });
-}
-
+/** The loop that hands the audit records of webhook writes to the core. */
 export interface AuditForwarder {
   start(): void;
   /** Forwards what is queued now; resolves with how many went. */
@@ -33,16 +13,6 @@ export interface AuditForwarder {
   /** Something was queued: forward it now rather than at the next poll. */
   wake(): void;
   stop(): Promise<void>;
-}
-
-interface QueuedAudit {
-  id: string;
-  actor: JsonValue;
-  entityType: string;
-  action: string;
-  entityId: string;
-  metadata: JsonObject | null;
-  createdAt: Date;
 }
 
 /**
@@ -54,17 +24,16 @@ interface QueuedAudit {
  * its content, counted and dropped, so it cannot hold back every later one.
  */
 export function createAuditForwarder(opts: {
-  db: Knex; core: Client<typeof AuditService>; logger: Logger; metrics: Metrics; pollMs?: number;
+  store: AuditOutboxStore; core: Client<typeof AuditService>; logger: Logger; metrics: Metrics; pollMs?: number;
 }): AuditForwarder {
-  const { db, core, logger } = opts;
+  const { store, core, logger } = opts;
   const pollMs = opts.pollMs ?? 1000;
   new Gauge({
     name: `${opts.metrics.prefix}audit_forward_backlog`,
     help: 'Audit events of webhook writes not yet recorded by the core (grows while the core is unreachable).',
     registers: [opts.metrics.registry],
     async collect() {
-      const [{ count }] = await db(TABLE).count({ count: '*' }).catch(() => [{ count: 0 }]);
-      this.set(Number(count));
+      this.set(await store.count().catch(() => 0));
     },
   });
 
@@ -83,8 +52,7 @@ export function createAuditForwarder(opts: {
   const waker = createWaker();
 
   const forwardBatch = (): Promise<number> =>
-    db.transaction(async (trx) => {
-      const rows: QueuedAudit[] = await trx(TABLE).orderBy('seq').limit(100).forUpdate().skipLocked();
+    store.forwardOldest(100, async (rows) => {
       for (const row of rows) {
         try {
           await core.recordAuditEvent({
@@ -102,8 +70,6 @@ export function createAuditForwarder(opts: {
           logger.error({ err, audit: row }, 'the core refused a queued audit event; dropped');
         }
       }
-      if (rows.length) await trx(TABLE).whereIn('id', rows.map((r) => r.id)).del();
-      return rows.length;
     });
 
   const run = async () => {

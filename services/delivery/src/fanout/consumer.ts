@@ -1,26 +1,26 @@
-import type { Knex } from '@cluster/db';
 import type { EventEnvelope } from '@cluster/contracts';
 import type { Consumer } from '@cluster/kafka';
 import type { Logger } from '@cluster/platform';
-import type { DeliveryStore } from '../deliveries/store.ts';
 import type { DeliveryMetrics } from '../metrics.ts';
+import type { Stores } from '../stores.ts';
 import { fanOut, type Handoff } from './fanout.ts';
 
+/** What the fan-out consumer is made of. */
 export interface FanoutConsumerOptions {
   /** Makes a consumer of the group; called again when one crashed for good. */
   createConsumer: () => Consumer;
   topic: string;
-  db: Knex;
-  store: DeliveryStore;
+  /** Subscriptions to match, deliveries to write. */
+  stores: Pick<Stores, 'subscriptions' | 'deliveries'>;
   metrics: DeliveryMetrics;
   logger: Logger;
-  /** Called after new deliveries were written that the local sender did not take (wakes it to claim). */
+  /** Called after new deliveries were written that the local delivery loop did not take (wakes it to claim). */
   onDeliveries: () => void;
-  /** This process's id in due-notifications (its own sender is woken directly). */
+  /** This process's id in due-notifications (its own delivery loop is woken directly). */
   instanceId: string;
   /** Tolerated clock skew between an event's occurredAt and a subscription's createdAt. */
   clockSkewMs: number;
-  /** The local sender, which takes new deliveries without a claim round trip. */
+  /** The local delivery loop, which takes new deliveries without a claim round trip. */
   handoff?: Handoff;
 }
 
@@ -35,7 +35,7 @@ export interface FanoutConsumer {
 /**
  * Consumes domain events in batches and fans them out. Offsets are committed
  * only after the batch's deliveries are in Postgres, so a crash re-reads rather
- * than loses; receivers never run inside this loop (sending is the worker's), so
+ * than loses; receivers never run inside this loop (sending is the dispatcher's), so
  * a slow or failing receiver cannot stall or poison a partition. Only our own
  * database failing makes a batch be read again. Unparseable messages are counted
  * and skipped. kafkajs restarts a consumer after retriable crashes only; after
@@ -94,11 +94,11 @@ export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsume
           }
         }
         if (!isRunning() || isStale()) return;
-        const { created, handedOff } = await fanOut(opts.db, opts.store, events, {
+        const { created, handedOff } = await fanOut(opts.stores, events, {
           notifier: opts.instanceId, clockSkewMs: opts.clockSkewMs, handoff: opts.handoff,
         });
         if (created) metrics.fannedOut.inc(created);
-        // Deliveries the local sender did not take wait in the table: let it claim them.
+        // Deliveries the local delivery loop did not take wait in the table: let it claim them.
         if (created > handedOff) opts.onDeliveries();
         const last = batch.messages[batch.messages.length - 1];
         if (last) resolveOffset(last.offset);

@@ -1,22 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { prepared, type Knex } from '@cluster/db';
 import { isEventName, type EventEnvelope } from '@cluster/contracts';
-import type { ClaimedDelivery, DeliveryStore, NewDelivery } from '../deliveries/store.ts';
-import { webhookEnvelope } from '../deliveries/envelope.ts';
-import { deliveryIdFor } from '../deliveries/ids.ts';
+import { webhookEnvelope } from '../features/deliveries/envelope.ts';
+import { deliveryIdFor } from '../features/deliveries/ids.ts';
+import type { ClaimedDelivery, NewDelivery } from '../features/deliveries/store.ts';
+import type { FanoutSubscription } from '../features/subscriptions/store.ts';
+import type { Stores } from '../stores.ts';
 
 /**
- * The local sender, offered new deliveries straight from the fan-out: they are
- * inserted already leased to this replica and sent without a claim round trip.
+ * The local delivery loop (dispatch/dispatcher.ts), offered new deliveries straight
+ * from the fan-out: they are inserted already leased to this replica and sent
+ * without a claim round trip.
  */
 export interface Handoff {
-  /** How many more deliveries to this destination origin the sender takes now. */
+  /** How many more deliveries to this destination origin the loop takes now. */
   capacity(origin: string): number;
   /** Takes deliveries inserted under lease for it. */
   accept(deliveries: ClaimedDelivery[]): void;
   leaseMs: number;
 }
 
+/** How the fan-out names its notifications, dates subscriptions and hands deliveries over. */
 export interface FanOutOptions {
   /** This process's id in the due-notification, so its own loop ignores it. */
   notifier?: string;
@@ -35,29 +38,21 @@ export interface FanOutOptions {
  * list their name, and writes one delivery per (event, subscription). Its id is
  * derived from that pair, so a re-read message creates nothing new.
  * Each delivery's body is serialised here, once; every attempt sends those bytes.
- * Up to the local sender's capacity, new deliveries are inserted under its lease
- * and handed to it directly; the rest are left due for any replica to claim.
- * Returns how many deliveries were new, and how many of them went to the local sender.
+ * Up to the local delivery loop's capacity, new deliveries are inserted under its
+ * lease and handed to it directly; the rest are left due for any replica to claim.
+ * Returns how many deliveries were new, and how many of them went to the local loop.
  */
 export async function fanOut(
-  db: Knex, store: DeliveryStore, events: EventEnvelope[], opts: FanOutOptions,
+  stores: Pick<Stores, 'subscriptions' | 'deliveries'>, events: EventEnvelope[], opts: FanOutOptions,
 ): Promise<{ created: number; handedOff: number }> {
   const none = { created: 0, handedOff: 0 };
   const subscribable = events.filter((e) => e.organizationId && e.id && isEventName(e.eventName));
   if (!subscribable.length) return none;
   const orgs = [...new Set(subscribable.map((e) => e.organizationId))];
   const names = [...new Set(subscribable.map((e) => e.eventName))];
-  // One constant text (arrays, not IN lists), so it is a prepared statement: its planning
-  // took ten times its execution.
-  const subs: Subscription[] = await db('delivery.subscriptions')
-    .whereRaw('"organizationId" = ANY(?::uuid[])', [orgs])
-    .where({ enabled: true })
-    .whereNull('deletedAt')
-    .whereRaw('"eventNames" && ?::text[]', [names])
-    .select('id', 'organizationId', 'eventNames', 'createdAt', 'destinationUrl', 'destinationOrigin', 'secretSealed')
-    .options(prepared('delivery-fanout-subscriptions-v1'));
+  const subs = await stores.subscriptions.matching(orgs, names);
   if (!subs.length) return none;
-  const byOrg = new Map<string, Subscription[]>();
+  const byOrg = new Map<string, FanoutSubscription[]>();
   for (const s of subs) byOrg.set(s.organizationId, [...(byOrg.get(s.organizationId) ?? []), s]);
   const capacity = new Map<string, number>();
   const handed = new Map<string, ClaimedDelivery>();
@@ -87,18 +82,9 @@ export async function fanOut(
       rows.push(row);
     }
   }
-  const inserted = await store.insertMany(rows, { notifier: opts.notifier, leaseMs: opts.handoff?.leaseMs });
+  const inserted = await stores.deliveries.insertMany(rows, { notifier: opts.notifier, leaseMs: opts.handoff?.leaseMs });
   const mine = [...handed.values()].filter((d) => inserted.has(d.id));
   if (mine.length) opts.handoff!.accept(mine);
   return { created: inserted.size, handedOff: mine.length };
 }
 
-interface Subscription {
-  id: string;
-  organizationId: string;
-  eventNames: string[];
-  createdAt: Date;
-  destinationUrl: string;
-  destinationOrigin: string;
-  secretSealed: string;
-}

@@ -19,7 +19,7 @@ export const deliverySchema: Migration = {
       t.specificType('eventNames', 'text[]').notNullable();
       t.boolean('enabled').notNullable().defaultTo(true);
       t.text('description');
-      // AES-256-GCM sealed signing secret (lib/secret-box.ts); never returned after create/rotate.
+      // AES-256-GCM sealed signing secret (shared/webhook-secret-box.ts); never returned after create/rotate.
       t.text('secretSealed').notNullable();
       t.uuid('createdByUserId');
       t.timestamp('createdAt', { useTz: true }).notNullable().defaultTo(knex.fn.now());

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { Agent, request } from 'undici';
-import { parseRetryAfter } from './backoff.ts';
+import { parseRetryAfter } from './retry-after.ts';
 import { createGuardedLookup, forbiddenAddressReason, urlHost } from './address-guard.ts';
 
 /** Stored length of a receiver's response body (api-decisions.md: first 4 KiB). */
@@ -18,6 +18,7 @@ export interface SendResult {
   retryAfterMs?: number;
 }
 
+/** How the HTTP sender connects (config.ts values). */
 export interface HttpSenderOptions {
   timeoutMs: number;
   allowPrivate: boolean;
@@ -27,7 +28,11 @@ export interface HttpSenderOptions {
   connectionsPerOrigin: number;
 }
 
-/** Sends signed deliveries over one pooled undici agent whose every connection passes the SSRF guard. */
+/**
+ * Sends one signed POST to a receiver and reports how it went (the delivery loop,
+ * dispatch/dispatcher.ts, decides what comes next), over one pooled undici agent
+ * whose every connection passes the SSRF guard.
+ */
 export interface HttpSender {
   send(url: string, headers: Record<string, string>, body: string): Promise<SendResult>;
   close(): Promise<void>;
@@ -40,6 +45,7 @@ function describe(err: unknown): string {
   return code ? `${code}: ${message}` : message;
 }
 
+/** The HTTP sender of a replica: one undici agent, closed at shutdown. */
 export function createHttpSender(opts: HttpSenderOptions): HttpSender {
   const agent = new Agent({
     connect: { lookup: createGuardedLookup(opts.allowPrivate), timeout: opts.timeoutMs },

@@ -1,0 +1,215 @@
+import { createWaker, type Logger, type SecretBox } from '@cluster/platform';
+import type { RetryPolicy } from '../features/attempts/backoff.ts';
+import { createAttemptRecorder } from '../features/attempts/recorder.ts';
+import { decideNextStep, outcomeOf } from '../features/attempts/service.ts';
+import type { AttemptStore } from '../features/attempts/store.ts';
+import type { ClaimedDelivery, DeliveryStore } from '../features/deliveries/store.ts';
+import type { DeliveryMetrics } from '../metrics.ts';
+import { attemptDelivery } from '../sender/attempt-delivery.ts';
+import type { HttpSender } from '../sender/http-sender.ts';
+import { createDueListener } from './due-listener.ts';
+import { createOriginScheduler } from './origin-scheduler.ts';
+
+/** What the delivery loop is made of. */
+export interface DispatcherOptions {
+  /** Claims, releases and the next due time. */
+  deliveries: DeliveryStore;
+  /** Where attempts are recorded. */
+  attempts: AttemptStore;
+  sender: HttpSender;
+  secrets: SecretBox;
+  metrics: DeliveryMetrics;
+  logger: Logger;
+  retry: RetryPolicy;
+  concurrency: number;
+  perDestinationConcurrency: number;
+  leaseMs: number;
+  pollMs: number;
+  /** For LISTEN on the due channel, so inserts by other replicas wake this one. */
+  databaseUrl?: string;
+  /** Notifications carrying this id come from this process, which wakes its loop directly. */
+  instanceId?: string;
+  clock?: () => Date;
+}
+
+/** The delivery loop of one replica. */
+export interface Dispatcher {
+  start(): void;
+  /** Wakes the loop now (new deliveries were inserted). */
+  wake(): void;
+  /** How many more deliveries to this origin the loop would hold now (for the fan-out's handoff). */
+  capacity(origin: string): number;
+  /** Takes deliveries already leased to this replica (inserted so by the fan-out) and sends them. */
+  accept(deliveries: ClaimedDelivery[]): void;
+  /** Stops claiming, waits for attempts in flight to be recorded. */
+  stop(): Promise<void>;
+  /** Attempts in flight now. */
+  inFlight(): number;
+}
+
+/**
+ * The delivery loop: claims due deliveries with a lease and sends them, as the
+ * per-origin scheduler (origin-scheduler.ts) allows, woken by new deliveries (the
+ * fan-out, or other replicas through the due listener) and by retries falling due.
+ * Each attempt is signed and sent (HttpSender), decided (succeeded, retry, dead
+ * letter: features/attempts) and recorded in batches. A receiver's failure is
+ * recorded as an attempt with a scheduled retry (or a dead letter), never thrown.
+ * The schedule lives in Postgres: the loop only looks for what is due, so a
+ * restart resumes it.
+ */
+export function createDispatcher(opts: DispatcherOptions): Dispatcher {
+  const { deliveries, sender, secrets, metrics, logger } = opts;
+  const clock = opts.clock ?? (() => new Date());
+  const recorder = createAttemptRecorder(opts.attempts);
+  const scheduler = createOriginScheduler<ClaimedDelivery>({
+    concurrency: opts.concurrency, perOrigin: opts.perDestinationConcurrency, pollMs: opts.pollMs,
+  });
+  const running = new Set<Promise<void>>();
+  let stopping = false;
+  let loop: Promise<void> | undefined;
+  // New deliveries, retries due sooner, freed capacity: each ends the loop's idle wait.
+  const waker = createWaker();
+  const wake = waker.wake;
+  /** New due rows exist (inserted unleased here, or notified by another replica). */
+  const wakeForBacklog = () => {
+    scheduler.markBacklog();
+    wake();
+  };
+  const listener = opts.databaseUrl
+    ? createDueListener({ databaseUrl: opts.databaseUrl, instanceId: opts.instanceId, logger, onDue: wakeForBacklog })
+    : undefined;
+
+  /** Sends, then frees the destination slot (via `sent`) before recording, so recording never holds a connection slot. */
+  const handle = async (d: ClaimedDelivery, sent: () => void): Promise<void> => {
+    let attempt: Awaited<ReturnType<typeof attemptDelivery>>;
+    try {
+      attempt = await attemptDelivery(d, sender, secrets);
+    } finally {
+      sent();
+    }
+    const { result, attemptedAt } = attempt;
+    const decision = decideNextStep(opts.retry, d, result, attemptedAt, clock());
+    // Earlier than anything the loop is sleeping towards: let it re-plan its sleep.
+    if (decision.kind === 'retry' && scheduler.retryAt(decision.at.getTime())) wake();
+    const outcome = outcomeOf(decision);
+    metrics.attemptDuration.observe({ outcome: result.ok ? 'succeeded' : 'failed' }, result.durationMs / 1000);
+    try {
+      const kept = await recorder.record({ delivery: d, result, attemptedAt, decision });
+      if (!kept) {
+        logger.warn({ deliveryId: d.id }, 'lease lost before the attempt was recorded; another replica owns the delivery');
+        return;
+      }
+    } catch (err) {
+      // The lease expires and the delivery is attempted again: at least once, same delivery id.
+      logger.error({ err, deliveryId: d.id }, 'could not record a delivery attempt');
+      return;
+    }
+    metrics.deliveries.inc({ outcome });
+    if (decision.kind === 'dead_letter') {
+      metrics.deadLetters.inc();
+      logger.warn({ deliveryId: d.id, subscriptionId: d.subscriptionId, attempts: d.attempts + 1, error: result.error }, 'delivery dead-lettered');
+    }
+  };
+
+  /** Starts one delivery the scheduler let go: its slot is freed once sent, its hold once recorded. */
+  const start = (d: ClaimedDelivery) => {
+    const origin = d.destinationOrigin;
+    metrics.inFlight.inc();
+    let released = false;
+    const sent = () => {
+      if (released) return;
+      released = true;
+      // Refill from the database once a third of what the origin may hold has drained.
+      const refill = scheduler.sent(origin);
+      metrics.inFlight.dec();
+      pump();
+      if (refill) wake();
+    };
+    const task: Promise<void> = handle(d, sent)
+      .catch((err) => logger.error({ err, deliveryId: d.id }, 'delivery attempt failed unexpectedly'))
+      .finally(() => {
+        sent();
+        running.delete(task);
+        // The replica-wide bound (claims plus attempts being recorded) had stopped claiming.
+        if (scheduler.finished(origin)) wake();
+      });
+    running.add(task);
+  };
+
+  /** Starts queued deliveries while their origin and the replica have free sending slots. */
+  const pump = () => {
+    if (stopping) return;
+    for (const d of scheduler.takeSendable()) start(d);
+  };
+
+  /** Queues claimed (or handed-over) deliveries by origin and starts what the slots allow. */
+  const enqueue = (claimed: ClaimedDelivery[]) => {
+    scheduler.add(claimed);
+    pump();
+  };
+
+  const run = async () => {
+    let backoff = 100;
+    while (!stopping) {
+      waker.clear();
+      try {
+        const room = scheduler.beginClaim();
+        let claimed: ClaimedDelivery[] = [];
+        if (room) {
+          const end = metrics.claimDuration.startTimer();
+          const result = await deliveries.claim({ limit: room.limit, leaseMs: opts.leaseMs, defaultCap: room.defaultCap, caps: room.caps });
+          claimed = result.deliveries;
+          end();
+          metrics.claimed.observe(claimed.length);
+          scheduler.claimed(room, claimed, result.more);
+          enqueue(claimed);
+        }
+        backoff = 100;
+        if (room && claimed.length === room.limit) continue;
+        if (stopping) break;
+        // Sleep until the next scheduled attempt, a wake-up, or the poll interval (expired
+        // leases, other replicas' retries). The database is asked for the next due time at
+        // most once per poll interval; retries scheduled here in between are known locally.
+        if (scheduler.dueCheckDue()) scheduler.dueChecked((await deliveries.nextDueAt())?.getTime() ?? Infinity);
+        await waker.sleep(scheduler.sleepMs());
+        scheduler.woke();
+      } catch (err) {
+        scheduler.markBacklog();
+        logger.warn({ err }, 'claiming deliveries failed; retrying');
+        await waker.sleep(backoff);
+        backoff = Math.min(backoff * 2, 5000);
+      }
+    }
+  };
+
+  return {
+    start() {
+      listener?.start();
+      loop = run();
+    },
+    wake: wakeForBacklog,
+    inFlight: () => scheduler.sending(),
+    capacity(origin) {
+      if (stopping) return 0;
+      return scheduler.capacity(origin);
+    },
+    accept(handed) {
+      if (stopping) {
+        // Too late to send here: hand the leases back so another replica sends them now.
+        void deliveries.release(handed).catch((err) => logger.warn({ err }, 'could not release leases; they expire'));
+        return;
+      }
+      metrics.handedOff.inc(handed.length);
+      enqueue(handed);
+    },
+    async stop() {
+      stopping = true;
+      waker.stop();
+      await loop;
+      // Queued but not started: hand the leases back so another replica sends them now.
+      await deliveries.release(scheduler.drain()).catch((err) => logger.warn({ err }, 'could not release leases; they expire'));
+      await Promise.allSettled([...running]);
+      await listener?.stop();
+    },
+  };
+}

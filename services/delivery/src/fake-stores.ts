@@ -1,0 +1,33 @@
+import type { WriteRecord } from '@cluster/outbox';
+import { createFakeAttemptStore } from './features/attempts/fake-store.ts';
+import { createFakeDeliveryStore } from './features/deliveries/fake-store.ts';
+import { createFakeSubscriptionStore } from './features/subscriptions/fake-store.ts';
+import { createFakeTestCallStore } from './features/test-calls/fake-store.ts';
+import type { Stores } from './stores.ts';
+
+/**
+ * In-memory Stores for unit tests of the rules: no Postgres, no Kafka. `written`
+ * collects every committed write (audit rows and events) for assertions. A
+ * transaction is not isolated and does not roll back: test rules, not atomicity
+ * (the real-Postgres tests in test/ cover that). `clock` is the fake database's now.
+ */
+export function createFakeStores(clock: () => Date = () => new Date()) {
+  const written: WriteRecord[] = [];
+  const subscriptions = createFakeSubscriptionStore();
+  const deliveries = createFakeDeliveryStore(subscriptions.rows, [], clock);
+  const stores = {
+    written,
+    subscriptions,
+    deliveries,
+    attempts: createFakeAttemptStore(deliveries.rows, subscriptions.rows),
+    testCalls: createFakeTestCallStore(),
+    transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T> {
+      return work(stores);
+    },
+    async record(write: WriteRecord): Promise<void> {
+      written.push(write);
+    },
+  } satisfies Stores & { written: WriteRecord[] };
+  return stores;
+}
+export type FakeStores = ReturnType<typeof createFakeStores>;

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { EventEnvelope } from '@cluster/contracts';
+import { createFakeStores } from '../fake-stores.ts';
+import type { ClaimedDelivery } from '../features/deliveries/store.ts';
+import { deliveryIdFor } from '../features/deliveries/ids.ts';
+import { ORG, OTHER_ORG, testSubscription } from '../shared/test-fixtures.ts';
+import { fanOut } from './fanout.ts';
+
+function event(over: Partial<EventEnvelope> = {}): EventEnvelope {
+  return {
+    id: randomUUID(), eventName: 'entry.created', schemaVersion: 1, entityType: 'entry', entityId: randomUUID(),
+    occurredAt: new Date().toISOString(), actorUserId: 'u1', organizationId: ORG, projectId: randomUUID(),
+    payload: { title: 'Crash on login' }, ...over,
+  };
+}
+
+const hourAgo = () => new Date(Date.now() - 3_600_000);
+
+describe('fan-out (fake stores)', () => {
+  it('writes one delivery per event and matching subscription, with the subscriber envelope as its body, once', async () => {
+    const stores = createFakeStores();
+    const a = testSubscription({ createdAt: hourAgo() });
+    const b = testSubscription({ createdAt: hourAgo(), eventNames: ['entry.created', 'entry.updated'] });
+    stores.subscriptions.rows.push(
+      a, b,
+      testSubscription({ createdAt: hourAgo(), eventNames: ['release.created'] }),
+      testSubscription({ createdAt: hourAgo(), enabled: false }),
+      testSubscription({ createdAt: hourAgo(), deletedAt: new Date() }),
+      testSubscription({ createdAt: hourAgo(), organizationId: OTHER_ORG }),
+    );
+    const e = event();
+    expect(await fanOut(stores, [e, event({ eventName: 'project.created' }), event({ eventName: 'entry.updated' })], { clockSkewMs: 2000 }))
+      .toEqual({ created: 3, handedOff: 0 });
+    const mine = stores.deliveries.rows.filter((r) => r.eventId === e.id);
+    expect(mine.map((r) => r.subscriptionId).sort()).toEqual([a.id, b.id].sort());
+    for (const r of mine) {
+      expect(r.id).toBe(deliveryIdFor(e.id, r.subscriptionId));
+      // The spec's eight fields in order, under the delivery id: no organizationId, no projectId.
+      expect(r.body).toBe(JSON.stringify({
+        id: r.id, eventName: 'entry.created', schemaVersion: 1, entityType: 'entry', entityId: e.entityId, occurredAt: e.occurredAt,
+        actorUserId: 'u1', payload: { title: 'Crash on login' },
+      }));
+    }
+    // Read again (a re-read Kafka message): nothing new.
+    expect(await fanOut(stores, [e], { clockSkewMs: 2000, notifier: 'me' })).toEqual({ created: 0, handedOff: 0 });
+    expect(stores.deliveries.notified).toEqual(['']);
+  });
+
+  it('leaves out events from before the subscription existed, beyond the clock skew', async () => {
+    const stores = createFakeStores();
+    const sub = testSubscription({ createdAt: new Date('2026-01-01T00:00:10Z') });
+    stores.subscriptions.rows.push(sub);
+    const before = event({ occurredAt: '2026-01-01T00:00:07.999Z' });
+    const withinSkew = event({ occurredAt: '2026-01-01T00:00:08.000Z' });
+    expect(await fanOut(stores, [before, withinSkew], { clockSkewMs: 2000 })).toEqual({ created: 1, handedOff: 0 });
+    expect(stores.deliveries.rows.map((r) => r.eventId)).toEqual([withinSkew.id]);
+  });
+
+  it('hands new deliveries to the local loop up to its capacity per origin, leased to it, and leaves the rest to claim', async () => {
+    const stores = createFakeStores();
+    const near = testSubscription({ createdAt: hourAgo() });
+    const far = testSubscription({ createdAt: hourAgo(), destinationUrl: 'https://far.example.com/in', destinationOrigin: 'https://far.example.com:443' });
+    stores.subscriptions.rows.push(near, far);
+    const accepted: ClaimedDelivery[] = [];
+    const capacity = (origin: string) => (origin === near.destinationOrigin ? 2 : 0);
+    const result = await fanOut(stores, [event(), event(), event()], {
+      clockSkewMs: 2000, notifier: 'me', handoff: { capacity, accept: (ds) => accepted.push(...ds), leaseMs: 30_000 },
+    });
+    expect(result).toEqual({ created: 6, handedOff: 2 });
+    expect(accepted.map((d) => d.destinationOrigin)).toEqual([near.destinationOrigin, near.destinationOrigin]);
+    for (const d of accepted) {
+      expect(stores.deliveries.rows.find((r) => r.id === d.id)).toMatchObject({ leaseToken: d.leaseToken, lockedUntil: expect.any(Date) });
+      expect(d).toMatchObject({ attempts: 0, firstAttemptAt: null, secretSealed: near.secretSealed, destinationUrl: near.destinationUrl });
+    }
+    expect(stores.deliveries.rows.filter((r) => !r.leaseToken)).toHaveLength(4);
+    // Four were left free to claim: the other replicas (not this one) are told.
+    expect(stores.deliveries.notified).toEqual(['me']);
+  });
+
+  it('does not look for subscriptions when no event is in the webhook vocabulary', async () => {
+    const stores = createFakeStores();
+    let looked = false;
+    const subscriptions = {
+      ...stores.subscriptions,
+      async matching() {
+        looked = true;
+        return [];
+      },
+    };
+    const none = await fanOut({ subscriptions, deliveries: stores.deliveries }, [event({ eventName: 'project.updated' }), event({ id: '' })], { clockSkewMs: 0 });
+    expect(none).toEqual({ created: 0, handedOff: 0 });
+    expect(looked).toBe(false);
+  });
+});

@@ -1,0 +1,45 @@
+/** Retry policy inputs (contract.md: WEBHOOK_RETRY_BASE_MS, WEBHOOK_RETRY_MAX_AGE_MS). */
+export interface RetryPolicy {
+  baseMs: number;
+  maxAgeMs: number;
+  maxStepMs: number;
+  /** Growth of each step over the last (api-decisions.md: about four times). */
+  factor?: number;
+  /** Relative jitter, +-20% by default. */
+  jitter?: number;
+}
+
+/** What to do after a failed attempt. */
+export type RetryDecision = { kind: 'retry'; at: Date; delayMs: number } | { kind: 'dead_letter' };
+
+/**
+ * The nominal wait after the n-th failed attempt (n from 1), before jitter:
+ * base, 4x base, 16x base, ... never longer than maxStepMs.
+ */
+export function nominalDelayMs(policy: RetryPolicy, failedAttempts: number): number {
+  const factor = policy.factor ?? 4;
+  const raw = policy.baseMs * factor ** Math.max(0, failedAttempts - 1);
+  return Math.min(raw, policy.maxStepMs);
+}
+
+/**
+ * Schedules the next attempt after `failedAttempts` failures, or gives up. Retries
+ * last until maxAgeMs after the first attempt: a step that would overshoot that
+ * deadline is shortened to a final attempt at the deadline, and a failure at or
+ * after the deadline dead-letters. A receiver's Retry-After (429/503) is honoured
+ * as a lower bound, still within the deadline.
+ */
+export function nextRetry(
+  policy: RetryPolicy,
+  args: { failedAttempts: number; firstAttemptAt: Date; now: Date; retryAfterMs?: number; random?: () => number },
+): RetryDecision {
+  const deadline = args.firstAttemptAt.getTime() + policy.maxAgeMs;
+  const now = args.now.getTime();
+  if (now >= deadline) return { kind: 'dead_letter' };
+  const jitter = policy.jitter ?? 0.2;
+  const rand = args.random ?? Math.random;
+  let delay = Math.min(nominalDelayMs(policy, args.failedAttempts) * (1 - jitter + 2 * jitter * rand()), policy.maxStepMs);
+  if (args.retryAfterMs !== undefined && args.retryAfterMs > delay) delay = args.retryAfterMs;
+  delay = Math.max(0, Math.min(Math.round(delay), deadline - now));
+  return { kind: 'retry', at: new Date(now + delay), delayMs: delay };
+}

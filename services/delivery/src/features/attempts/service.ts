@@ -1,0 +1,33 @@
+import type { SendResult } from '../../sender/http-sender.ts';
+import type { ClaimedDelivery } from '../deliveries/store.ts';
+import { nextRetry, type RetryPolicy } from './backoff.ts';
+import type { AttemptDecision } from './store.ts';
+
+/**
+ * The rule after an attempt of a scheduled delivery: a 2xx succeeds; a failure is
+ * retried on the schedule (backoff.ts, honouring a Retry-After) until the
+ * delivery's max age after its first attempt, then dead-lettered. Pure.
+ */
+export function decideNextStep(
+  policy: RetryPolicy,
+  delivery: Pick<ClaimedDelivery, 'attempts' | 'firstAttemptAt'>,
+  result: Pick<SendResult, 'ok' | 'retryAfterMs'>,
+  attemptedAt: Date,
+  now: Date,
+  random?: () => number,
+): AttemptDecision {
+  if (result.ok) return { kind: 'succeeded' };
+  const decision = nextRetry(policy, {
+    failedAttempts: delivery.attempts + 1,
+    firstAttemptAt: delivery.firstAttemptAt ?? attemptedAt,
+    now,
+    retryAfterMs: result.retryAfterMs,
+    random,
+  });
+  return decision.kind === 'retry' ? { kind: 'retry', at: decision.at } : decision;
+}
+
+/** The `outcome` label of the deliveries metric for a decision. */
+export function outcomeOf(decision: AttemptDecision): 'succeeded' | 'failed' | 'dead_letter' {
+  return decision.kind === 'succeeded' ? 'succeeded' : decision.kind === 'dead_letter' ? 'dead_letter' : 'failed';
+}

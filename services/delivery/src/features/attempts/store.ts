@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { prepared, type Knex } from '@cluster/db';
+import { LOGICAL_TOPICS } from '@cluster/kafka';
+import type { SendResult } from '../../sender/http-sender.ts';
+import type { ClaimedDelivery, DeliveryStatus } from '../deliveries/store.ts';
+
+/** How an attempt ends the delivery's current step. */
+export type AttemptDecision =
+  | { kind: 'succeeded' }
+  | { kind: 'retry'; at: Date }
+  | { kind: 'dead_letter' }
+  /** A failed attempt that schedules nothing (test deliveries). */
+  | { kind: 'final_failure' };
+
+/** One finished attempt, to be recorded with its decision. */
+export interface AttemptRecord {
+  delivery: Pick<ClaimedDelivery, 'id' | 'leaseToken' | 'attempts' | 'firstAttemptAt' | 'subscriptionId' | 'organizationId' | 'eventName' | 'body' | 'destinationUrl'>;
+  result: SendResult;
+  attemptedAt: Date;
+  decision: AttemptDecision;
+  /** With a dead_letter decision: the message the dead-letter topic gets (events.ts `deadLetterMessage`). */
+  deadLetter?: DeadLetterMessage;
+}
+
+/** The dead-letter message: the envelope the receiver would have got, with the last error. */
+export interface DeadLetterMessage {
+  id: string;
+  eventName: string;
+  deliveryId: string;
+  subscriptionId: string;
+  organizationId: string;
+  destinationUrl: string;
+  attempts: number;
+  firstAttemptAt: string;
+  deadLetteredAt: string;
+  lastError: { error: string | null; responseCode: number | null; responseBody: string | null };
+  envelope: unknown;
+}
+
+/** Fields of an entry of a delivery's attempt log (api-decisions.md, "Webhook delivery"). */
+export const ATTEMPT_FIELDS = ['attempt', 'outcome', 'responseCode', 'responseBody', 'error', 'durationMs', 'attemptedAt'] as const;
+
+/** An entry of the attempt log of a delivery. */
+export type AttemptRow = {
+  attempt: number;
+  outcome: 'succeeded' | 'failed';
+  responseCode: number | null;
+  responseBody: string | null;
+  error: string | null;
+  durationMs: number;
+  attemptedAt: Date;
+};
+
+/** Attempts in Postgres: every attempt recorded with the delivery's next step, and the attempt log. */
+export interface AttemptStore {
+  /**
+   * Records one attempt and the delivery's next step in one statement, only while
+   * this replica still holds the lease (`leaseToken`); a dead letter also writes
+   * its message (`deadLetter`) to the outbox, so it reaches the dead-letter topic at
+   * least once. Returns false when the lease was lost (another replica took the
+   * delivery over).
+   */
+  recordAttempt(args: AttemptRecord): Promise<boolean>;
+  /**
+   * Records many non-dead-letter attempts in one statement (the sender's hot
+   * path: one round trip for a whole batch). Each row is fenced by its lease
+   * token like `recordAttempt`. Returns the ids that were recorded.
+   */
+  recordAttempts(items: AttemptRecord[]): Promise<Set<string>>;
+  /** The attempt log of a delivery, in attempt order. */
+  listFor(deliveryId: string): Promise<AttemptRow[]>;
+}
+
+/** The knex implementation of AttemptStore. */
+export function createAttemptStore(db: Knex): AttemptStore {
+  return {
+    async recordAttempt(args) {
+      const { delivery, result, attemptedAt, decision } = args;
+      const status: DeliveryStatus =
+        decision.kind === 'succeeded' ? 'succeeded' : decision.kind === 'dead_letter' ? 'dead_letter' : 'failed';
+      const nextAttemptAt = decision.kind === 'retry' ? decision.at : null;
+      const attempt = delivery.attempts + 1;
+      let deadLetter = '';
+      const deadLetterBindings: Knex.RawBinding[] = [];
+      if (decision.kind === 'dead_letter') {
+        if (!args.deadLetter) throw new Error('a dead letter is recorded with its message');
+        deadLetter = `, dlq AS (
+            INSERT INTO delivery.outbox ("eventId", topic, key, envelope)
+            SELECT ?::uuid, ?, ?, ?::jsonb FROM upd
+            RETURNING pg_notify('delivery_outbox', '')
+          )`;
+        deadLetterBindings.push(randomUUID(), LOGICAL_TOPICS.deliveryDeadLetter, delivery.subscriptionId, JSON.stringify(args.deadLetter));
+      }
+      // One statement, so one round trip and atomic: the delivery's new state, its attempt
+      // row and (for a dead letter) the outbox message, only while this replica holds the lease.
+      // A subscription disabled or deleted meanwhile schedules nothing more.
+      const { rows } = await db.raw(
+        `WITH upd AS (
+           UPDATE delivery.deliveries d
+              SET status = ?, attempts = ?, "responseCode" = ?, "responseBody" = ?, error = ?, "durationMs" = ?,
+                  "nextAttemptAt" = CASE WHEN ?::timestamptz IS NOT NULL AND EXISTS (
+                      SELECT 1 FROM delivery.subscriptions s WHERE s.id = d."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL)
+                    THEN ?::timestamptz ELSE NULL END,
+                  "firstAttemptAt" = COALESCE(d."firstAttemptAt", ?::timestamptz), "lastAttemptAt" = ?::timestamptz,
+                  "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
+            WHERE d.id = ? AND d."leaseToken" = ?
+           RETURNING d.id
+         ), ins AS (
+           INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt")
+           SELECT id, ?, ?, ?, ?, ?, ?, ?::timestamptz FROM upd
+         )${deadLetter}
+         SELECT id FROM upd`,
+        [
+          status, attempt, result.responseCode, result.responseBody, result.error, result.durationMs,
+          nextAttemptAt, nextAttemptAt, attemptedAt, attemptedAt, delivery.id, delivery.leaseToken,
+          attempt, result.ok ? 'succeeded' : 'failed', result.responseCode, result.responseBody, result.error, result.durationMs, attemptedAt,
+          ...deadLetterBindings,
+        ],
+      );
+      return rows.length > 0;
+    },
+
+    async recordAttempts(items) {
+      if (!items.length) return new Set();
+      const col = <T>(f: (i: AttemptRecord) => T) => items.map(f);
+      const { rows } = await db.raw(
+        `WITH input AS (
+           SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::int[], ?::int[], ?::text[], ?::text[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[])
+             AS i(id, token, status, attempt, "responseCode", "responseBody", error, "durationMs", "nextAttemptAt", "attemptedAt", outcome)
+         ), upd AS (
+           UPDATE delivery.deliveries d
+              SET status = i.status, attempts = i.attempt, "responseCode" = i."responseCode", "responseBody" = i."responseBody",
+                  error = i.error, "durationMs" = i."durationMs",
+                  "nextAttemptAt" = CASE WHEN i."nextAttemptAt" IS NOT NULL AND EXISTS (
+                      SELECT 1 FROM delivery.subscriptions s WHERE s.id = d."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL)
+                    THEN i."nextAttemptAt" ELSE NULL END,
+                  "firstAttemptAt" = COALESCE(d."firstAttemptAt", i."attemptedAt"), "lastAttemptAt" = i."attemptedAt",
+                  "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
+             FROM input i
+            WHERE d.id = i.id AND d."leaseToken" = i.token
+           RETURNING d.id
+         ), ins AS (
+           INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt")
+           SELECT i.id, i.attempt, i.outcome, i."responseCode", i."responseBody", i.error, i."durationMs", i."attemptedAt"
+             FROM input i JOIN upd ON upd.id = i.id
+         )
+         SELECT id FROM upd`,
+        [
+          col((i) => i.delivery.id), col((i) => i.delivery.leaseToken),
+          col((i) => (i.decision.kind === 'succeeded' ? 'succeeded' : 'failed')), col((i) => i.delivery.attempts + 1),
+          col((i) => i.result.responseCode), col((i) => i.result.responseBody), col((i) => i.result.error),
+          col((i) => i.result.durationMs), col((i) => (i.decision.kind === 'retry' ? i.decision.at : null)),
+          col((i) => i.attemptedAt), col((i) => (i.result.ok ? 'succeeded' : 'failed')),
+        ] as Knex.RawBinding[],
+      ).options(prepared('delivery-record-attempts-v2'));
+      return new Set((rows as { id: string }[]).map((r) => r.id));
+    },
+
+    async listFor(deliveryId) {
+      return db('delivery.attempts').where({ deliveryId }).orderBy('attempt').select(ATTEMPT_FIELDS);
+    },
+  };
+}

@@ -1,0 +1,15 @@
+import type { JsonObject } from '@bufbuild/protobuf';
+import { rowToJson } from '@cluster/platform';
+import { presentAttempt } from '../attempts/presenter.ts';
+import type { AttemptRow } from '../attempts/store.ts';
+import { DELIVERY_FIELDS, type DeliveryRecord } from './store.ts';
+
+/** What leaves the service for a delivery: never the body's signature or the lease. */
+export function presentDelivery(row: DeliveryRecord): JsonObject {
+  return rowToJson(row, { only: DELIVERY_FIELDS });
+}
+
+/** A delivery with its attempt log (GET /webhooks/:id/deliveries/:deliveryId). */
+export function presentDeliveryWithAttempts(row: DeliveryRecord, attempts: AttemptRow[]): JsonObject {
+  return { ...presentDelivery(row), attemptLog: attempts.map(presentAttempt) };
+}

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createFakeStores, type FakeStores } from '../../fake-stores.ts';
+import { failure, OTHER_ORG, testActor as actor, testSubscription } from '../../shared/test-fixtures.ts';
+import type { SubscriptionRow } from '../subscriptions/store.ts';
+import { createDeliveryService } from './service.ts';
+
+function subscription(stores: FakeStores, over: Partial<SubscriptionRow> = {}): SubscriptionRow {
+  const row = testSubscription(over);
+  stores.subscriptions.rows.push(row);
+  return row;
+}
+
+/** Inserts `n` deliveries of a subscription, one millisecond apart, and returns their ids, oldest first. */
+async function deliveries(stores: FakeStores, sub: SubscriptionRow, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = randomUUID();
+    await stores.deliveries.insertMany([{ id, organizationId: sub.organizationId, subscriptionId: sub.id, eventId: randomUUID(), eventName: 'entry.created', body: `{"n":${i}}` }]);
+    stores.deliveries.rows.at(-1)!.createdAt = new Date(Date.UTC(2026, 0, 1, 0, 0, 0, i));
+    ids.push(id);
+  }
+  return ids;
+}
+
+describe('delivery records (fake stores)', () => {
+  it('lists a subscription\'s deliveries newest first, pages them, and filters by status', async () => {
+    const stores = createFakeStores();
+    const service = createDeliveryService(stores);
+    const sub = subscription(stores);
+    const ids = await deliveries(stores, sub, 5);
+    await deliveries(stores, subscription(stores), 2); // another subscription's
+    stores.deliveries.rows.find((r) => r.id === ids[1])!.status = 'dead_letter';
+
+    const first = await service.list(actor(), sub.id, {}, { page: 1, pageSize: 2 });
+    expect(first).toMatchObject({ page: 1, pageSize: 2, total: 5 });
+    expect(first.data.map((d) => d.id)).toEqual([ids[4], ids[3]]);
+    const last = await service.list(actor(), sub.id, {}, { page: 3, pageSize: 2 });
+    expect(last.data.map((d) => d.id)).toEqual([ids[0]]);
+
+    const dead = await service.list(actor(), sub.id, { status: 'dead_letter' }, { page: 1, pageSize: 25 });
+    expect(dead).toMatchObject({ total: 1, data: [expect.objectContaining({ id: ids[1], status: 'dead_letter' })] });
+    // A non-string filter is no filter.
+    expect((await service.list(actor(), sub.id, { status: 3 }, { page: 1, pageSize: 25 })).total).toBe(5);
+  });
+
+  it('shows the record fields only (never the body or the lease), with the attempt log on a get', async () => {
+    const stores = createFakeStores();
+    const service = createDeliveryService(stores);
+    const sub = subscription(stores);
+    const [id] = await deliveries(stores, sub, 1);
+    const { deliveries: [claimed] } = await stores.deliveries.claim({ limit: 1, leaseMs: 60_000, defaultCap: 10, caps: new Map() });
+    const attemptedAt = new Date('2026-01-01T00:00:01.000Z');
+    await stores.attempts.recordAttempt({
+      delivery: claimed, attemptedAt, decision: { kind: 'retry', at: new Date('2026-01-01T00:00:06.000Z') },
+      result: { ok: false, responseCode: 503, responseBody: 'busy', error: 'HTTP 503', durationMs: 12 },
+    });
+
+    const [listed] = (await service.list(actor(), sub.id, {}, { page: 1, pageSize: 25 })).data;
+    expect(Object.keys(listed).sort()).toEqual([
+      'attempts', 'createdAt', 'durationMs', 'error', 'eventId', 'eventName', 'id', 'nextAttemptAt', 'responseBody', 'responseCode',
+      'status', 'subscriptionId', 'updatedAt',
+    ]);
+    const got = await service.get(actor(), sub.id, id);
+    expect(got).toMatchObject({
+      id, status: 'failed', attempts: 1, responseCode: 503, nextAttemptAt: '2026-01-01T00:00:06.000Z',
+      attemptLog: [{ attempt: 1, outcome: 'failed', responseCode: 503, responseBody: 'busy', error: 'HTTP 503', durationMs: 12, attemptedAt: '2026-01-01T00:00:01.000Z' }],
+    });
+    expect(got).not.toHaveProperty('body');
+    expect(got).not.toHaveProperty('leaseToken');
+  });
+
+  it("answers 404 for another organization's, a deleted or an unknown subscription, and for a delivery of another subscription", async () => {
+    const stores = createFakeStores();
+    const service = createDeliveryService(stores);
+    const foreign = subscription(stores, { organizationId: OTHER_ORG });
+    const deleted = subscription(stores, { deletedAt: new Date(), enabled: false });
+    const mine = subscription(stores);
+    const other = subscription(stores);
+    const [foreignDelivery] = await deliveries(stores, foreign, 1);
+    const [otherDelivery] = await deliveries(stores, other, 1);
+    await deliveries(stores, deleted, 1);
+    const page = { page: 1, pageSize: 25 };
+    for (const id of [foreign.id, deleted.id, randomUUID(), 'not-a-uuid']) {
+      expect(await failure(service.list(actor(), id, {}, page))).toMatchObject({ reason: 'not_found', message: 'webhook not found' });
+    }
+    expect(await failure(service.get(actor(), foreign.id, foreignDelivery))).toMatchObject({ message: 'webhook not found' });
+    expect(await failure(service.get(actor(), mine.id, otherDelivery))).toMatchObject({ message: 'delivery not found' });
+    expect(await failure(service.get(actor(), mine.id, 'not-a-uuid'))).toMatchObject({ message: 'delivery not found' });
+  });
+});

@@ -1,0 +1,46 @@
+import { fakePage } from '../../shared/fake-page.ts';
+import type { SubscriptionRow, SubscriptionStore } from './store.ts';
+
+/** An in-memory SubscriptionStore for unit tests of the rules (no Postgres). */
+export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): SubscriptionStore & { rows: SubscriptionRow[] } {
+  const live = (organizationId: string) => rows.filter((r) => r.organizationId === organizationId && !r.deletedAt);
+  const byId = (id: string) => {
+    const row = rows.find((r) => r.id === id);
+    if (!row) throw new Error(`fake: no subscription ${id}`);
+    return row;
+  };
+  return {
+    rows,
+    async list(organizationId, filter, page) {
+      return fakePage(live(organizationId).filter((r) => filter.enabled === undefined || r.enabled === filter.enabled), page);
+    },
+    async find(organizationId, id) {
+      const row = live(organizationId).find((r) => r.id === id);
+      return row && { ...row }; // a copy, as a database read is: later writes must not change it
+    },
+    async insert(values) {
+      const now = new Date();
+      const row: SubscriptionRow = { ...values, createdAt: now, updatedAt: now, deletedAt: null };
+      rows.push(row);
+      return { ...row };
+    },
+    async update(id, values) {
+      const row = Object.assign(byId(id), values, { updatedAt: new Date() });
+      return { ...row };
+    },
+    async softDelete(id) {
+      Object.assign(byId(id), { deletedAt: new Date(), enabled: false, updatedAt: new Date() });
+    },
+    async matching(organizationIds, eventNames) {
+      return rows
+        .filter((r) => organizationIds.includes(r.organizationId) && r.enabled && !r.deletedAt)
+        .filter((r) => r.eventNames.some((n) => eventNames.includes(n)))
+        .map(({ id, organizationId, eventNames: names, createdAt, destinationUrl, destinationOrigin, secretSealed }) => ({
+          id, organizationId, eventNames: names, createdAt, destinationUrl, destinationOrigin, secretSealed,
+        }));
+    },
+    async allIds() {
+      return rows.map((r) => r.id);
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { createFakeStores, type FakeStores } from '../../fake-stores.ts';
+import { failure, ORG, OTHER_ORG, testActor as actor } from '../../shared/test-fixtures.ts';
+import { createWebhookSecretBox } from '../../shared/webhook-secret-box.ts';
+import { createSubscriptionService } from './service.ts';
+
+const secrets = createWebhookSecretBox('unit-test key');
+
+function service(stores: FakeStores, refused: Record<string, string> = {}) {
+  let audited = 0;
+  const subscriptions = createSubscriptionService(stores, {
+    secrets, checkDestination: async (url) => refused[url], audited: () => void audited++,
+  });
+  return { subscriptions, audited: () => audited };
+}
+
+const body = { destinationUrl: 'https://hooks.example.com/in', eventNames: ['entry.created', 'entry.updated', 'entry.created'] };
+
+describe('subscription rules (fake stores)', () => {
+  it('creates a subscription with a sealed secret, answers the secret once, and writes its audit record and event in one write', async () => {
+    const stores = createFakeStores();
+    const { subscriptions, audited } = service(stores);
+    const created = await subscriptions.create(actor(), { ...body, description: 'CRM' });
+    expect(created).toMatchObject({ destinationUrl: body.destinationUrl, eventNames: ['entry.created', 'entry.updated'], enabled: true, description: 'CRM' });
+    expect(String(created.hmacSecret)).toMatch(/^whsec_/);
+    expect(Object.keys(created)).not.toContain('secretSealed');
+    const [row] = stores.subscriptions.rows;
+    expect(row.destinationOrigin).toBe('https://hooks.example.com:443');
+    expect(secrets.open(row.secretSealed, row.id)).toBe(created.hmacSecret);
+    // Read back, the secret is gone.
+    expect(await subscriptions.get(actor(), row.id)).not.toHaveProperty('hmacSecret');
+
+    expect(stores.written).toHaveLength(1);
+    const [write] = stores.written;
+    expect(write.rows).toEqual([{
+      table: 'delivery.audit_outbox',
+      row: expect.objectContaining({
+        entityType: 'webhook_subscription', action: 'created', entityId: row.id,
+        actor: expect.objectContaining({ organizationId: ORG, userId: 'u1' }),
+        metadata: { destinationUrl: body.destinationUrl, eventNames: ['entry.created', 'entry.updated'] },
+      }),
+    }]);
+    expect(write.events).toEqual([expect.objectContaining({
+      eventName: 'webhook.subscription.created', entityType: 'webhook_subscription', entityId: row.id, organizationId: ORG,
+      actorUserId: 'u1', projectId: null,
+      payload: { subscriptionId: row.id, destinationUrl: body.destinationUrl, eventNames: ['entry.created', 'entry.updated'], enabled: true, description: 'CRM' },
+    })]);
+    expect(JSON.stringify(write)).not.toContain(String(created.hmacSecret));
+    expect(audited()).toBe(1);
+  });
+
+  it('refuses unknown event names with the spec body and refused destinations as a validation error, writing nothing', async () => {
+    const stores = createFakeStores();
+    const { subscriptions, audited } = service(stores, { 'http://10.0.0.1/x': 'points to a private address' });
+    const unknown = await failure(subscriptions.create(actor(), { ...body, eventNames: ['entry.created', 'nope', 'nope', 'x.y'] }));
+    expect(unknown).toMatchObject({ reason: 'unknown_event_names', details: { invalid: ['nope', 'x.y'] } });
+    const refused = await failure(subscriptions.create(actor(), { ...body, destinationUrl: 'http://10.0.0.1/x' }));
+    expect(refused).toMatchObject({ reason: 'validation_error' });
+    expect(JSON.stringify(refused)).toContain('points to a private address');
+    expect(stores.subscriptions.rows).toEqual([]);
+    expect(stores.written).toEqual([]);
+    expect(audited()).toBe(0);
+  });
+
+  it('updates only supplied fields, audits the field names, emits no event, and stops scheduled retries when disabled', async () => {
+    const stores = createFakeStores();
+    const { subscriptions } = service(stores);
+    const { id } = await subscriptions.create(actor(), body);
+    await stores.deliveries.insertMany([
+      { id: '10000000-0000-4000-8000-000000000001', organizationId: ORG, subscriptionId: String(id), eventId: null, eventName: 'entry.created', body: '{}' },
+    ]);
+    const moved = await subscriptions.update(actor(), String(id), { destinationUrl: 'http://hooks.example.com:8080/b' });
+    expect(moved).toMatchObject({ destinationUrl: 'http://hooks.example.com:8080/b', enabled: true, eventNames: ['entry.created', 'entry.updated'] });
+    expect(stores.subscriptions.rows[0].destinationOrigin).toBe('http://hooks.example.com:8080');
+    expect(stores.deliveries.rows[0].nextAttemptAt).not.toBeNull();
+
+    await subscriptions.update(actor(), String(id), { enabled: false });
+    expect(stores.deliveries.rows[0]).toMatchObject({ nextAttemptAt: null, status: 'failed', error: 'retries stopped: subscription disabled' });
+    const [, first, second] = stores.written;
+    expect(first.rows[0].row).toMatchObject({ action: 'updated', metadata: { fields: ['destinationUrl'] } });
+    expect(second.rows[0].row).toMatchObject({ action: 'updated', metadata: { fields: ['enabled'] } });
+    expect([first.events, second.events]).toEqual([[], []]);
+  });
+
+  it('rotates the secret: the new one opens, the old one is gone, and only an audit record is written', async () => {
+    const stores = createFakeStores();
+    const { subscriptions } = service(stores);
+    const created = await subscriptions.create(actor(), body);
+    const rotated = await subscriptions.rotateSecret(actor(), String(created.id));
+    expect(rotated.hmacSecret).not.toBe(created.hmacSecret);
+    const [row] = stores.subscriptions.rows;
+    expect(secrets.open(row.secretSealed, row.id)).toBe(rotated.hmacSecret);
+    const last = stores.written.at(-1)!;
+    expect(last.rows[0].row).toMatchObject({ action: 'secret_rotated', entityId: row.id, metadata: {} });
+    expect(last.events).toEqual([]);
+  });
+
+  it('deletes softly, stops retries, emits webhook.subscription.deleted, and then answers 404', async () => {
+    const stores = createFakeStores();
+    const { subscriptions } = service(stores);
+    const { id } = await subscriptions.create(actor(), body);
+    await subscriptions.remove(actor(), String(id));
+    expect(stores.subscriptions.rows[0]).toMatchObject({ enabled: false, deletedAt: expect.any(Date) });
+    const last = stores.written.at(-1)!;
+    expect(last.events.map((e) => e.eventName)).toEqual(['webhook.subscription.deleted']);
+    expect(last.rows[0].row).toMatchObject({ action: 'deleted', metadata: {} });
+    expect(await failure(subscriptions.get(actor(), String(id)))).toMatchObject({ reason: 'not_found' });
+    expect((await subscriptions.list(actor(), {}, { page: 1, pageSize: 25 })).total).toBe(0);
+  });
+
+  it("hides another organization's subscriptions (404, nothing written) and filters lists by enabled", async () => {
+    const stores = createFakeStores();
+    const { subscriptions } = service(stores);
+    const foreign = await subscriptions.create(actor({ organizationId: OTHER_ORG }), body);
+    const on = await subscriptions.create(actor(), body);
+    const off = await subscriptions.create(actor(), { ...body, enabled: false });
+    const writes = stores.written.length;
+    for (const p of [
+      subscriptions.get(actor(), String(foreign.id)),
+      subscriptions.update(actor(), String(foreign.id), { enabled: false }),
+      subscriptions.rotateSecret(actor(), String(foreign.id)),
+      subscriptions.remove(actor(), String(foreign.id)),
+      subscriptions.get(actor(), 'not-a-uuid'),
+    ]) expect(await failure(p)).toMatchObject({ reason: 'not_found' });
+    expect(stores.written).toHaveLength(writes);
+    const all = await subscriptions.list(actor(), {}, { page: 1, pageSize: 25 });
+    expect(all.data.map((s) => s.id).sort()).toEqual([on.id, off.id].sort());
+    const disabled = await subscriptions.list(actor(), { enabled: false }, { page: 1, pageSize: 25 });
+    expect(disabled).toMatchObject({ total: 1, data: [expect.objectContaining({ id: off.id, enabled: false })] });
+  });
+});

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { isEventName } from '@cluster/contracts';
+import { DomainError, requireActor, validation, type Page, type PageArgs, type SecretBox } from '@cluster/platform';
+import type { Actor } from '@cluster/proto';
+import { newSigningSecret } from '../../shared/webhook-secret-box.ts';
+import { apiWrite, type AuditRecord } from '../../shared/write.ts';
+import type { Stores } from '../../stores.ts';
+import { subscriptionEvent } from './events.ts';
+import { presentSubscription } from './presenter.ts';
+import { subscriptionInScope } from './scope.ts';
+import type { SubscriptionChanges } from './store.ts';
+
+/** What the subscription rules need besides the stores. */
+export interface SubscriptionPorts {
+  /** Seals signing secrets at rest. */
+  secrets: SecretBox;
+  /** Why a destination URL may not receive webhooks (sender/address-guard.ts `checkDestination`), or undefined. */
+  checkDestination(url: string): Promise<string | undefined>;
+  /** Called after a write committed its audit record (wakes the forwarder to the core). */
+  audited?: () => void;
+}
+
+/** scheme://host:port of a URL: the unit of the per-destination concurrency bound. */
+export function originOf(url: string): string {
+  const u = new URL(url);
+  const port = u.port || (u.protocol === 'https:' ? '443' : '80');
+  return `${u.protocol}//${u.hostname}:${port}`;
+}
+
+/** Unique names, in the given order; unknown names fail with the spec's exact body. */
+function checkEventNames(names: unknown): string[] {
+  const list = (Array.isArray(names) ? names : []).map(String);
+  const invalid = [...new Set(list.filter((n) => !isEventName(n)))];
+  if (invalid.length) throw new DomainError('unknown_event_names', `unknown event names: ${invalid.join(', ')}`, { invalid });
+  return [...new Set(list)];
+}
+
+const audit = (action: string, entityId: string, metadata?: Record<string, unknown>): AuditRecord => ({
+  entityType: 'webhook_subscription', action, entityId, metadata,
+});
+
+/** Subscriptions of an organization: create, list, get, update, delete, rotate the secret. Rules only; SQL is in the store. */
+export function createSubscriptionService(stores: Stores, ports: SubscriptionPorts) {
+  /** Runs a write's transaction, then wakes the audit forwarder. */
+  const write = async <T>(work: (tx: Stores) => Promise<T>): Promise<T> => {
+    const result = await stores.transaction(work);
+    ports.audited?.();
+    return result;
+  };
+
+  async function checkUrl(url: string): Promise<void> {
+    const problem = await ports.checkDestination(url);
+    if (problem) throw validation([{ path: '/destinationUrl', message: problem }]);
+  }
+
+  return {
+    async list(actorIn: Actor | undefined, filters: Record<string, unknown>, page: PageArgs): Promise<Page<JsonObject>> {
+      const actor = requireActor(actorIn);
+      const enabled = typeof filters.enabled === 'boolean' ? filters.enabled : undefined;
+      const rows = await stores.subscriptions.list(actor.organizationId, { enabled }, page);
+      return { ...rows, data: rows.data.map(presentSubscription) };
+    },
+
+    async get(actorIn: Actor | undefined, id: string): Promise<JsonObject> {
+      return presentSubscription(await subscriptionInScope(stores.subscriptions, requireActor(actorIn), id));
+    },
+
+    /** Creates a subscription; the answer carries `hmacSecret`, the only time besides rotation. */
+    async create(actorIn: Actor | undefined, body: Record<string, unknown>): Promise<JsonObject> {
+      const actor = requireActor(actorIn);
+      const eventNames = checkEventNames(body.eventNames);
+      const destinationUrl = String(body.destinationUrl);
+      await checkUrl(destinationUrl);
+      const id = randomUUID();
+      const secret = newSigningSecret();
+      return write(async (tx) => {
+        const row = await tx.subscriptions.insert({
+          id,
+          organizationId: actor.organizationId,
+          destinationUrl,
+          destinationOrigin: originOf(destinationUrl),
+          eventNames,
+          enabled: body.enabled === undefined ? true : Boolean(body.enabled),
+          description: (body.description as string | null | undefined) ?? null,
+          secretSealed: ports.secrets.seal(secret, id),
+          createdByUserId: actor.userId || null,
+        });
+        await tx.record(apiWrite(actor, audit('created', id, { destinationUrl, eventNames }), [
+          subscriptionEvent('webhook.subscription.created', row),
+        ]));
+        return { ...presentSubscription(row), hmacSecret: secret };
+      });
+    },
+
+    /** Changes only supplied fields. Disabling stops the subscription's scheduled retries. */
+    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>): Promise<JsonObject> {
+      const actor = requireActor(actorIn);
+      const values: SubscriptionChanges = {};
+      if ('eventNames' in body) values.eventNames = checkEventNames(body.eventNames);
+      if ('destinationUrl' in body) {
+        const url = String(body.destinationUrl);
+        await checkUrl(url);
+        values.destinationUrl = url;
+        values.destinationOrigin = originOf(url);
+      }
+      if ('description' in body) values.description = (body.description as string | null | undefined) ?? null;
+      if ('enabled' in body) values.enabled = Boolean(body.enabled);
+      return write(async (tx) => {
+        const before = await subscriptionInScope(tx.subscriptions, actor, id, { lock: true });
+        const row = Object.keys(values).length ? await tx.subscriptions.update(id, values) : before;
+        if (before.enabled && !row.enabled) await tx.deliveries.stopPending(id, 'retries stopped: subscription disabled');
+        await tx.record(apiWrite(actor, audit('updated', id, { fields: Object.keys(body) })));
+        return presentSubscription(row);
+      });
+    },
+
+    /** Deletes (soft: records stay for the audit trail) and stops pending retries. */
+    async remove(actorIn: Actor | undefined, id: string): Promise<void> {
+      const actor = requireActor(actorIn);
+      await write(async (tx) => {
+        const row = await subscriptionInScope(tx.subscriptions, actor, id, { lock: true });
+        await tx.subscriptions.softDelete(id);
+        await tx.deliveries.stopPending(id, 'retries stopped: subscription deleted');
+        await tx.record(apiWrite(actor, audit('deleted', id), [subscriptionEvent('webhook.subscription.deleted', row)]));
+      });
+    },
+
+    /** A new secret, which signs every attempt from now on; returned once. */
+    async rotateSecret(actorIn: Actor | undefined, id: string): Promise<JsonObject> {
+      const actor = requireActor(actorIn);
+      const secret = newSigningSecret();
+      return write(async (tx) => {
+        await subscriptionInScope(tx.subscriptions, actor, id, { lock: true });
+        const row = await tx.subscriptions.update(id, { secretSealed: ports.secrets.seal(secret, id) });
+        await tx.record(apiWrite(actor, audit('secret_rotated', id)));
+        return { ...presentSubscription(row), hmacSecret: secret };
+      });
+    },
+  };
+}
+export type SubscriptionService = ReturnType<typeof createSubscriptionService>;

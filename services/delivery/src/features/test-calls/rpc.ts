@@ -1,0 +1,13 @@
+import type { ServiceImpl } from '@connectrpc/connect';
+import { bodyOf } from '@cluster/platform';
+import type { WebhookService } from '@cluster/proto';
+import type { TestCallService } from './service.ts';
+
+/** The test-call method of WebhookService over Connect. */
+export function testCallRpc(testCalls: TestCallService): Pick<ServiceImpl<typeof WebhookService>, 'testWebhook'> {
+  return {
+    async testWebhook(req) {
+      return { resource: await testCalls.fire(req.actor, req.id, bodyOf(req.body)) };
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { Counter, Histogram } from 'prom-client';
+import { createFakeStores, type FakeStores } from '../../fake-stores.ts';
+import type { HttpSender, SendResult } from '../../sender/http-sender.ts';
+import { serviceSignature } from '../../sender/signing.ts';
+import { failure, OTHER_ORG, testActor as actor, testSubscription } from '../../shared/test-fixtures.ts';
+import { createWebhookSecretBox } from '../../shared/webhook-secret-box.ts';
+import { createTestCallService } from './service.ts';
+
+const secrets = createWebhookSecretBox('unit-test key');
+const SECRET = 'whsec_dGVzdC1jYWxsLXNlY3JldC10ZXN0LWNhbGwtc2VjcmV0';
+
+/** An HttpSender that answers `answer` and keeps what it was asked to send. */
+function recordingSender(answer: SendResult) {
+  const sent: { url: string; headers: Record<string, string>; body: string }[] = [];
+  const sender: HttpSender = {
+    async send(url, headers, body) {
+      sent.push({ url, headers, body });
+      return answer;
+    },
+    async close() {},
+  };
+  return { sender, sent };
+}
+
+function setup(answer: SendResult = { ok: true, responseCode: 200, responseBody: 'ok', error: null, durationMs: 4 }, clock = { t: new Date('2026-03-01T12:00:00Z') }) {
+  const stores: FakeStores = createFakeStores();
+  const sub = testSubscription({ eventNames: ['entry.created', 'entry.updated'] });
+  sub.secretSealed = secrets.seal(SECRET, sub.id);
+  stores.subscriptions.rows.push(sub);
+  const { sender, sent } = recordingSender(answer);
+  let audited = 0;
+  const metrics = {
+    deliveries: new Counter({ name: 'unit_deliveries', help: 'unit', labelNames: ['outcome'] as const, registers: [] }),
+    attemptDuration: new Histogram({ name: 'unit_attempt_duration', help: 'unit', labelNames: ['outcome'] as const, registers: [] }),
+  };
+  const calls = createTestCallService(stores, { sender, secrets, metrics, limitPerHour: 3, clock: () => clock.t, audited: () => void audited++ });
+  return { stores, sub, sent, calls, clock, audited: () => audited, metrics };
+}
+
+describe('test calls (fake stores)', () => {
+  it('sends a signed synthetic delivery, records it with its attempt, and audits the call', async () => {
+    const { stores, sub, sent, calls, audited, metrics } = setup();
+    const answer = await calls.fire(actor(), sub.id, { eventName: 'entry.updated' });
+    expect(answer).toEqual({ deliveryId: expect.any(String), subscriptionId: sub.id, eventName: 'entry.updated', firedAt: '2026-03-01T12:00:00.000Z' });
+    const [post] = sent;
+    expect(post.url).toBe(sub.destinationUrl);
+    expect(JSON.parse(post.body)).toEqual({
+      id: answer.deliveryId, eventName: 'entry.updated', schemaVersion: 1, entityType: 'webhook_subscription', entityId: sub.id,
+      occurredAt: '2026-03-01T12:00:00.000Z', actorUserId: 'u1', payload: { test: true, subscriptionId: sub.id, occurredAt: '2026-03-01T12:00:00.000Z' },
+    });
+    expect(post.headers['x-service-signature']).toBe(serviceSignature(SECRET, post.body));
+    expect(stores.deliveries.rows).toEqual([expect.objectContaining({ id: answer.deliveryId, test: true, status: 'succeeded', attempts: 1, nextAttemptAt: null })]);
+    expect(stores.written).toEqual([{
+      rows: [{ table: 'delivery.audit_outbox', row: expect.objectContaining({ action: 'tested', entityId: sub.id, metadata: { eventName: 'entry.updated' } }) }],
+      events: [],
+    }]);
+    expect(audited()).toBe(1);
+    expect((await metrics.deliveries.get()).values).toEqual([expect.objectContaining({ labels: { outcome: 'succeeded' }, value: 1 })]);
+  });
+
+  it('answers a failed send with deliveryError and schedules no retry', async () => {
+    const { stores, sub, calls } = setup({ ok: false, responseCode: null, responseBody: null, error: 'ECONNREFUSED: connect', durationMs: 1 });
+    const answer = await calls.fire(actor(), sub.id, {});
+    expect(answer).toMatchObject({ eventName: 'webhook.test', deliveryError: 'ECONNREFUSED: connect' });
+    expect(stores.deliveries.rows[0]).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null });
+  });
+
+  it('allows limitPerHour calls per organization over a rolling hour, then 429 with retryAfter; 404s are not counted', async () => {
+    const { sub, calls, clock, sent } = setup();
+    const foreign = actor({ organizationId: OTHER_ORG });
+    expect(await failure(calls.fire(foreign, sub.id, {}))).toMatchObject({ reason: 'not_found' });
+    for (let i = 0; i < 3; i++) {
+      await calls.fire(actor(), sub.id, {});
+      clock.t = new Date(clock.t.getTime() + 10 * 60_000);
+    }
+    // 30 minutes after the first call: it frees a slot in 30 minutes.
+    expect(await failure(calls.fire(actor(), sub.id, {}))).toMatchObject({ reason: 'rate_limit', details: { retryAfter: 1800 } });
+    clock.t = new Date(clock.t.getTime() + 30 * 60_000);
+    await calls.fire(actor(), sub.id, {});
+    expect(sent).toHaveLength(4);
+  });
+
+  it('counts a call with a name outside the subscription\'s list (400), and sends nothing for a disabled subscription', async () => {
+    const { stores, sub, calls, sent } = setup();
+    expect(await failure(calls.fire(actor(), sub.id, { eventName: 'release.created' }))).toMatchObject({ reason: 'validation_error' });
+    expect(stores.testCalls.calls).toHaveLength(1);
+    sub.enabled = false;
+    const answer = await calls.fire(actor(), sub.id, {});
+    expect(answer).toMatchObject({ deliveryId: null, deliveryError: 'the subscription is disabled; nothing was sent' });
+    expect(sent).toEqual([]);
+    expect(stores.deliveries.rows).toEqual([]);
+    expect(stores.testCalls.calls).toHaveLength(2);
+  });
+});

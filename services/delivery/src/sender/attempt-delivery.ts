@@ -1,0 +1,31 @@
+import type { SecretBox } from '@cluster/platform';
+import type { ClaimedDelivery } from '../features/deliveries/store.ts';
+import type { HttpSender, SendResult } from './http-sender.ts';
+import { deliveryHeaders } from './signing.ts';
+
+/**
+ * Signs and sends one delivery, the exact stored bytes, with a timestamp taken at
+ * send time (used by the delivery loop and the test call). A secret that cannot be
+ * unsealed is a failed attempt, not an exception.
+ */
+export async function attemptDelivery(
+  d: Pick<ClaimedDelivery, 'id' | 'eventName' | 'body' | 'destinationUrl' | 'secretSealed' | 'subscriptionId'>,
+  sender: HttpSender,
+  secrets: SecretBox,
+): Promise<{ result: SendResult; attemptedAt: Date }> {
+  let secret: string;
+  try {
+    secret = secrets.open(d.secretSealed, d.subscriptionId);
+  } catch {
+    return {
+      attemptedAt: new Date(),
+      result: { ok: false, responseCode: null, responseBody: null, error: 'signing secret could not be unsealed (WEBHOOK_SECRET_KEY changed?)', durationMs: 0 },
+    };
+  }
+  const attemptedAt = new Date();
+  const headers = deliveryHeaders({
+    secret, deliveryId: d.id, eventName: d.eventName, body: d.body, timestamp: Math.floor(attemptedAt.getTime() / 1000),
+  });
+  const result = await sender.send(d.destinationUrl, headers, d.body);
+  return { result, attemptedAt };
+}

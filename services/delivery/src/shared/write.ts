@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { toJson } from '@bufbuild/protobuf';
+import type { Knex } from '@cluster/db';
+import { commitWrite, type DomainEvent, type WriteRecord } from '@cluster/outbox';
+import { ActorSchema, type Actor } from '@cluster/proto';
+
+/**
+ * Audit records of webhook writes wait here, written with the write, until the core
+ * (which keeps the audit trail) has recorded them (audit/forwarder.ts).
+ */
+export const AUDIT_OUTBOX_TABLE = 'delivery.audit_outbox';
+
+/** The audit record of one write, before the actor is added. */
+export interface AuditRecord {
+  entityType: string;
+  action: string;
+  entityId: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** A domain event of a write whose organization and acting user come from the write's actor. */
+export type ActorEvent = Omit<DomainEvent, 'organizationId' | 'actorUserId'>;
+
+/**
+ * What a write made with an API key leaves behind: its audit record, queued for
+ * the core under an id of its own (the core records an id once), and its events,
+ * stamped with the actor's organization and user. Pure but for the id: services
+ * build it, stores commit it (`Stores.record`).
+ */
+export function apiWrite(actor: Actor, audit: AuditRecord | null, events: ActorEvent[] = []): WriteRecord {
+  return {
+    rows: audit
+      ? [{
+        table: AUDIT_OUTBOX_TABLE,
+        row: {
+          id: randomUUID(), actor: toJson(ActorSchema, actor), entityType: audit.entityType, action: audit.action,
+          entityId: audit.entityId, metadata: audit.metadata ?? {},
+        },
+      }]
+      : [],
+    events: events.map((e) => ({ ...e, organizationId: actor.organizationId, actorUserId: actor.userId || null })),
+  };
+}
+
+/** Commits a write of the delivery service (packages/outbox `commitWrite`), in `db`'s transaction when it is one. */
+export async function recordWrite(db: Knex, write: WriteRecord): Promise<void> {
+  await commitWrite(db, 'delivery', write);
+}
