@@ -1,22 +1,32 @@
 import type { ConnectRouter } from '@connectrpc/connect';
-import { isUuid, type Knex } from '@cluster/db';
-import { validation } from '@cluster/platform';
-import { AuditService, AuthService, IdempotencyService, ProjectService, TimeEntryService } from '@cluster/proto';
-import { createAuthService } from './auth/service.ts';
-import { createAuditService } from './audit/service.ts';
-import { createIdempotencyService } from './idempotency/service.ts';
+import type { Knex } from '@cluster/db';
+import {
+  AttachmentService, AuditService, AuthService, CommentService, EntryService, IdempotencyService, IntegrationLinkService, ProjectService,
+  ReleaseService, SearchService, TimeEntryService,
+} from '@cluster/proto';
 import { createProjectService } from './features/projects/service.ts';
 import { projectRpc } from './features/projects/rpc.ts';
 import { createStores } from './stores.ts';
 import { timeEntryRoutes } from './features/time-entries/routes.ts';
 import { registerPeopleRoutes } from './features/people-routes.ts';
-import { pageArgs, toListResponse } from './lib/list.ts';
-import { registerEntryRpc } from './features/entries/rpc.ts';
-import { registerCommentRpc } from './features/comments/rpc.ts';
-import { registerAttachmentRpc } from './features/attachments/rpc.ts';
-import { registerReleaseRpc } from './features/releases/rpc.ts';
-import { registerIntegrationLinkRpc } from './features/integration-links/rpc.ts';
-import { bodyOf } from './lib/struct.ts';
+import { createAuthService } from './features/auth/service.ts';
+import { authRpc } from './features/auth/rpc.ts';
+import { createIdempotencyService } from './features/idempotency/service.ts';
+import { idempotencyRpc } from './features/idempotency/rpc.ts';
+import { createEntryService } from './features/entries/service.ts';
+import { entryRpc } from './features/entries/rpc.ts';
+import { createCommentService } from './features/comments/service.ts';
+import { commentRpc } from './features/comments/rpc.ts';
+import { createAttachmentService } from './features/attachments/service.ts';
+import { attachmentRpc } from './features/attachments/rpc.ts';
+import { createReleaseService } from './features/releases/service.ts';
+import { releaseRpc } from './features/releases/rpc.ts';
+import { createIntegrationLinkService } from './features/integration-links/service.ts';
+import { integrationLinkRpc } from './features/integration-links/rpc.ts';
+import { createSearchService } from './features/search/service.ts';
+import { searchRpc } from './features/search/rpc.ts';
+import { createAuditEventService } from './features/audit-events/service.ts';
+import { auditEventRpc } from './features/audit-events/rpc.ts';
 
 export interface CoreDeps {
   db: Knex;
@@ -25,60 +35,30 @@ export interface CoreDeps {
 
 /** The core's Connect routes over its domain services (composition happens in start.ts). */
 export function buildCoreRoutes(deps: CoreDeps) {
-  const auth = createAuthService(deps.db);
-  const idem = createIdempotencyService(deps.db);
   const stores = createStores(deps.db);
   const projects = createProjectService(stores);
-  const auditEvents = createAuditService(deps.db);
+  const auth = createAuthService(stores);
+  const idempotency = createIdempotencyService(stores);
+  const entries = createEntryService(stores);
+  const comments = createCommentService(stores);
+  const attachments = createAttachmentService(stores);
+  const releases = createReleaseService(stores);
+  const integrationLinks = createIntegrationLinkService(stores);
+  const search = createSearchService(stores);
+  const auditEvents = createAuditEventService(stores);
 
   return (router: ConnectRouter) => {
-    router.service(AuthService, {
-      async authenticate(req) {
-        return auth.authenticate(req.key, req.requestId);
-      },
-      async getMe(req) {
-        return { resource: await auth.me(req.actor) };
-      },
-    });
-    router.service(IdempotencyService, {
-      async beginIdempotent(req) {
-        const r = await idem.begin(req.apiKeyId, req.key, req.fingerprint);
-        return r.state === 'replay' ? { state: r.state, status: r.status, body: r.body, headers: r.headers } : { state: r.state };
-      },
-      async completeIdempotent(req) {
-        await idem.complete(req.apiKeyId, req.key, req.status, req.body, req.headers);
-        return {};
-      },
-      async releaseIdempotent(req) {
-        await idem.release(req.apiKeyId, req.key);
-        return {};
-      },
-    });
+    router.service(AuthService, authRpc(auth));
+    router.service(IdempotencyService, idempotencyRpc(idempotency));
     router.service(ProjectService, projectRpc(projects));
-    registerEntryRpc(router, deps.db);
-    registerCommentRpc(router, deps.db);
-    registerAttachmentRpc(router, deps.db);
-    registerReleaseRpc(router, deps.db);
-    registerIntegrationLinkRpc(router, deps.db);
+    router.service(EntryService, entryRpc(entries));
+    router.service(CommentService, commentRpc(comments));
+    router.service(AttachmentService, attachmentRpc(attachments));
+    router.service(ReleaseService, releaseRpc(releases));
+    router.service(IntegrationLinkService, integrationLinkRpc(integrationLinks));
     router.service(TimeEntryService, timeEntryRoutes(deps.db));
-    router.service(AuditService, {
-      async listAuditEvents(req) {
-        const { page, pageSize } = pageArgs(req);
-        return toListResponse(await auditEvents.list(req.actor, req.parentId || undefined, bodyOf(req.query), page, pageSize));
-      },
-      async recordAuditEvent(req) {
-        if (req.id !== undefined && !isUuid(req.id)) throw validation([{ path: '/id', message: 'must be a UUID' }]);
-        if (req.occurredAt !== undefined && Number.isNaN(Date.parse(req.occurredAt))) {
-          throw validation([{ path: '/occurredAt', message: 'must be an RFC 3339 date-time' }]);
-        }
-        await auditEvents.record(req.actor, {
-          id: req.id, occurredAt: req.occurredAt,
-          entityType: req.entityType, action: req.action, entityId: req.entityId, entityName: req.entityName ?? null,
-          metadata: bodyOf(req.metadata),
-        });
-        return {};
-      },
-    });
+    router.service(AuditService, auditEventRpc(auditEvents));
+    router.service(SearchService, searchRpc(search));
     registerPeopleRoutes(router, deps.db);
   };
 }

@@ -1,5 +1,14 @@
 import type { WriteRecord } from '@cluster/outbox';
 import { createFakeProjectStore } from './features/projects/fake-store.ts';
+import { createFakeEntryStore } from './features/entries/fake-store.ts';
+import { createFakeCommentStore } from './features/comments/fake-store.ts';
+import { createFakeAttachmentStore } from './features/attachments/fake-store.ts';
+import { createFakeReleaseStore } from './features/releases/fake-store.ts';
+import { createFakeIntegrationLinkStore } from './features/integration-links/fake-store.ts';
+import { createFakeSearchStore } from './features/search/fake-store.ts';
+import { createFakeAuthStore } from './features/auth/fake-store.ts';
+import { createFakeIdempotencyStore } from './features/idempotency/fake-store.ts';
+import { createFakeAuditEventStore } from './features/audit-events/fake-store.ts';
 import type { Stores } from './stores.ts';
 
 /**
@@ -10,9 +19,19 @@ import type { Stores } from './stores.ts';
  */
 export function createFakeStores() {
   const written: WriteRecord[] = [];
+  const projects = createFakeProjectStore();
   const stores = {
     written,
-    projects: createFakeProjectStore(),
+    projects,
+    entries: createFakeEntryStore({ projects: projects.rows, written }),
+    comments: createFakeCommentStore(),
+    attachments: createFakeAttachmentStore(),
+    releases: createFakeReleaseStore(),
+    integrationLinks: createFakeIntegrationLinkStore(),
+    search: createFakeSearchStore(),
+    auth: createFakeAuthStore(),
+    idempotency: createFakeIdempotencyStore(),
+    auditEvents: createFakeAuditEventStore(written),
     transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T> {
       return work(stores);
     },

@@ -1,6 +1,15 @@
 import type { Knex } from '@cluster/db';
 import type { WriteRecord } from '@cluster/outbox';
 import { createProjectStore, type ProjectStore } from './features/projects/store.ts';
+import { createEntryStore, type EntryStore } from './features/entries/store.ts';
+import { createCommentStore, type CommentStore } from './features/comments/store.ts';
+import { createAttachmentStore, type AttachmentStore } from './features/attachments/store.ts';
+import { createReleaseStore, type ReleaseStore } from './features/releases/store.ts';
+import { createIntegrationLinkStore, type IntegrationLinkStore } from './features/integration-links/store.ts';
+import { createSearchStore, type SearchStore } from './features/search/store.ts';
+import { createAuthStore, type AuthStore } from './features/auth/store.ts';
+import { createIdempotencyStore, type IdempotencyStore } from './features/idempotency/store.ts';
+import { createAuditEventStore, type AuditEventStore } from './features/audit-events/store.ts';
 import { recordWrite } from './shared/write.ts';
 
 /**
@@ -12,6 +21,15 @@ import { recordWrite } from './shared/write.ts';
  */
 export interface Stores {
   projects: ProjectStore;
+  entries: EntryStore;
+  comments: CommentStore;
+  attachments: AttachmentStore;
+  releases: ReleaseStore;
+  integrationLinks: IntegrationLinkStore;
+  search: SearchStore;
+  auth: AuthStore;
+  idempotency: IdempotencyStore;
+  auditEvents: AuditEventStore;
   /** Runs `work` in one transaction with every store bound to it (nested: a savepoint). */
   transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T>;
   /** Writes a change's audit record and events; atomic with the change inside `transaction`. */
@@ -22,6 +40,15 @@ export interface Stores {
 export function createStores(db: Knex): Stores {
   return {
     projects: createProjectStore(db),
+    entries: createEntryStore(db),
+    comments: createCommentStore(db),
+    attachments: createAttachmentStore(db),
+    releases: createReleaseStore(db),
+    integrationLinks: createIntegrationLinkStore(db),
+    search: createSearchStore(db),
+    auth: createAuthStore(db),
+    idempotency: createIdempotencyStore(db),
+    auditEvents: createAuditEventStore(db),
     transaction: (work) => db.transaction((trx) => work(createStores(trx))),
     record: async (write) => {
       await recordWrite(db, write);

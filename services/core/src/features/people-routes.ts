@@ -2,12 +2,11 @@ import type { ConnectRouter } from '@connectrpc/connect';
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { Knex } from '@cluster/db';
 import {
-  AgreementService, MemberService, SearchService, SnapshotService, UserService, WikiService,
+  AgreementService, MemberService, SnapshotService, UserService, WikiService,
 } from '@cluster/proto';
 import { pageArgs, toListResponse } from '../lib/list.ts';
 import { createAgreementService } from './agreements/service.ts';
 import { createMemberService } from './members/service.ts';
-import { createSearchService, SEARCH_LIMIT } from './search/service.ts';
 import { createSnapshotService } from './snapshots/service.ts';
 import { createInviteService } from './users/invite.ts';
 import { createUserService } from './users/service.ts';
@@ -18,7 +17,7 @@ const json = (v: object): JsonObject => v as JsonObject;
 
 /**
  * Connect routes of users and invites, project members, wiki pages, agreements,
- * snapshots and search (people.proto). One registration call keeps app.ts small.
+ * snapshots (people.proto; search is registered in app.ts). One registration call keeps app.ts small.
  */
 export function registerPeopleRoutes(router: ConnectRouter, db: Knex): void {
   const users = createUserService(db);
@@ -27,7 +26,6 @@ export function registerPeopleRoutes(router: ConnectRouter, db: Knex): void {
   const wiki = createWikiService(db);
   const agreements = createAgreementService(db);
   const snapshots = createSnapshotService(db);
-  const search = createSearchService(db);
 
   router.service(UserService, {
     async listUsers(req) {
@@ -96,12 +94,6 @@ export function registerPeopleRoutes(router: ConnectRouter, db: Knex): void {
     async listSnapshots(req) {
       const { page, pageSize } = pageArgs(req);
       return toListResponse(await snapshots.list(req.actor, req.parentId, page, pageSize));
-    },
-  });
-  router.service(SearchService, {
-    async search(req) {
-      const data = await search.search(req.actor, bodyOf(req.query).q);
-      return { data, page: 1, pageSize: SEARCH_LIMIT, total: data.length };
     },
   });
 }
