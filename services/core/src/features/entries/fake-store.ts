@@ -1,7 +1,7 @@
 import type { WriteRecord } from '@cluster/outbox';
 import { createFakeTable } from '../../shared/fake-table.ts';
 import type { ProjectRow } from '../projects/store.ts';
-import type { EntryRow, EntryStore } from './store.ts';
+import { ENTRY_FIELDS, type EntryRow, type EntryStore } from './store.ts';
 
 /** A user as the fake assignee check sees it. */
 export interface FakeUser {
@@ -34,7 +34,9 @@ export function createFakeEntryStore(deps: { projects: ProjectRow[]; written: Wr
       const project = deps.projects.find((p) => p.id === entry.projectId && p.organizationId === entry.organizationId);
       if (!project) return undefined;
       project.entryCounter = Number(project.entryCounter ?? 0) + 1;
-      const row = table.insert({ deploymentStage: null, ...entry, entryNumber: project.entryCounter });
+      // The statement writes every column: those the entry leaves out are NULL.
+      const unset = Object.fromEntries(ENTRY_FIELDS.map((f) => [f, null]));
+      const row = table.insert({ ...unset, deploymentStage: null, ...entry, entryNumber: project.entryCounter });
       deps.written.push(write);
       return row;
     },
