@@ -9,6 +9,7 @@ import { createFakeSearchStore } from './features/search/fake-store.ts';
 import { createFakeAuthStore } from './features/auth/fake-store.ts';
 import { createFakeIdempotencyStore } from './features/idempotency/fake-store.ts';
 import { createFakeAuditEventStore } from './features/audit-events/fake-store.ts';
+import type { ExternalLinkRow } from './shared/external-ref.ts';
 import type { Stores } from './stores.ts';
 
 /**
@@ -20,6 +21,7 @@ import type { Stores } from './stores.ts';
 export function createFakeStores() {
   const written: WriteRecord[] = [];
   const projects = createFakeProjectStore();
+  const links: ExternalLinkRow[] = [];
   const stores = {
     written,
     projects,
@@ -27,7 +29,7 @@ export function createFakeStores() {
     comments: createFakeCommentStore(),
     attachments: createFakeAttachmentStore(),
     releases: createFakeReleaseStore(),
-    integrationLinks: createFakeIntegrationLinkStore(),
+    integrationLinks: createFakeIntegrationLinkStore(links),
     search: createFakeSearchStore(),
     auth: createFakeAuthStore(),
     idempotency: createFakeIdempotencyStore(),

@@ -6,12 +6,12 @@ import type { Page, PageArgs } from '@cluster/platform';
  * timestamps on insert, reads return copies (as a database read does: later
  * writes must not change them), and pages follow the order of `paginate`
  * (createdAt desc, id desc). `normalize` turns written values into what the
- * column would hold (e.g. timestamps as Dates).
+ * column would hold (e.g. timestamps as Dates); `rows` shares a table with other fakes.
  */
 export function createFakeTable<R extends { id: string }>(
-  opts: { defaults?: Record<string, unknown>; normalize?: (values: Record<string, unknown>) => Record<string, unknown> } = {},
+  opts: { rows?: R[]; defaults?: Record<string, unknown>; normalize?: (values: Record<string, unknown>) => Record<string, unknown> } = {},
 ) {
-  const rows: R[] = [];
+  const rows: R[] = opts.rows ?? [];
   const normalize = opts.normalize ?? ((v: Record<string, unknown>) => v);
   let clock = Date.now();
   // Strictly increasing timestamps, so that "newest first" is deterministic in tests.

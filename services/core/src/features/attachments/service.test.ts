@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, reasonOf, seedProject, testActor as actor } from '../../shared/testing.ts';
+import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor } from '../../shared/test-kit.ts';
 import { createEntryService } from '../entries/service.ts';
 import { createAttachmentService } from './service.ts';
 
 async function setup() {
   const stores = createFakeStores();
   const attachments = createAttachmentService(stores);
-  const project = await seedProject(stores);
+  const project = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
   const entry = await createEntryService(stores).create(actor(), project.id, { type: 'bug', title: 'Broken' });
   stores.written.length = 0;
   return { stores, attachments, project, entryId: String(entry.id) };
@@ -48,7 +48,7 @@ describe('attachment rules (fake stores)', () => {
     expect(await reasonOf(attachments.list(other, entryId, { page: 1, pageSize: 25 }))).toBe('not_found');
     expect(await reasonOf(attachments.get(other, a.id as string))).toBe('not_found');
     expect(await reasonOf(attachments.remove(other, a.id as string))).toBe('not_found');
-    const sibling = await seedProject(stores);
+    const sibling = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
     expect(await reasonOf(attachments.get(actor({ scope: 'project', scopedProjectId: sibling.id }), a.id as string))).toBe('not_found');
     expect(await reasonOf(attachments.get(actor(), 'not-a-uuid'))).toBe('not_found');
     expect(stores.written).toHaveLength(writes);

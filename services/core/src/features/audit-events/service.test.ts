@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeStores } from '../../fake-stores.ts';
-import { errorOf, ORG, OTHER_ORG, reasonOf, seedProject, testActor as actor } from '../../shared/testing.ts';
+import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor } from '../../shared/test-kit.ts';
 import { createAuditEventService } from './service.ts';
 
 const ID = '60000000-0000-4000-8000-000000000001';
@@ -17,7 +17,7 @@ describe('audit event rules (fake stores)', () => {
           {
             table: 'audit_events', ignoreConflict: true,
             row: expect.objectContaining({
-              id: ID, createdAt: '2025-01-01T00:00:00Z', organizationId: ORG, entityType: 'webhook_subscription', entityName: 'hook', actorId: 'u1',
+              id: ID, createdAt: '2025-01-01T00:00:00Z', organizationId: TEST_ORG, entityType: 'webhook_subscription', entityName: 'hook', actorId: 'u1',
               metadata: { actorType: 'api_key', apiKeyId: 'k1', requestId: 'r1', url: 'https://x' },
             }),
           },
@@ -43,19 +43,19 @@ describe('audit event rules (fake stores)', () => {
   it('refuses (400) an id that is not a UUID and an occurredAt that is not a date, and records nothing', async () => {
     const stores = createFakeStores();
     const audit = createAuditEventService(stores);
-    expect((await errorOf(audit.record(actor(), rec({ id: 'w-1' })))).details).toEqual({ errors: [{ path: '/id', message: 'must be a UUID' }] });
-    expect((await errorOf(audit.record(actor(), rec({ occurredAt: 'yesterday' })))).details).toEqual({
+    await expect(audit.record(actor(), rec({ id: 'w-1' }))).rejects.toMatchObject({ reason: 'validation_error', details: { errors: [{ path: '/id', message: 'must be a UUID' }] } });
+    await expect(audit.record(actor(), rec({ occurredAt: 'yesterday' }))).rejects.toMatchObject({ reason: 'validation_error', details: {
       errors: [{ path: '/occurredAt', message: 'must be an RFC 3339 date-time' }],
-    });
+    } });
     expect(stores.written).toEqual([]);
   });
 
   it("lists the organization's events, one project's (404/403 as for the project), a project key only its project's", async () => {
     const stores = createFakeStores();
     const audit = createAuditEventService(stores);
-    const p1 = await seedProject(stores);
-    const p2 = await seedProject(stores);
-    const foreign = await seedProject(stores, OTHER_ORG);
+    const p1 = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
+    const p2 = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
+    const foreign = await stores.projects.insert({ organizationId: OTHER_ORG, clientId: OTHER_ORG, name: 'Site' });
     await audit.record(actor(), { ...rec(), projectId: p1.id });
     await audit.record(actor(), { ...rec({ action: 'deleted' }), projectId: p2.id });
     await audit.record(actor({ organizationId: OTHER_ORG }), { ...rec(), projectId: foreign.id });

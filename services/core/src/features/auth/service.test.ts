@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PERMISSIONS } from '@cluster/contracts';
 import { createFakeStores } from '../../fake-stores.ts';
-import { ORG, reasonOf, testActor } from '../../shared/testing.ts';
+import { reasonOf, TEST_ORG, testActor } from '../../shared/test-kit.ts';
 import type { FakeKey } from './fake-store.ts';
 import { generateApiKey } from './keys.ts';
 import { createAuthService } from './service.ts';
@@ -16,7 +16,7 @@ function setup(over: Partial<FakeKey> = {}) {
   const auth = createAuthService(stores, clock);
   const { key, prefix, hash } = generateApiKey();
   stores.auth.keys.push({
-    id: KEY_ID, organizationId: ORG, createdByUserId: USER, scope: 'organization', scopedProjectId: null, permissions: null,
+    id: KEY_ID, organizationId: TEST_ORG, createdByUserId: USER, scope: 'organization', scopedProjectId: null, permissions: null,
     keyHash: hash, revokedAt: null, role: 'developer', apiEnabled: true, prefix, name: 'ci', lastUsedAt: null, ...over,
   });
   return { stores, auth, key, prefix, advance: (ms: number) => (now += ms) };
@@ -27,7 +27,7 @@ describe('auth rules (fake stores)', () => {
     const { auth, key } = setup();
     const { actor, apiEnabled } = await auth.authenticate(key, 'req-1');
     expect(apiEnabled).toBe(true);
-    expect(actor).toMatchObject({ apiKeyId: KEY_ID, organizationId: ORG, userId: USER, role: 'developer', scope: 'organization', requestId: 'req-1' });
+    expect(actor).toMatchObject({ apiKeyId: KEY_ID, organizationId: TEST_ORG, userId: USER, role: 'developer', scope: 'organization', requestId: 'req-1' });
     expect(actor.scopedProjectId).toBeUndefined();
     expect(actor.permissions).toEqual([...DEFAULT_PERMISSIONS.developer]);
   });
@@ -69,7 +69,7 @@ describe('auth rules (fake stores)', () => {
     const { auth, stores, prefix } = setup();
     const me = await auth.me(testActor({ apiKeyId: KEY_ID }));
     expect(me).toEqual({
-      apiKeyId: KEY_ID, keyName: 'ci', keyPrefix: prefix, organizationId: ORG, scope: 'organization', scopedProjectId: null,
+      apiKeyId: KEY_ID, keyName: 'ci', keyPrefix: prefix, organizationId: TEST_ORG, scope: 'organization', scopedProjectId: null,
       permissions: null, createdByUserId: USER, lastUsedAt: null,
     });
     stores.auth.keys.length = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, reasonOf, seedProject, testActor as actor } from '../../shared/testing.ts';
+import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor } from '../../shared/test-kit.ts';
 import { createEntryService } from '../entries/service.ts';
 import { createCommentService } from './service.ts';
 
@@ -8,7 +8,7 @@ async function setup() {
   const stores = createFakeStores();
   const comments = createCommentService(stores);
   const entries = createEntryService(stores);
-  const project = await seedProject(stores);
+  const project = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
   const entry = await entries.create(actor(), project.id, { type: 'bug', title: 'Broken', status: 'in_progress' });
   stores.written.length = 0;
   return { stores, comments, entries, project, entry: { ...entry, id: String(entry.id) } };
@@ -60,7 +60,7 @@ describe('comment rules (fake stores)', () => {
     expect(await reasonOf(comments.get(other, mine.id as string))).toBe('not_found');
     expect(await reasonOf(comments.update(other, mine.id as string, { content: 'x' }))).toBe('not_found');
     expect(await reasonOf(comments.remove(other, mine.id as string))).toBe('not_found');
-    const sibling = await seedProject(stores);
+    const sibling = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
     const key = actor({ scope: 'project', scopedProjectId: sibling.id });
     expect(await reasonOf(comments.get(key, mine.id as string))).toBe('not_found');
     expect(await reasonOf(comments.create(key, entry.id, { content: 'x' }))).toBe('not_found');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeStores } from '../../fake-stores.ts';
-import { errorOf, ORG, OTHER_ORG, reasonOf, seedProject, testActor as actor } from '../../shared/testing.ts';
+import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor } from '../../shared/test-kit.ts';
 import { createEntryService } from './service.ts';
 
 const USER = '10000000-0000-4000-8000-000000000001';
@@ -9,8 +9,8 @@ const OTHER_USER = '10000000-0000-4000-8000-000000000002';
 async function setup() {
   const stores = createFakeStores();
   const entries = createEntryService(stores);
-  const project = await seedProject(stores);
-  stores.entries.users.push({ id: USER, organizationId: ORG }, { id: OTHER_USER, organizationId: OTHER_ORG });
+  const project = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
+  stores.entries.users.push({ id: USER, organizationId: TEST_ORG }, { id: OTHER_USER, organizationId: OTHER_ORG });
   return { stores, entries, project };
 }
 
@@ -32,7 +32,7 @@ describe('entry rules (fake stores)', () => {
     ]);
     expect(write.events).toEqual([
       expect.objectContaining({
-        eventName: 'entry.created', entityId: first.id, organizationId: ORG, actorUserId: 'u1',
+        eventName: 'entry.created', entityId: first.id, organizationId: TEST_ORG, actorUserId: 'u1',
         payload: { entryId: first.id, projectId: project.id, title: 'Broken', type: 'bug', status: 'open' },
       }),
     ]);
@@ -50,18 +50,19 @@ describe('entry rules (fake stores)', () => {
 
   it('answers 400 naming each bad reference (a user of another organization, a release of another project) and writes nothing', async () => {
     const { stores, entries, project } = await setup();
-    const otherProject = await seedProject(stores);
-    const release = await stores.releases.insert({ projectId: otherProject.id, organizationId: ORG, name: 'R', startDate: '2025-01-01', endDate: '2025-02-01' });
-    const err = await errorOf(entries.create(actor(), project.id, { type: 'bug', title: 'A', assignedToId: OTHER_USER, releaseId: release.id }));
-    expect(err.reason).toBe('validation_error');
-    expect(err.details).toEqual({
-      errors: [
-        { path: '/assignedToId', message: 'must be the id of a user of this organization' },
-        { path: '/releaseId', message: 'must be the id of a release of this project' },
-      ],
+    const otherProject = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
+    const release = await stores.releases.insert({ projectId: otherProject.id, organizationId: TEST_ORG, name: 'R', startDate: '2025-01-01', endDate: '2025-02-01' });
+    await expect(entries.create(actor(), project.id, { type: 'bug', title: 'A', assignedToId: OTHER_USER, releaseId: release.id })).rejects.toMatchObject({
+      reason: 'validation_error',
+      details: {
+        errors: [
+          { path: '/assignedToId', message: 'must be the id of a user of this organization' },
+          { path: '/releaseId', message: 'must be the id of a release of this project' },
+        ],
+      },
     });
     expect(await reasonOf(entries.create(actor(), project.id, { type: 'bug', title: 'A', assignedToId: 'not-a-uuid' }))).toBe('validation_error');
-    const own = await stores.releases.insert({ projectId: project.id, organizationId: ORG, name: 'S', startDate: '2025-01-01', endDate: '2025-02-01' });
+    const own = await stores.releases.insert({ projectId: project.id, organizationId: TEST_ORG, name: 'S', startDate: '2025-01-01', endDate: '2025-02-01' });
     expect(await reasonOf(entries.create(actor(), project.id, { type: 'bug', title: 'A', releaseId: own.id, assignedToId: null }))).toBe('no error');
     expect(stores.written).toHaveLength(1);
     expect(stores.entries.rows).toHaveLength(1);
@@ -69,8 +70,8 @@ describe('entry rules (fake stores)', () => {
 
   it('creates nowhere but in a visible project: 404 (bad id, another organization), 403 for a project key on another project', async () => {
     const { stores, entries, project } = await setup();
-    const foreign = await seedProject(stores, OTHER_ORG);
-    const sibling = await seedProject(stores);
+    const foreign = await stores.projects.insert({ organizationId: OTHER_ORG, clientId: OTHER_ORG, name: 'Site' });
+    const sibling = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
     const body = { type: 'bug', title: 'A' };
     expect(await reasonOf(entries.create(actor(), 'nope', body))).toBe('not_found');
     expect(await reasonOf(entries.create(actor(), foreign.id, body))).toBe('not_found');
@@ -128,8 +129,8 @@ describe('entry rules (fake stores)', () => {
 
   it("hides another organization's entry and, from a project key, another project's (404 on read, update and delete)", async () => {
     const { stores, entries, project } = await setup();
-    const sibling = await seedProject(stores);
-    const foreignProject = await seedProject(stores, OTHER_ORG);
+    const sibling = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
+    const foreignProject = await stores.projects.insert({ organizationId: OTHER_ORG, clientId: OTHER_ORG, name: 'Site' });
     const mine = await entries.create(actor(), project.id, { type: 'bug', title: 'Mine' });
     const theirs = await entries.create(actor(), sibling.id, { type: 'bug', title: 'Sibling' });
     const foreign = await entries.create(actor({ organizationId: OTHER_ORG }), foreignProject.id, { type: 'bug', title: 'Foreign' });

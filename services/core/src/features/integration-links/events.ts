@@ -1,19 +1,14 @@
+import { integrationLinkPayload } from '../../shared/external-ref.ts';
 import type { ActorEvent } from '../../shared/write.ts';
 import type { IntegrationLinkRow } from './store.ts';
 
-/** The payload of integration_link.created / .updated (spec, "Payloads"). */
-export function integrationLinkPayload(row: IntegrationLinkRow) {
-  return {
-    integrationLinkId: row.id, organizationId: row.organizationId, provider: row.provider, externalType: row.externalType,
-    externalId: row.externalId, alignEntityType: row.alignEntityType, alignEntityId: row.alignEntityId,
-  };
-}
+// integration_link.created is shared with the externalRef upserts: externalLinkCreatedEvent (shared/external-ref.ts).
 
-/** integration_link.created / .updated of a link (in its project, if it has one). */
-export function integrationLinkEvent(eventName: string, row: IntegrationLinkRow, extra: Record<string, unknown> = {}): ActorEvent {
+/** integration_link.updated: the link with the fields a re-pointing changed. */
+export function integrationLinkUpdatedEvent(row: IntegrationLinkRow, changedFields: string[]): ActorEvent {
   return {
-    eventName, entityType: 'integration_link', entityId: row.id, projectId: row.projectId,
-    payload: { ...integrationLinkPayload(row), ...extra },
+    eventName: 'integration_link.updated', entityType: 'integration_link', entityId: row.id, projectId: row.projectId,
+    payload: { ...integrationLinkPayload(row), changedFields },
   };
 }
 

@@ -1,5 +1,6 @@
+import { fakeExternalLinkMethods } from '../../shared/fake-external-links.ts';
 import { createFakeTable } from '../../shared/fake-table.ts';
-import type { AlignEntityType, IntegrationLinkRow, IntegrationLinkStore } from './store.ts';
+import { LINK_FILTERS, type AlignEntityType, type IntegrationLinkRow, type IntegrationLinkStore } from './store.ts';
 
 /** A record a fake link may point at (the rows of other tables, as findAlignTarget sees them). */
 export interface FakeAlignTarget {
@@ -10,45 +11,28 @@ export interface FakeAlignTarget {
 }
 
 /**
- * An in-memory IntegrationLinkStore for unit tests of the rules. `targets` stands
- * for the linkable records of other tables: add to it what a test links to.
+ * An in-memory IntegrationLinkStore for unit tests of the rules, over `rows` (the
+ * links table the fakes of externalRef features share). `targets` stands for the
+ * linkable records of other tables: add to it what a test links to.
  */
-export function createFakeIntegrationLinkStore(): IntegrationLinkStore & { rows: IntegrationLinkRow[]; targets: FakeAlignTarget[]; locked: string[] } {
-  const table = createFakeTable<IntegrationLinkRow>({ defaults: { projectId: null } });
+export function createFakeIntegrationLinkStore(rows: IntegrationLinkRow[] = []): IntegrationLinkStore & { rows: IntegrationLinkRow[]; targets: FakeAlignTarget[] } {
+  const table = createFakeTable<IntegrationLinkRow>({ rows, defaults: { projectId: null } });
   const targets: FakeAlignTarget[] = [];
-  const locked: string[] = [];
-  const byRef = (organizationId: string, ref: { provider?: unknown; externalType?: unknown; externalId?: unknown }) =>
-    table.rows.find(
-      (r) => r.organizationId === organizationId && r.provider === ref.provider && r.externalType === ref.externalType && r.externalId === ref.externalId,
-    );
   return {
-    rows: table.rows,
+    ...fakeExternalLinkMethods(rows),
+    rows,
     targets,
-    locked,
     async list(organizationId, filter, page) {
       return table.page(
         (r) =>
           r.organizationId === organizationId &&
           (!filter.projectId || r.projectId === filter.projectId) &&
-          (['provider', 'externalType', 'externalId', 'alignEntityType', 'alignEntityId'] as const).every((f) => filter[f] === undefined || r[f] === filter[f]),
+          LINK_FILTERS.every((f) => filter[f] === undefined || r[f] === filter[f]),
         page,
       );
     },
     async find(id) {
       return table.find(id);
-    },
-    async findByRef(organizationId, ref) {
-      const row = byRef(organizationId, ref);
-      return row && { ...row };
-    },
-    async lockRef(organizationId, ref) {
-      locked.push(`${organizationId}|${ref.provider}|${ref.externalType}|${ref.externalId}`);
-      const row = byRef(organizationId, ref);
-      return row && { ...row };
-    },
-    async insertIfAbsent(values) {
-      if (byRef(String(values.organizationId), values)) return undefined;
-      return table.insert(values);
     },
     async update(id, values) {
       return table.update(id, values);

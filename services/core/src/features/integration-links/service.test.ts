@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeStores } from '../../fake-stores.ts';
-import { errorOf, ORG, OTHER_ORG, reasonOf, testActor as actor } from '../../shared/testing.ts';
-import { externalRefOf, linkExternalRef } from './external-ref.ts';
+import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor } from '../../shared/test-kit.ts';
 import { createIntegrationLinkService } from './service.ts';
 
 const P1 = '20000000-0000-4000-8000-000000000001';
@@ -14,10 +13,10 @@ const U1 = '40000000-0000-4000-8000-000000000001';
 function setup() {
   const stores = createFakeStores();
   stores.integrationLinks.targets.push(
-    { type: 'entry', id: E1, organizationId: ORG, projectId: P1 },
-    { type: 'entry', id: E2, organizationId: ORG, projectId: P2 },
+    { type: 'entry', id: E1, organizationId: TEST_ORG, projectId: P1 },
+    { type: 'entry', id: E2, organizationId: TEST_ORG, projectId: P2 },
     { type: 'entry', id: E_FOREIGN, organizationId: OTHER_ORG, projectId: P2 },
-    { type: 'user', id: U1, organizationId: ORG, projectId: null },
+    { type: 'user', id: U1, organizationId: TEST_ORG, projectId: null },
   );
   return { stores, links: createIntegrationLinkService(stores) };
 }
@@ -31,7 +30,7 @@ describe('integration link rules (fake stores)', () => {
     const { stores, links } = setup();
     const res = await links.create(actor(), link());
     expect(res.created).toBe(true);
-    expect(res.resource).toMatchObject({ provider: 'github', externalId: '42', alignEntityId: E1, organizationId: ORG });
+    expect(res.resource).toMatchObject({ provider: 'github', externalId: '42', alignEntityId: E1, organizationId: TEST_ORG });
     expect(res.resource).not.toHaveProperty('projectId');
     expect(stores.integrationLinks.rows[0].projectId).toBe(P1);
     const [write] = stores.written;
@@ -40,7 +39,7 @@ describe('integration link rules (fake stores)', () => {
       expect.objectContaining({
         eventName: 'integration_link.created', entityId: res.resource.id, projectId: P1,
         payload: {
-          integrationLinkId: res.resource.id, organizationId: ORG, provider: 'github', externalType: 'issue', externalId: '42',
+          integrationLinkId: res.resource.id, organizationId: TEST_ORG, provider: 'github', externalType: 'issue', externalId: '42',
           alignEntityType: 'entry', alignEntityId: E1,
         },
       }),
@@ -59,12 +58,15 @@ describe('integration link rules (fake stores)', () => {
 
   it('refuses (400) an unknown alignEntityType, a target of another organization, and for a project key one of another project', async () => {
     const { stores, links } = setup();
-    const bad = await errorOf(links.create(actor(), link({ alignEntityType: 'toString' })));
-    expect(bad.details).toEqual({
-      errors: [{ path: '/alignEntityType', message: 'must be one of: project, entry, release, comment, attachment, user, time_entry, wiki_page, agreement' }],
+    await expect(links.create(actor(), link({ alignEntityType: 'toString' }))).rejects.toMatchObject({
+      reason: 'validation_error',
+      details: {
+        errors: [{ path: '/alignEntityType', message: 'must be one of: project, entry, release, comment, attachment, user, time_entry, wiki_page, agreement' }],
+      },
     });
-    const foreign = await errorOf(links.create(actor(), link({ alignEntityId: E_FOREIGN })));
-    expect(foreign.details).toEqual({ errors: [{ path: '/alignEntityId', message: 'must be the id of a entry visible to this key' }] });
+    await expect(links.create(actor(), link({ alignEntityId: E_FOREIGN }))).rejects.toMatchObject({
+      details: { errors: [{ path: '/alignEntityId', message: 'must be the id of a entry visible to this key' }] },
+    });
     expect(await reasonOf(links.create(actor({ scope: 'project', scopedProjectId: P2 }), link()))).toBe('validation_error');
     expect(await reasonOf(links.create(actor({ scope: 'project', scopedProjectId: P1 }), link({ alignEntityType: 'user', alignEntityId: U1 })))).toBe(
       'validation_error',
@@ -100,19 +102,14 @@ describe('integration link rules (fake stores)', () => {
     expect(await reasonOf(links.remove(actor({ scope: 'project', scopedProjectId: P2 }), a.resource.id as string))).toBe('not_found');
   });
 
-  it('externalRef upserts of other features: the first link emits integration_link.created (no audit row of its own), a repeat nothing', async () => {
-    const { stores } = setup();
-    const ref = externalRefOf({ externalRef: { provider: 'notion', externalType: 'page', externalId: 'p-1' } });
-    expect(ref).toEqual({ provider: 'notion', externalType: 'page', externalId: 'p-1' });
-    expect(externalRefOf({})).toBeUndefined();
-    if (!ref) throw new Error('externalRefOf read no ref');
-    expect(await stores.integrationLinks.lockRef(ORG, ref)).toBeUndefined();
-    const row = await linkExternalRef(stores, actor(), ref, 'wiki_page', E1, P1);
-    expect(row).toMatchObject({ alignEntityType: 'wiki_page', alignEntityId: E1, projectId: P1, organizationId: ORG });
-    expect(await linkExternalRef(stores, actor(), ref, 'wiki_page', E2, P1)).toBeUndefined();
-    expect(await stores.integrationLinks.lockRef(ORG, ref)).toMatchObject({ id: row?.id });
-    expect(stores.written).toEqual([
-      { rows: [], events: [expect.objectContaining({ eventName: 'integration_link.created', entityId: row?.id, projectId: P1 })] },
-    ]);
+  it("matches a link another feature's externalRef upsert made (the shared links table): created false, nothing written", async () => {
+    const { stores, links } = setup();
+    const made = await stores.integrationLinks.insertExternalLink({
+      organizationId: TEST_ORG, projectId: P1, ref: { provider: 'github', externalType: 'issue', externalId: '42' }, alignEntityType: 'entry', alignEntityId: E1,
+    });
+    const res = await links.create(actor(), link());
+    expect(res).toMatchObject({ created: false, resource: { id: made?.id } });
+    expect(stores.written).toEqual([]);
+    expect((await links.list(actor(), {}, { page: 1, pageSize: 25 })).total).toBe(1);
   });
 });

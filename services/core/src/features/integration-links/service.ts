@@ -6,7 +6,8 @@ import { changedFields, pickFields } from '../../shared/fields.ts';
 import { presentPage } from '../../shared/paginate.ts';
 import { apiWrite } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
-import { integrationLinkEvent, linkName } from './events.ts';
+import { externalLinkCreatedEvent, type ExternalRef } from '../../shared/external-ref.ts';
+import { integrationLinkUpdatedEvent, linkName } from './events.ts';
 import { presentLink } from './presenter.ts';
 import { ALIGN_ENTITY_TYPES, LINK_FILTERS, type AlignEntityType, type IntegrationLinkStore, type LinkFilter } from './store.ts';
 
@@ -59,11 +60,12 @@ export function createIntegrationLinkService(stores: Stores) {
       return stores.transaction(async (tx) => {
         const values = pickFields(body, LINK_FIELDS);
         const projectId = await resolveTarget(tx.integrationLinks, actor, values.alignEntityType, values.alignEntityId);
-        const row = await tx.integrationLinks.insertIfAbsent({ ...values, organizationId: actor.organizationId, projectId });
+        const ref: ExternalRef = { provider: String(values.provider), externalType: String(values.externalType), externalId: String(values.externalId) };
+        const row = await tx.integrationLinks.insertExternalLink({
+          organizationId: actor.organizationId, projectId, ref, alignEntityType: String(values.alignEntityType), alignEntityId: String(values.alignEntityId),
+        });
         if (!row) {
-          const existing = await tx.integrationLinks.findByRef(actor.organizationId, {
-            provider: String(values.provider), externalType: String(values.externalType), externalId: String(values.externalId),
-          });
+          const existing = await tx.integrationLinks.findExternalLink(actor.organizationId, ref);
           const scoped = visibleProjectId(actor);
           if (!existing || (scoped && existing.projectId !== scoped)) {
             throw conflict('an integration link with this provider, externalType and externalId already exists');
@@ -72,7 +74,7 @@ export function createIntegrationLinkService(stores: Stores) {
         }
         await tx.record(
           apiWrite(actor, { entityType: 'integration_link', action: 'created', entityId: row.id, entityName: linkName(row), projectId }, [
-            integrationLinkEvent('integration_link.created', row),
+            externalLinkCreatedEvent(row),
           ]),
         );
         return { resource: presentLink(row), created: true };
@@ -98,7 +100,7 @@ export function createIntegrationLinkService(stores: Stores) {
               entityType: 'integration_link', action: 'updated', entityId: id, entityName: linkName(row), projectId: row.projectId,
               metadata: { changedFields: changed },
             },
-            changed.length ? [integrationLinkEvent('integration_link.updated', row, { changedFields: changed })] : [],
+            changed.length ? [integrationLinkUpdatedEvent(row, changed)] : [],
           ),
         );
         return presentLink(row);

@@ -1,20 +1,12 @@
 import { isUuid, type Knex } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
+import { externalLinkMethods } from '../../shared/external-links.ts';
+import type { ExternalLinkMethods, ExternalLinkRow } from '../../shared/external-ref.ts';
 import { findById, type RowLock } from '../../shared/find-by-id.ts';
 import { paginate } from '../../shared/paginate.ts';
-import type { ExternalRef } from './external-ref.ts';
 
 /** An integration link row as stored. */
-export type IntegrationLinkRow = Record<string, unknown> & {
-  id: string;
-  organizationId: string;
-  projectId: string | null;
-  provider: string;
-  externalType: string;
-  externalId: string;
-  alignEntityType: string;
-  alignEntityId: string;
-};
+export type IntegrationLinkRow = ExternalLinkRow;
 
 /** The list filters of GET /integration-links (query parameters, each an exact match). */
 export const LINK_FILTERS = ['provider', 'externalType', 'externalId', 'alignEntityType', 'alignEntityId'] as const;
@@ -42,40 +34,25 @@ export type AlignEntityType = keyof typeof ALIGN_TARGETS;
 export const ALIGN_ENTITY_TYPES = Object.keys(ALIGN_TARGETS) as AlignEntityType[];
 
 /**
- * Integration links in Postgres: all SQL of the feature. Other features that take
- * an externalRef (wiki pages, invites, time entries) use `lockRef` and `insertIfAbsent`
- * through their Stores (see external-ref.ts).
+ * Integration links in Postgres: all SQL of the feature. The externalRef methods
+ * (lock, find, insert-if-absent by external record) are the ones the stores of
+ * features created through an externalRef share (shared/external-links.ts).
  */
-export interface IntegrationLinkStore {
+export interface IntegrationLinkStore extends ExternalLinkMethods {
   /** One page of an organization's links, narrowed to one project's when `projectId` is set. */
   list(organizationId: string, filter: LinkFilter & { projectId?: string | null }, page: PageArgs): Promise<Page<IntegrationLinkRow>>;
   /** A link by id, in any organization (the service checks visibility); non-UUID ids find nothing. */
   find(id: string, opts?: { lock?: RowLock }): Promise<IntegrationLinkRow | undefined>;
-  /** The organization's link of an external record, if any. */
-  findByRef(organizationId: string, ref: ExternalRef): Promise<IntegrationLinkRow | undefined>;
-  /**
-   * Serialises upserts of one externalRef in an organization for the rest of the
-   * transaction, then returns its link, if one exists: two concurrent creates with
-   * the same ref see each other (one creates, one matches).
-   */
-  lockRef(organizationId: string, ref: ExternalRef): Promise<IntegrationLinkRow | undefined>;
-  /** Inserts a link unless the organization already has one for its external record (then undefined). */
-  insertIfAbsent(values: Record<string, unknown>): Promise<IntegrationLinkRow | undefined>;
   update(id: string, values: Record<string, unknown>): Promise<IntegrationLinkRow>;
   remove(id: string): Promise<void>;
   /** The project of an internal record of the organization a link would point at (null: none); undefined when missing. */
   findAlignTarget(organizationId: string, type: AlignEntityType, id: string): Promise<{ projectId: string | null } | undefined>;
 }
 
-const refWhere = (organizationId: string, ref: ExternalRef) => ({
-  organizationId, provider: ref.provider, externalType: ref.externalType, externalId: ref.externalId,
-});
-
 /** The knex implementation of IntegrationLinkStore. */
 export function createIntegrationLinkStore(db: Knex): IntegrationLinkStore {
-  const findByRef = async (organizationId: string, ref: ExternalRef) =>
-    (await db('integration_links').where(refWhere(organizationId, ref)).first()) as IntegrationLinkRow | undefined;
   return {
+    ...externalLinkMethods(db),
     list(organizationId, filter, page) {
       const q = db('integration_links').where({ organizationId });
       if (filter.projectId) q.andWhere({ projectId: filter.projectId });
@@ -84,21 +61,6 @@ export function createIntegrationLinkStore(db: Knex): IntegrationLinkStore {
     },
     find(id, opts = {}) {
       return findById<IntegrationLinkRow>(db, 'integration_links', id, opts.lock);
-    },
-    findByRef,
-    async lockRef(organizationId, ref) {
-      await db.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [
-        `external-ref|${organizationId}|${ref.provider}|${ref.externalType}|${ref.externalId}`,
-      ]);
-      return findByRef(organizationId, ref);
-    },
-    async insertIfAbsent(values) {
-      const [row] = await db('integration_links')
-        .insert(values)
-        .onConflict(['organizationId', 'provider', 'externalType', 'externalId'])
-        .ignore()
-        .returning('*');
-      return row as IntegrationLinkRow | undefined;
     },
     async update(id, values) {
       const [row] = await db('integration_links').where({ id }).update({ ...values, updatedAt: db.fn.now() }).returning('*');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeStores } from '../../fake-stores.ts';
-import { errorOf, OTHER_ORG, reasonOf, seedProject, testActor as actor } from '../../shared/testing.ts';
+import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor } from '../../shared/test-kit.ts';
 import { createReleaseService } from './service.ts';
 
 const dates = { startDate: '2025-01-01T00:00:00.000Z', endDate: '2025-02-01T00:00:00.000Z' };
@@ -8,7 +8,7 @@ const dates = { startDate: '2025-01-01T00:00:00.000Z', endDate: '2025-02-01T00:0
 async function setup() {
   const stores = createFakeStores();
   const releases = createReleaseService(stores);
-  const project = await seedProject(stores);
+  const project = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
   return { stores, releases, project };
 }
 
@@ -34,8 +34,10 @@ describe('release rules (fake stores)', () => {
 
   it('refuses an endDate before the startDate, on create and on the merged values of an update (400)', async () => {
     const { stores, releases, project } = await setup();
-    const err = await errorOf(releases.create(actor(), project.id, { name: 'R', startDate: dates.endDate, endDate: dates.startDate }));
-    expect(err.details).toEqual({ errors: [{ path: '/endDate', message: 'must not be before startDate' }] });
+    await expect(releases.create(actor(), project.id, { name: 'R', startDate: dates.endDate, endDate: dates.startDate })).rejects.toMatchObject({
+      reason: 'validation_error',
+      details: { errors: [{ path: '/endDate', message: 'must not be before startDate' }] },
+    });
     const r = await releases.create(actor(), project.id, { name: 'R', status: 'planned', ...dates });
     expect(await reasonOf(releases.update(actor(), r.id as string, { endDate: '2024-12-31T00:00:00.000Z' }))).toBe('validation_error');
     expect(await reasonOf(releases.update(actor(), r.id as string, { startDate: '2024-12-01T00:00:00.000Z' }))).toBe('no error');
@@ -87,7 +89,7 @@ describe('release rules (fake stores)', () => {
     expect(await reasonOf(releases.update(other, r.id as string, { name: 'x' }))).toBe('not_found');
     expect(await reasonOf(releases.remove(other, r.id as string))).toBe('not_found');
     expect(await reasonOf(releases.create(other, project.id, { name: 'x', ...dates }))).toBe('not_found');
-    const sibling = await seedProject(stores);
+    const sibling = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
     const key = actor({ scope: 'project', scopedProjectId: sibling.id });
     expect(await reasonOf(releases.get(key, r.id as string))).toBe('not_found');
     expect(await reasonOf(releases.list(key, project.id, {}, { page: 1, pageSize: 25 }))).toBe('scope_violation');

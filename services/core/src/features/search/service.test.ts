@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeStores } from '../../fake-stores.ts';
-import { errorOf, ORG, OTHER_ORG, testActor as actor } from '../../shared/testing.ts';
+import { OTHER_ORG, TEST_ORG, testActor as actor } from '../../shared/test-kit.ts';
 import { createSearchService, SEARCH_LIMIT } from './service.ts';
 
 const P1 = '20000000-0000-4000-8000-000000000001';
@@ -8,7 +8,7 @@ const P2 = '20000000-0000-4000-8000-000000000002';
 
 function setup() {
   const stores = createFakeStores();
-  const doc = (type: string, id: string, title: string, projectId: string, organizationId = ORG) =>
+  const doc = (type: string, id: string, title: string, projectId: string, organizationId = TEST_ORG) =>
     stores.search.documents.push({ type, id, title, projectId, organizationId, body: '' });
   doc('entry', 'e1', 'Login broken', P1);
   doc('wiki_page', 'w1', 'Login guide', P2);
@@ -20,7 +20,7 @@ describe('search rules (fake stores)', () => {
   it('requires a non-blank q (400)', async () => {
     const { search } = setup();
     for (const q of [undefined, '', '   ', 5]) {
-      expect((await errorOf(search.search(actor(), q))).details).toEqual({ errors: [{ path: 'q', message: 'is required' }] });
+      await expect(search.search(actor(), q)).rejects.toMatchObject({ reason: 'validation_error', details: { errors: [{ path: 'q', message: 'is required' }] } });
     }
   });
 
@@ -35,7 +35,7 @@ describe('search rules (fake stores)', () => {
 
   it('asks the store for at most SEARCH_LIMIT results', async () => {
     const { stores, search } = setup();
-    for (let i = 0; i < SEARCH_LIMIT + 5; i++) stores.search.documents.push({ type: 'entry', id: `x${i}`, title: 'many', projectId: P1, organizationId: ORG, body: '' });
+    for (let i = 0; i < SEARCH_LIMIT + 5; i++) stores.search.documents.push({ type: 'entry', id: `x${i}`, title: 'many', projectId: P1, organizationId: TEST_ORG, body: '' });
     expect(await search.search(actor(), 'many')).toHaveLength(SEARCH_LIMIT);
   });
 });

@@ -1,0 +1,26 @@
+import type { Actor } from '@cluster/proto';
+import { DomainError } from '@cluster/platform';
+
+/**
+ * Helpers of the core's unit tests (service.test.ts files, with createFakeStores):
+ * an actor and the reason a rule refused with. For tests only.
+ */
+
+/** The organization of `testActor` by default, and another one. */
+export const TEST_ORG = '00000000-0000-4000-8000-000000000001';
+export const OTHER_ORG = '00000000-0000-4000-8000-000000000002';
+
+/** An organization-scoped admin key's actor, with `over` applied. */
+export function testActor(over: Partial<Actor> = {}): Actor {
+  return { organizationId: TEST_ORG, userId: 'u1', apiKeyId: 'k1', scope: 'organization', role: 'admin', permissions: [], requestId: 'r1', ...over } as Actor;
+}
+
+/** The DomainError reason a promise rejects with ('no error' when it resolves; the message of any other error). */
+export async function reasonOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'no error';
+  } catch (err) {
+    return err instanceof DomainError ? err.reason : String(err);
+  }
+}
