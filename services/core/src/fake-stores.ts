@@ -1,5 +1,7 @@
 import type { WriteRecord } from '@cluster/outbox';
 import { createFakeProjectStore } from './features/projects/fake-store.ts';
+import type { Stores } from './stores.ts';
+import type { ProjectRow } from './features/projects/store.ts';
 import { createFakeEntryStore } from './features/entries/fake-store.ts';
 import { createFakeCommentStore } from './features/comments/fake-store.ts';
 import { createFakeAttachmentStore } from './features/attachments/fake-store.ts';
@@ -9,8 +11,6 @@ import { createFakeSearchStore } from './features/search/fake-store.ts';
 import { createFakeAuthStore } from './features/auth/fake-store.ts';
 import { createFakeIdempotencyStore } from './features/idempotency/fake-store.ts';
 import { createFakeAuditEventStore } from './features/audit-events/fake-store.ts';
-import type { ExternalLinkRow } from './shared/external-ref.ts';
-import type { Stores } from './stores.ts';
 
 /**
  * In-memory Stores for unit tests of the rules: no Postgres, no Kafka. `written`
@@ -20,26 +20,25 @@ import type { Stores } from './stores.ts';
  */
 export function createFakeStores() {
   const written: WriteRecord[] = [];
-  const projects = createFakeProjectStore();
-  const links: ExternalLinkRow[] = [];
   const stores = {
     written,
-    projects,
-    entries: createFakeEntryStore({ projects: projects.rows, written }),
-    comments: createFakeCommentStore(),
-    attachments: createFakeAttachmentStore(),
-    releases: createFakeReleaseStore(),
-    integrationLinks: createFakeIntegrationLinkStore(links),
-    search: createFakeSearchStore(),
-    auth: createFakeAuthStore(),
-    idempotency: createFakeIdempotencyStore(),
-    auditEvents: createFakeAuditEventStore(written),
+    projects: createFakeProjectStore(),
     transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T> {
       return work(stores);
     },
     async record(write: WriteRecord): Promise<void> {
       written.push(write);
     },
+    // An entry create bumps its project's counter (one statement): the fake reads the fake projects.
+    entries: createFakeEntryStore({ projects: (): ProjectRow[] => stores.projects.rows, written }),
+    comments: createFakeCommentStore(),
+    attachments: createFakeAttachmentStore(),
+    releases: createFakeReleaseStore(),
+    integrationLinks: createFakeIntegrationLinkStore(),
+    search: createFakeSearchStore(),
+    auth: createFakeAuthStore(),
+    idempotency: createFakeIdempotencyStore(),
+    auditEvents: createFakeAuditEventStore(written),
   } satisfies Stores & { written: WriteRecord[] };
   return stores;
 }

@@ -1,6 +1,7 @@
 import type { Knex } from '@cluster/db';
 import type { WriteRecord } from '@cluster/outbox';
 import { createProjectStore, type ProjectStore } from './features/projects/store.ts';
+import { recordWrite } from './shared/write.ts';
 import { createEntryStore, type EntryStore } from './features/entries/store.ts';
 import { createCommentStore, type CommentStore } from './features/comments/store.ts';
 import { createAttachmentStore, type AttachmentStore } from './features/attachments/store.ts';
@@ -10,7 +11,6 @@ import { createSearchStore, type SearchStore } from './features/search/store.ts'
 import { createAuthStore, type AuthStore } from './features/auth/store.ts';
 import { createIdempotencyStore, type IdempotencyStore } from './features/idempotency/store.ts';
 import { createAuditEventStore, type AuditEventStore } from './features/audit-events/store.ts';
-import { recordWrite } from './shared/write.ts';
 
 /**
  * Every store of the core, bound to one connection pool or one transaction. Services
@@ -21,6 +21,10 @@ import { recordWrite } from './shared/write.ts';
  */
 export interface Stores {
   projects: ProjectStore;
+  /** Runs `work` in one transaction with every store bound to it (nested: a savepoint). */
+  transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T>;
+  /** Writes a change's audit record and events; atomic with the change inside `transaction`. */
+  record(write: WriteRecord): Promise<void>;
   entries: EntryStore;
   comments: CommentStore;
   attachments: AttachmentStore;
@@ -30,16 +34,16 @@ export interface Stores {
   auth: AuthStore;
   idempotency: IdempotencyStore;
   auditEvents: AuditEventStore;
-  /** Runs `work` in one transaction with every store bound to it (nested: a savepoint). */
-  transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T>;
-  /** Writes a change's audit record and events; atomic with the change inside `transaction`. */
-  record(write: WriteRecord): Promise<void>;
 }
 
 /** The Postgres stores of the core over `db` (a pool or a transaction). */
 export function createStores(db: Knex): Stores {
   return {
     projects: createProjectStore(db),
+    transaction: (work) => db.transaction((trx) => work(createStores(trx))),
+    record: async (write) => {
+      await recordWrite(db, write);
+    },
     entries: createEntryStore(db),
     comments: createCommentStore(db),
     attachments: createAttachmentStore(db),
@@ -49,9 +53,5 @@ export function createStores(db: Knex): Stores {
     auth: createAuthStore(db),
     idempotency: createIdempotencyStore(db),
     auditEvents: createAuditEventStore(db),
-    transaction: (work) => db.transaction((trx) => work(createStores(trx))),
-    record: async (write) => {
-      await recordWrite(db, write);
-    },
   };
 }

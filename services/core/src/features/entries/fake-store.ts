@@ -15,7 +15,7 @@ export interface FakeUser {
  * project's counter gives the number, and the write lands in `written` with the row.
  * `users` stands for the users table (the assignee check).
  */
-export function createFakeEntryStore(deps: { projects: ProjectRow[]; written: WriteRecord[] }): EntryStore & { rows: EntryRow[]; users: FakeUser[] } {
+export function createFakeEntryStore(deps: { projects: () => ProjectRow[]; written: WriteRecord[] }): EntryStore & { rows: EntryRow[]; users: FakeUser[] } {
   const table = createFakeTable<EntryRow>();
   const users: FakeUser[] = [];
   return {
@@ -31,7 +31,7 @@ export function createFakeEntryStore(deps: { projects: ProjectRow[]; written: Wr
       return table.find(id);
     },
     async create(entry, write) {
-      const project = deps.projects.find((p) => p.id === entry.projectId && p.organizationId === entry.organizationId);
+      const project = deps.projects().find((p) => p.id === entry.projectId && p.organizationId === entry.organizationId);
       if (!project) return undefined;
       project.entryCounter = Number(project.entryCounter ?? 0) + 1;
       // The statement writes every column: those the entry leaves out are NULL.
