@@ -56,3 +56,8 @@ export function rowToJson(row: Record<string, unknown>, pick: { only?: readonly 
   }
   return out;
 }
+
+/** A page with its rows presented. */
+export function presentPage<R, T>(p: Page<R>, present: (row: R) => T): Page<T> {
+  return { ...p, data: p.data.map(present) };
+}

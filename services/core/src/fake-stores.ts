@@ -11,6 +11,16 @@ import { createFakeSnapshotStore } from './features/snapshots/fake-store.ts';
 import { createFakeOrganizationStore } from './features/organizations/fake-store.ts';
 import { createFakeApiKeyStore } from './features/api-keys/fake-store.ts';
 import type { Stores } from './stores.ts';
+import type { ProjectRow } from './features/projects/store.ts';
+import { createFakeEntryStore } from './features/entries/fake-store.ts';
+import { createFakeCommentStore } from './features/comments/fake-store.ts';
+import { createFakeAttachmentStore } from './features/attachments/fake-store.ts';
+import { createFakeReleaseStore } from './features/releases/fake-store.ts';
+import { createFakeIntegrationLinkStore } from './features/integration-links/fake-store.ts';
+import { createFakeSearchStore } from './features/search/fake-store.ts';
+import { createFakeAuthStore } from './features/auth/fake-store.ts';
+import { createFakeIdempotencyStore } from './features/idempotency/fake-store.ts';
+import { createFakeAuditEventStore } from './features/audit-events/fake-store.ts';
 
 /**
  * In-memory Stores for unit tests of the rules: no Postgres, no Kafka. `written`
@@ -25,15 +35,25 @@ export function createFakeStores() {
   const memberships: MemberRow[] = [];
   const stores = {
     written,
+    agreements: createFakeAgreementStore(),
+    apiKeys: createFakeApiKeyStore(),
+    attachments: createFakeAttachmentStore(),
+    auditEvents: createFakeAuditEventStore(written),
+    auth: createFakeAuthStore(),
+    comments: createFakeCommentStore(),
+    // An entry create bumps its project's counter (one statement): the fake reads the fake projects.
+    entries: createFakeEntryStore({ projects: (): ProjectRow[] => stores.projects.rows, written }),
+    idempotency: createFakeIdempotencyStore(),
+    integrationLinks: createFakeIntegrationLinkStore(links),
+    members: createFakeMemberStore(memberships),
+    organizations: createFakeOrganizationStore(),
     projects: createFakeProjectStore(),
+    releases: createFakeReleaseStore(),
+    search: createFakeSearchStore(),
+    snapshots: createFakeSnapshotStore(),
     timeEntries: createFakeTimeEntryStore([], links),
     users: createFakeUserStore([], memberships, links),
-    members: createFakeMemberStore(memberships),
     wiki: createFakeWikiStore([], links),
-    agreements: createFakeAgreementStore(),
-    snapshots: createFakeSnapshotStore(),
-    organizations: createFakeOrganizationStore(),
-    apiKeys: createFakeApiKeyStore(),
     transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T> {
       return work(stores);
     },

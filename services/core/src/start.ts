@@ -5,7 +5,8 @@ import { buildCoreRoutes } from './app.ts';
 import type { CoreConfig } from './config.ts';
 import { migrations } from './migrations/index.ts';
 import { createOutboxRelay } from '@cluster/outbox';
-import { createIdempotencyService } from './idempotency/service.ts';
+import { createIdempotencyService } from './features/idempotency/service.ts';
+import { createStores } from './stores.ts';
 
 /** Composition root of the core: pools, migrations, topics, relay, server, shutdown phases. */
 export async function startCore(config: CoreConfig): Promise<{ port: number; shutdown: Shutdown; flushOutbox: () => Promise<number> }> {
@@ -26,7 +27,7 @@ export async function startCore(config: CoreConfig): Promise<{ port: number; shu
 
   const relay = createOutboxRelay({ db, schema: 'core', databaseUrl: config.databaseUrl, newProducer: () => createProducer(kafka), logger, metrics, idleMs: config.relayIdleMs });
   relay.start();
-  const sweeper = setInterval(() => void createIdempotencyService(db).sweep().catch(() => {}), 10 * 60 * 1000);
+  const sweeper = setInterval(() => void createIdempotencyService(createStores(db)).sweep().catch(() => {}), 10 * 60 * 1000);
   sweeper.unref();
 
   const server = createServiceServer({

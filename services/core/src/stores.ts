@@ -10,6 +10,15 @@ import { createSnapshotStore, type SnapshotStore } from './features/snapshots/st
 import { createOrganizationStore, type OrganizationStore } from './features/organizations/store.ts';
 import { createApiKeyStore, type ApiKeyStore } from './features/api-keys/store.ts';
 import { recordWrite } from './shared/write.ts';
+import { createEntryStore, type EntryStore } from './features/entries/store.ts';
+import { createCommentStore, type CommentStore } from './features/comments/store.ts';
+import { createAttachmentStore, type AttachmentStore } from './features/attachments/store.ts';
+import { createReleaseStore, type ReleaseStore } from './features/releases/store.ts';
+import { createIntegrationLinkStore, type IntegrationLinkStore } from './features/integration-links/store.ts';
+import { createSearchStore, type SearchStore } from './features/search/store.ts';
+import { createAuthStore, type AuthStore } from './features/auth/store.ts';
+import { createIdempotencyStore, type IdempotencyStore } from './features/idempotency/store.ts';
+import { createAuditEventStore, type AuditEventStore } from './features/audit-events/store.ts';
 
 /**
  * Every store of the core, bound to one connection pool or one transaction. Services
@@ -19,15 +28,24 @@ import { recordWrite } from './shared/write.ts';
  * store here and in fake-stores.ts.
  */
 export interface Stores {
+  agreements: AgreementStore;
+  apiKeys: ApiKeyStore;
+  attachments: AttachmentStore;
+  auditEvents: AuditEventStore;
+  auth: AuthStore;
+  comments: CommentStore;
+  entries: EntryStore;
+  idempotency: IdempotencyStore;
+  integrationLinks: IntegrationLinkStore;
+  members: MemberStore;
+  organizations: OrganizationStore;
   projects: ProjectStore;
+  releases: ReleaseStore;
+  search: SearchStore;
+  snapshots: SnapshotStore;
   timeEntries: TimeEntryStore;
   users: UserStore;
-  members: MemberStore;
   wiki: WikiStore;
-  agreements: AgreementStore;
-  snapshots: SnapshotStore;
-  organizations: OrganizationStore;
-  apiKeys: ApiKeyStore;
   /** Runs `work` in one transaction with every store bound to it (nested: a savepoint). */
   transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T>;
   /** Writes a change's audit record and events; atomic with the change inside `transaction`. */
@@ -37,15 +55,24 @@ export interface Stores {
 /** The Postgres stores of the core over `db` (a pool or a transaction). */
 export function createStores(db: Knex): Stores {
   return {
+    agreements: createAgreementStore(db),
+    apiKeys: createApiKeyStore(db),
+    attachments: createAttachmentStore(db),
+    auditEvents: createAuditEventStore(db),
+    auth: createAuthStore(db),
+    comments: createCommentStore(db),
+    entries: createEntryStore(db),
+    idempotency: createIdempotencyStore(db),
+    integrationLinks: createIntegrationLinkStore(db),
+    members: createMemberStore(db),
+    organizations: createOrganizationStore(db),
     projects: createProjectStore(db),
+    releases: createReleaseStore(db),
+    search: createSearchStore(db),
+    snapshots: createSnapshotStore(db),
     timeEntries: createTimeEntryStore(db),
     users: createUserStore(db),
-    members: createMemberStore(db),
     wiki: createWikiStore(db),
-    agreements: createAgreementStore(db),
-    snapshots: createSnapshotStore(db),
-    organizations: createOrganizationStore(db),
-    apiKeys: createApiKeyStore(db),
     transaction: (work) => db.transaction((trx) => work(createStores(trx))),
     record: async (write) => {
       await recordWrite(db, write);

@@ -4,7 +4,7 @@ import { isUuid } from '@cluster/db';
 import {
   ADMIN_ROLES, PROJECT_KEY_MINTERS, grantablePermissions, isPermission, isRole, type Permission, type Role,
 } from '@cluster/contracts';
-import { generateApiKey } from '../auth/keys.ts';
+import { generateApiKey } from '../features/auth/keys.ts';
 import { createAgreementAdmin } from '../features/agreements/admin.ts';
 import { apiKeyCreatedEvent, apiKeyRevokedEvent } from '../features/api-keys/events.ts';
 import { createSnapshotAdmin, type SnapshotCreateArgs } from '../features/snapshots/admin.ts';

@@ -1,6 +1,5 @@
 import type { Actor } from '@cluster/proto';
-import { notFound, requireActor, type PageArgs } from '@cluster/platform';
-import { presentPage } from '../../shared/paginate.ts';
+import { notFound, requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import type { Stores } from '../../stores.ts';
 import { projectInScope } from '../projects/scope.ts';
 import { presentAgreement } from './presenter.ts';

@@ -1,6 +1,5 @@
-import { isUuid, type Knex } from '@cluster/db';
+import { isUuid, type Knex, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
-import { paginate } from '../../shared/paginate.ts';
 
 /** An agreement row as stored. `projectId` null: organization-wide. */
 export type AgreementRow = Record<string, unknown> & {

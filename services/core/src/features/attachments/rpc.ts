@@ -1,17 +1,13 @@
-import type { ConnectRouter } from '@connectrpc/connect';
-import type { Knex } from '@cluster/db';
-import { AttachmentService } from '@cluster/proto';
-import { pageArgs, toListResponse } from '../../lib/list.ts';
-import { bodyOf } from '../../lib/struct.ts';
-import { createAttachmentService } from './service.ts';
+import type { ServiceImpl } from '@connectrpc/connect';
+import { bodyOf, pageArgs } from '@cluster/platform';
+import type { AttachmentService } from '@cluster/proto';
+import type { createAttachmentService } from './service.ts';
 
-/** Registers AttachmentService on the core's Connect router. */
-export function registerAttachmentRpc(router: ConnectRouter, db: Knex): void {
-  const attachments = createAttachmentService(db);
-  router.service(AttachmentService, {
+/** AttachmentService over Connect: unpacks requests, calls the rules, packs answers. */
+export function attachmentRpc(attachments: ReturnType<typeof createAttachmentService>): ServiceImpl<typeof AttachmentService> {
+  return {
     async listAttachments(req) {
-      const { page, pageSize } = pageArgs(req);
-      return toListResponse(await attachments.list(req.actor, req.parentId, page, pageSize));
+      return attachments.list(req.actor, req.parentId, pageArgs(req));
     },
     async registerAttachment(req) {
       return { resource: await attachments.register(req.actor, req.parentId, bodyOf(req.body)), created: true };
@@ -23,5 +19,5 @@ export function registerAttachmentRpc(router: ConnectRouter, db: Knex): void {
       await attachments.remove(req.actor, req.id);
       return {};
     },
-  });
+  };
 }

@@ -1,10 +1,11 @@
-import type { Knex } from '@cluster/db';
-import type { JsonObject } from '@bufbuild/protobuf';
-import { type Actor, requireActor } from '../../lib/actor.ts';
-import { pickColumns, toJson } from '../../lib/json.ts';
-import { paginate } from '../../lib/list.ts';
-import { recordWrite } from '../../outbox/record.ts';
-import { loadVisible, loadVisibleEntry } from '../entries/lookup.ts';
+import type { Actor } from '@cluster/proto';
+import { requireActor, type PageArgs, presentPage } from '@cluster/platform';
+import { assertVisible } from '../../shared/access.ts';
+import { pickFields } from '../../shared/fields.ts';
+import { apiWrite } from '../../shared/write.ts';
+import type { Stores } from '../../stores.ts';
+import { visibleEntry } from '../entries/scope.ts';
+import { presentAttachment } from './presenter.ts';
 
 /** Every field of the registration body (entryId and uploadedById are set by the server). */
 export const ATTACHMENT_FIELDS = [
@@ -15,56 +16,54 @@ export const ATTACHMENT_FIELDS = [
   'replacementAttachmentId', 'replacementOfAttachmentId', 'lifecycleReason', 'attachmentStatus',
 ] as const;
 
-/** What leaves the core for an attachment: the spec's fields and every registered field. */
-export function presentAttachment(row: Record<string, unknown>): JsonObject {
-  return toJson(row, ['organizationId', 'projectId']);
-}
-
 /**
  * Attachment records of entries. The file itself lives in object storage; the API
  * registers, lists, reads and deletes its record. No domain event exists for them
- * in the vocabulary, so writes leave an audit event only.
+ * in the vocabulary, so writes leave an audit event only. Rules only; SQL is in the store.
  */
-export function createAttachmentService(db: Knex) {
+export function createAttachmentService(stores: Stores) {
   return {
-    async list(actorIn: Actor | undefined, entryId: string, page: number, pageSize: number) {
+    async list(actorIn: Actor | undefined, entryId: string, page: PageArgs) {
       const actor = requireActor(actorIn);
-      await loadVisibleEntry(db, actor, entryId);
-      return paginate(db('attachments').where({ entryId }), page, pageSize, presentAttachment);
+      await visibleEntry(stores.entries, actor, entryId);
+      return presentPage(await stores.attachments.list(entryId, page), presentAttachment);
     },
 
     async get(actorIn: Actor | undefined, id: string) {
       const actor = requireActor(actorIn);
-      return presentAttachment(await loadVisible(db, actor, 'attachments', id, 'attachment'));
+      return presentAttachment(assertVisible(actor, await stores.attachments.find(id), 'attachment'));
     },
 
     async register(actorIn: Actor | undefined, entryId: string, body: Record<string, unknown>) {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        const entry = await loadVisibleEntry(trx, actor, entryId, 'share');
-        const [row] = await trx('attachments')
-          .insert({
-            ...pickColumns(body, ATTACHMENT_FIELDS), entryId, projectId: entry.projectId,
-            organizationId: actor.organizationId, uploadedById: actor.userId || null,
-          })
-          .returning('*');
-        await recordWrite(trx, actor, {
-          entityType: 'attachment', action: 'created', entityId: row.id, entityName: row.fileName, projectId: row.projectId,
-          metadata: { entryId },
+      return stores.transaction(async (tx) => {
+        // Shared lock: the entry cannot be deleted under its new attachment.
+        const entry = await visibleEntry(tx.entries, actor, entryId, 'share');
+        const row = await tx.attachments.insert({
+          ...pickFields(body, ATTACHMENT_FIELDS), entryId, projectId: entry.projectId,
+          organizationId: actor.organizationId, uploadedById: actor.userId || null,
         });
+        await tx.record(
+          apiWrite(actor, {
+            entityType: 'attachment', action: 'created', entityId: row.id, entityName: row.fileName as string, projectId: row.projectId,
+            metadata: { entryId },
+          }),
+        );
         return presentAttachment(row);
       });
     },
 
     async remove(actorIn: Actor | undefined, id: string) {
       const actor = requireActor(actorIn);
-      await db.transaction(async (trx) => {
-        const row = await loadVisible(trx, actor, 'attachments', id, 'attachment', 'update');
-        await trx('attachments').where({ id }).del();
-        await recordWrite(trx, actor, {
-          entityType: 'attachment', action: 'deleted', entityId: id, entityName: row.fileName as string,
-          projectId: row.projectId as string, metadata: { entryId: row.entryId },
-        });
+      await stores.transaction(async (tx) => {
+        const row = assertVisible(actor, await tx.attachments.find(id, { lock: 'update' }), 'attachment');
+        await tx.attachments.remove(id);
+        await tx.record(
+          apiWrite(actor, {
+            entityType: 'attachment', action: 'deleted', entityId: id, entityName: row.fileName as string,
+            projectId: row.projectId, metadata: { entryId: row.entryId },
+          }),
+        );
       });
     },
   };

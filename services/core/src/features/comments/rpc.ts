@@ -1,17 +1,13 @@
-import type { ConnectRouter } from '@connectrpc/connect';
-import type { Knex } from '@cluster/db';
-import { CommentService } from '@cluster/proto';
-import { pageArgs, toListResponse } from '../../lib/list.ts';
-import { bodyOf } from '../../lib/struct.ts';
-import { createCommentService } from './service.ts';
+import type { ServiceImpl } from '@connectrpc/connect';
+import { bodyOf, pageArgs } from '@cluster/platform';
+import type { CommentService } from '@cluster/proto';
+import type { createCommentService } from './service.ts';
 
-/** Registers CommentService on the core's Connect router. */
-export function registerCommentRpc(router: ConnectRouter, db: Knex): void {
-  const comments = createCommentService(db);
-  router.service(CommentService, {
+/** CommentService over Connect: unpacks requests, calls the rules, packs answers. */
+export function commentRpc(comments: ReturnType<typeof createCommentService>): ServiceImpl<typeof CommentService> {
+  return {
     async listComments(req) {
-      const { page, pageSize } = pageArgs(req);
-      return toListResponse(await comments.list(req.actor, req.parentId, page, pageSize));
+      return comments.list(req.actor, req.parentId, pageArgs(req));
     },
     async createComment(req) {
       return { resource: await comments.create(req.actor, req.parentId, bodyOf(req.body)), created: true };
@@ -26,5 +22,5 @@ export function registerCommentRpc(router: ConnectRouter, db: Knex): void {
       await comments.remove(req.actor, req.id);
       return {};
     },
-  });
+  };
 }

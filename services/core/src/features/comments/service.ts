@@ -1,17 +1,17 @@
-import type { Knex } from '@cluster/db';
-import type { JsonObject } from '@bufbuild/protobuf';
-import { type Actor, requireActor } from '../../lib/actor.ts';
-import { changedFields, toJson } from '../../lib/json.ts';
-import { paginate } from '../../lib/list.ts';
-import { recordWrite } from '../../outbox/record.ts';
-import { loadVisible, loadVisibleEntry } from '../entries/lookup.ts';
+import type { Actor } from '@cluster/proto';
+import { requireActor, type PageArgs, presentPage } from '@cluster/platform';
+import { assertVisible } from '../../shared/access.ts';
+import { changedFields } from '../../shared/fields.ts';
+import type { RowLock } from '../../shared/find-by-id.ts';
+import { apiWrite } from '../../shared/write.ts';
+import type { Stores } from '../../stores.ts';
+import { visibleEntry } from '../entries/scope.ts';
+import { entryCommentedEvent } from './events.ts';
+import { presentComment } from './presenter.ts';
+import type { CommentStore } from './store.ts';
 
+/** The comment columns an update reports in changedFields. */
 const COMMENT_FIELDS = ['body', 'isInternal', 'isAiGenerated'] as const;
-
-/** What leaves the core for a comment: the spec's fields (content is answered as `body`) plus the flags. */
-export function presentComment(row: Record<string, unknown>): JsonObject {
-  return toJson(row, ['organizationId', 'projectId']);
-}
 
 /** Body fields to columns: the request's `content` is stored (and answered) as `body`. */
 function columns(body: Record<string, unknown>): Record<string, unknown> {
@@ -22,43 +22,35 @@ function columns(body: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-/** Comments of entries; posting one emits entry.commented. */
-export function createCommentService(db: Knex) {
-  const load = (trx: Knex, actor: Actor, id: string, lock: 'none' | 'update' = 'none') =>
-    loadVisible(trx, actor, 'comments', id, 'comment', lock);
+/** Comments of entries; posting one emits entry.commented. Rules only; SQL is in the store. */
+export function createCommentService(stores: Stores) {
+  const load = async (comments: CommentStore, actor: Actor, id: string, lock?: RowLock) =>
+    assertVisible(actor, await comments.find(id, { lock }), 'comment');
 
   return {
-    async list(actorIn: Actor | undefined, entryId: string, page: number, pageSize: number) {
+    async list(actorIn: Actor | undefined, entryId: string, page: PageArgs) {
       const actor = requireActor(actorIn);
-      await loadVisibleEntry(db, actor, entryId);
-      return paginate(db('comments').where({ entryId }), page, pageSize, presentComment);
+      await visibleEntry(stores.entries, actor, entryId);
+      return presentPage(await stores.comments.list(entryId, page), presentComment);
     },
 
     async get(actorIn: Actor | undefined, id: string) {
       const actor = requireActor(actorIn);
-      return presentComment(await load(db, actor, id));
+      return presentComment(await load(stores.comments, actor, id));
     },
 
     async create(actorIn: Actor | undefined, entryId: string, body: Record<string, unknown>) {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        const entry = await loadVisibleEntry(trx, actor, entryId, 'share');
-        const [row] = await trx('comments')
-          .insert({
-            ...columns(body), entryId, projectId: entry.projectId, organizationId: actor.organizationId,
-            authorId: actor.userId || null,
-          })
-          .returning('*');
-        await recordWrite(
-          trx, actor,
-          { entityType: 'comment', action: 'created', entityId: row.id, projectId: row.projectId, metadata: { entryId } },
-          [{
-            eventName: 'entry.commented', entityType: 'entry', entityId: entryId, projectId: row.projectId,
-            payload: {
-              entryId, projectId: entry.projectId, title: entry.title, type: entry.type, status: entry.status,
-              commentId: row.id, authorId: row.authorId, body: row.body, isInternal: row.isInternal,
-            },
-          }],
+      return stores.transaction(async (tx) => {
+        // Shared lock: the entry cannot be deleted under its new comment.
+        const entry = await visibleEntry(tx.entries, actor, entryId, 'share');
+        const row = await tx.comments.insert({
+          ...columns(body), entryId, projectId: entry.projectId, organizationId: actor.organizationId, authorId: actor.userId || null,
+        });
+        await tx.record(
+          apiWrite(actor, { entityType: 'comment', action: 'created', entityId: row.id, projectId: row.projectId, metadata: { entryId } }, [
+            entryCommentedEvent(entry, row),
+          ]),
         );
         return presentComment(row);
       });
@@ -66,29 +58,29 @@ export function createCommentService(db: Knex) {
 
     async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        const before = await load(trx, actor, id, 'update');
+      return stores.transaction(async (tx) => {
+        const before = await load(tx.comments, actor, id, 'update');
         const values = columns(body);
-        const [row] = Object.keys(values).length
-          ? await trx('comments').where({ id }).update({ ...values, updatedAt: trx.fn.now() }).returning('*')
-          : [before];
+        const row = Object.keys(values).length ? await tx.comments.update(id, values) : before;
         const changed = changedFields(before, row, COMMENT_FIELDS);
-        await recordWrite(trx, actor, {
-          entityType: 'comment', action: 'updated', entityId: id, projectId: row.projectId,
-          metadata: { entryId: row.entryId, changedFields: changed },
-        });
+        await tx.record(
+          apiWrite(actor, {
+            entityType: 'comment', action: 'updated', entityId: id, projectId: row.projectId,
+            metadata: { entryId: row.entryId, changedFields: changed },
+          }),
+        );
         return presentComment(row);
       });
     },
 
     async remove(actorIn: Actor | undefined, id: string) {
       const actor = requireActor(actorIn);
-      await db.transaction(async (trx) => {
-        const row = await load(trx, actor, id, 'update');
-        await trx('comments').where({ id }).del();
-        await recordWrite(trx, actor, {
-          entityType: 'comment', action: 'deleted', entityId: id, projectId: row.projectId as string, metadata: { entryId: row.entryId },
-        });
+      await stores.transaction(async (tx) => {
+        const row = await load(tx.comments, actor, id, 'update');
+        await tx.comments.remove(id);
+        await tx.record(
+          apiWrite(actor, { entityType: 'comment', action: 'deleted', entityId: id, projectId: row.projectId, metadata: { entryId: row.entryId } }),
+        );
       });
     },
   };

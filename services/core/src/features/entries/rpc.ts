@@ -1,17 +1,13 @@
-import type { ConnectRouter } from '@connectrpc/connect';
-import type { Knex } from '@cluster/db';
-import { EntryService } from '@cluster/proto';
-import { pageArgs, toListResponse } from '../../lib/list.ts';
-import { bodyOf } from '../../lib/struct.ts';
-import { createEntryService } from './service.ts';
+import type { ServiceImpl } from '@connectrpc/connect';
+import { bodyOf, pageArgs } from '@cluster/platform';
+import type { EntryService } from '@cluster/proto';
+import type { createEntryService } from './service.ts';
 
-/** Registers EntryService on the core's Connect router. */
-export function registerEntryRpc(router: ConnectRouter, db: Knex): void {
-  const entries = createEntryService(db);
-  router.service(EntryService, {
+/** EntryService over Connect: unpacks requests, calls the rules, packs answers. */
+export function entryRpc(entries: ReturnType<typeof createEntryService>): ServiceImpl<typeof EntryService> {
+  return {
     async listEntries(req) {
-      const { page, pageSize } = pageArgs(req);
-      return toListResponse(await entries.list(req.actor, req.parentId, bodyOf(req.query), page, pageSize));
+      return entries.list(req.actor, req.parentId, bodyOf(req.query), pageArgs(req));
     },
     async createEntry(req) {
       return { resource: await entries.create(req.actor, req.parentId, bodyOf(req.body)), created: true };
@@ -26,5 +22,5 @@ export function registerEntryRpc(router: ConnectRouter, db: Knex): void {
       await entries.remove(req.actor, req.id);
       return {};
     },
-  });
+  };
 }

@@ -1,17 +1,13 @@
-import type { ConnectRouter } from '@connectrpc/connect';
-import type { Knex } from '@cluster/db';
-import { IntegrationLinkService } from '@cluster/proto';
-import { pageArgs, toListResponse } from '../../lib/list.ts';
-import { bodyOf } from '../../lib/struct.ts';
-import { createIntegrationLinkService } from './service.ts';
+import type { ServiceImpl } from '@connectrpc/connect';
+import { bodyOf, pageArgs } from '@cluster/platform';
+import type { IntegrationLinkService } from '@cluster/proto';
+import type { createIntegrationLinkService } from './service.ts';
 
-/** Registers IntegrationLinkService on the core's Connect router. */
-export function registerIntegrationLinkRpc(router: ConnectRouter, db: Knex): void {
-  const links = createIntegrationLinkService(db);
-  router.service(IntegrationLinkService, {
+/** IntegrationLinkService over Connect: unpacks requests, calls the rules, packs answers. */
+export function integrationLinkRpc(links: ReturnType<typeof createIntegrationLinkService>): ServiceImpl<typeof IntegrationLinkService> {
+  return {
     async listIntegrationLinks(req) {
-      const { page, pageSize } = pageArgs(req);
-      return toListResponse(await links.list(req.actor, bodyOf(req.query), page, pageSize));
+      return links.list(req.actor, bodyOf(req.query), pageArgs(req));
     },
     async createIntegrationLink(req) {
       return links.create(req.actor, bodyOf(req.body));
@@ -26,5 +22,5 @@ export function registerIntegrationLinkRpc(router: ConnectRouter, db: Knex): voi
       await links.remove(req.actor, req.id);
       return {};
     },
-  });
+  };
 }

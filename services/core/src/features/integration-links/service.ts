@@ -1,109 +1,80 @@
-import type { Knex } from '@cluster/db';
-import { isUuid } from '@cluster/db';
 import type { JsonObject } from '@bufbuild/protobuf';
-import { conflict, validation } from '@cluster/platform';
-import { type Actor, requireActor, visibleProjectId, visibleRows } from '../../lib/actor.ts';
-import { changedFields, pickColumns, toJson } from '../../lib/json.ts';
-import { paginate } from '../../lib/list.ts';
-import { recordWrite } from '../../outbox/record.ts';
-import { loadVisible } from '../entries/lookup.ts';
-import { integrationLinkPayload } from '../../lib/external-ref.ts';
+import type { Actor } from '@cluster/proto';
+import { conflict, requireActor, validation, type PageArgs, presentPage } from '@cluster/platform';
+import { assertVisible, visibleProjectId } from '../../shared/access.ts';
+import { changedFields, pickFields } from '../../shared/fields.ts';
+import { apiWrite } from '../../shared/write.ts';
+import type { Stores } from '../../stores.ts';
+import { externalLinkCreatedEvent, type ExternalRef } from '../../shared/external-ref.ts';
+import { integrationLinkUpdatedEvent, linkName } from './events.ts';
+import { presentLink } from './presenter.ts';
+import { ALIGN_ENTITY_TYPES, LINK_FILTERS, type AlignEntityType, type IntegrationLinkStore, type LinkFilter } from './store.ts';
 
-/**
- * Internal entities a link may point at: their table and the column holding their
- * project (null: organization-level, such as users). Features of other branches
- * (time_entry, wiki_page, agreement, ...) add their line here.
- */
-export const ALIGN_TARGETS: Record<string, { table: string; projectColumn: string | null }> = {
-  project: { table: 'projects', projectColumn: 'id' },
-  entry: { table: 'entries', projectColumn: 'projectId' },
-  release: { table: 'releases', projectColumn: 'projectId' },
-  comment: { table: 'comments', projectColumn: 'projectId' },
-  attachment: { table: 'attachments', projectColumn: 'projectId' },
-  user: { table: 'users', projectColumn: null },
-  time_entry: { table: 'time_entries', projectColumn: 'projectId' },
-  wiki_page: { table: 'wiki_pages', projectColumn: 'projectId' },
-  agreement: { table: 'agreements', projectColumn: 'projectId' },
-};
-
+/** The writable fields of a link (create); an update may change only its alignEntity pair. */
 const LINK_FIELDS = ['provider', 'externalType', 'externalId', 'alignEntityType', 'alignEntityId'] as const;
-const FILTERS = ['provider', 'externalType', 'externalId', 'alignEntityType', 'alignEntityId'] as const;
 
-/** What leaves the core for an integration link: the spec's fields plus updatedAt. */
-export function presentLink(row: Record<string, unknown>): JsonObject {
-  return toJson(row, ['projectId']);
-}
-
+const isAlignEntityType = (v: unknown): v is AlignEntityType => ALIGN_ENTITY_TYPES.some((t) => t === v);
 
 /**
  * Resolves the linked internal record: it must exist in the actor's organization
- * and, for a project key, belong to its project. Returns the project it belongs to.
+ * and, for a project key, belong to its project (else 400). Returns its project.
  */
-async function resolveTarget(trx: Knex, actor: Actor, type: unknown, id: unknown): Promise<string | null> {
-  const target = typeof type === 'string' ? ALIGN_TARGETS[type] : undefined;
-  if (!target) {
-    throw validation([{ path: '/alignEntityType', message: `must be one of: ${Object.keys(ALIGN_TARGETS).join(', ')}` }]);
+async function resolveTarget(links: IntegrationLinkStore, actor: Actor, type: unknown, id: unknown): Promise<string | null> {
+  if (!isAlignEntityType(type)) {
+    throw validation([{ path: '/alignEntityType', message: `must be one of: ${ALIGN_ENTITY_TYPES.join(', ')}` }]);
   }
-  const row = isUuid(id)
-    ? ((await trx(target.table).where({ id, organizationId: actor.organizationId }).first()) as Record<string, unknown> | undefined)
-    : undefined;
-  const projectId = row && target.projectColumn ? (row[target.projectColumn] as string) : null;
+  const target = await links.findAlignTarget(actor.organizationId, type, typeof id === 'string' ? id : '');
   const scoped = visibleProjectId(actor);
-  if (!row || (scoped && projectId !== scoped)) {
+  if (!target || (scoped && target.projectId !== scoped)) {
     throw validation([{ path: '/alignEntityId', message: `must be the id of a ${type} visible to this key` }]);
   }
-  return projectId;
+  return target.projectId;
 }
 
 /**
  * Integration links: bind an external record (provider, externalType, externalId)
  * to an internal one. Create is idempotent on the external triple per organization.
  */
-export function createIntegrationLinkService(db: Knex) {
-  const load = (trx: Knex, actor: Actor, id: string, lock: 'none' | 'update' = 'none') =>
-    loadVisible(trx, actor, 'integration_links', id, 'integration link', lock);
+export function createIntegrationLinkService(stores: Stores) {
+  const load = async (links: IntegrationLinkStore, actor: Actor, id: string, lock?: 'update') =>
+    assertVisible(actor, await links.find(id, { lock }), 'integration link');
 
   return {
-    async list(actorIn: Actor | undefined, filters: Record<string, unknown>, page: number, pageSize: number) {
+    async list(actorIn: Actor | undefined, filters: Record<string, unknown>, page: PageArgs) {
       const actor = requireActor(actorIn);
-      const { query: q } = await visibleRows(db, 'integration_links', actor);
-      for (const f of FILTERS) if (typeof filters[f] === 'string') q.andWhere(f, filters[f] as string);
-      return paginate(q, page, pageSize, presentLink);
+      const filter: LinkFilter = {};
+      for (const f of LINK_FILTERS) if (typeof filters[f] === 'string') filter[f] = filters[f];
+      const rows = await stores.integrationLinks.list(actor.organizationId, { ...filter, projectId: visibleProjectId(actor) }, page);
+      return presentPage(rows, presentLink);
     },
 
     async get(actorIn: Actor | undefined, id: string) {
       const actor = requireActor(actorIn);
-      return presentLink(await load(db, actor, id));
+      return presentLink(await load(stores.integrationLinks, actor, id));
     },
 
     /** 201 with a new link; 200 with the existing one when the external triple is known. */
     async create(actorIn: Actor | undefined, body: Record<string, unknown>): Promise<{ resource: JsonObject; created: boolean }> {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        const values = pickColumns(body, LINK_FIELDS);
-        const projectId = await resolveTarget(trx, actor, values.alignEntityType, values.alignEntityId);
-        const [row] = await trx('integration_links')
-          .insert({ ...values, organizationId: actor.organizationId, projectId })
-          .onConflict(['organizationId', 'provider', 'externalType', 'externalId'])
-          .ignore()
-          .returning('*');
+      return stores.transaction(async (tx) => {
+        const values = pickFields(body, LINK_FIELDS);
+        const projectId = await resolveTarget(tx.integrationLinks, actor, values.alignEntityType, values.alignEntityId);
+        const ref: ExternalRef = { provider: String(values.provider), externalType: String(values.externalType), externalId: String(values.externalId) };
+        const row = await tx.integrationLinks.insertExternalLink({
+          organizationId: actor.organizationId, projectId, ref, alignEntityType: String(values.alignEntityType), alignEntityId: String(values.alignEntityId),
+        });
         if (!row) {
-          const existing = await trx('integration_links')
-            .where({
-              organizationId: actor.organizationId, provider: values.provider, externalType: values.externalType,
-              externalId: values.externalId,
-            })
-            .first();
+          const existing = await tx.integrationLinks.findExternalLink(actor.organizationId, ref);
           const scoped = visibleProjectId(actor);
           if (!existing || (scoped && existing.projectId !== scoped)) {
             throw conflict('an integration link with this provider, externalType and externalId already exists');
           }
           return { resource: presentLink(existing), created: false };
         }
-        await recordWrite(
-          trx, actor,
-          { entityType: 'integration_link', action: 'created', entityId: row.id, entityName: `${row.provider}:${row.externalType}:${row.externalId}`, projectId },
-          [{ eventName: 'integration_link.created', entityType: 'integration_link', entityId: row.id, projectId, payload: integrationLinkPayload(row) }],
+        await tx.record(
+          apiWrite(actor, { entityType: 'integration_link', action: 'created', entityId: row.id, entityName: linkName(row), projectId }, [
+            externalLinkCreatedEvent(row),
+          ]),
         );
         return { resource: presentLink(row), created: true };
       });
@@ -111,31 +82,25 @@ export function createIntegrationLinkService(db: Knex) {
 
     async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        const before = await load(trx, actor, id, 'update');
-        const values = pickColumns(body, ['alignEntityType', 'alignEntityId']);
+      return stores.transaction(async (tx) => {
+        const before = await load(tx.integrationLinks, actor, id, 'update');
+        const values: Record<string, unknown> = pickFields(body, ['alignEntityType', 'alignEntityId'] as const);
         if (Object.keys(values).length) {
           values.projectId = await resolveTarget(
-            trx, actor, values.alignEntityType ?? before.alignEntityType, values.alignEntityId ?? before.alignEntityId,
+            tx.integrationLinks, actor, values.alignEntityType ?? before.alignEntityType, values.alignEntityId ?? before.alignEntityId,
           );
         }
-        const [row] = Object.keys(values).length
-          ? await trx('integration_links').where({ id }).update({ ...values, updatedAt: trx.fn.now() }).returning('*')
-          : [before];
+        const row = Object.keys(values).length ? await tx.integrationLinks.update(id, values) : before;
         const changed = changedFields(before, row, LINK_FIELDS);
-        await recordWrite(
-          trx, actor,
-          {
-            entityType: 'integration_link', action: 'updated', entityId: id,
-            entityName: `${row.provider}:${row.externalType}:${row.externalId}`, projectId: row.projectId,
-            metadata: { changedFields: changed },
-          },
-          changed.length
-            ? [{
-                eventName: 'integration_link.updated', entityType: 'integration_link', entityId: id, projectId: row.projectId,
-                payload: { ...integrationLinkPayload(row), changedFields: changed },
-              }]
-            : [],
+        await tx.record(
+          apiWrite(
+            actor,
+            {
+              entityType: 'integration_link', action: 'updated', entityId: id, entityName: linkName(row), projectId: row.projectId,
+              metadata: { changedFields: changed },
+            },
+            changed.length ? [integrationLinkUpdatedEvent(row, changed)] : [],
+          ),
         );
         return presentLink(row);
       });
@@ -143,13 +108,12 @@ export function createIntegrationLinkService(db: Knex) {
 
     async remove(actorIn: Actor | undefined, id: string) {
       const actor = requireActor(actorIn);
-      await db.transaction(async (trx) => {
-        const row = await load(trx, actor, id, 'update');
-        await trx('integration_links').where({ id }).del();
-        await recordWrite(trx, actor, {
-          entityType: 'integration_link', action: 'deleted', entityId: id,
-          entityName: `${row.provider}:${row.externalType}:${row.externalId}`, projectId: row.projectId as string | null,
-        });
+      await stores.transaction(async (tx) => {
+        const row = await load(tx.integrationLinks, actor, id, 'update');
+        await tx.integrationLinks.remove(id);
+        await tx.record(
+          apiWrite(actor, { entityType: 'integration_link', action: 'deleted', entityId: id, entityName: linkName(row), projectId: row.projectId }),
+        );
       });
     },
   };

@@ -1,7 +1,6 @@
 import type { Actor } from '@cluster/proto';
-import { conflict, notFound, requireActor, type PageArgs } from '@cluster/platform';
+import { conflict, notFound, requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { changedFields, pickFields } from '../../shared/fields.ts';
-import { presentPage } from '../../shared/paginate.ts';
 import { apiWrite } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
 import { projectInScope } from '../projects/scope.ts';

@@ -1,6 +1,5 @@
-import { isUuid, type Knex } from '@cluster/db';
+import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
-import { jsonbValues, paginate } from '../../shared/paginate.ts';
 
 /** The project_members columns that leave the core (all of them today; an allow-list all the same). */
 export const MEMBER_COLUMNS = ['id', 'projectId', 'userId', 'roleOverride', 'metadata', 'createdAt'] as const;

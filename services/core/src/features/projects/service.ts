@@ -1,8 +1,7 @@
 import type { Actor } from '@cluster/proto';
-import { requireActor, type PageArgs } from '@cluster/platform';
+import { requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { visibleProjectId } from '../../shared/access.ts';
 import { changedFields, pickFields } from '../../shared/fields.ts';
-import { presentPage } from '../../shared/paginate.ts';
 import { apiWrite } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
 import { projectEvent } from './events.ts';

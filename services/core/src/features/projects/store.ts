@@ -1,6 +1,5 @@
-import { isUuid, type Knex } from '@cluster/db';
+import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
-import { jsonbValues, paginate } from '../../shared/paginate.ts';
 
 /** A project row as stored (every column; presenters decide what leaves the core). */
 export type ProjectRow = Record<string, unknown> & { id: string; organizationId: string; name: string; status: string };

@@ -1,17 +1,13 @@
-import type { ConnectRouter } from '@connectrpc/connect';
-import type { Knex } from '@cluster/db';
-import { ReleaseService } from '@cluster/proto';
-import { pageArgs, toListResponse } from '../../lib/list.ts';
-import { bodyOf } from '../../lib/struct.ts';
-import { createReleaseService } from './service.ts';
+import type { ServiceImpl } from '@connectrpc/connect';
+import { bodyOf, pageArgs } from '@cluster/platform';
+import type { ReleaseService } from '@cluster/proto';
+import type { createReleaseService } from './service.ts';
 
-/** Registers ReleaseService on the core's Connect router. */
-export function registerReleaseRpc(router: ConnectRouter, db: Knex): void {
-  const releases = createReleaseService(db);
-  router.service(ReleaseService, {
+/** ReleaseService over Connect: unpacks requests, calls the rules, packs answers. */
+export function releaseRpc(releases: ReturnType<typeof createReleaseService>): ServiceImpl<typeof ReleaseService> {
+  return {
     async listReleases(req) {
-      const { page, pageSize } = pageArgs(req);
-      return toListResponse(await releases.list(req.actor, req.parentId, bodyOf(req.query), page, pageSize));
+      return releases.list(req.actor, req.parentId, bodyOf(req.query), pageArgs(req));
     },
     async createRelease(req) {
       return { resource: await releases.create(req.actor, req.parentId, bodyOf(req.body)), created: true };
@@ -26,5 +22,5 @@ export function registerReleaseRpc(router: ConnectRouter, db: Knex): void {
       await releases.remove(req.actor, req.id);
       return {};
     },
-  });
+  };
 }

@@ -1,11 +1,13 @@
-import type { Knex } from '@cluster/db';
-import type { JsonObject } from '@bufbuild/protobuf';
-import { notFound, validation } from '@cluster/platform';
-import { type Actor, projectInScope, requireActor } from '../../lib/actor.ts';
-import { changedFields, pickColumns, toJson } from '../../lib/json.ts';
-import { paginate } from '../../lib/list.ts';
-import { type DomainEvent, recordWrite } from '../../outbox/record.ts';
-import { loadVisible } from '../entries/lookup.ts';
+import type { Actor } from '@cluster/proto';
+import { notFound, requireActor, validation, type PageArgs, presentPage } from '@cluster/platform';
+import { assertVisible } from '../../shared/access.ts';
+import { changedFields, pickFields } from '../../shared/fields.ts';
+import { apiWrite, type ActorEvent } from '../../shared/write.ts';
+import type { Stores } from '../../stores.ts';
+import { projectInScope } from '../projects/scope.ts';
+import { releaseCreatedEvent, releasedEvent, releaseStatusChangedEvent } from './events.ts';
+import { presentRelease } from './presenter.ts';
+import { RELEASE_FILTERS, type ReleaseFilter, type ReleaseRow } from './store.ts';
 
 /**
  * Every writable release column. The body's `updatedAt` is accepted by the schema
@@ -16,21 +18,6 @@ export const RELEASE_FIELDS = [
   'targetAudience', 'riskLevel', 'rolloutPercentage', 'releaseNotes', 'retrospectiveNotes', 'dependsOnReleaseId',
   'lowCost', 'mediumCost', 'highCost', 'committedCost', 'costUpdatedAt', 'costSource', 'cascadeAdvance',
 ] as const;
-const FILTERS = ['status', 'type'] as const;
-
-/** What leaves the core for a release: every field but the internal once-only flag. */
-export function presentRelease(row: Record<string, unknown>): JsonObject {
-  return toJson(row, ['organizationId', 'releasedEventSent']);
-}
-
-function releaseEvent(eventName: string, row: Record<string, unknown>, payload: Record<string, unknown>): DomainEvent {
-  return { eventName, entityType: 'release', entityId: row.id as string, projectId: row.projectId as string, payload };
-}
-
-const releasedEvent = (row: Record<string, unknown>) => releaseEvent('release.released', row, {
-  releaseId: row.id, projectId: row.projectId, name: row.name, status: 'released', version: row.version,
-  releasedAt: (row.releasedAt as Date).toISOString(),
-});
 
 /** endDate may not lie before startDate (checked on the merged values of an update too). */
 function checkDates(startDate: unknown, endDate: unknown): void {
@@ -40,85 +27,78 @@ function checkDates(startDate: unknown, endDate: unknown): void {
 }
 
 /**
- * The first move into `released` sets releasedAt (unless already set or given)
- * and marks the release so that release.released never fires twice.
+ * The first move into `released` marks the release (so that release.released never
+ * fires twice) and sets releasedAt unless already set or given: to the earlier
+ * value, or else (`releasedNow`) to the transaction's time. `released`: it is that move.
  */
-function applyFirstRelease(trx: Knex, values: Record<string, unknown>, before: Record<string, unknown> | undefined): boolean {
+function firstRelease(values: Record<string, unknown>, before: ReleaseRow | undefined): { released: boolean; releasedNow: boolean } {
   const status = values.status ?? before?.status;
-  if (status !== 'released' || before?.releasedEventSent) return false;
-  if (before && before.status === 'released') return false;
+  if (status !== 'released' || before?.releasedEventSent) return { released: false, releasedNow: false };
+  if (before && before.status === 'released') return { released: false, releasedNow: false };
   values.releasedEventSent = true;
-  if (values.releasedAt === undefined || values.releasedAt === null) values.releasedAt = before?.releasedAt ?? trx.fn.now();
-  return true;
+  if (values.releasedAt !== undefined && values.releasedAt !== null) return { released: true, releasedNow: false };
+  const earlier = before?.releasedAt;
+  if (earlier !== undefined && earlier !== null) {
+    values.releasedAt = earlier;
+    return { released: true, releasedNow: false };
+  }
+  delete values.releasedAt;
+  return { released: true, releasedNow: true };
 }
 
 /** Releases of a project: release.created, release.status_changed on every move, release.released once. */
-export function createReleaseService(db: Knex) {
+export function createReleaseService(stores: Stores) {
   return {
-    async list(actorIn: Actor | undefined, projectId: string, filters: Record<string, unknown>, page: number, pageSize: number) {
+    async list(actorIn: Actor | undefined, projectId: string, filters: Record<string, unknown>, page: PageArgs) {
       const actor = requireActor(actorIn);
-      await projectInScope(db, actor, projectId);
-      const q = db('releases').where({ projectId });
-      for (const f of FILTERS) if (typeof filters[f] === 'string') q.andWhere(f, filters[f] as string);
-      return paginate(q, page, pageSize, presentRelease);
+      await projectInScope(stores.projects, actor, projectId);
+      const filter: ReleaseFilter = {};
+      for (const f of RELEASE_FILTERS) if (typeof filters[f] === 'string') filter[f] = filters[f];
+      return presentPage(await stores.releases.list(projectId, filter, page), presentRelease);
     },
 
     async get(actorIn: Actor | undefined, id: string) {
       const actor = requireActor(actorIn);
-      return presentRelease(await loadVisible(db, actor, 'releases', id, 'release'));
+      return presentRelease(assertVisible(actor, await stores.releases.find(id), 'release'));
     },
 
     async create(actorIn: Actor | undefined, projectId: string, body: Record<string, unknown>) {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        await projectInScope(trx, actor, projectId);
-        const values = pickColumns(body, RELEASE_FIELDS);
+      return stores.transaction(async (tx) => {
+        await projectInScope(tx.projects, actor, projectId);
+        const values: Record<string, unknown> = pickFields(body, RELEASE_FIELDS);
         checkDates(values.startDate, values.endDate);
-        const released = applyFirstRelease(trx, values, undefined);
-        const [row] = await trx('releases')
-          .insert({ ...values, projectId, organizationId: actor.organizationId, creatorId: actor.userId || null })
-          .returning('*');
-        const events = [releaseEvent('release.created', row, {
-          releaseId: row.id, projectId, name: row.name, status: row.status, type: row.type, version: row.version,
-          startDate: (row.startDate as Date).toISOString(), endDate: (row.endDate as Date).toISOString(),
-        })];
-        if (released) events.push(releasedEvent(row));
-        await recordWrite(
-          trx, actor,
-          { entityType: 'release', action: 'created', entityId: row.id, entityName: row.name, projectId },
-          events,
+        const { released, releasedNow } = firstRelease(values, undefined);
+        const row = await tx.releases.insert(
+          { ...values, projectId, organizationId: actor.organizationId, creatorId: actor.userId || null },
+          { releasedNow },
         );
+        const events = [releaseCreatedEvent(row)];
+        if (released) events.push(releasedEvent(row));
+        await tx.record(apiWrite(actor, { entityType: 'release', action: 'created', entityId: row.id, entityName: row.name, projectId }, events));
         return presentRelease(row);
       });
     },
 
     async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
       const actor = requireActor(actorIn);
-      return db.transaction(async (trx) => {
-        const before = await loadVisible(trx, actor, 'releases', id, 'release', 'update');
-        const values = pickColumns(body, RELEASE_FIELDS);
+      return stores.transaction(async (tx) => {
+        const before = assertVisible(actor, await tx.releases.find(id, { lock: 'update' }), 'release');
+        const values: Record<string, unknown> = pickFields(body, RELEASE_FIELDS);
         checkDates(values.startDate ?? before.startDate, values.endDate ?? before.endDate);
-        const released = applyFirstRelease(trx, values, before);
-        const [row] = Object.keys(values).length
-          ? await trx('releases').where({ id }).update({ ...values, updatedAt: trx.fn.now() }).returning('*')
-          : [before];
+        const { released, releasedNow } = firstRelease(values, before);
+        const row = Object.keys(values).length ? await tx.releases.update(id, values, { releasedNow }) : before;
         if (!row) throw notFound('release');
         const changed = changedFields(before, row, RELEASE_FIELDS);
-        const events: DomainEvent[] = [];
-        if (changed.includes('status')) {
-          events.push(releaseEvent('release.status_changed', row, {
-            releaseId: id, projectId: row.projectId, name: row.name, status: row.status,
-            previousStatus: before.status, newStatus: row.status,
-          }));
-        }
+        const events: ActorEvent[] = [];
+        if (changed.includes('status')) events.push(releaseStatusChangedEvent(before, row));
         if (released) events.push(releasedEvent(row));
-        await recordWrite(
-          trx, actor,
-          {
-            entityType: 'release', action: 'updated', entityId: id, entityName: row.name, projectId: row.projectId,
-            metadata: { changedFields: changed },
-          },
-          events,
+        await tx.record(
+          apiWrite(
+            actor,
+            { entityType: 'release', action: 'updated', entityId: id, entityName: row.name, projectId: row.projectId, metadata: { changedFields: changed } },
+            events,
+          ),
         );
         return presentRelease(row);
       });
@@ -126,12 +106,10 @@ export function createReleaseService(db: Knex) {
 
     async remove(actorIn: Actor | undefined, id: string) {
       const actor = requireActor(actorIn);
-      await db.transaction(async (trx) => {
-        const row = await loadVisible(trx, actor, 'releases', id, 'release', 'update');
-        await trx('releases').where({ id }).del();
-        await recordWrite(trx, actor, {
-          entityType: 'release', action: 'deleted', entityId: id, entityName: row.name as string, projectId: row.projectId as string,
-        });
+      await stores.transaction(async (tx) => {
+        const row = assertVisible(actor, await tx.releases.find(id, { lock: 'update' }), 'release');
+        await tx.releases.remove(id);
+        await tx.record(apiWrite(actor, { entityType: 'release', action: 'deleted', entityId: id, entityName: row.name, projectId: row.projectId }));
       });
     },
   };

@@ -1,6 +1,6 @@
 import type { Knex } from '@cluster/db';
+import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
-import { paginate } from '../../shared/paginate.ts';
 
 /** A snapshot row as stored. */
 export type SnapshotRow = Record<string, unknown> & { id: string; organizationId: string; projectId: string | null; reportType: string };

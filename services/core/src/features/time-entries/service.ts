@@ -1,11 +1,10 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { isUuid } from '@cluster/db';
 import { APPROVER_ROLES, type Role } from '@cluster/contracts';
-import { conflict, forbidden, notFound, requireActor, validation, type Page, type PageArgs } from '@cluster/platform';
+import { conflict, forbidden, notFound, requireActor, validation, type Page, type PageArgs, presentPage } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import { assertVisible, visibleProjectId } from '../../shared/access.ts';
 import { externalLinkCreatedEvent, type ExternalRef } from '../../shared/external-ref.ts';
-import { presentPage } from '../../shared/paginate.ts';
 import { apiWrite, type ActorEvent } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
 import { projectInScope } from '../projects/scope.ts';

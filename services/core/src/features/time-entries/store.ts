@@ -1,8 +1,7 @@
-import { isUuid, type Knex } from '@cluster/db';
+import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import type { ExternalLinkMethods, ExternalLinkRow } from '../../shared/external-ref.ts';
 import { externalLinkMethods } from '../../shared/external-links.ts';
-import { jsonbValues, paginate } from '../../shared/paginate.ts';
 
 /** A time entry row as stored (every column; presenters decide what leaves the core). */
 export type TimeEntryRow = Record<string, unknown> & {

@@ -1,10 +1,9 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { Actor } from '@cluster/proto';
-import { conflict, requireActor, type PageArgs } from '@cluster/platform';
+import { conflict, requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { assertVisible } from '../../shared/access.ts';
 import { externalLinkCreatedEvent, externalRefOf } from '../../shared/external-ref.ts';
 import { changedFields, pickFields } from '../../shared/fields.ts';
-import { presentPage } from '../../shared/paginate.ts';
 import { apiWrite, type ActorEvent } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
 import { projectInScope } from '../projects/scope.ts';

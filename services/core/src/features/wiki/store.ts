@@ -1,8 +1,7 @@
-import { isUuid, type Knex } from '@cluster/db';
+import { isUuid, type Knex, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import type { ExternalLinkMethods } from '../../shared/external-ref.ts';
 import { externalLinkMethods } from '../../shared/external-links.ts';
-import { paginate } from '../../shared/paginate.ts';
 
 /** A wiki page row as stored (every column; the presenter decides what leaves the core). */
 export type WikiPageRow = Record<string, unknown> & { id: string; organizationId: string; projectId: string; title: string };

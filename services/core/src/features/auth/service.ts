@@ -1,10 +1,9 @@
-import { prepared, type Knex } from '@cluster/db';
 import { DEFAULT_PERMISSIONS, grantablePermissions, isRole, type Permission } from '@cluster/contracts';
-import { DomainError } from '@cluster/platform';
+import { DomainError, requireActor } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
+import type { Stores } from '../../stores.ts';
 import { keyMatches, prefixOf } from './keys.ts';
-import { requireActor } from '../lib/actor.ts';
-import { toJson } from '../lib/json.ts';
+import { presentMe } from './presenter.ts';
 
 /** Effective permissions: the key's explicit array narrowed to its creator's current role, or the role's defaults. */
 export function effectivePermissions(role: string, explicit: string[] | null): Permission[] {
@@ -17,38 +16,25 @@ export function effectivePermissions(role: string, explicit: string[] | null): P
 /** lastUsedAt is a display value: written at most this often per key. */
 const LAST_USED_EVERY_MS = 30_000;
 
-export function createAuthService(db: Knex) {
+/** API key authentication for the gateway (every request) and GET /me. Rules only; SQL is in the store. */
+export function createAuthService(stores: Stores, clock: { now: () => number } = { now: Date.now }) {
   // When this process last wrote each key's lastUsedAt, so a busy key costs one UPDATE per
   // 30 s here rather than one (mostly matching no row) per request. Other replicas write
   // theirs; the statement's own condition keeps the column at one write per 30 s overall.
   const lastUsedWritten = new Map<string, number>();
   const touch = (keyId: string) => {
-    const now = Date.now();
+    const now = clock.now();
     if (now - (lastUsedWritten.get(keyId) ?? 0) < LAST_USED_EVERY_MS) return;
     if (lastUsedWritten.size > 100_000) lastUsedWritten.clear();
     lastUsedWritten.set(keyId, now);
-    void db('api_keys')
-      .where({ id: keyId })
-      .andWhere((q) => q.whereNull('lastUsedAt').orWhere('lastUsedAt', '<', db.raw("now() - interval '30 seconds'")))
-      .update({ lastUsedAt: db.fn.now() })
-      .catch(() => lastUsedWritten.delete(keyId));
+    void stores.auth.touchLastUsed(keyId).catch(() => lastUsedWritten.delete(keyId));
   };
   return {
-    /** Resolves a presented key; 401 invalid_key / key_revoked. */
+    /** Resolves a presented key; 401 invalid_key / key_revoked. `apiEnabled` false: the gateway answers 403. */
     async authenticate(key: string, requestId: string): Promise<{ actor: Actor; apiEnabled: boolean }> {
       const prefix = prefixOf(key);
       if (!prefix) throw new DomainError('invalid_key', 'API key not recognised');
-      // Every request runs this: it is a prepared statement (planning the join cost five times
-      // its execution), with its columns named so a migration that adds one cannot break it.
-      const row = await db('api_keys as k')
-        .join('users as u', 'u.id', 'k.createdByUserId')
-        .join('organizations as o', 'o.id', 'k.organizationId')
-        .where('k.prefix', prefix)
-        .first(
-          'k.id', 'k.organizationId', 'k.createdByUserId', 'k.scope', 'k.scopedProjectId', 'k.permissions', 'k.keyHash', 'k.revokedAt',
-          'u.role as role', 'o.apiEnabled as apiEnabled',
-        )
-        .options(prepared('core-authenticate-v1'));
+      const row = await stores.auth.findForAuth(prefix);
       if (!row || !keyMatches(key, row.keyHash)) throw new DomainError('invalid_key', 'API key not recognised');
       if (row.revokedAt) throw new DomainError('key_revoked', 'API key was revoked');
       // Off the request path.
@@ -72,19 +58,9 @@ export function createAuthService(db: Knex) {
     /** The Me object of the spec. */
     async me(actorIn: Actor | undefined) {
       const actor = requireActor(actorIn);
-      const row = await db('api_keys').where({ id: actor.apiKeyId }).first();
+      const row = await stores.auth.find(actor.apiKeyId);
       if (!row) throw new DomainError('invalid_key', 'API key not recognised');
-      return toJson({
-        apiKeyId: row.id,
-        keyName: row.name ?? null,
-        keyPrefix: row.prefix ?? null,
-        organizationId: row.organizationId,
-        scope: row.scope,
-        scopedProjectId: row.scopedProjectId ?? null,
-        permissions: row.permissions ?? null,
-        createdByUserId: row.createdByUserId,
-        lastUsedAt: row.lastUsedAt ?? null,
-      });
+      return presentMe(row);
     },
   };
 }

@@ -19,6 +19,7 @@ export function generateApiKey(): { key: string; prefix: string; hash: Buffer } 
   return { key, prefix, hash: hashKey(key) };
 }
 
+/** sha256 of a whole key: what api_keys stores instead of the key. */
 export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }

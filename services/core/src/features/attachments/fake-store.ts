@@ -1,0 +1,22 @@
+import { createFakeTable } from '../../shared/fake-table.ts';
+import type { AttachmentRow, AttachmentStore } from './store.ts';
+
+/** An in-memory AttachmentStore for unit tests of the rules (no Postgres). */
+export function createFakeAttachmentStore(): AttachmentStore & { rows: AttachmentRow[] } {
+  const table = createFakeTable<AttachmentRow>();
+  return {
+    rows: table.rows,
+    async list(entryId, page) {
+      return table.page((r) => r.entryId === entryId, page);
+    },
+    async find(id) {
+      return table.find(id);
+    },
+    async insert(values) {
+      return table.insert(values);
+    },
+    async remove(id) {
+      table.remove(id);
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import type { WriteRecord } from '@cluster/outbox';
+import type { PageArgs } from '@cluster/platform';
+import { AUDIT_TABLE } from '../../shared/write.ts';
+import type { AuditEventRow, AuditEventStore } from './store.ts';
+
+/**
+ * An in-memory AuditEventStore for unit tests that reads the audit rows of the
+ * writes the fake Stores recorded (`written`), as the table would hold them: a
+ * row with an id already taken is not written again (ON CONFLICT DO NOTHING).
+ */
+export function createFakeAuditEventStore(written: WriteRecord[]): AuditEventStore & { rows(): AuditEventRow[] } {
+  // Ids and times the fake "database" gave each row object, stable across reads.
+  const stamped = new WeakMap<object, { id: string; createdAt: Date }>();
+  let clock = Date.now();
+  const rows = (): AuditEventRow[] => {
+    const seen = new Set<string>();
+    const out: AuditEventRow[] = [];
+    for (const w of written) {
+      for (const r of w.rows) {
+        if (r.table !== AUDIT_TABLE) continue;
+        let stamp = stamped.get(r.row);
+        if (!stamp) {
+          stamp = { id: randomUUID(), createdAt: new Date(++clock) };
+          stamped.set(r.row, stamp);
+        }
+        const id = typeof r.row.id === 'string' ? r.row.id : stamp.id;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        const createdAt = typeof r.row.createdAt === 'string' ? new Date(r.row.createdAt) : stamp.createdAt;
+        out.push({ ...r.row, id, createdAt, organizationId: String(r.row.organizationId), projectId: (r.row.projectId as string | null) ?? null });
+      }
+    }
+    return out;
+  };
+  return {
+    rows,
+    async list(organizationId, filter, { page, pageSize }: PageArgs) {
+      const all = rows()
+        .filter(
+          (r) =>
+            r.organizationId === organizationId &&
+            (!filter.projectId || r.projectId === filter.projectId) &&
+            (['entityType', 'action', 'actorId'] as const).every((f) => filter[f] === undefined || r[f] === filter[f]),
+        )
+        .sort((a, b) => (b.createdAt as Date).getTime() - (a.createdAt as Date).getTime() || (a.id < b.id ? 1 : -1));
+      return { data: all.slice((page - 1) * pageSize, page * pageSize), page, pageSize, total: all.length };
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_PERMISSIONS } from '@cluster/contracts';
+import { createFakeStores } from '../../fake-stores.ts';
+import { reasonOf, TEST_ORG, testActor } from '../../shared/test-kit.ts';
+import type { FakeKey } from './fake-store.ts';
+import { generateApiKey } from './keys.ts';
+import { createAuthService } from './service.ts';
+
+const KEY_ID = '50000000-0000-4000-8000-000000000001';
+const USER = '10000000-0000-4000-8000-000000000001';
+
+function setup(over: Partial<FakeKey> = {}) {
+  const stores = createFakeStores();
+  let now = 1_000_000;
+  const clock = { now: () => now };
+  const auth = createAuthService(stores, clock);
+  const { key, prefix, hash } = generateApiKey();
+  stores.auth.keys.push({
+    id: KEY_ID, organizationId: TEST_ORG, createdByUserId: USER, scope: 'organization', scopedProjectId: null, permissions: null,
+    keyHash: hash, revokedAt: null, role: 'developer', apiEnabled: true, prefix, name: 'ci', lastUsedAt: null, ...over,
+  });
+  return { stores, auth, key, prefix, advance: (ms: number) => (now += ms) };
+}
+
+describe('auth rules (fake stores)', () => {
+  it("resolves a key to its actor with its creator's role defaults, and says whether the organization's API is on", async () => {
+    const { auth, key } = setup();
+    const { actor, apiEnabled } = await auth.authenticate(key, 'req-1');
+    expect(apiEnabled).toBe(true);
+    expect(actor).toMatchObject({ apiKeyId: KEY_ID, organizationId: TEST_ORG, userId: USER, role: 'developer', scope: 'organization', requestId: 'req-1' });
+    expect(actor.scopedProjectId).toBeUndefined();
+    expect(actor.permissions).toEqual([...DEFAULT_PERMISSIONS.developer]);
+  });
+
+  it('answers apiEnabled false for an organization with the API disabled (the gateway then refuses with 403)', async () => {
+    const { auth, key } = setup({ apiEnabled: false });
+    expect((await auth.authenticate(key, 'r')).apiEnabled).toBe(false);
+  });
+
+  it('narrows explicit permissions to what the creator role may grant now', async () => {
+    const { auth, key } = setup({ permissions: ['read:entry', 'delete:project_member', 'not:a-permission'], scope: 'project', scopedProjectId: 'p1' });
+    const { actor } = await auth.authenticate(key, 'r');
+    expect(actor.permissions).toEqual(['read:entry']);
+    expect(actor.scopedProjectId).toBe('p1');
+  });
+
+  it('refuses with invalid_key a malformed key, an unknown prefix and a wrong secret, and with key_revoked a revoked key', async () => {
+    const { auth, key, prefix, stores } = setup();
+    expect(await reasonOf(auth.authenticate('nope', 'r'))).toBe('invalid_key');
+    expect(await reasonOf(auth.authenticate(generateApiKey().key, 'r'))).toBe('invalid_key');
+    expect(await reasonOf(auth.authenticate(`${prefix}_${'x'.repeat(40)}`, 'r'))).toBe('invalid_key');
+    stores.auth.keys[0].revokedAt = new Date();
+    expect(await reasonOf(auth.authenticate(key, 'r'))).toBe('key_revoked');
+    expect(stores.auth.touched).toEqual([]);
+  });
+
+  it('writes lastUsedAt at most once per 30 seconds per key', async () => {
+    const { auth, key, stores, advance } = setup();
+    await auth.authenticate(key, 'r');
+    advance(29_000);
+    await auth.authenticate(key, 'r');
+    expect(stores.auth.touched).toEqual([KEY_ID]);
+    advance(2_000);
+    await auth.authenticate(key, 'r');
+    expect(stores.auth.touched).toEqual([KEY_ID, KEY_ID]);
+  });
+
+  it('answers GET /me without the hash, and 401 when the key is gone', async () => {
+    const { auth, stores, prefix } = setup();
+    const me = await auth.me(testActor({ apiKeyId: KEY_ID }));
+    expect(me).toEqual({
+      apiKeyId: KEY_ID, keyName: 'ci', keyPrefix: prefix, organizationId: TEST_ORG, scope: 'organization', scopedProjectId: null,
+      permissions: null, createdByUserId: USER, lastUsedAt: null,
+    });
+    stores.auth.keys.length = 0;
+    expect(await reasonOf(auth.me(testActor({ apiKeyId: KEY_ID })))).toBe('invalid_key');
+  });
+});

@@ -1,0 +1,25 @@
+import { createFakeTable } from '../../shared/fake-table.ts';
+import type { CommentRow, CommentStore } from './store.ts';
+
+/** An in-memory CommentStore for unit tests of the rules (no Postgres). */
+export function createFakeCommentStore(): CommentStore & { rows: CommentRow[] } {
+  const table = createFakeTable<CommentRow>({ defaults: { isInternal: false, isAiGenerated: false } });
+  return {
+    rows: table.rows,
+    async list(entryId, page) {
+      return table.page((r) => r.entryId === entryId, page);
+    },
+    async find(id) {
+      return table.find(id);
+    },
+    async insert(values) {
+      return table.insert(values);
+    },
+    async update(id, values) {
+      return table.update(id, values);
+    },
+    async remove(id) {
+      table.remove(id);
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { ActorEvent } from '../../shared/write.ts';
+
+/** The fields every entry event carries (spec: entry.created). */
+function basePayload(row: Record<string, unknown>) {
+  return { entryId: row.id, projectId: row.projectId, title: row.title, type: row.type, status: row.status };
+}
+
+/** An entry.* event of an entry (row or new entry), with the base payload and `extra`. */
+export function entryEvent(eventName: string, row: Record<string, unknown>, extra: Record<string, unknown> = {}): ActorEvent {
+  return {
+    eventName, entityType: 'entry', entityId: row.id as string, projectId: row.projectId as string,
+    payload: { ...basePayload(row), ...extra },
+  };
+}
+
+/** Events of an entry create: entry.created, and entry.assigned when it has an assignee. */
+export function createEvents(entry: Record<string, unknown>): ActorEvent[] {
+  const events = [entryEvent('entry.created', entry)];
+  if (entry.assignedToId) events.push(entryEvent('entry.assigned', entry, { assignedToId: entry.assignedToId, previousAssignedToId: null }));
+  return events;
+}
+
+/** Events of an entry update, in order: updated, status_changed, assigned, cost.approved/rejected. None when nothing changed. */
+export function updateEvents(before: Record<string, unknown>, row: Record<string, unknown>, changed: string[]): ActorEvent[] {
+  if (!changed.length) return [];
+  const events = [entryEvent('entry.updated', row, { changedFields: changed })];
+  if (changed.includes('status')) {
+    events.push(entryEvent('entry.status_changed', row, { previousStatus: before.status, newStatus: row.status }));
+  }
+  if (changed.includes('assignedToId')) {
+    events.push(entryEvent('entry.assigned', row, { assignedToId: row.assignedToId, previousAssignedToId: before.assignedToId }));
+  }
+  const cost = row.costApprovalStatus;
+  if (changed.includes('costApprovalStatus') && (cost === 'approved' || cost === 'rejected')) {
+    events.push({
+      ...entryEvent(`cost.${cost}`, row),
+      payload: {
+        entryId: row.id, projectId: row.projectId, title: row.title, costApprovalStatus: cost,
+        previousCostApprovalStatus: before.costApprovalStatus, committedCost: row.committedCost,
+      },
+    });
+  }
+  return events;
+}
