@@ -28,10 +28,23 @@ export interface WriteRow {
   ignoreConflict?: boolean;
 }
 
-/** What a write leaves behind besides the change itself: its audit record(s) and its events. */
+/**
+ * A message for a topic other than the domain events' (the dead-letter topic),
+ * published by the same relay in the same commit order.
+ */
+export interface OutboxMessage {
+  /** Logical topic name (LOGICAL_TOPICS); the relay adds its prefix. */
+  topic: string;
+  key: string;
+  /** The message value; `id` and `eventName` also become its `event-id` and `event-name` headers. */
+  value: { id: string; eventName: string };
+}
+
+/** What a write leaves behind besides the change itself: its audit record(s), its events and other messages. */
 export interface WriteRecord {
   rows: WriteRow[];
   events: DomainEvent[];
+  messages?: OutboxMessage[];
 }
 
 /** A statement's SQL text with its `?` bindings (knex.raw). */
@@ -87,13 +100,14 @@ export async function commitWrite(
   write: WriteRecord,
   change?: OneStatementChange,
 ): Promise<Record<string, unknown> | undefined> {
-  if (!change && !write.rows.length && !write.events.length) return undefined;
+  const outbox = [...outboxRows(toEnvelopes(write.events)), ...(write.messages ?? []).map(messageRow)];
+  if (!change && !write.rows.length && !outbox.length) return undefined;
   const gate = change ? `(SELECT 1 FROM ${WRITTEN} LIMIT 1) AS happened` : undefined;
   const parts: SqlPart[] = [...(change?.ctes ?? [])];
   write.rows.forEach((r, i) => parts.push(insertRowCte(`row_${i}`, r.table, r.row, { from: gate, ignoreConflict: r.ignoreConflict })));
-  if (write.events.length) parts.push(outboxRowsCte(schema, write.events, gate));
-  const notify = write.events.length ? 'pg_notify(?, ?)' : 'NULL';
-  const notifyBindings = write.events.length ? [`${schema}_outbox`, ''] : [];
+  if (outbox.length) parts.push(outboxRowsCte(schema, outbox, gate));
+  const notify = outbox.length ? 'pg_notify(?, ?)' : 'NULL';
+  const notifyBindings = outbox.length ? [`${schema}_outbox`, ''] : [];
   const statement = db.raw(
     `${parts.length ? `WITH ${parts.map((p) => p.sql).join(',\n')}\n` : ''}SELECT ${change ? `${WRITTEN}.*, ` : ''}${notify} AS "__notified"${change ? ` FROM ${WRITTEN}` : ''}`,
     [...parts.flatMap((p) => p.bindings), ...notifyBindings],
@@ -139,14 +153,23 @@ export function insertRowCte(
   };
 }
 
-/** The outbox rows of `events` as a data-modifying CTE, gated by `from` when given. */
-function outboxRowsCte(schema: string, events: DomainEvent[], from: string | undefined): SqlPart {
+/** One row of an outbox table. */
+interface OutboxRow {
+  eventId: string;
+  topic: string;
+  key: string;
+  envelope: object;
+  headers: Record<string, string>;
+}
+
+/** The outbox rows as a data-modifying CTE, gated by `from` when given. */
+function outboxRowsCte(schema: string, rows: OutboxRow[], from: string | undefined): SqlPart {
   return {
     sql: `outbox_rows AS (
       INSERT INTO ${ident(schema)}.outbox ("eventId", topic, key, envelope, headers)
       SELECT r."eventId", r.topic, r.key, r.envelope, r.headers
       FROM ${from ? `${from}, ` : ''}jsonb_to_recordset(?::jsonb) AS r("eventId" uuid, topic text, key text, envelope jsonb, headers jsonb))`,
-    bindings: [JSON.stringify(outboxRows(toEnvelopes(events)))],
+    bindings: [JSON.stringify(rows)],
   };
 }
 
@@ -168,11 +191,16 @@ function toEnvelopes(events: DomainEvent[]): EventEnvelope[] {
 }
 
 /** Outbox rows of envelopes; the writer's trace context travels with each row to the Kafka message headers. */
-function outboxRows(envelopes: EventEnvelope[]) {
+function outboxRows(envelopes: EventEnvelope[]): OutboxRow[] {
   // The logical name: the relay adds its process's prefix when it publishes.
   const topic = LOGICAL_TOPICS.domainEvents;
   const headers = traceHeaders();
   return envelopes.map((env) => ({ eventId: env.id, topic, key: env.entityId, envelope: env, headers }));
+}
+
+/** The outbox row of another message; its row id is fresh (the value's id may repeat, e.g. a delivery's). */
+function messageRow(m: OutboxMessage): OutboxRow {
+  return { eventId: randomUUID(), topic: m.topic, key: m.key, envelope: m.value, headers: traceHeaders() };
 }
 
 /** The outbox table of a schema (call from that schema's migration). */

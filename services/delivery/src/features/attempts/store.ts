@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { prepared, type Knex } from '@cluster/db';
 import { LOGICAL_TOPICS } from '@cluster/kafka';
+import { commitWrite, WRITTEN } from '@cluster/outbox';
 import type { SendResult } from '../../sender/http-sender.ts';
 import type { ClaimedDelivery, DeliveryStatus } from '../deliveries/store.ts';
 
@@ -80,44 +80,40 @@ export function createAttemptStore(db: Knex): AttemptStore {
         decision.kind === 'succeeded' ? 'succeeded' : decision.kind === 'dead_letter' ? 'dead_letter' : 'failed';
       const nextAttemptAt = decision.kind === 'retry' ? decision.at : null;
       const attempt = delivery.attempts + 1;
-      let deadLetter = '';
-      const deadLetterBindings: Knex.RawBinding[] = [];
-      if (decision.kind === 'dead_letter') {
-        if (!args.deadLetter) throw new Error('a dead letter is recorded with its message');
-        deadLetter = `, dlq AS (
-            INSERT INTO delivery.outbox ("eventId", topic, key, envelope)
-            SELECT ?::uuid, ?, ?, ?::jsonb FROM upd
-            RETURNING pg_notify('delivery_outbox', '')
-          )`;
-        deadLetterBindings.push(randomUUID(), LOGICAL_TOPICS.deliveryDeadLetter, delivery.subscriptionId, JSON.stringify(args.deadLetter));
-      }
       // One statement, so one round trip and atomic: the delivery's new state, its attempt
-      // row and (for a dead letter) the outbox message, only while this replica holds the lease.
-      // A subscription disabled or deleted meanwhile schedules nothing more.
-      const { rows } = await db.raw(
-        `WITH upd AS (
-           UPDATE delivery.deliveries d
-              SET status = ?, attempts = ?, "responseCode" = ?, "responseBody" = ?, error = ?, "durationMs" = ?,
-                  "nextAttemptAt" = CASE WHEN ?::timestamptz IS NOT NULL AND EXISTS (
-                      SELECT 1 FROM delivery.subscriptions s WHERE s.id = d."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL)
-                    THEN ?::timestamptz ELSE NULL END,
-                  "firstAttemptAt" = COALESCE(d."firstAttemptAt", ?::timestamptz), "lastAttemptAt" = ?::timestamptz,
-                  "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
-            WHERE d.id = ? AND d."leaseToken" = ?
-           RETURNING d.id
-         ), ins AS (
-           INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt")
-           SELECT id, ?, ?, ?, ?, ?, ?, ?::timestamptz FROM upd
-         )${deadLetter}
-         SELECT id FROM upd`,
-        [
-          status, attempt, result.responseCode, result.responseBody, result.error, result.durationMs,
-          nextAttemptAt, nextAttemptAt, attemptedAt, attemptedAt, delivery.id, delivery.leaseToken,
-          attempt, result.ok ? 'succeeded' : 'failed', result.responseCode, result.responseBody, result.error, result.durationMs, attemptedAt,
-          ...deadLetterBindings,
+      // row and (for a dead letter) the dead-letter topic's message in the outbox, only while
+      // this replica holds the lease. A subscription disabled or deleted meanwhile schedules nothing more.
+      if (decision.kind === 'dead_letter' && !args.deadLetter) throw new Error('a dead letter is recorded with its message');
+      const messages = args.deadLetter
+        ? [{ topic: LOGICAL_TOPICS.deliveryDeadLetter, key: delivery.subscriptionId, value: args.deadLetter }]
+        : [];
+      const updated = await commitWrite(db, 'delivery', { rows: [], events: [], messages }, {
+        ctes: [
+          {
+            sql: `${WRITTEN} AS (
+              UPDATE delivery.deliveries d
+                 SET status = ?, attempts = ?, "responseCode" = ?, "responseBody" = ?, error = ?, "durationMs" = ?,
+                     "nextAttemptAt" = CASE WHEN ?::timestamptz IS NOT NULL AND EXISTS (
+                         SELECT 1 FROM delivery.subscriptions s WHERE s.id = d."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL)
+                       THEN ?::timestamptz ELSE NULL END,
+                     "firstAttemptAt" = COALESCE(d."firstAttemptAt", ?::timestamptz), "lastAttemptAt" = ?::timestamptz,
+                     "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
+               WHERE d.id = ? AND d."leaseToken" = ?
+              RETURNING d.id)`,
+            bindings: [
+              status, attempt, result.responseCode, result.responseBody, result.error, result.durationMs,
+              nextAttemptAt, nextAttemptAt, attemptedAt, attemptedAt, delivery.id, delivery.leaseToken,
+            ],
+          },
+          {
+            sql: `attempt_row AS (
+              INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt")
+              SELECT id, ?, ?, ?, ?, ?, ?, ?::timestamptz FROM ${WRITTEN})`,
+            bindings: [attempt, result.ok ? 'succeeded' : 'failed', result.responseCode, result.responseBody, result.error, result.durationMs, attemptedAt],
+          },
         ],
-      );
-      return rows.length > 0;
+      });
+      return updated !== undefined;
     },
 
     async recordAttempts(items) {
