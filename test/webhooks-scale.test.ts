@@ -10,7 +10,7 @@ const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   c = await startTestCluster({ env: { WEBHOOK_PER_DESTINATION_CONCURRENCY: '2', WEBHOOK_TIMEOUT_MS: '4000', WEBHOOK_POLL_MS: '200' } });
-  replica = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl: c.databaseUrl, kafkaBrokers: c.brokers });
+  replica = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl: c.databaseUrl, kafkaBrokers: c.brokers, topicPrefix: c.topicPrefix });
 });
 afterAll(async () => {
   await replica?.shutdown.run('test');

@@ -24,8 +24,8 @@ export interface OutboxRelayOptions {
    * message goes alone. Keeps every record batch under the topic's limit.
    */
   maxRequestBytes?: number;
-  /** This process's Kafka topic prefix; default KAFKA_TOPIC_PREFIX, read once, when the relay is made. */
-  topicPrefix?: string;
+  /** This process's Kafka topic prefix (its KAFKA_TOPIC_PREFIX), added to the logical topic of each row. */
+  topicPrefix: string;
 }
 
 interface OutgoingMessage {
@@ -88,7 +88,6 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const batchSize = opts.batchSize ?? 500;
   const maxRequestBytes = opts.maxRequestBytes ?? 512 * 1024;
   const idleMs = opts.idleMs ?? 1000;
-  const topicPrefix = opts.topicPrefix ?? process.env.KAFKA_TOPIC_PREFIX ?? '';
   const published = new Counter({
     name: `${metrics.prefix}outbox_published_total`,
     help: 'Domain events published from the outbox to Kafka.',
@@ -175,7 +174,7 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       const env = row.envelope as { eventName: string; id: string };
       const headers = { ...((row.headers as Record<string, string> | null) ?? {}), 'event-name': env.eventName, 'event-id': env.id };
       // Rows name logical topics; this process's prefix makes them Kafka topics.
-      return { topic: physicalTopic(row.topic, topicPrefix), key: row.key as string, value: JSON.stringify(row.envelope), headers };
+      return { topic: physicalTopic(row.topic, opts.topicPrefix), key: row.key as string, value: JSON.stringify(row.envelope), headers };
     });
     // In order, in requests of at most maxRequestBytes: a record batch over the topic's
     // max.message.bytes would be refused every time, and stop the relay for good.
