@@ -128,7 +128,7 @@ describe('audit events of webhook writes', () => {
     cleanup.push(() => dropDatabase(databaseUrl), () => replica.shutdown.run('test'));
     const webhooks = createClient(WebhookService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${replica.port}` }));
     const created = await webhooks.createWebhook({ actor: actorOf(org), body: { destinationUrl: 'https://example.com/b', eventNames: ['entry.created'] } });
-    const id = String(created.resource?.id);
+    const id = created.resource?.id as string;
 
     await sleep(1500);
     expect(await auditActions(id)).toEqual([]);

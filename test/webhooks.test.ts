@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEventLog, startTestCluster, type EventLog, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import type { Json } from './support/json.ts';
 import { startReceiver, verifyServiceSignature, verifyStandardSignature, type Receiver, type Responder } from './support/receiver.ts';
 
 // 24 h of retries compressed into 2.5 s: steps of ~50 ms, 200 ms, 800 ms, then the deadline.
@@ -261,7 +262,7 @@ describe('webhook deliveries', () => {
     const sub = await subscribe(org, r.url, ['api_key.created']);
     await keyCreated(org);
     const [dead] = await deadLetters.waitFor((e) => (e as unknown as { subscriptionId: string }).subscriptionId === sub.id, 1, 15000);
-    const message = dead as unknown as Record<string, any>;
+    const message = dead as unknown as Record<string, Json>;
     const attempts = r.received;
     expect(attempts.length).toBeGreaterThanOrEqual(4);
     expect(message).toMatchObject({

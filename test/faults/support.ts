@@ -103,7 +103,7 @@ export async function serviceProcess(
         await waitUntil(`${name} ${probe}`, async () => (await fetch(`http://127.0.0.1:${port}${probe}`)).ok, 90_000);
       } catch (err) {
         started.kill('SIGKILL');
-        throw new Error(`${(err as Error).message}\n${lines.slice(-20).join('\n')}`);
+        throw new Error(`${(err as Error).message}\n${lines.slice(-20).join('\n')}`, { cause: err });
       }
     },
     async kill9() {
@@ -169,7 +169,9 @@ export async function subscribeViaRpc(deliveryPort: number, organizationId: stri
   const client = createClient(WebhookService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${deliveryPort}` }));
   const actor = { apiKeyId: randomUUID(), organizationId, userId: randomUUID(), role: 'admin', scope: 'organization', permissions: [], requestId: '' };
   const res = await client.createWebhook({ actor, body: { destinationUrl: url, eventNames } });
-  return String(res.resource?.id);
+  const id = res.resource?.id;
+  if (typeof id !== 'string') throw new Error(`createWebhook answered no id: ${JSON.stringify(res.resource)}`);
+  return id;
 }
 
 /**

@@ -8,6 +8,7 @@ import { readGatewayConfig, startGateway } from '@cluster/gateway';
 import { createAdminOperations } from '@cluster/core';
 import { createDb } from '@cluster/db';
 import type { EventEnvelope } from '@cluster/contracts';
+import type { Json } from './json.ts';
 
 /**
  * A whole cluster in this test process: its own database and its own Kafka topic
@@ -32,7 +33,7 @@ export interface TestCluster {
 export interface ApiResponse {
   status: number;
   headers: Headers;
-  body: any;
+  body: Json;
 }
 
 export interface SeededOrg {
@@ -118,7 +119,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await res.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

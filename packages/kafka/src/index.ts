@@ -49,13 +49,14 @@ export interface KafkaOptions {
  */
 function logCreator(sink: KafkaLogSink) {
   return () =>
-    ({ level, log }: { level: number; log: { message: string } & Record<string, unknown> }) => {
+    ({ level, log }: { level: logLevel; log: { message: string } & Record<string, unknown> }) => {
       const { message, timestamp: _t, logger: _l, ...rest } = log;
       if (level <= logLevel.WARN) sink.warn({ kafkajs: rest }, `kafkajs: ${message}`);
       else sink.debug({ kafkajs: rest }, `kafkajs: ${message}`);
     };
 }
 
+/** The Kafka client of a process, its log lines in the service's logger. */
 export function createKafka(opts: KafkaOptions): Kafka {
   const level = opts.logLevel === 'debug' ? logLevel.DEBUG : logLevel.WARN;
   return new Kafka({

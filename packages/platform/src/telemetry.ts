@@ -71,10 +71,11 @@ const recordGetter: TextMapGetter<Record<string, unknown>> = {
   keys: (c) => Object.keys(c),
   get: (c, k) => {
     const v = c[k] ?? c[k.toLowerCase()];
-    if (v === undefined || v === null) return undefined;
+    if (typeof v === 'string') return v;
     if (Buffer.isBuffer(v)) return v.toString();
     if (Array.isArray(v)) return v.map(String);
-    return String(v);
+    if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+    return undefined;
   },
 };
 
