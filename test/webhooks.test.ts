@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEventLog, startTestCluster, type EventLog, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import type { Json } from './support/json.ts';
-import { startReceiver, verifyServiceSignature, verifyStandardSignature, type Receiver, type Responder } from './support/receiver.ts';
+import { createReceivers, verifyServiceSignature, verifyStandardSignature, type Responder } from './support/receiver.ts';
 
 // 24 h of retries compressed into 2.5 s: steps of ~50 ms, 200 ms, 800 ms, then the deadline.
 const ENV = {
@@ -17,7 +17,8 @@ const ENV = {
 
 let c: TestCluster;
 let deadLetters: EventLog;
-const receivers: Receiver[] = [];
+const receivers = createReceivers();
+const receiver = () => receivers.start();
 
 beforeAll(async () => {
   c = await startTestCluster({ env: ENV });
@@ -25,15 +26,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await deadLetters?.stop();
-  await Promise.all(receivers.map((r) => r.close()));
+  await receivers.closeAll();
   await c?.stop();
 });
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-}
 
 async function subscribe(org: SeededOrg, url: string, eventNames: string[], extra: Record<string, unknown> = {}) {
   const res = await c.api(org.key, 'POST', '/webhooks', { destinationUrl: url, eventNames, ...extra });

@@ -87,6 +87,21 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
   };
 }
 
+/** The receivers one test file starts, closed together in its afterAll. */
+export function createReceivers() {
+  const all: Receiver[] = [];
+  return {
+    async start(path?: string): Promise<Receiver> {
+      const r = await startReceiver(path);
+      all.push(r);
+      return r;
+    },
+    async closeAll(): Promise<void> {
+      await Promise.all(all.map((r) => r.close()));
+    },
+  };
+}
+
 /** Verifies X-Service-Signature as an integrator would: hex HMAC-SHA256 of the raw body keyed with the secret. */
 export function verifyServiceSignature(secret: string, r: Received): boolean {
   const expected = `sha256=${createHmac('sha256', secret).update(r.rawBody).digest('hex')}`;
