@@ -50,7 +50,10 @@ export default defineConfig(
       // An async function without await is how an interface's Promise-returning method is implemented.
       '@typescript-eslint/require-await': 'off',
       // `_name` marks a binding kept on purpose (a destructured field left out, an unused parameter).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
     },
   },
   {

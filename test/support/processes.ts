@@ -22,11 +22,15 @@ export function spawnService(
   env: Record<string, string>,
   opts: { nodeArgs?: string[]; stdio?: StdioOptions } = {},
 ): ChildProcess {
-  return spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(ROOT, 'services', name, 'src', 'main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: opts.stdio ?? ['ignore', 'ignore', 'inherit'],
-  });
+  return spawn(
+    process.execPath,
+    [...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(ROOT, 'services', name, 'src', 'main.ts')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: opts.stdio ?? ['ignore', 'ignore', 'inherit'],
+    },
+  );
 }
 
 /** Polls `check` until it is true (a throw counts as false); fails after `timeoutMs`. */
