@@ -20,7 +20,7 @@ const server = createServiceServer({
         actor: { apiKeyId: 'k', organizationId: 'o', userId: 'u', role: 'admin', scope: 'organization', permissions: ['a', 'b'], requestId: req.requestId },
       };
     },
-  } as never),
+  }),
 });
 const port = await server.listen(0, '127.0.0.1');
 const baseUrl = `http://127.0.0.1:${port}`;

@@ -169,8 +169,9 @@ async function main() {
     console.log(`p50 ${pct(latencies, 50)} ms, p90 ${pct(latencies, 90)} ms, p99 ${pct(latencies, 99)} ms, max ${latencies[latencies.length - 1]} ms (goal p50 < 50 ms, p99 < 250 ms)`);
     // Where the time goes: event commit -> delivery row (relay, Kafka, fan-out) -> first attempt (sender pickup) -> arrival.
     const ddb = createDb(databaseUrl, { schema: 'delivery', poolMax: 1 });
-    const rows = ((await ddb('delivery.deliveries')
-      .where({ subscriptionId: watch.body.id }).select('id', 'createdAt', 'firstAttemptAt', 'body')) as { id: string; createdAt: Date; firstAttemptAt: Date; body: string }[])
+    const stored: { id: string; createdAt: Date; firstAttemptAt: Date; body: string }[] = await ddb('delivery.deliveries')
+      .where({ subscriptionId: watch.body.id }).select('id', 'createdAt', 'firstAttemptAt', 'body');
+    const rows = stored
       .filter((row) => answeredAt.has(JSON.parse(row.body).entityId)); // not the warm-up's
     await ddb.destroy();
     const arrival = new Map(r2.received.map((g) => [g.body?.id as string, g.arrivedAt]));

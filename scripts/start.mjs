@@ -15,7 +15,7 @@ async function stopAll(code) {
   if (stopping) return;
   stopping = true;
   process.stderr.write('\n[start] stopping the cluster\n');
-  await Promise.all(children.reverse().map((c) => stopPid(c.pid, c.name, 20000)));
+  await Promise.all(children.reverse().map((c) => stopPid(c.pid, { name: c.name, graceMs: 20000 })));
   await stopInfra(started);
   process.exit(code);
 }

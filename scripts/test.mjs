@@ -1,6 +1,7 @@
-// `npm test`: installs, generates, type-checks, starts real Postgres and Kafka
-// when DATABASE_URL / KAFKA_BROKERS are not given, and runs the whole suite with
-// vitest. Ends with the plain line "N passed, M failed".
+// `npm test`: installs, generates, type-checks, lints (`npm run lint`), starts real
+// Postgres and Kafka when DATABASE_URL / KAFKA_BROKERS are not given, and runs the
+// whole suite with vitest. Ends with the plain line "N passed, M failed"; a failed
+// type-check or lint stops it before the tests, with a line that names the step.
 import { spawnSync, execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,11 +9,22 @@ import { bootstrap, ROOT } from './lib/bootstrap.mjs';
 
 bootstrap();
 process.stderr.write('[test] type-checking every workspace\n');
-execSync('npx --no-install turbo run typecheck --output-logs=errors-only', { cwd: ROOT, stdio: 'inherit' });
+try {
+  execSync('npx --no-install turbo run typecheck --output-logs=errors-only', { cwd: ROOT, stdio: 'inherit' });
+} catch {
+  process.stderr.write('[test] FAILED: the type-check (see above); no test was run\n');
+  process.exit(1);
+}
+process.stderr.write('[test] linting (npm run lint)\n');
+const lint = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'lint.mjs')], { cwd: ROOT, stdio: 'inherit' });
+if (lint.status !== 0) {
+  process.stderr.write('[test] FAILED: the lint step (see the [lint] lines above); no test was run\n');
+  process.exit(1);
+}
 
 const { ensureKafka, ensurePostgres, stopInfra } = await import('./lib/infra.mjs');
 const started = {};
-let code = 1;
+let code;
 try {
   const [pg, kafka] = await Promise.all([ensurePostgres(), ensureKafka()]);
   if (pg.started) started.postgres = pg;

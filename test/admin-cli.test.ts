@@ -2,13 +2,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { dropDatabase, freshDatabaseUrl } from './support/cluster.ts';
+import type { Json } from './support/json.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const databaseUrl = freshDatabaseUrl('cli');
 afterAll(() => dropDatabase(databaseUrl));
 
 /** Runs the admin CLI as `npm run admin` does; returns parsed stdout, stderr and the exit code. */
-function admin(...args: string[]): Promise<{ code: number; json: any; stderr: string; lines: number }> {
+function admin(...args: string[]): Promise<{ code: number; json: Json; stderr: string; lines: number }> {
   return new Promise((resolve) => {
     execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/core/src/admin/cli.ts'), ...args], {
       cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8',

@@ -9,7 +9,8 @@ const doc = readFileSync(path.resolve(import.meta.dirname, '..', 'docs', 'asynca
 describe('AsyncAPI document of the Kafka topics', () => {
   it('is a valid AsyncAPI 3 document', async () => {
     const { document, diagnostics } = await new Parser().parse(doc);
-    const errors = diagnostics.filter((d) => d.severity === 0);
+    // Severity 0 is DiagnosticSeverity.Error (of the parser's own copy of @stoplight/types); warnings are allowed.
+    const errors = diagnostics.filter((d) => Number(d.severity) === 0);
     expect(errors.map((e) => `${e.path.join('.')}: ${e.message}`)).toEqual([]);
     expect(document?.version()).toBe('3.0.0');
   });

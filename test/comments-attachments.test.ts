@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import type { Json } from './support/json.ts';
 import {
   auditOf, eventOf, expectMissingPermission, expectNotFound, expectValidation, keyLacking, settledEventsOf, type BadCase,
 } from './support/work-items.ts';
@@ -14,13 +15,13 @@ const entryBody = { type: 'feedback', title: 'Nice', description: 'the new page'
 async function createEntry(projectId = org.projectId) {
   const res = await c.api(org.key, 'POST', `/projects/${projectId}/entries`, entryBody);
   expect(res.status).toBe(201);
-  return res.body as Record<string, any>;
+  return res.body as Record<string, Json>;
 }
 
 async function comment(entryId: string, body: Record<string, unknown> = { content: 'Looks good' }, key = org.key) {
   const res = await c.api(key, 'POST', `/entries/${entryId}/comments`, body);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as Record<string, any>;
+  return res.body as Record<string, Json>;
 }
 
 const attachmentMinimal = { fileName: 'shot.png', fileSize: '20480', fileType: 'image/png', objectPath: 'org/a/shot.png' };
@@ -48,7 +49,7 @@ const attachmentEveryField = {
 async function attach(entryId: string, body: Record<string, unknown> = attachmentMinimal, key = org.key) {
   const res = await c.api(key, 'POST', `/entries/${entryId}/attachments`, body);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as Record<string, any>;
+  return res.body as Record<string, Json>;
 }
 
 beforeAll(async () => {
@@ -223,12 +224,12 @@ describe('attachments', () => {
 
 describe('comment and attachment scope and tenancy', () => {
   let projectKey: string;
-  let foreignEntry: Record<string, any>;
-  let foreignComment: Record<string, any>;
-  let foreignAttachment: Record<string, any>;
-  let ownEntry: Record<string, any>;
-  let ownComment: Record<string, any>;
-  let ownAttachment: Record<string, any>;
+  let foreignEntry: Record<string, Json>;
+  let foreignComment: Record<string, Json>;
+  let foreignAttachment: Record<string, Json>;
+  let ownEntry: Record<string, Json>;
+  let ownComment: Record<string, Json>;
+  let ownAttachment: Record<string, Json>;
 
   beforeAll(async () => {
     projectKey = (await c.admin.createKey({ user: org.adminId, scope: 'project', project: org.projectId })).key;

@@ -25,7 +25,7 @@ function event(): EventEnvelope {
     id, eventName: 'entry.created', schemaVersion: 1, entityType: 'entry', entityId: randomUUID(),
     occurredAt: new Date().toISOString(), actorUserId: null, organizationId: ORG, projectId: null,
     payload: { title: 'Crash on login' },
-  } as EventEnvelope;
+  };
 }
 
 beforeAll(async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '@cluster/db';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import type { Json } from './support/json.ts';
 import {
   auditOf, eventOf, expectMissingPermission, expectNotFound, expectScopeViolation, expectValidation, keyLacking,
   settledEventsOf, type BadCase,
@@ -51,7 +52,7 @@ function everyField() {
 async function createEntry(body: Record<string, unknown> = minimal, projectId = org.projectId, key = org.key) {
   const res = await c.api(key, 'POST', `/projects/${projectId}/entries`, body);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as Record<string, any>;
+  return res.body as Record<string, Json>;
 }
 
 beforeAll(async () => {
@@ -413,8 +414,8 @@ describe('entry audit', () => {
 
 describe('entry scope and tenancy', () => {
   let projectKey: string;
-  let foreignEntry: Record<string, any>;
-  let ownEntry: Record<string, any>;
+  let foreignEntry: Record<string, Json>;
+  let ownEntry: Record<string, Json>;
 
   beforeAll(async () => {
     projectKey = (await c.admin.createKey({ user: org.adminId, scope: 'project', project: org.projectId })).key;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import type { Json } from './support/json.ts';
 import {
   auditOf, eventOf, expectMissingPermission, expectNotFound, expectValidation, keyLacking, settledEventsOf, type BadCase,
 } from './support/work-items.ts';
@@ -21,7 +22,7 @@ function linkBody(extra: Record<string, unknown> = {}) {
 async function createLink(body: Record<string, unknown> = linkBody(), key = org.key) {
   const res = await c.api(key, 'POST', '/integration-links', body);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as Record<string, any>;
+  return res.body as Record<string, Json>;
 }
 
 async function entryIn(projectId: string, key = org.key) {
@@ -176,9 +177,9 @@ describe('integration link events and audit', () => {
 
 describe('integration link list, scope and tenancy', () => {
   let projectKey: string;
-  let own: Record<string, any>;
-  let foreign: Record<string, any>;
-  let orgLevel: Record<string, any>;
+  let own: Record<string, Json>;
+  let foreign: Record<string, Json>;
+  let orgLevel: Record<string, Json>;
 
   beforeAll(async () => {
     projectKey = (await c.admin.createKey({ user: org.adminId, scope: 'project', project: org.projectId })).key;

@@ -12,7 +12,7 @@ import { createEventLog, dropDatabase, freshDatabaseUrl, requireEnv, type EventL
 const SCHEMA = 'relaytest';
 const { brokers } = requireEnv();
 const databaseUrl = freshDatabaseUrl('leader');
-process.env.KAFKA_TOPIC_PREFIX = `l${randomBytes(4).toString('hex')}.`;
+const topicPrefix = `l${randomBytes(4).toString('hex')}.`;
 let db: Knex;
 let log: EventLog;
 const relays: { relay: OutboxRelay; metrics: Metrics; stopped: boolean }[] = [];
@@ -23,12 +23,12 @@ beforeAll(async () => {
   await db.raw(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
   await createOutboxTable(db, SCHEMA);
   const kafka = createKafka({ brokers, clientId: 'leader-test' });
-  await ensureTopics(kafka, [{ topic: topicNames().domainEvents, numPartitions: 3 }]);
-  log = await createEventLog(brokers, topicNames().domainEvents);
+  await ensureTopics(kafka, [{ topic: topicNames(topicPrefix).domainEvents, numPartitions: 3 }]);
+  log = await createEventLog(brokers, topicNames(topicPrefix).domainEvents);
   for (let i = 0; i < 2; i++) {
     const metrics = createMetrics(`relay${i}`);
     const relay = createOutboxRelay({
-      db, schema: SCHEMA, databaseUrl, newProducer: () => createProducer(kafka), logger: createLogger('test', 'silent'), metrics, idleMs: 200,
+      db, schema: SCHEMA, databaseUrl, newProducer: () => createProducer(kafka), logger: createLogger('test', 'silent'), metrics, idleMs: 200, topicPrefix,
     });
     relay.start();
     relays.push({ relay, metrics, stopped: false });

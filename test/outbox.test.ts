@@ -49,7 +49,7 @@ describe('transactional outbox', () => {
       // its prefix when it was made (it once read it at every publish, and this test raced it).
       await c.flushOutbox();
     } finally {
-      process.env.KAFKA_TOPIC_PREFIX = prefix;
+      if (prefix !== undefined) process.env.KAFKA_TOPIC_PREFIX = prefix;
     }
     // Published by the core's relay to the cluster's (prefixed) topic, and nothing stays behind.
     await c.events.waitFor((e) => e.entityId === entityId);

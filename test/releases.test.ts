@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import type { Json } from './support/json.ts';
 import {
   auditOf, eventOf, expectMissingPermission, expectNotFound, expectScopeViolation, expectValidation, keyLacking,
   settledEventsOf, type BadCase,
@@ -39,7 +40,7 @@ const everyField = {
 async function createRelease(body: Record<string, unknown> = minimal, projectId = org.projectId, key = org.key) {
   const res = await c.api(key, 'POST', `/projects/${projectId}/releases`, body);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as Record<string, any>;
+  return res.body as Record<string, Json>;
 }
 
 const patch = (id: string, body: unknown, key = org.key) => c.api(key, 'PATCH', `/releases/${id}`, body);
@@ -244,8 +245,8 @@ describe('release list, get, delete', () => {
 
 describe('release scope and tenancy', () => {
   let projectKey: string;
-  let own: Record<string, any>;
-  let foreign: Record<string, any>;
+  let own: Record<string, Json>;
+  let foreign: Record<string, Json>;
   beforeAll(async () => {
     projectKey = (await c.admin.createKey({ user: org.adminId, scope: 'project', project: org.projectId })).key;
     own = await createRelease();

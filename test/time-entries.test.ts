@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '@cluster/contracts';
 import { startTestCluster, type ApiResponse, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import type { Json } from './support/json.ts';
 
 // One cluster for the whole time-tracking suite (CPU is shared): its own database and topic prefix.
 let c: TestCluster;
@@ -52,7 +53,7 @@ async function insertRelease(projectId: string, orgId: string): Promise<string> 
 const log = (key: string, body: Record<string, unknown> = {}, projectId = p1) =>
   c.api(key, 'POST', `/projects/${projectId}/time-entries`, { userId: dev, workDate: '2026-03-02', minutes: 60, ...body });
 
-async function created(key: string, body: Record<string, unknown> = {}, projectId = p1): Promise<Record<string, any>> {
+async function created(key: string, body: Record<string, unknown> = {}, projectId = p1): Promise<Record<string, Json>> {
   const res = await log(key, body, projectId);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;

@@ -125,11 +125,11 @@ describe('audit events of webhook writes', () => {
     // A delivery instance of its own (own database) whose core address answers nothing yet.
     const corePort = await closedPort();
     const databaseUrl = freshDatabaseUrl('audit');
-    const replica = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: c.brokers, coreUrl: `http://127.0.0.1:${corePort}` });
+    const replica = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: c.brokers, topicPrefix: c.topicPrefix, coreUrl: `http://127.0.0.1:${corePort}` });
     cleanup.push(() => dropDatabase(databaseUrl), () => replica.shutdown.run('test'));
     const webhooks = createClient(WebhookService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${replica.port}` }));
     const created = await webhooks.createWebhook({ actor: actorOf(org), body: { destinationUrl: 'https://example.com/b', eventNames: ['entry.created'] } });
-    const id = String(created.resource?.id);
+    const id = created.resource?.id as string;
 
     await sleep(1500);
     expect(await auditActions(id)).toEqual([]);

@@ -1,28 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDeliveryConfig, startDelivery } from '@cluster/delivery';
 import { startTestCluster, type TestCluster } from './support/cluster.ts';
-import { startReceiver, type Receiver } from './support/receiver.ts';
+import { createReceivers } from './support/receiver.ts';
 
 // Two delivery replicas on one database and one consumer group.
 let c: TestCluster;
 let replica: Awaited<ReturnType<typeof startDelivery>>;
-const receivers: Receiver[] = [];
+const receivers = createReceivers();
+const receiver = () => receivers.start();
 
 beforeAll(async () => {
   c = await startTestCluster({ env: { WEBHOOK_PER_DESTINATION_CONCURRENCY: '2', WEBHOOK_TIMEOUT_MS: '4000', WEBHOOK_POLL_MS: '200' } });
-  replica = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl: c.databaseUrl, kafkaBrokers: c.brokers });
+  replica = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl: c.databaseUrl, kafkaBrokers: c.brokers, topicPrefix: c.topicPrefix });
 });
 afterAll(async () => {
   await replica?.shutdown.run('test');
-  await Promise.all(receivers.map((r) => r.close()));
+  await receivers.closeAll();
   await c?.stop();
 });
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-}
 
 async function sentBy(port: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();

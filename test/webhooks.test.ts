@@ -4,7 +4,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEventLog, startTestCluster, type EventLog, type SeededOrg, type TestCluster } from './support/cluster.ts';
-import { startReceiver, verifyServiceSignature, verifyStandardSignature, type Receiver, type Responder } from './support/receiver.ts';
+import type { Json } from './support/json.ts';
+import { createReceivers, verifyServiceSignature, verifyStandardSignature, type Responder } from './support/receiver.ts';
 
 // 24 h of retries compressed into 2.5 s: steps of ~50 ms, 200 ms, 800 ms, then the deadline.
 const ENV = {
@@ -16,7 +17,8 @@ const ENV = {
 
 let c: TestCluster;
 let deadLetters: EventLog;
-const receivers: Receiver[] = [];
+const receivers = createReceivers();
+const receiver = () => receivers.start();
 
 beforeAll(async () => {
   c = await startTestCluster({ env: ENV });
@@ -24,15 +26,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await deadLetters?.stop();
-  await Promise.all(receivers.map((r) => r.close()));
+  await receivers.closeAll();
   await c?.stop();
 });
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-}
 
 async function subscribe(org: SeededOrg, url: string, eventNames: string[], extra: Record<string, unknown> = {}) {
   const res = await c.api(org.key, 'POST', '/webhooks', { destinationUrl: url, eventNames, ...extra });
@@ -261,7 +257,7 @@ describe('webhook deliveries', () => {
     const sub = await subscribe(org, r.url, ['api_key.created']);
     await keyCreated(org);
     const [dead] = await deadLetters.waitFor((e) => (e as unknown as { subscriptionId: string }).subscriptionId === sub.id, 1, 15000);
-    const message = dead as unknown as Record<string, any>;
+    const message = dead as unknown as Record<string, Json>;
     const attempts = r.received;
     expect(attempts.length).toBeGreaterThanOrEqual(4);
     expect(message).toMatchObject({

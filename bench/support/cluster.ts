@@ -3,13 +3,14 @@ import { Agent, request } from 'undici';
 import { createAdminOperations } from '@cluster/core';
 import { createDb } from '@cluster/db';
 import { dropDatabase, freshDatabaseUrl, requireEnv } from '../../test/support/cluster.ts';
+import type { Json } from '../../test/support/json.ts';
 import { serviceProcess, type ServiceProcess } from '../../test/faults/support.ts';
 import { clusterGroups, cpuMeter } from './cpu.ts';
 
 export interface ApiAnswer {
   status: number;
   /** The JSON answer of whichever route was called. */
-  body: any;
+  body: Json;
 }
 
 export interface BenchOrg {

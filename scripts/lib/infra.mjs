@@ -177,17 +177,27 @@ export async function ensureKafka() {
   return { brokers, started: true, pid: child.pid };
 }
 
-/** Stops a process we started (SIGTERM, then SIGKILL after a grace period). */
-export async function stopPid(pid, name, graceMs = 15000, signal = 'SIGTERM') {
+/**
+ * Stops a process we started and resolves once it is gone: `signal` (SIGTERM),
+ * then SIGKILL after `graceMs` (0 with SIGKILL: a kill -9). The one stop of the
+ * local servers, `npm start`'s services and the tests' child processes; `name`,
+ * when given, is logged.
+ */
+export async function stopPid(pid, { name, graceMs = 15000, signal = 'SIGTERM' } = {}) {
   if (!pid || !alive(pid)) return;
-  log(`stopping ${name}`);
+  if (name) log(`stopping ${name}`);
   try { process.kill(pid, signal); } catch { return; }
-  const deadline = Date.now() + graceMs;
-  while (alive(pid) && Date.now() < deadline) await sleep(100);
-  if (alive(pid)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+  const gone = async (ms) => {
+    const deadline = Date.now() + ms;
+    while (alive(pid) && Date.now() < deadline) await sleep(50);
+    return !alive(pid);
+  };
+  if (await gone(graceMs)) return;
+  try { process.kill(pid, 'SIGKILL'); } catch { return; }
+  await gone(10_000);
 }
 
 export async function stopInfra(started) {
-  if (started.kafka?.pid) await stopPid(started.kafka.pid, 'Kafka', 20000);
-  if (started.postgres?.pid) await stopPid(started.postgres.pid, 'PostgreSQL', 15000, 'SIGINT');
+  if (started.kafka?.pid) await stopPid(started.kafka.pid, { name: 'Kafka', graceMs: 20000 });
+  if (started.postgres?.pid) await stopPid(started.postgres.pid, { name: 'PostgreSQL', signal: 'SIGINT' });
 }

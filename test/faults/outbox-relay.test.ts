@@ -26,8 +26,7 @@ describe('outbox relay under kill -9', () => {
     core.kill('SIGTERM');
     await exited(core);
 
-    // Outbox rows carry their topic, chosen at write time from the prefix.
-    process.env.KAFKA_TOPIC_PREFIX = prefix;
+    // Outbox rows carry logical topic names; the restarted core's relay adds its prefix.
     const db = createDb(databaseUrl, { schema: 'core', poolMax: 2 });
     cleanups.push(() => db.destroy());
     const [org] = await db('organizations').insert({ name: 'fault' }).returning('id');

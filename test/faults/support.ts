@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from '@connectrpc/connect';
@@ -9,45 +8,13 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { WebhookService } from '@cluster/proto';
 import { createDb, type Knex } from '@cluster/db';
 import { commitWrite } from '@cluster/outbox';
-import { prepareKafka } from '../../scripts/lib/infra.mjs';
+import { portOpen, prepareKafka, stopPid } from '../../scripts/lib/infra.mjs';
+import { freePort, runningPid, spawnService, waitUntil } from '../support/processes.ts';
 import type { Receiver } from '../support/receiver.ts';
 
-/** Fault tests: services as real child processes that can be killed with SIGKILL, and a broker of their own. */
-export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+// Fault tests: services as real child processes that can be killed with SIGKILL, and a broker of their own.
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A free TCP port on 127.0.0.1 (child processes cannot be given port 0 and report back). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect({ port, host: '127.0.0.1' });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-}
-
-async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await sleep(200);
-  }
-  throw new Error(`${what} not ready within ${timeoutMs} ms`);
-}
 
 /** A service (core or delivery) running as `node --import tsx services/<name>/src/main.ts`. */
 export interface ServiceProcess {
@@ -73,22 +40,13 @@ export async function serviceProcess(
   const port = opts.port ?? (await freePort());
   const lines: string[] = [];
   let child: ChildProcess | undefined;
-  const exited = () =>
-    new Promise<void>((resolve) => {
-      if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-    });
   return {
     port,
     get pid() {
       return child?.pid;
     },
     async start() {
-      child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(ROOT, 'services', name, 'src', 'main.ts')], {
-        cwd: ROOT,
-        env: { ...process.env, LOG_LEVEL: 'warn', ...env, [PORT_VARIABLE[name]]: String(port) },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      child = spawnService(name, { ...env, [PORT_VARIABLE[name]]: String(port) }, { nodeArgs: opts.nodeArgs, stdio: ['ignore', 'pipe', 'pipe'] });
       for (const stream of [child.stdout!, child.stderr!]) {
         stream.on('data', (d: Buffer) => {
           lines.push(...d.toString().split('\n').filter(Boolean));
@@ -103,19 +61,11 @@ export async function serviceProcess(
         await waitUntil(`${name} ${probe}`, async () => (await fetch(`http://127.0.0.1:${port}${probe}`)).ok, 90_000);
       } catch (err) {
         started.kill('SIGKILL');
-        throw new Error(`${(err as Error).message}\n${lines.slice(-20).join('\n')}`);
+        throw new Error(`${(err as Error).message}\n${lines.slice(-20).join('\n')}`, { cause: err });
       }
     },
-    async kill9() {
-      child?.kill('SIGKILL');
-      await exited();
-    },
-    async stop() {
-      child?.kill('SIGTERM');
-      await Promise.race([exited(), sleep(25_000)]);
-      child?.kill('SIGKILL');
-      await exited();
-    },
+    kill9: () => stopPid(runningPid(child), { signal: 'SIGKILL', graceMs: 0 }),
+    stop: () => stopPid(runningPid(child), { graceMs: 25_000 }),
     tail: () => lines.slice(-40).join('\n'),
   };
 }
@@ -135,11 +85,6 @@ export async function privateBroker(): Promise<PrivateBroker> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fault-kafka-'));
   const kafka = prepareKafka({ configDir: dir, dataDir: path.join(dir, 'data'), port, controllerPort: controller, logLevel: 'WARN' });
   let child: ChildProcess | undefined;
-  const exited = () =>
-    new Promise<void>((resolve) => {
-      if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-    });
   return {
     brokers: `127.0.0.1:${port}`,
     async start() {
@@ -148,16 +93,8 @@ export async function privateBroker(): Promise<PrivateBroker> {
       process.once('exit', () => started.kill('SIGKILL'));
       await waitUntil('private Kafka', () => portOpen(port), 90_000);
     },
-    async kill9() {
-      child?.kill('SIGKILL');
-      await exited();
-    },
-    async stop() {
-      child?.kill('SIGTERM');
-      await Promise.race([exited(), sleep(20_000)]);
-      child?.kill('SIGKILL');
-      await exited();
-    },
+    kill9: () => stopPid(runningPid(child), { signal: 'SIGKILL', graceMs: 0 }),
+    stop: () => stopPid(runningPid(child), { graceMs: 20_000 }),
     remove() {
       rmSync(dir, { recursive: true, force: true });
     },
@@ -169,7 +106,9 @@ export async function subscribeViaRpc(deliveryPort: number, organizationId: stri
   const client = createClient(WebhookService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${deliveryPort}` }));
   const actor = { apiKeyId: randomUUID(), organizationId, userId: randomUUID(), role: 'admin', scope: 'organization', permissions: [], requestId: '' };
   const res = await client.createWebhook({ actor, body: { destinationUrl: url, eventNames } });
-  return String(res.resource?.id);
+  const id = res.resource?.id;
+  if (typeof id !== 'string') throw new Error(`createWebhook answered no id: ${JSON.stringify(res.resource)}`);
+  return id;
 }
 
 /**

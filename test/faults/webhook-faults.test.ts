@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCore } from '@cluster/core';
+import { readCoreConfig, startCore } from '@cluster/core';
 import { readDeliveryConfig, startDelivery } from '@cluster/delivery';
 import type { Knex } from '@cluster/db';
 import { dropDatabase, freshDatabaseUrl, requireEnv } from '../support/cluster.ts';
@@ -31,7 +31,7 @@ afterEach(async () => {
 function setup() {
   const databaseUrl = freshDatabaseUrl('fault');
   const prefix = `f${randomBytes(4).toString('hex')}.`;
-  process.env.KAFKA_TOPIC_PREFIX = prefix;
+  // The in-process delivery service reads these with the rest of its config; a child process is given them.
   Object.assign(process.env, DELIVERY_ENV);
   cleanups.push(() => dropDatabase(databaseUrl));
   return { databaseUrl, prefix, org: randomUUID() };
@@ -91,7 +91,7 @@ async function burstWithInterruption(
 async function interruptDeliveryMidBurst(interrupt: (delivery: Awaited<ReturnType<typeof serviceProcess>>) => Promise<void>) {
   const { brokers } = requireEnv();
   const { databaseUrl, prefix, org } = setup();
-  const core = await startCore({ port: 0, databaseUrl, kafkaBrokers: brokers, relayIdleMs: 50 });
+  const core = await startCore({ ...readCoreConfig(), port: 0, databaseUrl, kafkaBrokers: brokers, topicPrefix: prefix, relayIdleMs: 50 });
   cleanups.push(() => core.shutdown.run('test'));
   const delivery = await serviceProcess('delivery', { ...DELIVERY_ENV, DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix });
   track(delivery, () => delivery.stop());
@@ -121,16 +121,16 @@ describe('fault: webhook delivery loses nothing', () => {
   }, 240_000);
 
   it('stop and restart of the Kafka broker mid-burst', async () => {
-    const { databaseUrl, org } = setup();
+    const { databaseUrl, prefix, org } = setup();
     const broker = await privateBroker();
     cleanups.push(async () => {
       await broker.stop();
       broker.remove();
     });
     await broker.start();
-    const core = await startCore({ port: 0, databaseUrl, kafkaBrokers: [broker.brokers], relayIdleMs: 50 });
+    const core = await startCore({ ...readCoreConfig(), port: 0, databaseUrl, kafkaBrokers: [broker.brokers], topicPrefix: prefix, relayIdleMs: 50 });
     cleanups.push(() => core.shutdown.run('test'));
-    const delivery = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: [broker.brokers] });
+    const delivery = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: [broker.brokers], topicPrefix: prefix });
     cleanups.push(() => delivery.shutdown.run('test'));
     const r = await receiver();
     await subscribeViaRpc(delivery.port, org, r.url, ['user.updated']);
@@ -158,7 +158,7 @@ describe('fault: webhook delivery loses nothing', () => {
     const core = await serviceProcess('core', { DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix, OUTBOX_RELAY_IDLE_MS: '50' });
     track(core, () => core.stop());
     await core.start();
-    const delivery = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: brokers });
+    const delivery = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: brokers, topicPrefix: prefix });
     cleanups.push(() => delivery.shutdown.run('test'));
     const r = await receiver();
     await subscribeViaRpc(delivery.port, org, r.url, ['user.updated']);

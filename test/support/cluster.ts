@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
-import { startCore } from '@cluster/core';
-import { startDelivery } from '@cluster/delivery';
-import { startEvidence } from '@cluster/evidence';
-import { startGateway } from '@cluster/gateway';
+import { readCoreConfig, startCore } from '@cluster/core';
+import { readDeliveryConfig, startDelivery } from '@cluster/delivery';
+import { readEvidenceConfig, startEvidence } from '@cluster/evidence';
+import { readGatewayConfig, startGateway } from '@cluster/gateway';
 import { createAdminOperations } from '@cluster/core';
 import { createDb } from '@cluster/db';
 import type { EventEnvelope } from '@cluster/contracts';
+import type { Json } from './json.ts';
 
 /**
  * A whole cluster in this test process: its own database and its own Kafka topic
@@ -32,7 +33,7 @@ export interface TestCluster {
 export interface ApiResponse {
   status: number;
   headers: Headers;
-  body: any;
+  body: Json;
 }
 
 export interface SeededOrg {
@@ -78,21 +79,24 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   const { brokers } = requireEnv();
   const databaseUrl = freshDatabaseUrl();
   const topicPrefix = `t${randomBytes(4).toString('hex')}.`;
-  process.env.KAFKA_TOPIC_PREFIX = topicPrefix;
+  // Each service's own config (LOG_LEVEL and the rest from the environment), with this cluster's
+  // database, broker and topic prefix; the delivery service's WEBHOOK_* settings come from the environment.
   process.env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS ??= 'true';
   // One clock for every service here: a subscription gets exactly the events after its creation,
   // never those of the seeding that ran just before it.
   process.env.WEBHOOK_CLOCK_SKEW_MS ??= '0';
   for (const [k, v] of Object.entries(opts.env ?? {})) process.env[k] = v;
 
-  const core = await startCore({ port: 0, databaseUrl, kafkaBrokers: brokers, relayIdleMs: 50 });
-  const { readDeliveryConfig } = await import('@cluster/delivery');
+  const core = await startCore({ ...readCoreConfig(), port: 0, databaseUrl, kafkaBrokers: brokers, topicPrefix, relayIdleMs: 50 });
   const delivery = opts.withoutDelivery
     ? undefined
-    : await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: brokers, coreUrl: `http://127.0.0.1:${core.port}` });
-  const evidence = await startEvidence({ port: 0, databaseUrl });
+    : await startDelivery({
+      ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: brokers, topicPrefix, coreUrl: `http://127.0.0.1:${core.port}`,
+    });
+  const evidence = await startEvidence({ ...readEvidenceConfig(), port: 0, databaseUrl });
   const url = (p: number) => `http://127.0.0.1:${p}`;
   const gateway = await startGateway({
+    ...readGatewayConfig(),
     port: 0,
     redisUrl: process.env.REDIS_URL_FOR_TESTS,
     rateLimitPerMinute: Number(process.env.RATE_LIMIT_PER_MINUTE ?? 600),
@@ -115,7 +119,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await res.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-/** A free TCP port on loopback (for services run as child processes). */
+/** A free TCP port on loopback (child processes cannot be given port 0 and report back). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -16,29 +16,44 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Runs a service's main.ts as a real process, as `npm start` does. */
-export function spawnService(name: 'core' | 'delivery' | 'evidence' | 'gateway', env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services', name, 'src', 'main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return child;
+/** Runs a service's main.ts as a real process, as `npm start` does (LOG_LEVEL warn unless `env` says otherwise). */
+export function spawnService(
+  name: 'core' | 'delivery' | 'evidence' | 'gateway',
+  env: Record<string, string>,
+  opts: { nodeArgs?: string[]; stdio?: StdioOptions } = {},
+): ChildProcess {
+  return spawn(
+    process.execPath,
+    [...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(ROOT, 'services', name, 'src', 'main.ts')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: opts.stdio ?? ['ignore', 'ignore', 'inherit'],
+    },
+  );
 }
 
-export async function waitForHttp(url: string, timeoutMs = 60000): Promise<void> {
+/** Polls `check` until it is true (a throw counts as false); fails after `timeoutMs`. */
+export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url, { signal: AbortSignal.timeout(1000) })).ok) return;
-    } catch {
-      /* not yet */
-    }
+    if (await check().catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`${url} not ready after ${timeoutMs} ms`);
+  throw new Error(`${what} not ready within ${timeoutMs} ms`);
 }
 
+/** Waits until `url` answers 2xx (a service's /readyz). */
+export function waitForHttp(url: string, timeoutMs = 60000): Promise<void> {
+  return waitUntil(url, async () => (await fetch(url, { signal: AbortSignal.timeout(1000) })).ok, timeoutMs);
+}
+
+/** The child's pid while it runs; undefined once it has exited (its pid may then be another process's). */
+export function runningPid(child: ChildProcess | undefined): number | undefined {
+  return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+}
+
+/** Resolves when the child has exited (at once if it already has). */
 export function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();

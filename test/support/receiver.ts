@@ -1,12 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Json } from './json.ts';
 
 /** One request a test receiver got, exactly as it arrived. */
 export interface Received {
   headers: http.IncomingHttpHeaders;
   rawBody: string;
-  body: any;
+  body: Json;
   arrivedAt: number;
   method: string;
   path: string;
@@ -86,6 +87,21 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
   };
 }
 
+/** The receivers one test file starts, closed together in its afterAll. */
+export function createReceivers() {
+  const all: Receiver[] = [];
+  return {
+    async start(path?: string): Promise<Receiver> {
+      const r = await startReceiver(path);
+      all.push(r);
+      return r;
+    },
+    async closeAll(): Promise<void> {
+      await Promise.all(all.map((r) => r.close()));
+    },
+  };
+}
+
 /** Verifies X-Service-Signature as an integrator would: hex HMAC-SHA256 of the raw body keyed with the secret. */
 export function verifyServiceSignature(secret: string, r: Received): boolean {
   const expected = `sha256=${createHmac('sha256', secret).update(r.rawBody).digest('hex')}`;
@@ -96,7 +112,7 @@ export function verifyServiceSignature(secret: string, r: Received): boolean {
 /** Verifies webhook-signature per the Standard Webhooks spec (key: base64 part of the whsec_ secret). */
 export function verifyStandardSignature(secret: string, r: Received): boolean {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const content = `${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.rawBody}`;
+  const content = `${String(r.headers['webhook-id'])}.${String(r.headers['webhook-timestamp'])}.${r.rawBody}`;
   const expected = createHmac('sha256', key).update(content).digest('base64');
   return String(r.headers['webhook-signature'] ?? '')
     .split(' ')

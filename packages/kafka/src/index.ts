@@ -6,19 +6,19 @@ export type { Consumer, Producer, Admin, KafkaMessage, EachBatchPayload };
 // Enums that Node's ESM loader cannot see as named exports of the CommonJS package.
 export const { ConfigResourceTypes, ConfigSource } = kafkajs;
 
-/** Topic names. A prefix isolates test runs that share one broker. */
 /**
- * The Kafka topic of a logical topic name: the name with this process's
- * KAFKA_TOPIC_PREFIX. Outbox rows store logical names and the relay resolves
- * them when it publishes, so a row written by another process (the admin CLI
- * run without the prefix) still goes where the services' topics are.
+ * The Kafka topic of a logical topic name: the name with this process's topic
+ * prefix (its KAFKA_TOPIC_PREFIX; a prefix isolates test runs that share one
+ * broker). Outbox rows store logical names and the relay resolves them when it
+ * publishes, so a row written by another process (the admin CLI run without the
+ * prefix) still goes where the services' topics are.
  */
-export function physicalTopic(logical: string, prefix = process.env.KAFKA_TOPIC_PREFIX ?? ''): string {
+export function physicalTopic(logical: string, prefix: string): string {
   return `${prefix}${logical}`;
 }
 
-/** Kafka topics of this process (with its KAFKA_TOPIC_PREFIX). */
-export function topicNames(prefix = process.env.KAFKA_TOPIC_PREFIX ?? '') {
+/** Kafka topics of this process, with its topic prefix (KAFKA_TOPIC_PREFIX). */
+export function topicNames(prefix: string) {
   return {
     /** Every domain event, keyed by entity id, value: EventEnvelope JSON. */
     domainEvents: `${prefix}cluster.domain-events.v1`,
@@ -38,6 +38,8 @@ export interface KafkaOptions {
   clientId: string;
   /** Where the client's own log lines go (JSON, with the service's fields). */
   logger?: KafkaLogSink;
+  /** Which of them: `debug` all, `warn` (the default) its warnings (KAFKAJS_LOG_LEVEL). */
+  logLevel?: 'warn' | 'debug';
 }
 
 /**
@@ -47,15 +49,16 @@ export interface KafkaOptions {
  */
 function logCreator(sink: KafkaLogSink) {
   return () =>
-    ({ level, log }: { level: number; log: { message: string } & Record<string, unknown> }) => {
+    ({ level, log }: { level: logLevel; log: { message: string } & Record<string, unknown> }) => {
       const { message, timestamp: _t, logger: _l, ...rest } = log;
       if (level <= logLevel.WARN) sink.warn({ kafkajs: rest }, `kafkajs: ${message}`);
       else sink.debug({ kafkajs: rest }, `kafkajs: ${message}`);
     };
 }
 
+/** The Kafka client of a process, its log lines in the service's logger. */
 export function createKafka(opts: KafkaOptions): Kafka {
-  const level = process.env.KAFKAJS_LOG_LEVEL === 'debug' ? logLevel.DEBUG : logLevel.WARN;
+  const level = opts.logLevel === 'debug' ? logLevel.DEBUG : logLevel.WARN;
   return new Kafka({
     clientId: opts.clientId,
     brokers: opts.brokers,
@@ -64,10 +67,6 @@ export function createKafka(opts: KafkaOptions): Kafka {
     retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 5000 },
     connectionTimeout: 3000,
   });
-}
-
-export function parseBrokers(value: string | undefined): string[] {
-  return (value ?? '127.0.0.1:9092').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
 /**

@@ -25,8 +25,8 @@ export interface OutboxRelayOptions {
    * message goes alone. Keeps every record batch under the topic's limit.
    */
   maxRequestBytes?: number;
-  /** This process's Kafka topic prefix; default KAFKA_TOPIC_PREFIX, read once, when the relay is made. */
-  topicPrefix?: string;
+  /** This process's Kafka topic prefix (its KAFKA_TOPIC_PREFIX), added to the logical topic of each row. */
+  topicPrefix: string;
 }
 
 export interface OutboxRelay {
@@ -53,7 +53,7 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const waker = createWaker();
   const publisher = createOutboxPublisher({
     newProducer: opts.newProducer,
-    topicPrefix: opts.topicPrefix ?? process.env.KAFKA_TOPIC_PREFIX ?? '',
+    topicPrefix: opts.topicPrefix,
     maxRequestBytes: opts.maxRequestBytes ?? 512 * 1024,
   });
   // The relay's own connection: it leads, LISTENs for new rows and runs the batches,

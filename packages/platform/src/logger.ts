@@ -1,11 +1,12 @@
 import { pino, type Logger } from 'pino';
+import type { LogLevel } from './config.ts';
 import { currentRequestId } from './context.ts';
 import { currentTraceId } from './telemetry.ts';
 
 export type { Logger };
 
-/** JSON logs on stdout, one line per event, request id attached, secrets redacted. */
-export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
+/** JSON logs on stdout, one line per event, request id attached, secrets redacted. `level`: the service's LOG_LEVEL. */
+export function createLogger(service: string, level: LogLevel): Logger {
   return pino({
     level,
     base: { service },

@@ -16,7 +16,8 @@ export interface Shutdown {
 
 const PHASES = ['not_ready', 'stop_intake', 'drain', 'close'] as const;
 
-export function createShutdown(logger: Logger, deadlineMs = Number(process.env.SHUTDOWN_DEADLINE_MS ?? 20000)): Shutdown {
+/** `deadlineMs`: the service's SHUTDOWN_DEADLINE_MS. */
+export function createShutdown(logger: Logger, deadlineMs: number): Shutdown {
   const steps = new Map<string, Step[]>(PHASES.map((p) => [p, []]));
   let running: Promise<void> | undefined;
 

@@ -9,22 +9,37 @@ export { SpanKind, SpanStatusCode, context, propagation, trace, type Span, type 
 
 let provider: NodeTracerProvider | undefined;
 
+/** Where spans go: a test's exporter, or an OTLP/HTTP endpoint (from the service's config). */
+export interface TelemetryOptions {
+  exporter?: SpanExporter;
+  /** OTLP/HTTP base URL (OTEL_EXPORTER_OTLP_ENDPOINT); traces are sent to its `v1/traces`. */
+  otlpEndpoint?: string;
+  /** `service.name` of the spans (OTEL_SERVICE_NAME); default the service's own name. */
+  serviceName?: string;
+}
+
+/** The traces URL of an OTLP base endpoint, as the OTel SDK derives it from OTEL_EXPORTER_OTLP_ENDPOINT. */
+function otlpTracesUrl(endpoint: string): string {
+  return `${endpoint.endsWith('/') ? endpoint : `${endpoint}/`}v1/traces`;
+}
+
 /**
  * Traces for one process: W3C trace context propagated gateway -> Connect ->
  * core -> outbox -> Kafka headers -> delivery. Spans are exported over OTLP/HTTP
- * when OTEL_EXPORTER_OTLP_ENDPOINT is set; without it they still carry ids for
- * propagation and log correlation. Call first thing in a composition root; later
- * calls in the same process (in-process test clusters) keep the first provider.
+ * when an OTLP endpoint is given (the service's OTEL_EXPORTER_OTLP_ENDPOINT);
+ * without it they still carry ids for propagation and log correlation. Call first
+ * thing in a composition root; later calls in the same process (in-process test
+ * clusters) keep the first provider.
  */
-export function initTelemetry(service: string, opts: { exporter?: SpanExporter } = {}): void {
+export function initTelemetry(service: string, opts: TelemetryOptions = {}): void {
   if (provider) return;
   const processors = opts.exporter
     ? [new SimpleSpanProcessor(opts.exporter)]
-    : process.env.OTEL_EXPORTER_OTLP_ENDPOINT
-      ? [new BatchSpanProcessor(new OTLPTraceExporter())]
+    : opts.otlpEndpoint
+      ? [new BatchSpanProcessor(new OTLPTraceExporter({ url: otlpTracesUrl(opts.otlpEndpoint) }))]
       : [];
   provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? service }),
+    resource: resourceFromAttributes({ 'service.name': opts.serviceName ?? service }),
     spanProcessors: processors,
   });
   provider.register({ propagator: new W3CTraceContextPropagator() });
@@ -56,10 +71,11 @@ const recordGetter: TextMapGetter<Record<string, unknown>> = {
   keys: (c) => Object.keys(c),
   get: (c, k) => {
     const v = c[k] ?? c[k.toLowerCase()];
-    if (v === undefined || v === null) return undefined;
+    if (typeof v === 'string') return v;
     if (Buffer.isBuffer(v)) return v.toString();
     if (Array.isArray(v)) return v.map(String);
-    return String(v);
+    if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+    return undefined;
   },
 };
 

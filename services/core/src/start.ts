@@ -1,6 +1,6 @@
 import { createDb, ensureDatabase, migrate, pingDb } from '@cluster/db';
 import { createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
-import { initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, type Shutdown } from '@cluster/platform';
+import { ConfigError, initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, type Shutdown } from '@cluster/platform';
 import { buildCoreRoutes } from './app.ts';
 import type { CoreConfig } from './config.ts';
 import { migrations } from './migrations/index.ts';
@@ -10,22 +10,23 @@ import { createStores } from './stores.ts';
 
 /** Composition root of the core: pools, migrations, topics, relay, server, shutdown phases. */
 export async function startCore(config: CoreConfig): Promise<{ port: number; shutdown: Shutdown; flushOutbox: () => Promise<number> }> {
-  initTelemetry('core');
-  const logger = createLogger('core');
+  if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required');
+  initTelemetry('core', config.telemetry);
+  const logger = createLogger('core', config.logLevel);
   const metrics = createMetrics('core');
-  const shutdown = createShutdown(logger);
+  const shutdown = createShutdown(logger, config.shutdownDeadlineMs);
 
   await ensureDatabase(config.databaseUrl);
   const db = createDb(config.databaseUrl, { schema: 'core', application: 'core', logger });
   await migrate(db, 'core', migrations);
 
-  const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: 'core', logger });
-  const topics = topicNames();
+  const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: 'core', logger, logLevel: config.kafkaClientLogLevel });
+  const topics = topicNames(config.topicPrefix);
   await ensureTopics(kafka, [{ topic: topics.domainEvents, numPartitions: 6 }, { topic: topics.deliveryDeadLetter }]);
   const admin = kafka.admin();
   await admin.connect();
 
-  const relay = createOutboxRelay({ db, schema: 'core', databaseUrl: config.databaseUrl, newProducer: () => createProducer(kafka), logger, metrics, idleMs: config.relayIdleMs });
+  const relay = createOutboxRelay({ db, schema: 'core', databaseUrl: config.databaseUrl, newProducer: () => createProducer(kafka), logger, metrics, idleMs: config.relayIdleMs, topicPrefix: config.topicPrefix });
   relay.start();
   const sweeper = setInterval(() => void createIdempotencyService(createStores(db)).sweep().catch(() => {}), 10 * 60 * 1000);
   sweeper.unref();

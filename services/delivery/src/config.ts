@@ -1,23 +1,25 @@
-import { ConfigError, bool, int, optionalStr, str, serviceUrls } from '@cluster/platform';
-import { parseBrokers } from '@cluster/kafka';
+import { ConfigError, bool, int, optionalStr, readKafkaConfig, readProcessConfig, str, serviceUrls } from '@cluster/platform';
 
 /** A fixed development key material, used only outside production when WEBHOOK_SECRET_KEY is unset. */
 export const DEV_SECRET_KEY_MATERIAL = 'dev-only-webhook-secret-key: set WEBHOOK_SECRET_KEY in production';
 
 /** Delivery configuration, read once at boot (contract.md names and defaults). */
 export function readDeliveryConfig() {
-  const production = process.env.NODE_ENV === 'production';
+  const common = readProcessConfig('delivery');
   const timeoutMs = int('WEBHOOK_TIMEOUT_MS', 5000, 1);
   const secretKey = optionalStr('WEBHOOK_SECRET_KEY');
-  if (production && !secretKey) throw new ConfigError('WEBHOOK_SECRET_KEY is required when NODE_ENV=production');
+  if (common.production && !secretKey) throw new ConfigError('WEBHOOK_SECRET_KEY is required when NODE_ENV=production');
   const allowPrivateDestinations = bool('WEBHOOK_ALLOW_PRIVATE_DESTINATIONS', false);
   return {
+    ...common,
+    ...readKafkaConfig(),
     port: int('DELIVERY_PORT', 50052, 0, 65535),
     /** The core, which keeps the audit trail of webhook writes. */
     coreUrl: serviceUrls().core,
     /** Required; checked by startDelivery (callers such as the test harness may supply it after reading the rest). */
     databaseUrl: str('DATABASE_URL', ''),
-    kafkaBrokers: parseBrokers(process.env.KAFKA_BROKERS),
+    /** Session of the fan-out consumer: how fast a dead replica's partitions move to another. */
+    kafkaSessionTimeoutMs: int('KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000),
     allowPrivateDestinations,
     timeoutMs,
     retryBaseMs: int('WEBHOOK_RETRY_BASE_MS', 5000, 1),
@@ -46,7 +48,6 @@ export function readDeliveryConfig() {
     retentionDays: int('WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 36_500),
     /** Time between two retention sweeps of a replica. */
     retentionSweepMs: int('WEBHOOK_RETENTION_SWEEP_MS', 3_600_000, 1000),
-    production,
   };
 }
 export type DeliveryConfig = ReturnType<typeof readDeliveryConfig>;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createDb, ensureDatabase, migrate, pingDb } from '@cluster/db';
 import { createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
 import { createOutboxRelay } from '@cluster/outbox';
-import { ConfigError, createRpcTransport, initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, int, withOpenCache, type Shutdown } from '@cluster/platform';
+import { ConfigError, createRpcTransport, initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, withOpenCache, type Shutdown } from '@cluster/platform';
 import { createClient } from '@connectrpc/connect';
 import { AuditService } from '@cluster/proto';
 import { buildDeliveryRoutes } from './app.ts';
@@ -26,10 +26,10 @@ import { createStores } from './stores.ts';
  */
 export async function startDelivery(config: DeliveryConfig): Promise<{ port: number; shutdown: Shutdown }> {
   if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required');
-  initTelemetry('delivery');
-  const logger = createLogger('delivery');
+  initTelemetry('delivery', config.telemetry);
+  const logger = createLogger('delivery', config.logLevel);
   const metrics = createMetrics('delivery');
-  const shutdown = createShutdown(logger);
+  const shutdown = createShutdown(logger, config.shutdownDeadlineMs);
 
   if (!config.secretKey) {
     logger.warn('WEBHOOK_SECRET_KEY is unset: signing secrets are sealed with a development key (never do this in production)');
@@ -43,8 +43,8 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const db = createDb(config.databaseUrl, { schema: 'delivery', application: 'delivery', poolMax: 20, logger });
   await migrate(db, 'delivery', migrations);
 
-  const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: 'delivery', logger });
-  const topics = topicNames();
+  const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: 'delivery', logger, logLevel: config.kafkaClientLogLevel });
+  const topics = topicNames(config.topicPrefix);
   await ensureTopics(kafka, [{ topic: topics.domainEvents, numPartitions: 6 }, { topic: topics.deliveryDeadLetter }]);
   const admin = kafka.admin();
   await admin.connect();
@@ -69,7 +69,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     databaseUrl: config.databaseUrl,
     instanceId,
   });
-  const relay = createOutboxRelay({ db, schema: 'delivery', databaseUrl: config.databaseUrl, newProducer: () => createProducer(kafka), logger, metrics, idleMs: 500 });
+  const relay = createOutboxRelay({ db, schema: 'delivery', databaseUrl: config.databaseUrl, newProducer: () => createProducer(kafka), logger, metrics, idleMs: 500, topicPrefix: config.topicPrefix });
 
   // Webhook writes queue their audit records with their change (shared/write.ts); this hands them to the core.
   const auditForwarder = createAuditForwarder({
@@ -82,8 +82,8 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     audited: () => auditForwarder.wake(),
   });
 
-  const groupId = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}delivery`;
-  const sessionTimeout = int('KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000);
+  const groupId = `${config.topicPrefix}delivery`;
+  const sessionTimeout = config.kafkaSessionTimeoutMs;
   const fanout = createFanoutConsumer({
     createConsumer: () => kafka.consumer({ groupId, sessionTimeout, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 }),
     topic: topics.domainEvents, stores, metrics: deliveryMetrics, logger, onDeliveries: () => dispatcher.wake(), instanceId,

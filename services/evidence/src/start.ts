@@ -1,5 +1,5 @@
 import { createDb, ensureDatabase, pingDb } from '@cluster/db';
-import { initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, type Shutdown } from '@cluster/platform';
+import { ConfigError, initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, type Shutdown } from '@cluster/platform';
 import type { EvidenceConfig } from './config.ts';
 
 /**
@@ -7,10 +7,11 @@ import type { EvidenceConfig } from './config.ts';
  * readiness and metrics; release evidence packages are a separate issue.
  */
 export async function startEvidence(config: EvidenceConfig): Promise<{ port: number; shutdown: Shutdown }> {
-  initTelemetry('evidence');
-  const logger = createLogger('evidence');
+  if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required');
+  initTelemetry('evidence', config.telemetry);
+  const logger = createLogger('evidence', config.logLevel);
   const metrics = createMetrics('evidence');
-  const shutdown = createShutdown(logger);
+  const shutdown = createShutdown(logger, config.shutdownDeadlineMs);
   await ensureDatabase(config.databaseUrl);
   const db = createDb(config.databaseUrl, { schema: 'evidence', application: 'evidence', poolMax: 4, logger });
   await db.raw('CREATE SCHEMA IF NOT EXISTS evidence');

@@ -1,15 +1,17 @@
-import { ConfigError, int, optionalStr, serviceUrls } from '@cluster/platform';
+import { ConfigError, int, optionalStr, readProcessConfig, serviceUrls } from '@cluster/platform';
 
 /** Development key material, used only outside production when IDEMPOTENCY_SECRET_KEY is unset. */
 export const DEV_IDEMPOTENCY_KEY_MATERIAL = 'dev-only-idempotency-key: set IDEMPOTENCY_SECRET_KEY in production';
 
 /** Gateway configuration, read once at boot (contract.md names). */
 export function readGatewayConfig() {
+  const common = readProcessConfig('gateway');
   const idempotencySecretKey = optionalStr('IDEMPOTENCY_SECRET_KEY');
-  if (process.env.NODE_ENV === 'production' && !idempotencySecretKey) {
+  if (common.production && !idempotencySecretKey) {
     throw new ConfigError('IDEMPOTENCY_SECRET_KEY is required when NODE_ENV=production');
   }
   return {
+    ...common,
     idempotencySecretKey,
     port: int('GATEWAY_PORT', 8080, 0, 65535),
     redisUrl: optionalStr('REDIS_URL'),

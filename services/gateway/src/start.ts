@@ -9,10 +9,10 @@ import { routes } from './routes.ts';
 
 /** Composition root of the gateway. */
 export async function startGateway(config: GatewayConfig): Promise<{ port: number; shutdown: Shutdown }> {
-  initTelemetry('gateway');
-  const logger = createLogger('gateway');
+  initTelemetry('gateway', config.telemetry);
+  const logger = createLogger('gateway', config.logLevel);
   const metrics = createMetrics('gateway');
-  const shutdown = createShutdown(logger);
+  const shutdown = createShutdown(logger, config.shutdownDeadlineMs);
   const clients = createClients(config.services);
   const limiter = config.redisUrl
     ? createRedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)

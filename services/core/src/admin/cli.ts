@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createDb, ensureDatabase, migrate } from '@cluster/db';
+import { readAdminConfig } from '../config.ts';
 import { migrations } from '../migrations/index.ts';
 import { AdminError, createAdminOperations } from './operations.ts';
 
@@ -72,7 +73,7 @@ export async function runAdmin(argv: string[], databaseUrl: string): Promise<num
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const url = process.env.DATABASE_URL;
+  const url = readAdminConfig().databaseUrl;
   if (!url) {
     process.stderr.write('DATABASE_URL is not set (npm run admin sets it for the local cluster)\n');
     process.exit(1);

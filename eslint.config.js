@@ -1,0 +1,75 @@
+// ESLint for the whole repository (`npm run lint`): typescript-eslint with type
+// information from each workspace's tsconfig (projectService), the rules that
+// catch lost promises and `any`, and one config module per process as the only
+// reader of the environment. Formatting is Prettier's (eslint-config-prettier
+// turns off the rules it owns).
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default defineConfig(
+  globalIgnores([
+    '**/node_modules/',
+    'packages/proto/src/gen/', // buf generate's output: not edited, not linted
+    '.data/',
+    '.cache/',
+    '.turbo/',
+    '**/dist/',
+    'coverage/',
+  ]),
+  js.configs.recommended,
+  tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      globals: globals.node,
+      parserOptions: {
+        projectService: {
+          // Files outside every workspace's tsconfig (root scripts and configs).
+          allowDefaultProject: ['*.ts', 'scripts/*.ts', 'scripts/lib/*.d.mts'],
+          defaultProject: 'tsconfig.base.json',
+        },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      // The no-unsafe-* family flags every use of a value typed `any` by a library (knex rows,
+      // parsed JSON): typed stores and bodies remove those at their source, not site by site.
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      // Factories return closures, never classes that rely on `this`: a detached method is safe.
+      '@typescript-eslint/unbound-method': 'off',
+      // An async function without await is how an interface's Promise-returning method is implemented.
+      '@typescript-eslint/require-await': 'off',
+      // `_name` marks a binding kept on purpose (a destructured field left out, an unused parameter).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
+    },
+  },
+  {
+    // Plain JavaScript (scripts, examples, this file): no type information.
+    files: ['**/*.js', '**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    // One config per process: packages receive values; only config modules read the environment.
+    files: ['services/**', 'packages/**'],
+    rules: { 'no-process-env': 'error' },
+  },
+  {
+    // The readers of the environment, and tests (which may look for optional infrastructure).
+    files: ['packages/platform/src/config.ts', 'services/*/src/config.ts', '**/*.test.ts'],
+    rules: { 'no-process-env': 'off' },
+  },
+  prettier,
+);
