@@ -41,7 +41,8 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
       evidence: await probe(config.services.evidence),
     }),
   });
-  const server = http.createServer(app.callback());
+  const handle = app.callback();
+  const server = http.createServer((req, res) => void handle(req, res));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(config.port, resolve));
   const port = (server.address() as AddressInfo).port;

@@ -74,7 +74,7 @@ const projectFields = propertiesOf(PROJECT_WRITABLE_FIELDS)({
   scorerRecencyDays: Type.Integer({ minimum: -2147483648, maximum: 2147483647 }),
 });
 // A create takes every field but clientId.
-const { clientId, ...projectCreateFields } = projectFields;
+const { clientId: _clientId, ...projectCreateFields } = projectFields;
 
 /** POST /projects body. */
 export const ProjectCreate = Body(projectCreateFields, { required: ['name', 'description'], description: 'Project create body' });

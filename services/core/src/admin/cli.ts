@@ -60,7 +60,7 @@ export async function runAdmin(argv: string[], databaseUrl: string): Promise<num
   const db = createDb(databaseUrl, { schema: 'core', application: 'admin-cli', poolMax: 2 });
   try {
     await migrate(db, 'core', migrations);
-    const out = await command(createAdminOperations(db), values as Flags);
+    const out = await command(createAdminOperations(db), values);
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return 0;
   } catch (err) {

@@ -94,11 +94,11 @@ export function createGuardedLookup(allowPrivate: boolean) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '');
-      const list = addresses as dns.LookupAddress[];
+      const list = addresses;
       if (!allowPrivate) {
         for (const a of list) {
           const reason = forbiddenAddressReason(a.address);
-          if (reason) return callback(new ForbiddenDestinationError(hostname, a.address, reason) as NodeJS.ErrnoException, '');
+          if (reason) return callback(new ForbiddenDestinationError(hostname, a.address, reason), '');
         }
       }
       if (!list.length) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '');

@@ -19,7 +19,7 @@ export function renderError(ctx: GatewayContext, err: unknown, logger: Logger): 
     return;
   }
   if (known.reason === 'rate_limit' && known.details?.retryAfter !== undefined) {
-    ctx.set('Retry-After', String(known.details.retryAfter));
+    ctx.set('Retry-After', String(Number(known.details.retryAfter)));
     ctx.body = { reason: known.reason, message: known.message, retryAfter: known.details.retryAfter, details: known.details };
     return;
   }

@@ -79,12 +79,11 @@ export function defineRoute<B extends TSchema = Nothing, Q extends TObject = Not
 }
 
 /**
- * What a route without a body (or query) schema hands its handler: `{}`, never read. Its type
- * parameter is then the default, `Nothing`, whose static type is `{}`; TypeScript cannot tie the
- * absent schema to that default, hence this one assertion.
+ * What a route without a body (or query) schema hands its handler: `{}`, never read (its type
+ * parameter is then the default, `Nothing`, whose static type is `{}`).
  */
 function nothing<S extends TSchema>(): Static<S> {
-  return {} as Static<S>;
+  return {};
 }
 
 /** Matches paths to routes; tells 404 (no such path) from 405 (path exists, method does not). */

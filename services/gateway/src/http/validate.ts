@@ -33,7 +33,7 @@ export function toProblems(errors: ErrorObject[] | null | undefined): { path: st
       path = `${path}/${(e.params as { additionalProperty: string }).additionalProperty}`;
       message = 'is not a known property';
     } else if (e.keyword === 'enum') {
-      message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.filter((v) => v !== null).join(', ')}`;
+      message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.filter((v) => v !== null).map((v) => String(v as string | number)).join(', ')}`;
     }
     const key = `${path}|${message}`;
     if (!seen.has(key)) {

@@ -49,7 +49,7 @@ export function createAuthStore(db: Knex): AuthStore {
     async touchLastUsed(id) {
       await db('api_keys')
         .where({ id })
-        .andWhere((q) => q.whereNull('lastUsedAt').orWhere('lastUsedAt', '<', db.raw("now() - interval '30 seconds'")))
+        .andWhereRaw(`("lastUsedAt" IS NULL OR "lastUsedAt" < now() - interval '30 seconds')`)
         .update({ lastUsedAt: db.fn.now() });
     },
   };
