@@ -1,3 +1,4 @@
+import { COMMENT_COLUMN_OF, COMMENT_WRITABLE_COLUMNS, COMMENT_WRITABLE_FIELDS } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { assertVisible } from '../../shared/access.ts';
@@ -10,15 +11,10 @@ import { entryCommentedEvent } from './events.ts';
 import { presentComment } from './presenter.ts';
 import type { CommentStore } from './store.ts';
 
-/** The comment columns an update reports in changedFields. */
-const COMMENT_FIELDS = ['body', 'isInternal', 'isAiGenerated'] as const;
-
-/** Body fields to columns: the request's `content` is stored (and answered) as `body`. */
+/** Body fields to columns (COMMENT_COLUMN_OF): the request's `content` is stored (and answered) as `body`. */
 function columns(body: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (body.content !== undefined) out.body = body.content;
-  if (body.isInternal !== undefined) out.isInternal = body.isInternal;
-  if (body.isAiGenerated !== undefined) out.isAiGenerated = body.isAiGenerated;
+  for (const f of COMMENT_WRITABLE_FIELDS) if (body[f] !== undefined) out[COMMENT_COLUMN_OF[f]] = body[f];
   return out;
 }
 
@@ -62,7 +58,7 @@ export function createCommentService(stores: Stores) {
         const before = await load(tx.comments, actor, id, 'update');
         const values = columns(body);
         const row = Object.keys(values).length ? await tx.comments.update(id, values) : before;
-        const changed = changedFields(before, row, COMMENT_FIELDS);
+        const changed = changedFields(before, row, COMMENT_WRITABLE_COLUMNS);
         await tx.record(
           apiWrite(actor, {
             entityType: 'comment', action: 'updated', entityId: id, projectId: row.projectId,

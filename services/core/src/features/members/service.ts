@@ -1,3 +1,4 @@
+import { MEMBER_UPDATABLE_FIELDS } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { conflict, notFound, requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { changedFields, pickFields } from '../../shared/fields.ts';
@@ -6,9 +7,6 @@ import type { Stores } from '../../stores.ts';
 import { projectInScope } from '../projects/scope.ts';
 import { memberEvent } from './events.ts';
 import { presentMember } from './presenter.ts';
-
-/** Fields a member's add or update may set. */
-const WRITABLE = ['roleOverride', 'metadata'] as const;
 
 /** Membership of one project: /projects/:id/members[/:memberId]. Rules only; SQL is in the store. */
 export function createMemberService(stores: Stores) {
@@ -35,7 +33,7 @@ export function createMemberService(stores: Stores) {
         const userId = body.userId as string;
         const user = await tx.users.find(actor.organizationId, userId);
         if (!user) throw notFound('user');
-        const row = await tx.members.insert({ ...pickFields(body, WRITABLE), projectId, userId });
+        const row = await tx.members.insert({ ...pickFields(body, MEMBER_UPDATABLE_FIELDS), projectId, userId });
         if (!row) throw conflict('the user is already a member of this project', { userId });
         await tx.record(
           apiWrite(actor, { entityType: 'project_member', action: 'added', entityId: row.id, entityName: user.name, projectId }, [
@@ -51,9 +49,9 @@ export function createMemberService(stores: Stores) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await load(tx, actor, projectId, memberId);
-        const values = pickFields(body, WRITABLE);
+        const values = pickFields(body, MEMBER_UPDATABLE_FIELDS);
         const row = Object.keys(values).length ? await tx.members.update(memberId, values) : before;
-        const changed = changedFields(before, row, WRITABLE);
+        const changed = changedFields(before, row, MEMBER_UPDATABLE_FIELDS);
         await tx.record(
           apiWrite(
             actor,

@@ -1,6 +1,6 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { isUuid } from '@cluster/db';
-import { APPROVER_ROLES, type Role } from '@cluster/contracts';
+import { APPROVER_ROLES, TIME_ENTRY_UPDATABLE_FIELDS, type Role } from '@cluster/contracts';
 import { conflict, forbidden, notFound, requireActor, validation, type Page, type PageArgs, presentPage } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import { assertVisible, visibleProjectId } from '../../shared/access.ts';
@@ -15,8 +15,6 @@ import { APPROVER_ACTIONS, nextStatus, type TimeEntryAction } from './state-mach
 import type { TimeEntryRow } from './store.ts';
 import { costSummary, timeSummary } from './summaries.ts';
 
-/** Fields an update may change, as named in `changedFields` (hours moves with minutes). */
-const UPDATABLE = ['workDate', 'minutes', 'description', 'billable', 'releaseId'] as const;
 /** Max length of a synced entry's description (spec, "Limits"). */
 export const SYNC_DESCRIPTION_MAX = 2000;
 /** IntegrationLink.externalType of the link a sync writes. */
@@ -232,7 +230,7 @@ export function createTimeEntryService(stores: Stores) {
         const comparable: Record<string, unknown> = { ...before, workDate: formatWorkDate(before.workDate) };
         const changes = Object.fromEntries(Object.entries(values).filter(([k, v]) => (comparable[k] ?? null) !== (v ?? null)));
         const row = Object.keys(changes).length ? await tx.timeEntries.update(id, changes) : before;
-        const changedFields = UPDATABLE.filter((f) => f in changes).flatMap((f) => (f === 'minutes' ? ['hours', 'minutes'] : [f]));
+        const changedFields = TIME_ENTRY_UPDATABLE_FIELDS.filter((f) => f in changes).flatMap((f) => (f === 'minutes' ? ['hours', 'minutes'] : [f]));
         await tx.record(
           apiWrite(
             actor,
