@@ -1,4 +1,4 @@
-import { ATTACHMENT_WRITABLE_FIELDS } from '@cluster/contracts';
+import { ATTACHMENT_WRITABLE_FIELDS, type AttachmentCreateBody } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { assertVisible } from '../../shared/access.ts';
@@ -26,7 +26,7 @@ export function createAttachmentService(stores: Stores) {
       return presentAttachment(assertVisible(actor, await stores.attachments.find(id), 'attachment'));
     },
 
-    async register(actorIn: Actor | undefined, entryId: string, body: Record<string, unknown>) {
+    async register(actorIn: Actor | undefined, entryId: string, body: AttachmentCreateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         // Shared lock: the entry cannot be deleted under its new attachment.

@@ -1,4 +1,6 @@
-import { COMMENT_COLUMN_OF, COMMENT_WRITABLE_COLUMNS, COMMENT_WRITABLE_FIELDS } from '@cluster/contracts';
+import {
+  COMMENT_COLUMN_OF, COMMENT_WRITABLE_COLUMNS, COMMENT_WRITABLE_FIELDS, type CommentCreateBody, type CommentUpdateBody,
+} from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { assertVisible } from '../../shared/access.ts';
@@ -12,7 +14,7 @@ import { presentComment } from './presenter.ts';
 import type { CommentStore } from './store.ts';
 
 /** Body fields to columns (COMMENT_COLUMN_OF): the request's `content` is stored (and answered) as `body`. */
-function columns(body: Record<string, unknown>): Record<string, unknown> {
+function columns(body: CommentUpdateBody): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of COMMENT_WRITABLE_FIELDS) if (body[f] !== undefined) out[COMMENT_COLUMN_OF[f]] = body[f];
   return out;
@@ -35,7 +37,7 @@ export function createCommentService(stores: Stores) {
       return presentComment(await load(stores.comments, actor, id));
     },
 
-    async create(actorIn: Actor | undefined, entryId: string, body: Record<string, unknown>) {
+    async create(actorIn: Actor | undefined, entryId: string, body: CommentCreateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         // Shared lock: the entry cannot be deleted under its new comment.
@@ -52,7 +54,7 @@ export function createCommentService(stores: Stores) {
       });
     },
 
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, id: string, body: CommentUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await load(tx.comments, actor, id, 'update');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ENTRY_FILTERS, ENTRY_WRITABLE_FIELDS } from '@cluster/contracts';
+import { ENTRY_FILTERS, ENTRY_WRITABLE_FIELDS, type EntryCreateBody, type EntryUpdateBody } from '@cluster/contracts';
 import { isUuid } from '@cluster/db';
 import type { Actor } from '@cluster/proto';
 import { notFound, requireActor, validation, type PageArgs, presentPage } from '@cluster/platform';
@@ -53,7 +53,7 @@ export function createEntryService(stores: Stores) {
       return presentEntry(await visibleEntry(stores.entries, actor, id));
     },
 
-    async create(actorIn: Actor | undefined, projectId: string, body: Record<string, unknown>) {
+    async create(actorIn: Actor | undefined, projectId: string, body: EntryCreateBody) {
       const actor = requireActor(actorIn);
       if (!isUuid(projectId)) throw notFound('project');
       // A project key naming another project: 404 if the organization has no such project, else 403.
@@ -72,7 +72,7 @@ export function createEntryService(stores: Stores) {
       return presentEntry(row);
     },
 
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, id: string, body: EntryUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await visibleEntry(tx.entries, actor, id, 'update');

@@ -1,5 +1,8 @@
 import type { JsonObject } from '@bufbuild/protobuf';
-import { INTEGRATION_LINK_FILTERS, INTEGRATION_LINK_UPDATABLE_FIELDS, INTEGRATION_LINK_WRITABLE_FIELDS } from '@cluster/contracts';
+import {
+  INTEGRATION_LINK_FILTERS, INTEGRATION_LINK_UPDATABLE_FIELDS, INTEGRATION_LINK_WRITABLE_FIELDS, type IntegrationLinkCreateBody,
+  type IntegrationLinkUpdateBody,
+} from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { conflict, requireActor, validation, type PageArgs, presentPage } from '@cluster/platform';
 import { assertVisible, visibleProjectId } from '../../shared/access.ts';
@@ -52,7 +55,7 @@ export function createIntegrationLinkService(stores: Stores) {
     },
 
     /** 201 with a new link; 200 with the existing one when the external triple is known. */
-    async create(actorIn: Actor | undefined, body: Record<string, unknown>): Promise<{ resource: JsonObject; created: boolean }> {
+    async create(actorIn: Actor | undefined, body: IntegrationLinkCreateBody): Promise<{ resource: JsonObject; created: boolean }> {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const values = pickFields(body, INTEGRATION_LINK_WRITABLE_FIELDS);
@@ -78,7 +81,7 @@ export function createIntegrationLinkService(stores: Stores) {
       });
     },
 
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, id: string, body: IntegrationLinkUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await load(tx.integrationLinks, actor, id, 'update');

@@ -1,4 +1,4 @@
-import { MEMBER_UPDATABLE_FIELDS } from '@cluster/contracts';
+import { MEMBER_UPDATABLE_FIELDS, type MemberCreateBody, type MemberUpdateBody } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { conflict, notFound, requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { changedFields, pickFields } from '../../shared/fields.ts';
@@ -26,11 +26,11 @@ export function createMemberService(stores: Stores) {
     },
 
     /** Adds a user of the organization (404 otherwise); a user already a member: 409. */
-    async add(actorIn: Actor | undefined, projectId: string, body: Record<string, unknown>) {
+    async add(actorIn: Actor | undefined, projectId: string, body: MemberCreateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         await projectInScope(tx.projects, actor, projectId);
-        const userId = body.userId as string;
+        const userId = body.userId;
         const user = await tx.users.find(actor.organizationId, userId);
         if (!user) throw notFound('user');
         const row = await tx.members.insert({ ...pickFields(body, MEMBER_UPDATABLE_FIELDS), projectId, userId });
@@ -45,7 +45,7 @@ export function createMemberService(stores: Stores) {
     },
 
     /** project_member.updated with the changed fields only when something changed; audited either way. */
-    async update(actorIn: Actor | undefined, projectId: string, memberId: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, projectId: string, memberId: string, body: MemberUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await load(tx, actor, projectId, memberId);

@@ -1,4 +1,4 @@
-import { PROJECT_WRITABLE_FIELDS } from '@cluster/contracts';
+import { PROJECT_WRITABLE_FIELDS, type ProjectCreateBody, type ProjectUpdateBody } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { visibleProjectId } from '../../shared/access.ts';
@@ -24,7 +24,7 @@ export function createProjectService(stores: Stores) {
       return presentProject(await projectInScope(stores.projects, actor, id));
     },
 
-    async create(actorIn: Actor | undefined, body: Record<string, unknown>) {
+    async create(actorIn: Actor | undefined, body: ProjectCreateBody) {
       const actor = requireActor(actorIn);
       // clientId is the organization on create; only an update may change it.
       const { clientId: _ignored, ...values } = pickFields(body, PROJECT_WRITABLE_FIELDS);
@@ -39,7 +39,7 @@ export function createProjectService(stores: Stores) {
       });
     },
 
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, id: string, body: ProjectUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await projectInScope(tx.projects, actor, id, { lock: true });

@@ -1,4 +1,4 @@
-import { RELEASE_FILTERS, RELEASE_WRITABLE_FIELDS } from '@cluster/contracts';
+import { RELEASE_FILTERS, RELEASE_WRITABLE_FIELDS, type ReleaseCreateBody, type ReleaseUpdateBody } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { notFound, requireActor, validation, type PageArgs, presentPage } from '@cluster/platform';
 import { assertVisible } from '../../shared/access.ts';
@@ -53,7 +53,7 @@ export function createReleaseService(stores: Stores) {
       return presentRelease(assertVisible(actor, await stores.releases.find(id), 'release'));
     },
 
-    async create(actorIn: Actor | undefined, projectId: string, body: Record<string, unknown>) {
+    async create(actorIn: Actor | undefined, projectId: string, body: ReleaseCreateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         await projectInScope(tx.projects, actor, projectId);
@@ -71,7 +71,7 @@ export function createReleaseService(stores: Stores) {
       });
     },
 
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, id: string, body: ReleaseUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = assertVisible(actor, await tx.releases.find(id, { lock: 'update' }), 'release');

@@ -1,4 +1,4 @@
-import { USER_UPDATABLE_FIELDS } from '@cluster/contracts';
+import { USER_UPDATABLE_FIELDS, type UserUpdateBody } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { notFound, requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { visibleProjectId } from '../../shared/access.ts';
@@ -34,7 +34,7 @@ export function createUserService(stores: Stores) {
     },
 
     /** user.updated with the changed fields only when something changed; audited either way. */
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, id: string, body: UserUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await load(tx, actor, id, true);

@@ -35,7 +35,7 @@ export interface UserStore extends ExternalLinkMethods {
   deleteExternalLink(id: string): Promise<void>;
 }
 
-// Columns stored as jsonb: a storage detail of this table (no body field needs it named in the contract).
+// Columns stored as jsonb: which ones are is a detail of this table, so the contract does not list them.
 const JSON_COLUMNS = ['metadata'];
 
 /** The knex implementation of UserStore. */

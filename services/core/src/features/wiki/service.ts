@@ -1,5 +1,5 @@
 import type { JsonObject } from '@bufbuild/protobuf';
-import { WIKI_PAGE_WRITABLE_FIELDS } from '@cluster/contracts';
+import { WIKI_PAGE_WRITABLE_FIELDS, type WikiPageCreateBody, type WikiPageUpdateBody } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { conflict, requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { assertVisible } from '../../shared/access.ts';
@@ -34,7 +34,7 @@ export function createWikiService(stores: Stores) {
      * wiki_page.created. With an externalRef already linked to a page of this
      * project: that page, created false; linked to anything else: 409.
      */
-    async create(actorIn: Actor | undefined, projectId: string, body: Record<string, unknown>): Promise<{ resource: JsonObject; created: boolean }> {
+    async create(actorIn: Actor | undefined, projectId: string, body: WikiPageCreateBody): Promise<{ resource: JsonObject; created: boolean }> {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         await projectInScope(tx.projects, actor, projectId);
@@ -66,7 +66,7 @@ export function createWikiService(stores: Stores) {
     },
 
     /** wiki_page.updated with the changed fields only when something changed; audited either way. */
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, id: string, body: WikiPageUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await load(tx, actor, id, true);
