@@ -32,9 +32,14 @@ export interface Page<T> {
   total: number;
 }
 
-/** A request Struct (body or query) as a plain record; absent means empty. */
-export function bodyOf(v: JsonObject | undefined): Record<string, unknown> {
-  return (v ?? {}) as Record<string, unknown>;
+/**
+ * A request Struct (body or query) as the type the gateway validated it against, e.g.
+ * `bodyOf<EntryCreateBody>(req.body)`; a plain record unless named (never guessed from the
+ * call site: NoInfer); absent means empty. The Struct carries no type: this is the one place
+ * a backend trusts the gateway's validation, so services take the contract's body types and never cast.
+ */
+export function bodyOf<T extends object = Record<string, unknown>>(v: JsonObject | undefined): NoInfer<T> {
+  return (v ?? {}) as T;
 }
 
 /** A plain object as a protobuf Struct value (what the RPC messages carry). */

@@ -1,4 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
+import type { AttachmentCreateBody } from '@cluster/contracts';
 import { bodyOf, pageArgs } from '@cluster/platform';
 import type { AttachmentService } from '@cluster/proto';
 import type { createAttachmentService } from './service.ts';
@@ -10,7 +11,7 @@ export function attachmentRpc(attachments: ReturnType<typeof createAttachmentSer
       return attachments.list(req.actor, req.parentId, pageArgs(req));
     },
     async registerAttachment(req) {
-      return { resource: await attachments.register(req.actor, req.parentId, bodyOf(req.body)), created: true };
+      return { resource: await attachments.register(req.actor, req.parentId, bodyOf<AttachmentCreateBody>(req.body)), created: true };
     },
     async getAttachment(req) {
       return { resource: await attachments.get(req.actor, req.id) };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { AttachmentCreateBody } from '@cluster/contracts';
 import { createFakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor } from '../../shared/test-kit.ts';
+import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor, unvalidated } from '../../shared/test-kit.ts';
 import { createEntryService } from '../entries/service.ts';
 import { createAttachmentService } from './service.ts';
 
@@ -8,17 +9,19 @@ async function setup() {
   const stores = createFakeStores();
   const attachments = createAttachmentService(stores);
   const project = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
-  const entry = await createEntryService(stores).create(actor(), project.id, { type: 'bug', title: 'Broken' });
+  const entry = await createEntryService(stores).create(actor(), project.id, { type: 'bug_report', title: 'Broken', description: '' });
   stores.written.length = 0;
   return { stores, attachments, project, entryId: String(entry.id) };
 }
 
-const file = { fileName: 'shot.png', fileSize: 10, fileType: 'image/png', objectPath: 'a/b.png' };
+const file: AttachmentCreateBody = { fileName: 'shot.png', fileSize: '10', fileType: 'image/png', objectPath: 'a/b.png' };
 
 describe('attachment rules (fake stores)', () => {
   it('registers the body fields only (server sets entry and uploader), audits it and emits no event', async () => {
     const { stores, attachments, project, entryId } = await setup();
-    const a = await attachments.register(actor(), entryId, { ...file, uploadedById: 'forged', entryId: 'forged', bogus: 1 });
+    // Keys the gateway refuses (server-set and unknown properties); the core must ignore them all the same.
+    const forged = unvalidated<AttachmentCreateBody>({ ...file, uploadedById: 'forged', entryId: 'forged', bogus: 1 });
+    const a = await attachments.register(actor(), entryId, forged);
     expect(a).toMatchObject({ ...file, entryId, uploadedById: 'u1' });
     expect(a).not.toHaveProperty('bogus');
     expect(a).not.toHaveProperty('organizationId');

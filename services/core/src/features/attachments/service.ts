@@ -1,3 +1,4 @@
+import { ATTACHMENT_WRITABLE_FIELDS, type AttachmentCreateBody } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { assertVisible } from '../../shared/access.ts';
@@ -6,15 +7,6 @@ import { apiWrite } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
 import { visibleEntry } from '../entries/scope.ts';
 import { presentAttachment } from './presenter.ts';
-
-/** Every field of the registration body (entryId and uploadedById are set by the server). */
-export const ATTACHMENT_FIELDS = [
-  'fileName', 'fileSize', 'fileType', 'objectPath',
-  'category', 'isAiGenerated', 'sourceAssistantUploadId', 'sourceAssistantConversationId',
-  'linkedByUserId', 'addedVia', 'attachmentSource', 'evidenceSummary',
-  'removedAt', 'removedByUserId', 'removedVia',
-  'replacementAttachmentId', 'replacementOfAttachmentId', 'lifecycleReason', 'attachmentStatus',
-] as const;
 
 /**
  * Attachment records of entries. The file itself lives in object storage; the API
@@ -34,13 +26,13 @@ export function createAttachmentService(stores: Stores) {
       return presentAttachment(assertVisible(actor, await stores.attachments.find(id), 'attachment'));
     },
 
-    async register(actorIn: Actor | undefined, entryId: string, body: Record<string, unknown>) {
+    async register(actorIn: Actor | undefined, entryId: string, body: AttachmentCreateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         // Shared lock: the entry cannot be deleted under its new attachment.
         const entry = await visibleEntry(tx.entries, actor, entryId, 'share');
         const row = await tx.attachments.insert({
-          ...pickFields(body, ATTACHMENT_FIELDS), entryId, projectId: entry.projectId,
+          ...pickFields(body, ATTACHMENT_WRITABLE_FIELDS), entryId, projectId: entry.projectId,
           organizationId: actor.organizationId, uploadedById: actor.userId || null,
         });
         await tx.record(

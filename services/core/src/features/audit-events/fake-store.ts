@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { AUDIT_EVENT_FILTERS } from '@cluster/contracts';
 import type { WriteRecord } from '@cluster/outbox';
 import type { PageArgs } from '@cluster/platform';
 import { AUDIT_TABLE } from '../../shared/write.ts';
@@ -41,7 +42,7 @@ export function createFakeAuditEventStore(written: WriteRecord[]): AuditEventSto
           (r) =>
             r.organizationId === organizationId &&
             (!filter.projectId || r.projectId === filter.projectId) &&
-            (['entityType', 'action', 'actorId'] as const).every((f) => filter[f] === undefined || r[f] === filter[f]),
+            AUDIT_EVENT_FILTERS.every((f) => filter[f] === undefined || r[f] === filter[f]),
         )
         .sort((a, b) => (b.createdAt as Date).getTime() - (a.createdAt as Date).getTime() || (a.id < b.id ? 1 : -1));
       return { data: all.slice((page - 1) * pageSize, page * pageSize), page, pageSize, total: all.length };

@@ -1,3 +1,4 @@
+import { AUDIT_EVENT_FILTERS } from '@cluster/contracts';
 import { isUuid } from '@cluster/db';
 import type { Actor } from '@cluster/proto';
 import { requireActor, validation, type PageArgs, presentPage } from '@cluster/platform';
@@ -6,7 +7,7 @@ import { apiWrite, type AuditRecord } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
 import { projectInScope } from '../projects/scope.ts';
 import { presentAuditEvent } from './presenter.ts';
-import { AUDIT_FILTERS, type AuditFilter } from './store.ts';
+import type { AuditFilter } from './store.ts';
 
 /**
  * Audit events: the organization's, or one project's; a project key sees only its
@@ -33,7 +34,7 @@ export function createAuditEventService(stores: Stores) {
       const actor = requireActor(actorIn);
       if (projectId) await projectInScope(stores.projects, actor, projectId);
       const filter: AuditFilter = {};
-      for (const f of AUDIT_FILTERS) if (typeof filters[f] === 'string') filter[f] = filters[f];
+      for (const f of AUDIT_EVENT_FILTERS) if (typeof filters[f] === 'string') filter[f] = filters[f];
       const rows = await stores.auditEvents.list(actor.organizationId, { ...filter, projectId: projectId ?? visibleProjectId(actor) }, page);
       return presentPage(rows, presentAuditEvent);
     },

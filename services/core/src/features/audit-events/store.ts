@@ -1,3 +1,4 @@
+import { AUDIT_EVENT_FILTERS } from '@cluster/contracts';
 import type { Knex } from '@cluster/db';
 import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
@@ -6,9 +7,8 @@ import { AUDIT_TABLE } from '../../shared/write.ts';
 /** An audit event row as stored (written by every write through `Stores.record`). */
 export type AuditEventRow = Record<string, unknown> & { id: string; organizationId: string; projectId: string | null };
 
-/** The list filters of GET /audit-events (query parameters, each an exact match). */
-export const AUDIT_FILTERS = ['entityType', 'action', 'actorId'] as const;
-export type AuditFilter = Partial<Record<(typeof AUDIT_FILTERS)[number], string>>;
+/** The filters of GET /audit-events (the contract's AUDIT_EVENT_FILTERS), each an exact match. */
+export type AuditFilter = Partial<Record<(typeof AUDIT_EVENT_FILTERS)[number], string>>;
 
 /** Reads of the audit trail in Postgres (its rows are written by `Stores.record`). */
 export interface AuditEventStore {
@@ -22,7 +22,7 @@ export function createAuditEventStore(db: Knex): AuditEventStore {
     list(organizationId, filter, page) {
       const q = db(AUDIT_TABLE).where({ organizationId });
       if (filter.projectId) q.andWhere({ projectId: filter.projectId });
-      for (const f of AUDIT_FILTERS) if (filter[f] !== undefined) q.andWhere(f, filter[f]);
+      for (const f of AUDIT_EVENT_FILTERS) if (filter[f] !== undefined) q.andWhere(f, filter[f]);
       return paginate<AuditEventRow>(q, page);
     },
   };

@@ -3,7 +3,8 @@ import type { CommentRow, CommentStore } from './store.ts';
 
 /** An in-memory CommentStore for unit tests of the rules (no Postgres). */
 export function createFakeCommentStore(): CommentStore & { rows: CommentRow[] } {
-  const table = createFakeTable<CommentRow>({ defaults: { isInternal: false, isAiGenerated: false } });
+  // Text columns without a default, as in the table (the spec's isInternal and isAiGenerated are strings).
+  const table = createFakeTable<CommentRow>({ defaults: { isInternal: null, isAiGenerated: null } });
   return {
     rows: table.rows,
     async list(entryId, page) {

@@ -1,4 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
+import type { CommentCreateBody, CommentUpdateBody } from '@cluster/contracts';
 import { bodyOf, pageArgs } from '@cluster/platform';
 import type { CommentService } from '@cluster/proto';
 import type { createCommentService } from './service.ts';
@@ -10,13 +11,13 @@ export function commentRpc(comments: ReturnType<typeof createCommentService>): S
       return comments.list(req.actor, req.parentId, pageArgs(req));
     },
     async createComment(req) {
-      return { resource: await comments.create(req.actor, req.parentId, bodyOf(req.body)), created: true };
+      return { resource: await comments.create(req.actor, req.parentId, bodyOf<CommentCreateBody>(req.body)), created: true };
     },
     async getComment(req) {
       return { resource: await comments.get(req.actor, req.id) };
     },
     async updateComment(req) {
-      return { resource: await comments.update(req.actor, req.id, bodyOf(req.body)) };
+      return { resource: await comments.update(req.actor, req.id, bodyOf<CommentUpdateBody>(req.body)) };
     },
     async deleteComment(req) {
       await comments.remove(req.actor, req.id);

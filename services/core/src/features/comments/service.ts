@@ -1,3 +1,6 @@
+import {
+  COMMENT_COLUMN_OF, COMMENT_WRITABLE_COLUMNS, COMMENT_WRITABLE_FIELDS, type CommentCreateBody, type CommentUpdateBody,
+} from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { assertVisible } from '../../shared/access.ts';
@@ -10,15 +13,10 @@ import { entryCommentedEvent } from './events.ts';
 import { presentComment } from './presenter.ts';
 import type { CommentStore } from './store.ts';
 
-/** The comment columns an update reports in changedFields. */
-const COMMENT_FIELDS = ['body', 'isInternal', 'isAiGenerated'] as const;
-
-/** Body fields to columns: the request's `content` is stored (and answered) as `body`. */
-function columns(body: Record<string, unknown>): Record<string, unknown> {
+/** Body fields to columns (COMMENT_COLUMN_OF): the request's `content` is stored (and answered) as `body`. */
+function columns(body: CommentUpdateBody): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (body.content !== undefined) out.body = body.content;
-  if (body.isInternal !== undefined) out.isInternal = body.isInternal;
-  if (body.isAiGenerated !== undefined) out.isAiGenerated = body.isAiGenerated;
+  for (const f of COMMENT_WRITABLE_FIELDS) if (body[f] !== undefined) out[COMMENT_COLUMN_OF[f]] = body[f];
   return out;
 }
 
@@ -39,7 +37,7 @@ export function createCommentService(stores: Stores) {
       return presentComment(await load(stores.comments, actor, id));
     },
 
-    async create(actorIn: Actor | undefined, entryId: string, body: Record<string, unknown>) {
+    async create(actorIn: Actor | undefined, entryId: string, body: CommentCreateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         // Shared lock: the entry cannot be deleted under its new comment.
@@ -56,13 +54,13 @@ export function createCommentService(stores: Stores) {
       });
     },
 
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, id: string, body: CommentUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await load(tx.comments, actor, id, 'update');
         const values = columns(body);
         const row = Object.keys(values).length ? await tx.comments.update(id, values) : before;
-        const changed = changedFields(before, row, COMMENT_FIELDS);
+        const changed = changedFields(before, row, COMMENT_WRITABLE_COLUMNS);
         await tx.record(
           apiWrite(actor, {
             entityType: 'comment', action: 'updated', entityId: id, projectId: row.projectId,

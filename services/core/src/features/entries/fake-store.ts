@@ -1,7 +1,8 @@
+import { ENTRY_WRITABLE_FIELDS } from '@cluster/contracts';
 import type { WriteRecord } from '@cluster/outbox';
 import { createFakeTable } from '../../shared/fake-table.ts';
 import type { ProjectRow } from '../projects/store.ts';
-import { ENTRY_FIELDS, type EntryRow, type EntryStore } from './store.ts';
+import type { EntryRow, EntryStore } from './store.ts';
 
 /** A user as the fake assignee check sees it. */
 export interface FakeUser {
@@ -35,7 +36,7 @@ export function createFakeEntryStore(deps: { projects: () => ProjectRow[]; writt
       if (!project) return undefined;
       project.entryCounter = Number(project.entryCounter ?? 0) + 1;
       // The statement writes every column: those the entry leaves out are NULL.
-      const unset = Object.fromEntries(ENTRY_FIELDS.map((f) => [f, null]));
+      const unset = Object.fromEntries(ENTRY_WRITABLE_FIELDS.map((f) => [f, null]));
       const row = table.insert({ ...unset, deploymentStage: null, ...entry, entryNumber: project.entryCounter });
       deps.written.push(write);
       return row;

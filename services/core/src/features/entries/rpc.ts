@@ -1,4 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
+import type { EntryCreateBody, EntryUpdateBody } from '@cluster/contracts';
 import { bodyOf, pageArgs } from '@cluster/platform';
 import type { EntryService } from '@cluster/proto';
 import type { createEntryService } from './service.ts';
@@ -10,13 +11,13 @@ export function entryRpc(entries: ReturnType<typeof createEntryService>): Servic
       return entries.list(req.actor, req.parentId, bodyOf(req.query), pageArgs(req));
     },
     async createEntry(req) {
-      return { resource: await entries.create(req.actor, req.parentId, bodyOf(req.body)), created: true };
+      return { resource: await entries.create(req.actor, req.parentId, bodyOf<EntryCreateBody>(req.body)), created: true };
     },
     async getEntry(req) {
       return { resource: await entries.get(req.actor, req.id) };
     },
     async updateEntry(req) {
-      return { resource: await entries.update(req.actor, req.id, bodyOf(req.body)) };
+      return { resource: await entries.update(req.actor, req.id, bodyOf<EntryUpdateBody>(req.body)) };
     },
     async deleteEntry(req) {
       await entries.remove(req.actor, req.id);

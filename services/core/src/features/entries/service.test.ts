@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { EntryCreateBody } from '@cluster/contracts';
 import { createFakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor } from '../../shared/test-kit.ts';
+import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor, unvalidated } from '../../shared/test-kit.ts';
 import { createEntryService } from './service.ts';
 
 const USER = '10000000-0000-4000-8000-000000000001';
@@ -17,8 +18,12 @@ async function setup() {
 describe('entry rules (fake stores)', () => {
   it('creates with the defaults (open, medium), numbers from the project counter, audits and emits entry.created only', async () => {
     const { stores, entries, project } = await setup();
-    const first = await entries.create(actor(), project.id, { type: 'bug', title: 'Broken', projectId: 'ignored', bogus: 1 });
-    const second = await entries.create(actor(), project.id, { type: 'task', title: 'Two', status: 'in_progress', priority: 'high' });
+    // projectId and bogus: keys the gateway refuses (an unknown property); the core must ignore them all the same.
+    const invalid = unvalidated<EntryCreateBody>({ type: 'bug_report', title: 'Broken', description: '', projectId: 'ignored', bogus: 1 });
+    const first = await entries.create(actor(), project.id, invalid);
+    const second = await entries.create(actor(), project.id, {
+      type: 'feature_request', title: 'Two', description: '', status: 'in_progress', priority: 'high',
+    });
     expect(first).toMatchObject({ status: 'open', priority: 'medium', entryNumber: 1, projectId: project.id, creatorId: 'u1' });
     expect(first).not.toHaveProperty('organizationId');
     expect(first).not.toHaveProperty('bogus');
@@ -33,14 +38,14 @@ describe('entry rules (fake stores)', () => {
     expect(write.events).toEqual([
       expect.objectContaining({
         eventName: 'entry.created', entityId: first.id, organizationId: TEST_ORG, actorUserId: 'u1',
-        payload: { entryId: first.id, projectId: project.id, title: 'Broken', type: 'bug', status: 'open' },
+        payload: { entryId: first.id, projectId: project.id, title: 'Broken', type: 'bug_report', status: 'open' },
       }),
     ]);
   });
 
   it('emits entry.assigned too when created with an assignee of the organization', async () => {
     const { stores, entries, project } = await setup();
-    const e = await entries.create(actor(), project.id, { type: 'bug', title: 'A', assignedToId: USER });
+    const e = await entries.create(actor(), project.id, { type: 'bug_report', title: 'A', description: '', assignedToId: USER });
     expect(stores.written[0].events.map((x) => [x.eventName, x.payload.assignedToId, x.payload.previousAssignedToId])).toEqual([
       ['entry.created', undefined, undefined],
       ['entry.assigned', USER, null],
@@ -52,7 +57,8 @@ describe('entry rules (fake stores)', () => {
     const { stores, entries, project } = await setup();
     const otherProject = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
     const release = await stores.releases.insert({ projectId: otherProject.id, organizationId: TEST_ORG, name: 'R', startDate: '2025-01-01', endDate: '2025-02-01' });
-    await expect(entries.create(actor(), project.id, { type: 'bug', title: 'A', assignedToId: OTHER_USER, releaseId: release.id })).rejects.toMatchObject({
+    const body = { type: 'bug_report', title: 'A', description: '', assignedToId: OTHER_USER, releaseId: release.id } as const;
+    await expect(entries.create(actor(), project.id, body)).rejects.toMatchObject({
       reason: 'validation_error',
       details: {
         errors: [
@@ -61,9 +67,11 @@ describe('entry rules (fake stores)', () => {
         ],
       },
     });
-    expect(await reasonOf(entries.create(actor(), project.id, { type: 'bug', title: 'A', assignedToId: 'not-a-uuid' }))).toBe('validation_error');
+    const badAssignee = { type: 'bug_report', title: 'A', description: '', assignedToId: 'not-a-uuid' } as const;
+    expect(await reasonOf(entries.create(actor(), project.id, badAssignee))).toBe('validation_error');
     const own = await stores.releases.insert({ projectId: project.id, organizationId: TEST_ORG, name: 'S', startDate: '2025-01-01', endDate: '2025-02-01' });
-    expect(await reasonOf(entries.create(actor(), project.id, { type: 'bug', title: 'A', releaseId: own.id, assignedToId: null }))).toBe('no error');
+    const good = { type: 'bug_report', title: 'A', description: '', releaseId: own.id, assignedToId: null } as const;
+    expect(await reasonOf(entries.create(actor(), project.id, good))).toBe('no error');
     expect(stores.written).toHaveLength(1);
     expect(stores.entries.rows).toHaveLength(1);
   });
@@ -72,7 +80,7 @@ describe('entry rules (fake stores)', () => {
     const { stores, entries, project } = await setup();
     const foreign = await stores.projects.insert({ organizationId: OTHER_ORG, clientId: OTHER_ORG, name: 'Site' });
     const sibling = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
-    const body = { type: 'bug', title: 'A' };
+    const body: EntryCreateBody = { type: 'bug_report', title: 'A', description: '' };
     expect(await reasonOf(entries.create(actor(), 'nope', body))).toBe('not_found');
     expect(await reasonOf(entries.create(actor(), foreign.id, body))).toBe('not_found');
     const key = actor({ scope: 'project', scopedProjectId: project.id });
@@ -85,16 +93,18 @@ describe('entry rules (fake stores)', () => {
 
   it('emits on update, in order: updated, status_changed, assigned, cost.approved; stamps statusChangedAt on a status move', async () => {
     const { stores, entries, project } = await setup();
-    const e = await entries.create(actor(), project.id, { type: 'bug', title: 'A', costApprovalStatus: 'pending', committedCost: 5 });
-    await entries.update(actor(), e.id as string, { status: 'done', assignedToId: USER, costApprovalStatus: 'approved' });
+    const e = await entries.create(actor(), project.id, {
+      type: 'bug_report', title: 'A', description: '', costApprovalStatus: 'pending_admin', committedCost: '5',
+    });
+    await entries.update(actor(), e.id as string, { status: 'solved', assignedToId: USER, costApprovalStatus: 'approved' });
     const write = stores.written[1];
     expect(write.events.map((x) => x.eventName)).toEqual(['entry.updated', 'entry.status_changed', 'entry.assigned', 'cost.approved']);
     const [updated, moved, assigned, cost] = write.events;
     expect(updated.payload.changedFields).toEqual(['status', 'assignedToId', 'statusChangedAt', 'costApprovalStatus']);
-    expect(moved.payload).toMatchObject({ previousStatus: 'open', newStatus: 'done', status: 'done' });
+    expect(moved.payload).toMatchObject({ previousStatus: 'open', newStatus: 'solved', status: 'solved' });
     expect(assigned.payload).toMatchObject({ assignedToId: USER, previousAssignedToId: null });
     expect(cost.payload).toEqual({
-      entryId: e.id, projectId: project.id, title: 'A', costApprovalStatus: 'approved', previousCostApprovalStatus: 'pending', committedCost: 5,
+      entryId: e.id, projectId: project.id, title: 'A', costApprovalStatus: 'approved', previousCostApprovalStatus: 'pending_admin', committedCost: '5',
     });
     expect(write.rows[0].row).toMatchObject({ action: 'updated', metadata: expect.objectContaining({ changedFields: updated.payload.changedFields }) });
     expect(stores.entries.rows[0].statusChangedAt).toBeInstanceOf(Date);
@@ -102,11 +112,11 @@ describe('entry rules (fake stores)', () => {
 
   it('emits cost.rejected, nothing for other cost moves, and keeps a statusChangedAt the body sets', async () => {
     const { stores, entries, project } = await setup();
-    const e = await entries.create(actor(), project.id, { type: 'bug', title: 'A' });
+    const e = await entries.create(actor(), project.id, { type: 'bug_report', title: 'A', description: '' });
     const id = e.id as string;
-    await entries.update(actor(), id, { costApprovalStatus: 'pending' });
+    await entries.update(actor(), id, { costApprovalStatus: 'pending_admin' });
     await entries.update(actor(), id, { costApprovalStatus: 'rejected' });
-    await entries.update(actor(), id, { status: 'done', statusChangedAt: '2024-01-01T00:00:00.000Z' });
+    await entries.update(actor(), id, { status: 'solved', statusChangedAt: '2024-01-01T00:00:00.000Z' });
     expect(stores.written.slice(1).map((w) => w.events.map((x) => x.eventName))).toEqual([
       ['entry.updated'],
       ['entry.updated', 'cost.rejected'],
@@ -117,7 +127,7 @@ describe('entry rules (fake stores)', () => {
 
   it('an update that changes nothing (same status) is audited with no events and no statusChangedAt', async () => {
     const { stores, entries, project } = await setup();
-    const e = await entries.create(actor(), project.id, { type: 'bug', title: 'A' });
+    const e = await entries.create(actor(), project.id, { type: 'bug_report', title: 'A', description: '' });
     await entries.update(actor(), e.id as string, { status: 'open' });
     await entries.update(actor(), e.id as string, {});
     for (const w of stores.written.slice(1)) {
@@ -131,9 +141,11 @@ describe('entry rules (fake stores)', () => {
     const { stores, entries, project } = await setup();
     const sibling = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
     const foreignProject = await stores.projects.insert({ organizationId: OTHER_ORG, clientId: OTHER_ORG, name: 'Site' });
-    const mine = await entries.create(actor(), project.id, { type: 'bug', title: 'Mine' });
-    const theirs = await entries.create(actor(), sibling.id, { type: 'bug', title: 'Sibling' });
-    const foreign = await entries.create(actor({ organizationId: OTHER_ORG }), foreignProject.id, { type: 'bug', title: 'Foreign' });
+    const mine = await entries.create(actor(), project.id, { type: 'bug_report', title: 'Mine', description: '' });
+    const theirs = await entries.create(actor(), sibling.id, { type: 'bug_report', title: 'Sibling', description: '' });
+    const foreign = await entries.create(actor({ organizationId: OTHER_ORG }), foreignProject.id, {
+      type: 'bug_report', title: 'Foreign', description: '',
+    });
     const writes = stores.written.length;
     expect(await reasonOf(entries.get(actor(), foreign.id as string))).toBe('not_found');
     expect(await reasonOf(entries.update(actor(), foreign.id as string, { title: 'x' }))).toBe('not_found');
@@ -147,9 +159,9 @@ describe('entry rules (fake stores)', () => {
 
   it('lists a project with exact-match filters, and deletes with an audit record and no event', async () => {
     const { stores, entries, project } = await setup();
-    await entries.create(actor(), project.id, { type: 'bug', title: 'A', status: 'done' });
-    const b = await entries.create(actor(), project.id, { type: 'task', title: 'B' });
-    const page = await entries.list(actor(), project.id, { type: 'task', status: 7 }, { page: 1, pageSize: 25 });
+    await entries.create(actor(), project.id, { type: 'bug_report', title: 'A', description: '', status: 'solved' });
+    const b = await entries.create(actor(), project.id, { type: 'feature_request', title: 'B', description: '' });
+    const page = await entries.list(actor(), project.id, { type: 'feature_request', status: 7 }, { page: 1, pageSize: 25 });
     expect(page.data.map((e) => e.title)).toEqual(['B']);
     expect(page.total).toBe(1);
     await entries.remove(actor(), b.id as string);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ENTRY_FILTERS, ENTRY_WRITABLE_FIELDS, type EntryCreateBody, type EntryUpdateBody } from '@cluster/contracts';
 import { isUuid } from '@cluster/db';
 import type { Actor } from '@cluster/proto';
 import { notFound, requireActor, validation, type PageArgs, presentPage } from '@cluster/platform';
@@ -9,7 +10,7 @@ import { projectInScope } from '../projects/scope.ts';
 import { createEvents, updateEvents } from './events.ts';
 import { presentEntry } from './presenter.ts';
 import { visibleEntry } from './scope.ts';
-import { ENTRY_FIELDS, ENTRY_FILTERS, type EntryFilter, type NewEntry } from './store.ts';
+import type { EntryFilter, NewEntry } from './store.ts';
 
 /**
  * A new entry's values unless its body gives them (the columns' defaults too): a create
@@ -52,12 +53,12 @@ export function createEntryService(stores: Stores) {
       return presentEntry(await visibleEntry(stores.entries, actor, id));
     },
 
-    async create(actorIn: Actor | undefined, projectId: string, body: Record<string, unknown>) {
+    async create(actorIn: Actor | undefined, projectId: string, body: EntryCreateBody) {
       const actor = requireActor(actorIn);
       if (!isUuid(projectId)) throw notFound('project');
       // A project key naming another project: 404 if the organization has no such project, else 403.
       if (actor.scope === 'project' && actor.scopedProjectId !== projectId) await projectInScope(stores.projects, actor, projectId);
-      const values = pickFields(body, ENTRY_FIELDS);
+      const values = pickFields(body, ENTRY_WRITABLE_FIELDS);
       await checkReferences(stores, actor, projectId, values);
       const entry: NewEntry = {
         ...NEW_ENTRY_DEFAULTS, ...values, id: randomUUID(), projectId, organizationId: actor.organizationId, creatorId: actor.userId || null,
@@ -71,16 +72,16 @@ export function createEntryService(stores: Stores) {
       return presentEntry(row);
     },
 
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, id: string, body: EntryUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await visibleEntry(tx.entries, actor, id, 'update');
-        const values = pickFields(body, ENTRY_FIELDS);
+        const values = pickFields(body, ENTRY_WRITABLE_FIELDS);
         await checkReferences(tx, actor, before.projectId, values);
         // A move to another status stamps statusChangedAt, unless the body sets it.
         const statusChangedNow = 'status' in values && values.status !== before.status && !('statusChangedAt' in values);
         const row = Object.keys(values).length ? await tx.entries.update(id, values, { statusChangedNow }) : before;
-        const changed = changedFields(before, row, ENTRY_FIELDS);
+        const changed = changedFields(before, row, ENTRY_WRITABLE_FIELDS);
         await tx.record(
           apiWrite(
             actor,

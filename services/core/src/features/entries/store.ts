@@ -1,21 +1,10 @@
+import { ENTRY_FILTERS, ENTRY_JSON_FIELDS, ENTRY_WRITABLE_FIELDS } from '@cluster/contracts';
 import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import { commitWrite, insertRowCte, WRITTEN, type WriteRecord } from '@cluster/outbox';
 import type { Page, PageArgs } from '@cluster/platform';
 import { findById, type RowLock } from '../../shared/find-by-id.ts';
 
-/**
- * Every writable entry column: the spec's create/update body. `deploymentStage`
- * is absent on purpose (read-only, ignored in bodies) and so is `projectId`.
- */
-export const ENTRY_FIELDS = [
-  'type', 'title', 'description', 'status', 'priority', 'assignedToId', 'releaseId', 'typeMetadata',
-  'webLink', 'stepsToReproduce', 'expectedBehavior', 'actualBehavior', 'environment', 'useCase', 'proposedSolution',
-  'lowCost', 'mediumCost', 'highCost', 'committedCost', 'committedPosition', 'costSource', 'costOverrideReason',
-  'statusChangedAt', 'approvalStatus', 'costApprovalStatus',
-] as const;
-const JSON_COLUMNS = ['typeMetadata'];
-/** The list filters of GET /projects/:id/entries (query parameters, each an exact match). */
-export const ENTRY_FILTERS = ['status', 'type', 'priority', 'assignedToId', 'releaseId'] as const;
+/** The filters of GET /projects/:id/entries (the contract's ENTRY_FILTERS), each an exact match. */
 export type EntryFilter = Partial<Record<(typeof ENTRY_FILTERS)[number], string>>;
 
 /** An entry row as stored (every column; the presenter decides what leaves the core). */
@@ -24,11 +13,12 @@ export type EntryRow = Record<string, unknown> & { id: string; projectId: string
 /** A new entry as the service builds it: every column a create writes but the number (NEW_ENTRY_COLUMNS). */
 export type NewEntry = Record<string, unknown> & { id: string; projectId: string; organizationId: string; creatorId: string | null };
 
-/** The columns a create writes (absent keys are written as NULL), besides the number the counter gives. */
-const NEW_ENTRY_COLUMNS = [...ENTRY_FIELDS, 'id', 'projectId', 'organizationId', 'creatorId'];
 /**
- * Every column of an entry, named (so a prepared statement's result cannot change under a
- * migration), in the table's order: a create answers its fields in the order a read does.
+ * Every column of the entries table, named (so a prepared statement's result cannot change
+ * under a migration), in the table's order: a create answers its fields in the order a read
+ * does. Not a field list: it holds the read-only columns too (id, entryNumber, creatorId,
+ * deploymentStage, timestamps) and follows the table, not the contract's order, so it cannot
+ * be derived from ENTRY_WRITABLE_FIELDS. NEW_ENTRY_COLUMNS below checks it names every writable field.
  */
 const ENTRY_COLUMNS = [
   'id', 'projectId', 'organizationId', 'entryNumber', 'type', 'title', 'description', 'status', 'priority', 'assignedToId',
@@ -36,7 +26,9 @@ const ENTRY_COLUMNS = [
   'actualBehavior', 'environment', 'useCase', 'proposedSolution', 'lowCost', 'mediumCost', 'highCost', 'committedCost',
   'committedPosition', 'costSource', 'costOverrideReason', 'statusChangedAt', 'approvalStatus', 'costApprovalStatus',
   'createdAt', 'updatedAt',
-];
+] as const;
+/** The columns a create writes (absent keys are written as NULL), besides the number the counter gives. */
+const NEW_ENTRY_COLUMNS: readonly (typeof ENTRY_COLUMNS)[number][] = [...ENTRY_WRITABLE_FIELDS, 'id', 'projectId', 'organizationId', 'creatorId'];
 
 /** Entries in Postgres: all SQL of the feature. */
 export interface EntryStore {
@@ -88,7 +80,7 @@ export function createEntryStore(db: Knex): EntryStore {
       const [row] = await db('entries')
         .where({ id })
         .update({
-          ...jsonbValues(values, JSON_COLUMNS),
+          ...jsonbValues(values, ENTRY_JSON_FIELDS),
           ...(opts.statusChangedNow ? { statusChangedAt: db.fn.now() } : {}),
           updatedAt: db.fn.now(),
         })

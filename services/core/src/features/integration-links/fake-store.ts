@@ -1,6 +1,7 @@
+import { INTEGRATION_LINK_FILTERS } from '@cluster/contracts';
 import { fakeExternalLinkMethods } from '../../shared/fake-external-links.ts';
 import { createFakeTable } from '../../shared/fake-table.ts';
-import { LINK_FILTERS, type AlignEntityType, type IntegrationLinkRow, type IntegrationLinkStore } from './store.ts';
+import type { AlignEntityType, IntegrationLinkRow, IntegrationLinkStore } from './store.ts';
 
 /** A record a fake link may point at (the rows of other tables, as findAlignTarget sees them). */
 export interface FakeAlignTarget {
@@ -27,7 +28,7 @@ export function createFakeIntegrationLinkStore(rows: IntegrationLinkRow[] = []):
         (r) =>
           r.organizationId === organizationId &&
           (!filter.projectId || r.projectId === filter.projectId) &&
-          LINK_FILTERS.every((f) => filter[f] === undefined || r[f] === filter[f]),
+          INTEGRATION_LINK_FILTERS.every((f) => filter[f] === undefined || r[f] === filter[f]),
         page,
       );
     },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { IntegrationLinkUpdateBody } from '@cluster/contracts';
 import { createFakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor } from '../../shared/test-kit.ts';
+import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor, unvalidated } from '../../shared/test-kit.ts';
 import { createIntegrationLinkService } from './service.ts';
 
 const P1 = '20000000-0000-4000-8000-000000000001';
@@ -78,7 +79,8 @@ describe('integration link rules (fake stores)', () => {
     const { stores, links } = setup();
     const { resource } = await links.create(actor(), link());
     const id = resource.id as string;
-    await links.update(actor(), id, { alignEntityId: E2, provider: 'ignored' });
+    // provider: not updatable, so the gateway refuses it; the core must ignore it all the same.
+    await links.update(actor(), id, unvalidated<IntegrationLinkUpdateBody>({ alignEntityId: E2, provider: 'ignored' }));
     await links.update(actor(), id, { alignEntityId: E2 });
     const [, moved, same] = stores.written;
     expect(stores.integrationLinks.rows[0]).toMatchObject({ provider: 'github', alignEntityId: E2, projectId: P2 });

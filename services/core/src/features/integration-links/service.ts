@@ -1,4 +1,8 @@
 import type { JsonObject } from '@bufbuild/protobuf';
+import {
+  INTEGRATION_LINK_FILTERS, INTEGRATION_LINK_UPDATABLE_FIELDS, INTEGRATION_LINK_WRITABLE_FIELDS, type IntegrationLinkCreateBody,
+  type IntegrationLinkUpdateBody,
+} from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { conflict, requireActor, validation, type PageArgs, presentPage } from '@cluster/platform';
 import { assertVisible, visibleProjectId } from '../../shared/access.ts';
@@ -8,10 +12,7 @@ import type { Stores } from '../../stores.ts';
 import { externalLinkCreatedEvent, type ExternalRef } from '../../shared/external-ref.ts';
 import { integrationLinkUpdatedEvent, linkName } from './events.ts';
 import { presentLink } from './presenter.ts';
-import { ALIGN_ENTITY_TYPES, LINK_FILTERS, type AlignEntityType, type IntegrationLinkStore, type LinkFilter } from './store.ts';
-
-/** The writable fields of a link (create); an update may change only its alignEntity pair. */
-const LINK_FIELDS = ['provider', 'externalType', 'externalId', 'alignEntityType', 'alignEntityId'] as const;
+import { ALIGN_ENTITY_TYPES, type AlignEntityType, type IntegrationLinkStore, type LinkFilter } from './store.ts';
 
 const isAlignEntityType = (v: unknown): v is AlignEntityType => ALIGN_ENTITY_TYPES.some((t) => t === v);
 
@@ -43,7 +44,7 @@ export function createIntegrationLinkService(stores: Stores) {
     async list(actorIn: Actor | undefined, filters: Record<string, unknown>, page: PageArgs) {
       const actor = requireActor(actorIn);
       const filter: LinkFilter = {};
-      for (const f of LINK_FILTERS) if (typeof filters[f] === 'string') filter[f] = filters[f];
+      for (const f of INTEGRATION_LINK_FILTERS) if (typeof filters[f] === 'string') filter[f] = filters[f];
       const rows = await stores.integrationLinks.list(actor.organizationId, { ...filter, projectId: visibleProjectId(actor) }, page);
       return presentPage(rows, presentLink);
     },
@@ -54,10 +55,10 @@ export function createIntegrationLinkService(stores: Stores) {
     },
 
     /** 201 with a new link; 200 with the existing one when the external triple is known. */
-    async create(actorIn: Actor | undefined, body: Record<string, unknown>): Promise<{ resource: JsonObject; created: boolean }> {
+    async create(actorIn: Actor | undefined, body: IntegrationLinkCreateBody): Promise<{ resource: JsonObject; created: boolean }> {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
-        const values = pickFields(body, LINK_FIELDS);
+        const values = pickFields(body, INTEGRATION_LINK_WRITABLE_FIELDS);
         const projectId = await resolveTarget(tx.integrationLinks, actor, values.alignEntityType, values.alignEntityId);
         const ref: ExternalRef = { provider: String(values.provider), externalType: String(values.externalType), externalId: String(values.externalId) };
         const row = await tx.integrationLinks.insertExternalLink({
@@ -80,18 +81,18 @@ export function createIntegrationLinkService(stores: Stores) {
       });
     },
 
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, id: string, body: IntegrationLinkUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await load(tx.integrationLinks, actor, id, 'update');
-        const values: Record<string, unknown> = pickFields(body, ['alignEntityType', 'alignEntityId'] as const);
+        const values: Record<string, unknown> = pickFields(body, INTEGRATION_LINK_UPDATABLE_FIELDS);
         if (Object.keys(values).length) {
           values.projectId = await resolveTarget(
             tx.integrationLinks, actor, values.alignEntityType ?? before.alignEntityType, values.alignEntityId ?? before.alignEntityId,
           );
         }
         const row = Object.keys(values).length ? await tx.integrationLinks.update(id, values) : before;
-        const changed = changedFields(before, row, LINK_FIELDS);
+        const changed = changedFields(before, row, INTEGRATION_LINK_WRITABLE_FIELDS);
         await tx.record(
           apiWrite(
             actor,

@@ -1,3 +1,4 @@
+import { INTEGRATION_LINK_FILTERS } from '@cluster/contracts';
 import { isUuid, type Knex, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import { externalLinkMethods } from '../../shared/external-links.ts';
@@ -7,9 +8,8 @@ import { findById, type RowLock } from '../../shared/find-by-id.ts';
 /** An integration link row as stored. */
 export type IntegrationLinkRow = ExternalLinkRow;
 
-/** The list filters of GET /integration-links (query parameters, each an exact match). */
-export const LINK_FILTERS = ['provider', 'externalType', 'externalId', 'alignEntityType', 'alignEntityId'] as const;
-export type LinkFilter = Partial<Record<(typeof LINK_FILTERS)[number], string>>;
+/** The filters of GET /integration-links (the contract's INTEGRATION_LINK_FILTERS), each an exact match. */
+export type LinkFilter = Partial<Record<(typeof INTEGRATION_LINK_FILTERS)[number], string>>;
 
 /**
  * Internal entities a link may point at: their table and the column holding their
@@ -55,7 +55,7 @@ export function createIntegrationLinkStore(db: Knex): IntegrationLinkStore {
     list(organizationId, filter, page) {
       const q = db('integration_links').where({ organizationId });
       if (filter.projectId) q.andWhere({ projectId: filter.projectId });
-      for (const f of LINK_FILTERS) if (filter[f] !== undefined) q.andWhere(f, filter[f]);
+      for (const f of INTEGRATION_LINK_FILTERS) if (filter[f] !== undefined) q.andWhere(f, filter[f]);
       return paginate<IntegrationLinkRow>(q, page);
     },
     find(id, opts = {}) {

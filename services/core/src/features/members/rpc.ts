@@ -1,4 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
+import type { MemberCreateBody, MemberUpdateBody } from '@cluster/contracts';
 import { bodyOf, pageArgs } from '@cluster/platform';
 import type { MemberService } from '@cluster/proto';
 import type { createMemberService } from './service.ts';
@@ -10,10 +11,10 @@ export function memberRpc(members: ReturnType<typeof createMemberService>): Serv
       return members.list(req.actor, req.parentId, pageArgs(req));
     },
     async addMember(req) {
-      return { resource: await members.add(req.actor, req.parentId, bodyOf(req.body)), created: true };
+      return { resource: await members.add(req.actor, req.parentId, bodyOf<MemberCreateBody>(req.body)), created: true };
     },
     async updateMember(req) {
-      return { resource: await members.update(req.actor, req.parentId, req.id, bodyOf(req.body)) };
+      return { resource: await members.update(req.actor, req.parentId, req.id, bodyOf<MemberUpdateBody>(req.body)) };
     },
     async removeMember(req) {
       await members.remove(req.actor, req.parentId, req.id);

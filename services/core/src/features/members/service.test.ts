@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { MemberCreateBody } from '@cluster/contracts';
 import { createFakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, TEST_ORG, reasonOf, testActor } from '../../shared/test-kit.ts';
+import { OTHER_ORG, TEST_ORG, reasonOf, testActor, unvalidated } from '../../shared/test-kit.ts';
 import { createMemberService } from './service.ts';
 
 async function setUp() {
@@ -15,14 +16,16 @@ async function setUp() {
 describe('member rules (fake stores)', () => {
   it('adds a member: audited with the user name, project_member.added with the spec payload', async () => {
     const { stores, project, ada, members } = await setUp();
-    const m = await members.add(testActor(), project.id, { userId: ada.id, roleOverride: 'lead', metadata: { a: 1 }, bogus: 1 });
-    expect(m).toEqual({ id: expect.any(String), projectId: project.id, userId: ada.id, roleOverride: 'lead', metadata: { a: 1 }, createdAt: expect.any(String) });
+    // bogus: an unknown property the gateway refuses; the core must ignore it all the same.
+    const body = unvalidated<MemberCreateBody>({ userId: ada.id, roleOverride: 'tech_lead', metadata: { a: 1 }, bogus: 1 });
+    const m = await members.add(testActor(), project.id, body);
+    expect(m).toEqual({ id: expect.any(String), projectId: project.id, userId: ada.id, roleOverride: 'tech_lead', metadata: { a: 1 }, createdAt: expect.any(String) });
     const [write] = stores.written;
     expect(write.rows[0].row).toMatchObject({ entityType: 'project_member', action: 'added', entityId: m.id, entityName: 'Ada', projectId: project.id });
     expect(write.events).toEqual([
       expect.objectContaining({
         eventName: 'project_member.added', entityId: m.id, projectId: project.id,
-        payload: { memberId: m.id, projectId: project.id, userId: ada.id, roleOverride: 'lead', organizationId: TEST_ORG },
+        payload: { memberId: m.id, projectId: project.id, userId: ada.id, roleOverride: 'tech_lead', organizationId: TEST_ORG },
       }),
     ]);
   });
@@ -40,11 +43,11 @@ describe('member rules (fake stores)', () => {
   it('emits project_member.updated with the changed fields only when something changed, and removes with project_member.removed', async () => {
     const { stores, project, ada, members } = await setUp();
     const m = await members.add(testActor(), project.id, { userId: ada.id });
-    await members.update(testActor(), project.id, m.id as string, { roleOverride: 'lead', metadata: null });
-    await members.update(testActor(), project.id, m.id as string, { roleOverride: 'lead' });
+    await members.update(testActor(), project.id, m.id as string, { roleOverride: 'tech_lead', metadata: null });
+    await members.update(testActor(), project.id, m.id as string, { roleOverride: 'tech_lead' });
     await members.remove(testActor(), project.id, m.id as string);
     const [, changed, unchanged, removed] = stores.written;
-    expect(changed.events.map((e) => [e.eventName, e.payload.changedFields, e.payload.roleOverride])).toEqual([['project_member.updated', ['roleOverride'], 'lead']]);
+    expect(changed.events.map((e) => [e.eventName, e.payload.changedFields, e.payload.roleOverride])).toEqual([['project_member.updated', ['roleOverride'], 'tech_lead']]);
     expect(unchanged.events).toEqual([]);
     expect(unchanged.rows[0].row).toMatchObject({ action: 'updated', metadata: expect.objectContaining({ changedFields: [] }) });
     expect(removed.events.map((e) => e.eventName)).toEqual(['project_member.removed']);
@@ -55,7 +58,7 @@ describe('member rules (fake stores)', () => {
   it("finds a member only under its own project (404), and confines a project key to its project (403)", async () => {
     const { stores, project, other, ada, members } = await setUp();
     const m = await members.add(testActor(), project.id, { userId: ada.id });
-    expect(await reasonOf(members.update(testActor(), other.id, m.id as string, { roleOverride: 'x' }))).toBe('not_found');
+    expect(await reasonOf(members.update(testActor(), other.id, m.id as string, { roleOverride: 'tech_lead' }))).toBe('not_found');
     expect(await reasonOf(members.remove(testActor(), other.id, m.id as string))).toBe('not_found');
     const key = testActor({ scope: 'project', scopedProjectId: other.id });
     expect(await reasonOf(members.list(key, project.id, { page: 1, pageSize: 25 }))).toBe('scope_violation');

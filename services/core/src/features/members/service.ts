@@ -1,3 +1,4 @@
+import { MEMBER_UPDATABLE_FIELDS, type MemberCreateBody, type MemberUpdateBody } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { conflict, notFound, requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { changedFields, pickFields } from '../../shared/fields.ts';
@@ -6,9 +7,6 @@ import type { Stores } from '../../stores.ts';
 import { projectInScope } from '../projects/scope.ts';
 import { memberEvent } from './events.ts';
 import { presentMember } from './presenter.ts';
-
-/** Fields a member's add or update may set. */
-const WRITABLE = ['roleOverride', 'metadata'] as const;
 
 /** Membership of one project: /projects/:id/members[/:memberId]. Rules only; SQL is in the store. */
 export function createMemberService(stores: Stores) {
@@ -28,14 +26,14 @@ export function createMemberService(stores: Stores) {
     },
 
     /** Adds a user of the organization (404 otherwise); a user already a member: 409. */
-    async add(actorIn: Actor | undefined, projectId: string, body: Record<string, unknown>) {
+    async add(actorIn: Actor | undefined, projectId: string, body: MemberCreateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         await projectInScope(tx.projects, actor, projectId);
-        const userId = body.userId as string;
+        const userId = body.userId;
         const user = await tx.users.find(actor.organizationId, userId);
         if (!user) throw notFound('user');
-        const row = await tx.members.insert({ ...pickFields(body, WRITABLE), projectId, userId });
+        const row = await tx.members.insert({ ...pickFields(body, MEMBER_UPDATABLE_FIELDS), projectId, userId });
         if (!row) throw conflict('the user is already a member of this project', { userId });
         await tx.record(
           apiWrite(actor, { entityType: 'project_member', action: 'added', entityId: row.id, entityName: user.name, projectId }, [
@@ -47,13 +45,13 @@ export function createMemberService(stores: Stores) {
     },
 
     /** project_member.updated with the changed fields only when something changed; audited either way. */
-    async update(actorIn: Actor | undefined, projectId: string, memberId: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, projectId: string, memberId: string, body: MemberUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await load(tx, actor, projectId, memberId);
-        const values = pickFields(body, WRITABLE);
+        const values = pickFields(body, MEMBER_UPDATABLE_FIELDS);
         const row = Object.keys(values).length ? await tx.members.update(memberId, values) : before;
-        const changed = changedFields(before, row, WRITABLE);
+        const changed = changedFields(before, row, MEMBER_UPDATABLE_FIELDS);
         await tx.record(
           apiWrite(
             actor,

@@ -1,10 +1,8 @@
+import { MEMBER_FIELDS } from '@cluster/contracts';
 import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 
-/** The project_members columns that leave the core (all of them today; an allow-list all the same). */
-export const MEMBER_COLUMNS = ['id', 'projectId', 'userId', 'roleOverride', 'metadata', 'createdAt'] as const;
-
-/** A membership row (MEMBER_COLUMNS). */
+/** A membership row: the contract's MEMBER_FIELDS, the columns a store reads (all of them today; an allow-list all the same). */
 export type MemberRow = Record<string, unknown> & { id: string; projectId: string; userId: string; roleOverride: string | null };
 
 /** Project memberships in Postgres: all SQL of the feature. */
@@ -23,35 +21,36 @@ export interface MemberStore {
   remove(id: string): Promise<void>;
 }
 
+// Columns stored as jsonb: which ones are is a detail of this table, so the contract does not list them.
 const JSON_COLUMNS = ['metadata'];
 
 /** The knex implementation of MemberStore. */
 export function createMemberStore(db: Knex): MemberStore {
   return {
     list(projectId, page) {
-      return paginate<MemberRow>(db('project_members').select(MEMBER_COLUMNS).where({ projectId }), page);
+      return paginate<MemberRow>(db('project_members').select(MEMBER_FIELDS).where({ projectId }), page);
     },
     async find(projectId, memberId, opts = {}) {
       if (!isUuid(memberId)) return undefined;
-      const q = db('project_members').select(MEMBER_COLUMNS).where({ id: memberId, projectId });
+      const q = db('project_members').select(MEMBER_FIELDS).where({ id: memberId, projectId });
       return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<MemberRow | undefined>;
     },
     findByUser(projectId, userId) {
-      return db('project_members').select(MEMBER_COLUMNS).where({ projectId, userId }).first() as Promise<MemberRow | undefined>;
+      return db('project_members').select(MEMBER_FIELDS).where({ projectId, userId }).first() as Promise<MemberRow | undefined>;
     },
     async insert(values) {
       const [row] = await db('project_members')
         .insert(jsonbValues(values, JSON_COLUMNS))
         .onConflict(['projectId', 'userId'])
         .ignore()
-        .returning(MEMBER_COLUMNS);
+        .returning(MEMBER_FIELDS);
       return row as MemberRow | undefined;
     },
     async insertMany(values) {
-      return (await db('project_members').insert(values).returning(MEMBER_COLUMNS)) as MemberRow[];
+      return (await db('project_members').insert(values).returning(MEMBER_FIELDS)) as MemberRow[];
     },
     async update(id, values) {
-      const [row] = await db('project_members').where({ id }).update(jsonbValues(values, JSON_COLUMNS)).returning(MEMBER_COLUMNS);
+      const [row] = await db('project_members').where({ id }).update(jsonbValues(values, JSON_COLUMNS)).returning(MEMBER_FIELDS);
       return row as MemberRow;
     },
     async remove(id) {

@@ -1,4 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
+import type { ProjectCreateBody, ProjectUpdateBody } from '@cluster/contracts';
 import { bodyOf, pageArgs } from '@cluster/platform';
 import type { ProjectService } from '@cluster/proto';
 import type { createProjectService } from './service.ts';
@@ -10,13 +11,13 @@ export function projectRpc(projects: ReturnType<typeof createProjectService>): S
       return projects.list(req.actor, bodyOf(req.query), pageArgs(req));
     },
     async createProject(req) {
-      return { resource: await projects.create(req.actor, bodyOf(req.body)), created: true };
+      return { resource: await projects.create(req.actor, bodyOf<ProjectCreateBody>(req.body)), created: true };
     },
     async getProject(req) {
       return { resource: await projects.get(req.actor, req.id) };
     },
     async updateProject(req) {
-      return { resource: await projects.update(req.actor, req.id, bodyOf(req.body)) };
+      return { resource: await projects.update(req.actor, req.id, bodyOf<ProjectUpdateBody>(req.body)) };
     },
     async deleteProject(req) {
       await projects.remove(req.actor, req.id);

@@ -1,3 +1,4 @@
+import { PROJECT_WRITABLE_FIELDS, type ProjectCreateBody, type ProjectUpdateBody } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { visibleProjectId } from '../../shared/access.ts';
@@ -7,21 +8,6 @@ import type { Stores } from '../../stores.ts';
 import { projectEvent } from './events.ts';
 import { presentProject } from './presenter.ts';
 import { projectInScope } from './scope.ts';
-
-/** Every writable project column (the spec's create body, plus clientId on update). */
-export const PROJECT_FIELDS = [
-  'name', 'description', 'status', 'clientId',
-  'logoUrl', 'wikiContent', 'chatWebhookUrl', 'devUrl', 'prodUrl', 'hostingAppUrl', 'hostingWorkspaceId',
-  'hostingBoardId', 'hostingInstanceId', 'hostingAppName', 'lastAiStatusUpdate', 'committedCostLockedAt',
-  'customLinks',
-  'requireCascadeApproval', 'codehostCommentSyncEnabled', 'codehostAutoStatusEnabled', 'codehostAdvancedEnabled',
-  'enforceDependencyBlocking', 'autoStatusOnUnblock', 'requireAutoStatusApproval', 'ciRequired',
-  'commitScorerEnabled', 'flakyOverridesEnabled', 'codehostAiSuggesterEnabled', 'codehostAiRiskEnabled',
-  'releaseNotesAiEnabled', 'statusUpdateAiEnabled', 'prDescriptionAiEnabled', 'reviewerSuggesterAiEnabled',
-  'commitLinterAiEnabled', 'timeBillingEnabled',
-  'invoicingMode', 'codehostAutoStatusTarget', 'autoStatusTargetStatus', 'ciCheckRunName', 'autoLinkThreshold',
-  'suggestThreshold', 'scorerRecencyDays',
-] as const;
 
 /** Projects: the organization's containers of entries. Rules only; SQL is in the store. */
 export function createProjectService(stores: Stores) {
@@ -38,10 +24,10 @@ export function createProjectService(stores: Stores) {
       return presentProject(await projectInScope(stores.projects, actor, id));
     },
 
-    async create(actorIn: Actor | undefined, body: Record<string, unknown>) {
+    async create(actorIn: Actor | undefined, body: ProjectCreateBody) {
       const actor = requireActor(actorIn);
       // clientId is the organization on create; only an update may change it.
-      const { clientId: _ignored, ...values } = pickFields(body, PROJECT_FIELDS);
+      const { clientId: _ignored, ...values } = pickFields(body, PROJECT_WRITABLE_FIELDS);
       return stores.transaction(async (tx) => {
         const row = await tx.projects.insert({ ...values, organizationId: actor.organizationId, clientId: actor.organizationId });
         await tx.record(
@@ -53,13 +39,13 @@ export function createProjectService(stores: Stores) {
       });
     },
 
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, id: string, body: ProjectUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await projectInScope(tx.projects, actor, id, { lock: true });
-        const values = pickFields(body, PROJECT_FIELDS);
+        const values = pickFields(body, PROJECT_WRITABLE_FIELDS);
         const row = Object.keys(values).length ? await tx.projects.update(id, values) : before;
-        const changed = changedFields(before, row, PROJECT_FIELDS);
+        const changed = changedFields(before, row, PROJECT_WRITABLE_FIELDS);
         await tx.record(
           apiWrite(
             actor,

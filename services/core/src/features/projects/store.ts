@@ -1,3 +1,4 @@
+import { PROJECT_JSON_FIELDS } from '@cluster/contracts';
 import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 
@@ -21,8 +22,6 @@ export interface ProjectStore {
   idsIn(organizationId: string, ids: readonly string[]): Promise<Set<string>>;
 }
 
-const JSON_COLUMNS = ['customLinks'];
-
 /** The knex implementation of ProjectStore. */
 export function createProjectStore(db: Knex): ProjectStore {
   return {
@@ -38,13 +37,13 @@ export function createProjectStore(db: Knex): ProjectStore {
       return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<ProjectRow | undefined>;
     },
     async insert(values) {
-      const [row] = await db('projects').insert(jsonbValues(values, JSON_COLUMNS)).returning('*');
+      const [row] = await db('projects').insert(jsonbValues(values, PROJECT_JSON_FIELDS)).returning('*');
       return row as ProjectRow;
     },
     async update(id, values) {
       const [row] = await db('projects')
         .where({ id })
-        .update({ ...jsonbValues(values, JSON_COLUMNS), updatedAt: db.fn.now() })
+        .update({ ...jsonbValues(values, PROJECT_JSON_FIELDS), updatedAt: db.fn.now() })
         .returning('*');
       return row as ProjectRow;
     },

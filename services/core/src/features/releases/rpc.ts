@@ -1,4 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
+import type { ReleaseCreateBody, ReleaseUpdateBody } from '@cluster/contracts';
 import { bodyOf, pageArgs } from '@cluster/platform';
 import type { ReleaseService } from '@cluster/proto';
 import type { createReleaseService } from './service.ts';
@@ -10,13 +11,13 @@ export function releaseRpc(releases: ReturnType<typeof createReleaseService>): S
       return releases.list(req.actor, req.parentId, bodyOf(req.query), pageArgs(req));
     },
     async createRelease(req) {
-      return { resource: await releases.create(req.actor, req.parentId, bodyOf(req.body)), created: true };
+      return { resource: await releases.create(req.actor, req.parentId, bodyOf<ReleaseCreateBody>(req.body)), created: true };
     },
     async getRelease(req) {
       return { resource: await releases.get(req.actor, req.id) };
     },
     async updateRelease(req) {
-      return { resource: await releases.update(req.actor, req.id, bodyOf(req.body)) };
+      return { resource: await releases.update(req.actor, req.id, bodyOf<ReleaseUpdateBody>(req.body)) };
     },
     async deleteRelease(req) {
       await releases.remove(req.actor, req.id);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { ReleaseCreateBody } from '@cluster/contracts';
 import { createFakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor } from '../../shared/test-kit.ts';
+import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor, unvalidated } from '../../shared/test-kit.ts';
 import { createReleaseService } from './service.ts';
 
 const dates = { startDate: '2025-01-01T00:00:00.000Z', endDate: '2025-02-01T00:00:00.000Z' };
@@ -17,7 +18,9 @@ const eventNames = (stores: ReturnType<typeof createFakeStores>) => stores.writt
 describe('release rules (fake stores)', () => {
   it('creates with release.created (dates as ISO strings) and an audit record; hides the once-only flag', async () => {
     const { stores, releases, project } = await setup();
-    const r = await releases.create(actor(), project.id, { name: 'R1', version: '1.0', status: 'planned', type: 'minor', ...dates, bogus: 1 });
+    // bogus: an unknown property the gateway refuses; the core must ignore it all the same.
+    const body = unvalidated<ReleaseCreateBody>({ name: 'R1', version: '1.0', status: 'planning', type: 'minor', ...dates, bogus: 1 });
+    const r = await releases.create(actor(), project.id, body);
     expect(r).toMatchObject({ name: 'R1', projectId: project.id, creatorId: 'u1', startDate: dates.startDate, releasedAt: null });
     expect(r).not.toHaveProperty('releasedEventSent');
     expect(r).not.toHaveProperty('organizationId');
@@ -26,7 +29,7 @@ describe('release rules (fake stores)', () => {
     expect(write.events).toEqual([
       expect.objectContaining({
         eventName: 'release.created', entityType: 'release', entityId: r.id, projectId: project.id,
-        payload: { releaseId: r.id, projectId: project.id, name: 'R1', status: 'planned', type: 'minor', version: '1.0', ...dates },
+        payload: { releaseId: r.id, projectId: project.id, name: 'R1', status: 'planning', type: 'minor', version: '1.0', ...dates },
       }),
     ]);
     expect(write.rows[0].row).toMatchObject({ entityType: 'release', action: 'created', entityName: 'R1' });
@@ -38,7 +41,7 @@ describe('release rules (fake stores)', () => {
       reason: 'validation_error',
       details: { errors: [{ path: '/endDate', message: 'must not be before startDate' }] },
     });
-    const r = await releases.create(actor(), project.id, { name: 'R', status: 'planned', ...dates });
+    const r = await releases.create(actor(), project.id, { name: 'R', status: 'planning', ...dates });
     expect(await reasonOf(releases.update(actor(), r.id as string, { endDate: '2024-12-31T00:00:00.000Z' }))).toBe('validation_error');
     expect(await reasonOf(releases.update(actor(), r.id as string, { startDate: '2024-12-01T00:00:00.000Z' }))).toBe('no error');
     expect(stores.written).toHaveLength(2);
@@ -46,7 +49,7 @@ describe('release rules (fake stores)', () => {
 
   it('emits release.status_changed on every move and release.released only the first time, setting releasedAt then', async () => {
     const { stores, releases, project } = await setup();
-    const r = await releases.create(actor(), project.id, { name: 'R', status: 'planned', ...dates });
+    const r = await releases.create(actor(), project.id, { name: 'R', status: 'planning', ...dates });
     const id = r.id as string;
     await releases.update(actor(), id, { status: 'in_progress' });
     const released = await releases.update(actor(), id, { status: 'released' });
@@ -74,7 +77,7 @@ describe('release rules (fake stores)', () => {
     const a = await releases.create(actor(), project.id, { name: 'A', status: 'released', releasedAt: given, ...dates });
     expect(a.releasedAt).toBe(given);
     expect(eventNames(stores)[0]).toEqual(['release.created', 'release.released']);
-    const b = await releases.create(actor(), project.id, { name: 'B', status: 'planned', releasedAt: given, ...dates });
+    const b = await releases.create(actor(), project.id, { name: 'B', status: 'planning', releasedAt: given, ...dates });
     const moved = await releases.update(actor(), b.id as string, { status: 'released' });
     expect(moved.releasedAt).toBe(given);
     expect(stores.written[2].events.at(-1)?.payload.releasedAt).toBe(given);
@@ -82,7 +85,7 @@ describe('release rules (fake stores)', () => {
 
   it("hides another organization's release and, from a project key, another project's (404); list is 403 on another project", async () => {
     const { stores, releases, project } = await setup();
-    const r = await releases.create(actor(), project.id, { name: 'R', status: 'planned', ...dates });
+    const r = await releases.create(actor(), project.id, { name: 'R', status: 'planning', ...dates });
     const writes = stores.written.length;
     const other = actor({ organizationId: OTHER_ORG });
     expect(await reasonOf(releases.get(other, r.id as string))).toBe('not_found');

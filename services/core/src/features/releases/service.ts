@@ -1,3 +1,4 @@
+import { RELEASE_FILTERS, RELEASE_WRITABLE_FIELDS, type ReleaseCreateBody, type ReleaseUpdateBody } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { notFound, requireActor, validation, type PageArgs, presentPage } from '@cluster/platform';
 import { assertVisible } from '../../shared/access.ts';
@@ -7,17 +8,7 @@ import type { Stores } from '../../stores.ts';
 import { projectInScope } from '../projects/scope.ts';
 import { releaseCreatedEvent, releasedEvent, releaseStatusChangedEvent } from './events.ts';
 import { presentRelease } from './presenter.ts';
-import { RELEASE_FILTERS, type ReleaseFilter, type ReleaseRow } from './store.ts';
-
-/**
- * Every writable release column. The body's `updatedAt` is accepted by the schema
- * and ignored: the server keeps updatedAt (see docs/decisions-entries.md).
- */
-export const RELEASE_FIELDS = [
-  'name', 'description', 'version', 'status', 'type', 'startDate', 'endDate', 'releasedAt',
-  'targetAudience', 'riskLevel', 'rolloutPercentage', 'releaseNotes', 'retrospectiveNotes', 'dependsOnReleaseId',
-  'lowCost', 'mediumCost', 'highCost', 'committedCost', 'costUpdatedAt', 'costSource', 'cascadeAdvance',
-] as const;
+import type { ReleaseFilter, ReleaseRow } from './store.ts';
 
 /** endDate may not lie before startDate (checked on the merged values of an update too). */
 function checkDates(startDate: unknown, endDate: unknown): void {
@@ -62,11 +53,11 @@ export function createReleaseService(stores: Stores) {
       return presentRelease(assertVisible(actor, await stores.releases.find(id), 'release'));
     },
 
-    async create(actorIn: Actor | undefined, projectId: string, body: Record<string, unknown>) {
+    async create(actorIn: Actor | undefined, projectId: string, body: ReleaseCreateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         await projectInScope(tx.projects, actor, projectId);
-        const values: Record<string, unknown> = pickFields(body, RELEASE_FIELDS);
+        const values: Record<string, unknown> = pickFields(body, RELEASE_WRITABLE_FIELDS);
         checkDates(values.startDate, values.endDate);
         const { released, releasedNow } = firstRelease(values, undefined);
         const row = await tx.releases.insert(
@@ -80,16 +71,16 @@ export function createReleaseService(stores: Stores) {
       });
     },
 
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, id: string, body: ReleaseUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = assertVisible(actor, await tx.releases.find(id, { lock: 'update' }), 'release');
-        const values: Record<string, unknown> = pickFields(body, RELEASE_FIELDS);
+        const values: Record<string, unknown> = pickFields(body, RELEASE_WRITABLE_FIELDS);
         checkDates(values.startDate ?? before.startDate, values.endDate ?? before.endDate);
         const { released, releasedNow } = firstRelease(values, before);
         const row = Object.keys(values).length ? await tx.releases.update(id, values, { releasedNow }) : before;
         if (!row) throw notFound('release');
-        const changed = changedFields(before, row, RELEASE_FIELDS);
+        const changed = changedFields(before, row, RELEASE_WRITABLE_FIELDS);
         const events: ActorEvent[] = [];
         if (changed.includes('status')) events.push(releaseStatusChangedEvent(before, row));
         if (released) events.push(releasedEvent(row));

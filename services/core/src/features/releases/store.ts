@@ -1,3 +1,4 @@
+import { RELEASE_FILTERS } from '@cluster/contracts';
 import type { Knex } from '@cluster/db';
 import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
@@ -13,8 +14,7 @@ export type ReleaseRow = Record<string, unknown> & {
   releasedEventSent: boolean;
 };
 
-/** The list filters of GET /projects/:id/releases (query parameters, each an exact match). */
-export const RELEASE_FILTERS = ['status', 'type'] as const;
+/** The filters of GET /projects/:id/releases (the contract's RELEASE_FILTERS), each an exact match. */
 export type ReleaseFilter = Partial<Record<(typeof RELEASE_FILTERS)[number], string>>;
 
 /** Releases in Postgres: all SQL of the feature. */

@@ -1,3 +1,4 @@
+import { NARRATIVE_SOURCES } from '@cluster/contracts';
 import { isUuid } from '@cluster/db';
 import { systemWrite } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
@@ -5,9 +6,6 @@ import { templateSummary } from './presenter.ts';
 
 /** A CLI mistake the operator should read (the CLI prints it and exits 1). */
 export class SnapshotAdminError extends Error {}
-
-/** Narrative sources of the spec's Snapshot. */
-export const NARRATIVE_SOURCES = ['ai', 'template'] as const;
 
 /** Flags of `admin snapshot create`. */
 export interface SnapshotCreateArgs {

@@ -1,6 +1,9 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { isUuid } from '@cluster/db';
-import { APPROVER_ROLES, type Role } from '@cluster/contracts';
+import {
+  APPROVER_ROLES, TIME_ENTRY_UPDATABLE_FIELDS, type Role, type SyncTimeEntryBody, type TimeEntryApproveBody, type TimeEntryCreateBody,
+  type TimeEntryReasonBody, type TimeEntryUpdateBody,
+} from '@cluster/contracts';
 import { conflict, forbidden, notFound, requireActor, validation, type Page, type PageArgs, presentPage } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import { assertVisible, visibleProjectId } from '../../shared/access.ts';
@@ -15,8 +18,6 @@ import { APPROVER_ACTIONS, nextStatus, type TimeEntryAction } from './state-mach
 import type { TimeEntryRow } from './store.ts';
 import { costSummary, timeSummary } from './summaries.ts';
 
-/** Fields an update may change, as named in `changedFields` (hours moves with minutes). */
-const UPDATABLE = ['workDate', 'minutes', 'description', 'billable', 'releaseId'] as const;
 /** Max length of a synced entry's description (spec, "Limits"). */
 export const SYNC_DESCRIPTION_MAX = 2000;
 /** IntegrationLink.externalType of the link a sync writes. */
@@ -24,6 +25,9 @@ export const SYNC_LINK_TYPE = 'time_entry';
 
 /** The externalRef of this create is already linked (by a concurrent create that won): answer its entry. */
 class ExternalRefTaken extends Error {}
+
+/** The body of a transition: approve's optional note, reject's and unlock's reason; submit has none. */
+type TransitionBody = { note?: string | null; reason?: string };
 
 const AUDIT_ACTION_OF: Record<Exclude<TimeEntryAction, 'update'>, string> = {
   submit: 'submitted',
@@ -75,7 +79,7 @@ export function createTimeEntryService(stores: Stores) {
 
   /** A state transition other than an edit: one status move, its event and its audit record. */
   async function transition(
-    actorIn: Actor | undefined, id: string, action: Exclude<TimeEntryAction, 'update'>, body: Record<string, unknown>,
+    actorIn: Actor | undefined, id: string, action: Exclude<TimeEntryAction, 'update'>, body: TransitionBody,
   ): Promise<{ resource: JsonObject }> {
     const actor = requireActor(actorIn);
     if (APPROVER_ACTIONS.includes(action) && !APPROVER_ROLES.includes(actor.role as Role)) {
@@ -146,7 +150,7 @@ export function createTimeEntryService(stores: Stores) {
      * Logs time on a project (draft, time.logged). With `externalRef` the create is an
      * idempotent upsert: the entry already linked to that ref is answered, created false.
      */
-    async create(actorIn: Actor | undefined, projectId: string, body: Record<string, unknown>): Promise<{ resource: JsonObject; created: boolean }> {
+    async create(actorIn: Actor | undefined, projectId: string, body: TimeEntryCreateBody): Promise<{ resource: JsonObject; created: boolean }> {
       const actor = requireActor(actorIn);
       await projectInScope(stores.projects, actor, projectId);
       const problems: Problem[] = [];
@@ -157,7 +161,7 @@ export function createTimeEntryService(stores: Stores) {
       await checkWorkItems(stores, projectId, body, problems);
       if (problems.length) throw validation(problems);
       await checkUser(actor, body.userId);
-      const given = body.externalRef as ExternalRef | undefined;
+      const given = body.externalRef;
       const ref = given && { provider: given.provider, externalType: given.externalType, externalId: given.externalId };
 
       if (ref) {
@@ -210,7 +214,7 @@ export function createTimeEntryService(stores: Stores) {
     },
 
     /** Edits a draft or rejected entry (the status stays); time.updated only when a field changed. */
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>): Promise<JsonObject> {
+    async update(actorIn: Actor | undefined, id: string, body: TimeEntryUpdateBody): Promise<JsonObject> {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await load(tx, actor, id, true);
@@ -232,7 +236,7 @@ export function createTimeEntryService(stores: Stores) {
         const comparable: Record<string, unknown> = { ...before, workDate: formatWorkDate(before.workDate) };
         const changes = Object.fromEntries(Object.entries(values).filter(([k, v]) => (comparable[k] ?? null) !== (v ?? null)));
         const row = Object.keys(changes).length ? await tx.timeEntries.update(id, changes) : before;
-        const changedFields = UPDATABLE.filter((f) => f in changes).flatMap((f) => (f === 'minutes' ? ['hours', 'minutes'] : [f]));
+        const changedFields = TIME_ENTRY_UPDATABLE_FIELDS.filter((f) => f in changes).flatMap((f) => (f === 'minutes' ? ['hours', 'minutes'] : [f]));
         await tx.record(
           apiWrite(
             actor,
@@ -247,11 +251,11 @@ export function createTimeEntryService(stores: Stores) {
     /** draft or rejected -> submitted (time.submitted). */
     submit: (actor: Actor | undefined, id: string) => transition(actor, id, 'submit', {}),
     /** submitted -> locked (time.approved, status locked); manager or admin. Optional note goes to the audit trail. */
-    approve: (actor: Actor | undefined, id: string, body: Record<string, unknown>) => transition(actor, id, 'approve', body),
+    approve: (actor: Actor | undefined, id: string, body: TimeEntryApproveBody) => transition(actor, id, 'approve', body),
     /** submitted -> rejected (time.rejected with the reason); manager or admin. */
-    reject: (actor: Actor | undefined, id: string, body: Record<string, unknown>) => transition(actor, id, 'reject', body),
+    reject: (actor: Actor | undefined, id: string, body: TimeEntryReasonBody) => transition(actor, id, 'reject', body),
     /** locked -> draft (time.unlocked, status locked, newStatus draft); manager or admin. */
-    unlock: (actor: Actor | undefined, id: string, body: Record<string, unknown>) => transition(actor, id, 'unlock', body),
+    unlock: (actor: Actor | undefined, id: string, body: TimeEntryReasonBody) => transition(actor, id, 'unlock', body),
 
     /**
      * A time entry pushed by an external system. externalSystem + externalId is the
@@ -259,7 +263,7 @@ export function createTimeEntryService(stores: Stores) {
      * CONFLICT DO NOTHING), so concurrent repeats create one entry; a repeat answers
      * the stored entry and the same integration link, created false.
      */
-    async sync(actorIn: Actor | undefined, body: Record<string, unknown>): Promise<{ resource: JsonObject; created: boolean }> {
+    async sync(actorIn: Actor | undefined, body: SyncTimeEntryBody): Promise<{ resource: JsonObject; created: boolean }> {
       const actor = requireActor(actorIn);
       const projectId = String(body.projectId ?? '');
       await projectInScope(stores.projects, actor, projectId);
@@ -277,8 +281,8 @@ export function createTimeEntryService(stores: Stores) {
       await checkWorkItems(stores, projectId, { entryId: body.entryId }, problems);
       if (problems.length) throw validation(problems);
       await checkUser(actor, body.userId);
-      const externalSystem = body.externalSystem as string;
-      const externalId = body.externalId as string;
+      const externalSystem = body.externalSystem;
+      const externalId = body.externalId;
 
       return stores.transaction(async (tx) => {
         const inserted = await tx.timeEntries.insertSynced({

@@ -1,7 +1,7 @@
+import { TIME_ENTRY_STATUSES } from '@cluster/contracts';
 import { conflict } from '@cluster/platform';
 
-/** Statuses of a time entry (spec). `approved` and `invoiced` are not reachable through v1. */
-export const TIME_ENTRY_STATUSES = ['draft', 'submitted', 'approved', 'rejected', 'locked', 'invoiced'] as const;
+/** A status of a time entry (the contract's TIME_ENTRY_STATUSES). `approved` and `invoiced` are not reachable through v1. */
 export type TimeEntryStatus = (typeof TIME_ENTRY_STATUSES)[number];
 
 /** What a caller can do to an existing entry. */

@@ -70,6 +70,7 @@ export interface TimeEntryStore extends ExternalLinkMethods {
 /** A cost field that holds a plain decimal number (anything else is not counted). */
 const DECIMAL = '^\\s*[+-]?[0-9]+(\\.[0-9]+)?\\s*$';
 
+// Columns stored as jsonb: which ones are is a detail of this table, so the contract does not list them.
 const JSON_COLUMNS = ['externalMetadata'];
 
 /** workDate range (inclusive) shared by lists and the time summary. */

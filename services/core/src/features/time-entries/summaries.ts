@@ -1,6 +1,6 @@
 import type { JsonObject } from '@bufbuild/protobuf';
+import { TIME_ENTRY_STATUSES } from '@cluster/contracts';
 import { formatHours } from './duration.ts';
-import { TIME_ENTRY_STATUSES } from './state-machine.ts';
 import type { CostSums, MinutesGroup } from './store.ts';
 
 /**

@@ -1,5 +1,6 @@
 import type { Actor } from '@cluster/proto';
-import { ADMIN_ROLES, isRole, type Role } from '@cluster/contracts';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { ADMIN_ROLES, isRole, type BulkInviteItemBody, type InviteRequestBody } from '@cluster/contracts';
 import { DomainError, conflict, requireActor, validation } from '@cluster/platform';
 import { externalLinkCreatedEvent, externalRefOf, type ExternalLinkRow } from '../../shared/external-ref.ts';
 import { apiWrite, type ActorEvent, type AuditRecord } from '../../shared/write.ts';
@@ -19,11 +20,18 @@ export interface InviteResult {
   status: InviteStatus;
 }
 
-/** One item of a bulk request as the gateway forwards it: valid (item) or already refused (error). */
-export interface BulkItem {
-  index: number;
-  item?: Record<string, unknown>;
-  error?: string;
+/**
+ * One item of a bulk request as the gateway forwards it: valid (the item, checked against
+ * BulkInviteItem), or already refused (its error, with the item as sent when it was an object).
+ */
+export type BulkItem =
+  | { index: number; item: BulkInviteItemBody; error?: undefined }
+  | { index: number; item?: JsonObject | null; error: string };
+
+/** The bulk invite call as the gateway makes it: its items checked one by one (BulkInviteRequest's `invites`). */
+export interface BulkInviteCall {
+  invites: BulkItem[];
+  sendInvite: boolean;
 }
 
 /** One entry of the spec's bulk `results`. */
@@ -51,7 +59,7 @@ interface Outcome extends InviteResult {
  */
 export function createInviteService(stores: Stores) {
   return {
-    async invite(actorIn: Actor | undefined, body: Record<string, unknown>): Promise<InviteResult> {
+    async invite(actorIn: Actor | undefined, body: InviteRequestBody): Promise<InviteResult> {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const out = await inviteOne(tx, actor, body, body.sendInvite !== false);
@@ -61,19 +69,20 @@ export function createInviteService(stores: Stores) {
     },
 
     /** Every item on its own savepoint: one item's failure never undoes another's success. */
-    async bulkInvite(actorIn: Actor | undefined, body: Record<string, unknown>): Promise<{ results: BulkResult[]; successCount: number; failureCount: number }> {
+    async bulkInvite(actorIn: Actor | undefined, body: BulkInviteCall): Promise<{ results: BulkResult[]; successCount: number; failureCount: number }> {
       const actor = requireActor(actorIn);
-      const items = (body.invites ?? []) as BulkItem[];
+      const items = body.invites ?? [];
       const sendInvite = body.sendInvite === true;
       return stores.transaction(async (tx) => {
         const results: BulkResult[] = [];
         const done: Outcome[] = [];
-        for (const { item, error } of [...items].sort((a, b) => a.index - b.index)) {
-          const email = typeof item?.email === 'string' ? item.email : '';
-          if (!item || error) {
-            results.push({ email, status: 'error', userId: null, inviteId: null, error: error ?? 'invalid item' });
+        for (const bulkItem of [...items].sort((a, b) => a.index - b.index)) {
+          const email = typeof bulkItem.item?.email === 'string' ? bulkItem.item.email : '';
+          if (!bulkItem.item || bulkItem.error !== undefined) {
+            results.push({ email, status: 'error', userId: null, inviteId: null, error: bulkItem.error ?? 'invalid item' });
             continue;
           }
+          const item = bulkItem.item;
           try {
             const out = await tx.transaction((sp) => inviteOne(sp, actor, item, sendInvite));
             done.push(out);
@@ -107,14 +116,14 @@ export function createInviteService(stores: Stores) {
  * events of what it wrote on the way (project_member.added, integration_link.created)
  * are recorded here, inside the item's savepoint.
  */
-async function inviteOne(tx: Stores, actor: Actor, item: Record<string, unknown>, sendInvite: boolean): Promise<Outcome> {
+async function inviteOne(tx: Stores, actor: Actor, item: BulkInviteItemBody, sendInvite: boolean): Promise<Outcome> {
   const org = actor.organizationId;
   const email = String(item.email).trim();
-  const role = (item.role ?? 'user') as Role;
+  const role = item.role ?? 'user';
   if (!isRole(role) || ADMIN_ROLES.includes(role)) {
     throw validation([{ path: '/role', message: 'must be an organization role other than admin and platform_admin' }]);
   }
-  const projectIds = [...new Set((item.projectIds ?? []) as string[])];
+  const projectIds = [...new Set(item.projectIds ?? [])];
   const known = await tx.projects.idsIn(org, projectIds);
   const unknown = projectIds.map((id, i) => ({ id, i })).filter(({ id }) => !known.has(id));
   if (unknown.length) throw validation(unknown.map(({ i }) => ({ path: `/projectIds/${i}`, message: 'is not a project of this organization' })));
@@ -141,7 +150,7 @@ async function inviteOne(tx: Stores, actor: Actor, item: Record<string, unknown>
   }
 
   const events: ActorEvent[] = [];
-  const user = await tx.users.insert({ organizationId: org, email, name: item.name as string, role, metadata: item.metadata ?? null });
+  const user = await tx.users.insert({ organizationId: org, email, name: item.name, role, metadata: item.metadata ?? null });
   if (projectIds.length) {
     const members = await tx.members.insertMany(projectIds.map((projectId) => ({ projectId, userId: user.id })));
     events.push(...members.map((m) => memberEvent('project_member.added', m, org)));

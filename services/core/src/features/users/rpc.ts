@@ -1,7 +1,8 @@
 import type { ServiceImpl } from '@connectrpc/connect';
+import type { InviteRequestBody, UserUpdateBody } from '@cluster/contracts';
 import { asStruct, bodyOf, pageArgs } from '@cluster/platform';
 import type { UserService } from '@cluster/proto';
-import type { createInviteService } from './invite.ts';
+import type { BulkInviteCall, createInviteService } from './invite.ts';
 import type { createUserService } from './service.ts';
 
 /** UserService over Connect (users and their invitations): unpacks requests, calls the rules, packs answers. */
@@ -17,14 +18,14 @@ export function userRpc(
       return { resource: await users.get(req.actor, req.id) };
     },
     async updateUser(req) {
-      return { resource: await users.update(req.actor, req.id, bodyOf(req.body)) };
+      return { resource: await users.update(req.actor, req.id, bodyOf<UserUpdateBody>(req.body)) };
     },
     async inviteUser(req) {
-      const res = await invites.invite(req.actor, bodyOf(req.body));
+      const res = await invites.invite(req.actor, bodyOf<InviteRequestBody>(req.body));
       return { resource: asStruct(res), created: res.created };
     },
     async bulkInvite(req) {
-      return { resource: asStruct(await invites.bulkInvite(req.actor, bodyOf(req.body))) };
+      return { resource: asStruct(await invites.bulkInvite(req.actor, bodyOf<BulkInviteCall>(req.body))) };
     },
   };
 }

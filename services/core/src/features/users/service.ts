@@ -1,3 +1,4 @@
+import { USER_UPDATABLE_FIELDS, type UserUpdateBody } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { notFound, requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { visibleProjectId } from '../../shared/access.ts';
@@ -7,10 +8,7 @@ import type { Stores } from '../../stores.ts';
 import { userUpdatedEvent } from './events.ts';
 import { presentUser } from './presenter.ts';
 
-/** Fields an update may change (role only through the admin CLI). */
-const UPDATABLE = ['name', 'metadata'] as const;
-
-/** Users of the organization: list (org keys), get (project keys: members of their project), update name/metadata. */
+/** Users of the organization: list (org keys), get (project keys: members of their project), update name/metadata (USER_UPDATABLE_FIELDS; role only through the admin CLI). */
 export function createUserService(stores: Stores) {
   /**
    * A user by id as the actor may see it: of its organization, and for a
@@ -36,13 +34,13 @@ export function createUserService(stores: Stores) {
     },
 
     /** user.updated with the changed fields only when something changed; audited either way. */
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, id: string, body: UserUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await load(tx, actor, id, true);
-        const values = pickFields(body, UPDATABLE);
+        const values = pickFields(body, USER_UPDATABLE_FIELDS);
         const row = Object.keys(values).length ? await tx.users.update(id, values) : before;
-        const changed = changedFields(before, row, UPDATABLE);
+        const changed = changedFields(before, row, USER_UPDATABLE_FIELDS);
         await tx.record(
           apiWrite(
             actor,

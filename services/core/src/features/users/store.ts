@@ -1,15 +1,13 @@
+import { USER_FIELDS } from '@cluster/contracts';
 import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import type { ExternalLinkMethods } from '../../shared/external-ref.ts';
 import { externalLinkMethods } from '../../shared/external-links.ts';
 
 /**
- * The only user columns a store ever reads. An allow-list, so that passwordHash,
- * mfaSecret or any later secret column can never be answered.
+ * A user row: the contract's USER_FIELDS only, the only user columns a store ever reads.
+ * An allow-list, so that passwordHash, mfaSecret or any later secret column can never be answered.
  */
-export const USER_COLUMNS = ['id', 'name', 'email', 'role', 'organizationId', 'metadata', 'createdAt', 'updatedAt'] as const;
-
-/** A user row (USER_COLUMNS only). */
 export type UserRow = Record<string, unknown> & { id: string; organizationId: string; email: string; name: string; role: string };
 
 /** Users and their invitations in Postgres: all SQL of the feature (invites link users to externalRefs too). */
@@ -37,6 +35,7 @@ export interface UserStore extends ExternalLinkMethods {
   deleteExternalLink(id: string): Promise<void>;
 }
 
+// Columns stored as jsonb: which ones are is a detail of this table, so the contract does not list them.
 const JSON_COLUMNS = ['metadata'];
 
 /** The knex implementation of UserStore. */
@@ -46,24 +45,24 @@ export function createUserStore(db: Knex): UserStore {
   return {
     ...externalLinkMethods(db),
     list(organizationId, filter, page) {
-      const q = db('users').select(USER_COLUMNS).where({ organizationId });
+      const q = db('users').select(USER_FIELDS).where({ organizationId });
       if (filter.memberOf) q.whereIn('id', db('project_members').select('userId').where({ projectId: filter.memberOf }));
       if (filter.role !== undefined) q.andWhere({ role: filter.role });
       return paginate<UserRow>(q, page);
     },
     async find(organizationId, id, opts = {}) {
       if (!isUuid(id)) return undefined;
-      const q = db('users').select(USER_COLUMNS).where({ id, organizationId });
+      const q = db('users').select(USER_FIELDS).where({ id, organizationId });
       if (opts.memberOf) q.whereExists(memberOf(opts.memberOf));
       return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<UserRow | undefined>;
     },
     async findById(id, opts = {}) {
       if (!isUuid(id)) return undefined;
-      const q = db('users').select(USER_COLUMNS).where({ id });
+      const q = db('users').select(USER_FIELDS).where({ id });
       return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<UserRow | undefined>;
     },
     findByEmail(organizationId, email) {
-      return db('users').select(USER_COLUMNS).where({ organizationId }).whereRaw('lower(email) = lower(?)', [email]).first() as Promise<
+      return db('users').select(USER_FIELDS).where({ organizationId }).whereRaw('lower(email) = lower(?)', [email]).first() as Promise<
         UserRow | undefined
       >;
     },
@@ -71,14 +70,14 @@ export function createUserStore(db: Knex): UserStore {
       return db('users').where({ organizationId }).orderBy('createdAt').select('id', 'email', 'name', 'role');
     },
     async insert(values) {
-      const [row] = await db('users').insert(jsonbValues(values, JSON_COLUMNS)).returning(USER_COLUMNS);
+      const [row] = await db('users').insert(jsonbValues(values, JSON_COLUMNS)).returning(USER_FIELDS);
       return row as UserRow;
     },
     async update(id, values) {
       const [row] = await db('users')
         .where({ id })
         .update({ ...jsonbValues(values, JSON_COLUMNS), updatedAt: db.fn.now() })
-        .returning(USER_COLUMNS);
+        .returning(USER_FIELDS);
       return row as UserRow;
     },
     async lockInviteEmail(organizationId, email) {

@@ -1,4 +1,5 @@
 import type { JsonObject } from '@bufbuild/protobuf';
+import { WIKI_PAGE_WRITABLE_FIELDS, type WikiPageCreateBody, type WikiPageUpdateBody } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { conflict, requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { assertVisible } from '../../shared/access.ts';
@@ -9,9 +10,6 @@ import type { Stores } from '../../stores.ts';
 import { projectInScope } from '../projects/scope.ts';
 import { wikiPageEvent } from './events.ts';
 import { presentWikiPage } from './presenter.ts';
-
-/** Fields a create or update may set. */
-const WRITABLE = ['title', 'content'] as const;
 
 /** Wiki pages of a project; create is an idempotent upsert when the body has an externalRef. Rules only; SQL is in the store. */
 export function createWikiService(stores: Stores) {
@@ -36,7 +34,7 @@ export function createWikiService(stores: Stores) {
      * wiki_page.created. With an externalRef already linked to a page of this
      * project: that page, created false; linked to anything else: 409.
      */
-    async create(actorIn: Actor | undefined, projectId: string, body: Record<string, unknown>): Promise<{ resource: JsonObject; created: boolean }> {
+    async create(actorIn: Actor | undefined, projectId: string, body: WikiPageCreateBody): Promise<{ resource: JsonObject; created: boolean }> {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         await projectInScope(tx.projects, actor, projectId);
@@ -51,7 +49,7 @@ export function createWikiService(stores: Stores) {
             return { resource: presentWikiPage(page), created: false };
           }
         }
-        const row = await tx.wiki.insert({ ...pickFields(body, WRITABLE), projectId, organizationId: actor.organizationId, creatorId: actor.userId || null });
+        const row = await tx.wiki.insert({ ...pickFields(body, WIKI_PAGE_WRITABLE_FIELDS), projectId, organizationId: actor.organizationId, creatorId: actor.userId || null });
         const events: ActorEvent[] = [];
         if (ref) {
           const link = await tx.wiki.insertExternalLink({ organizationId: actor.organizationId, projectId, ref, alignEntityType: 'wiki_page', alignEntityId: row.id });
@@ -68,13 +66,13 @@ export function createWikiService(stores: Stores) {
     },
 
     /** wiki_page.updated with the changed fields only when something changed; audited either way. */
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>) {
+    async update(actorIn: Actor | undefined, id: string, body: WikiPageUpdateBody) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = await load(tx, actor, id, true);
-        const values = pickFields(body, WRITABLE);
+        const values = pickFields(body, WIKI_PAGE_WRITABLE_FIELDS);
         const row = Object.keys(values).length ? await tx.wiki.update(id, values) : before;
-        const changed = changedFields(before, row, WRITABLE);
+        const changed = changedFields(before, row, WIKI_PAGE_WRITABLE_FIELDS);
         await tx.record(
           apiWrite(
             actor,

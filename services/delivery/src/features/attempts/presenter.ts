@@ -1,8 +1,9 @@
 import type { JsonObject } from '@bufbuild/protobuf';
+import { DELIVERY_ATTEMPT_FIELDS } from '@cluster/contracts';
 import { rowToJson } from '@cluster/platform';
-import { ATTEMPT_FIELDS, type AttemptRow } from './store.ts';
+import type { AttemptRow } from './store.ts';
 
 /** What leaves the service for an entry of a delivery's attempt log. */
 export function presentAttempt(row: AttemptRow): JsonObject {
-  return rowToJson(row, { only: ATTEMPT_FIELDS });
+  return rowToJson(row, { only: DELIVERY_ATTEMPT_FIELDS });
 }

@@ -1,3 +1,4 @@
+import { DELIVERY_ATTEMPT_FIELDS } from '@cluster/contracts';
 import { prepared, type Knex } from '@cluster/db';
 import { LOGICAL_TOPICS } from '@cluster/kafka';
 import { commitWrite, WRITTEN } from '@cluster/outbox';
@@ -37,10 +38,7 @@ export interface DeadLetterMessage {
   envelope: unknown;
 }
 
-/** Fields of an entry of a delivery's attempt log (api-decisions.md, "Webhook delivery"). */
-export const ATTEMPT_FIELDS = ['attempt', 'outcome', 'responseCode', 'responseBody', 'error', 'durationMs', 'attemptedAt'] as const;
-
-/** An entry of the attempt log of a delivery. */
+/** An entry of the attempt log of a delivery: the contract's DELIVERY_ATTEMPT_FIELDS. */
 export type AttemptRow = {
   attempt: number;
   outcome: 'succeeded' | 'failed';
@@ -153,7 +151,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
     },
 
     async listFor(deliveryId) {
-      return db('delivery.attempts').where({ deliveryId }).orderBy('attempt').select(ATTEMPT_FIELDS);
+      return db('delivery.attempts').where({ deliveryId }).orderBy('attempt').select(DELIVERY_ATTEMPT_FIELDS);
     },
   };
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { DELIVERY_FIELDS } from '@cluster/contracts';
 import { fakePage } from '../../shared/fake-page.ts';
 import type { SubscriptionRow } from '../subscriptions/store.ts';
-import { DELIVERY_FIELDS, type ClaimedDelivery, type DeliveryRecord, type DeliveryStore } from './store.ts';
+import type { ClaimedDelivery, DeliveryRecord, DeliveryStore } from './store.ts';
 
 /** A delivery row of the fake: the record plus what the schedule keeps. */
 export type FakeDeliveryRow = DeliveryRecord & {

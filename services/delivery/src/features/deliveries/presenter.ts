@@ -1,8 +1,9 @@
 import type { JsonObject } from '@bufbuild/protobuf';
+import { DELIVERY_FIELDS } from '@cluster/contracts';
 import { rowToJson } from '@cluster/platform';
 import { presentAttempt } from '../attempts/presenter.ts';
 import type { AttemptRow } from '../attempts/store.ts';
-import { DELIVERY_FIELDS, type DeliveryRecord } from './store.ts';
+import type { DeliveryRecord } from './store.ts';
 
 /** What leaves the service for a delivery: never the body's signature or the lease. */
 export function presentDelivery(row: DeliveryRecord): JsonObject {

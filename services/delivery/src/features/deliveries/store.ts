@@ -1,8 +1,8 @@
+import { DELIVERY_FIELDS, type DELIVERY_STATUSES } from '@cluster/contracts';
 import { isUuid, paginate, prepared, type Knex } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 
-/** Delivery statuses (api-decisions.md). */
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead_letter'] as const;
+/** A delivery status (the contract's DELIVERY_STATUSES, api-decisions.md). */
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** Notification channel that wakes sender loops when deliveries become due. */
@@ -111,13 +111,7 @@ export const CLAIM_SQL = `WITH caps AS (
          RETURNING d.id, d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
                    d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", (SELECT count(*) FROM due)::int AS scanned`;
 
-/** Fields of a delivery record as the API shows it (api-decisions.md, "Webhook delivery"): never its body or lease. */
-export const DELIVERY_FIELDS = [
-  'id', 'subscriptionId', 'eventName', 'eventId', 'status', 'attempts', 'responseCode', 'responseBody', 'error',
-  'durationMs', 'nextAttemptAt', 'createdAt', 'updatedAt',
-] as const;
-
-/** A delivery record, the columns of DELIVERY_FIELDS. */
+/** A delivery record as the API shows it: the columns of the contract's DELIVERY_FIELDS (never its body or lease). */
 export type DeliveryRecord = {
   id: string;
   subscriptionId: string;

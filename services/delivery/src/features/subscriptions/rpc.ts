@@ -1,4 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
+import type { WebhookCreateBody, WebhookUpdateBody } from '@cluster/contracts';
 import { bodyOf, pageArgs } from '@cluster/platform';
 import type { WebhookService } from '@cluster/proto';
 import type { SubscriptionService } from './service.ts';
@@ -12,13 +13,13 @@ export function subscriptionRpc(
       return subscriptions.list(req.actor, bodyOf(req.query), pageArgs(req));
     },
     async createWebhook(req) {
-      return { resource: await subscriptions.create(req.actor, bodyOf(req.body)), created: true };
+      return { resource: await subscriptions.create(req.actor, bodyOf<WebhookCreateBody>(req.body)), created: true };
     },
     async getWebhook(req) {
       return { resource: await subscriptions.get(req.actor, req.id) };
     },
     async updateWebhook(req) {
-      return { resource: await subscriptions.update(req.actor, req.id, bodyOf(req.body)) };
+      return { resource: await subscriptions.update(req.actor, req.id, bodyOf<WebhookUpdateBody>(req.body)) };
     },
     async deleteWebhook(req) {
       await subscriptions.remove(req.actor, req.id);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '@bufbuild/protobuf';
-import { isEventName } from '@cluster/contracts';
+import { isEventName, type WebhookCreateBody, type WebhookUpdateBody } from '@cluster/contracts';
 import { DomainError, requireActor, validation, type Page, type PageArgs, type SecretBox } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import { newSigningSecret } from '../../shared/webhook-secret-box.ts';
@@ -67,7 +67,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
     },
 
     /** Creates a subscription; the answer carries `hmacSecret`, the only time besides rotation. */
-    async create(actorIn: Actor | undefined, body: Record<string, unknown>): Promise<JsonObject> {
+    async create(actorIn: Actor | undefined, body: WebhookCreateBody): Promise<JsonObject> {
       const actor = requireActor(actorIn);
       const eventNames = checkEventNames(body.eventNames);
       const destinationUrl = String(body.destinationUrl);
@@ -82,7 +82,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
           destinationOrigin: originOf(destinationUrl),
           eventNames,
           enabled: body.enabled === undefined ? true : Boolean(body.enabled),
-          description: (body.description as string | null | undefined) ?? null,
+          description: body.description ?? null,
           secretSealed: ports.secrets.seal(secret, id),
           createdByUserId: actor.userId || null,
         });
@@ -94,7 +94,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
     },
 
     /** Changes only supplied fields. Disabling stops the subscription's scheduled retries. */
-    async update(actorIn: Actor | undefined, id: string, body: Record<string, unknown>): Promise<JsonObject> {
+    async update(actorIn: Actor | undefined, id: string, body: WebhookUpdateBody): Promise<JsonObject> {
       const actor = requireActor(actorIn);
       const values: SubscriptionChanges = {};
       if ('eventNames' in body) values.eventNames = checkEventNames(body.eventNames);
@@ -104,7 +104,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
         values.destinationUrl = url;
         values.destinationOrigin = originOf(url);
       }
-      if ('description' in body) values.description = (body.description as string | null | undefined) ?? null;
+      if ('description' in body) values.description = body.description ?? null;
       if ('enabled' in body) values.enabled = Boolean(body.enabled);
       return write(async (tx) => {
         const before = await subscriptionInScope(tx.subscriptions, actor, id, { lock: true });

@@ -1,4 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
+import type { WebhookTestRequestBody } from '@cluster/contracts';
 import { bodyOf } from '@cluster/platform';
 import type { WebhookService } from '@cluster/proto';
 import type { TestCallService } from './service.ts';
@@ -7,7 +8,7 @@ import type { TestCallService } from './service.ts';
 export function testCallRpc(testCalls: TestCallService): Pick<ServiceImpl<typeof WebhookService>, 'testWebhook'> {
   return {
     async testWebhook(req) {
-      return { resource: await testCalls.fire(req.actor, req.id, bodyOf(req.body)) };
+      return { resource: await testCalls.fire(req.actor, req.id, bodyOf<WebhookTestRequestBody>(req.body)) };
     },
   };
 }

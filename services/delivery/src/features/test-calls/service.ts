@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '@bufbuild/protobuf';
-import type { WebhookEnvelope } from '@cluster/contracts';
+import type { WebhookEnvelope, WebhookTestRequestBody } from '@cluster/contracts';
 import { DomainError, requireActor, validation, type SecretBox } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import type { DeliveryMetrics } from '../../metrics.ts';
@@ -52,7 +52,7 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
   }
 
   return {
-    async fire(actorIn: Actor | undefined, id: string, body: Record<string, unknown>): Promise<JsonObject> {
+    async fire(actorIn: Actor | undefined, id: string, body: WebhookTestRequestBody): Promise<JsonObject> {
       const actor = requireActor(actorIn);
       const sub = await subscriptionInScope(stores.subscriptions, actor, id);
       await countCall(actor.organizationId);
