@@ -32,7 +32,9 @@ try {
   const t0 = performance.now();
   await writer.run(WRITES, CLIENTS);
   const seconds = (performance.now() - t0) / 1000;
-  console.log(`\n== ${WRITES} POST /entries, ${CLIENTS} clients: ${seconds.toFixed(2)} s = ${(WRITES / seconds).toFixed(0)} writes/s`);
+  console.log(
+    `\n== ${WRITES} POST /entries, ${CLIENTS} clients: ${seconds.toFixed(2)} s = ${(WRITES / seconds).toFixed(0)} writes/s`,
+  );
   console.log(meter.report(WRITES, 'write'));
 } catch (err) {
   console.error(cluster.tails());

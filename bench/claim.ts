@@ -33,18 +33,29 @@ try {
   const org = randomUUID();
   const subs: string[] = [];
   for (let i = 0; i < ORIGINS; i++) {
-    const [s] = await db('delivery.subscriptions').insert({
-      organizationId: org, destinationUrl: `http://r${i}.example.test/w`, destinationOrigin: `http://r${i}.example.test`,
-      eventNames: ['entry.created'], secretSealed: 'x',
-    }).returning('id');
+    const [s] = await db('delivery.subscriptions')
+      .insert({
+        organizationId: org,
+        destinationUrl: `http://r${i}.example.test/w`,
+        destinationOrigin: `http://r${i}.example.test`,
+        eventNames: ['entry.created'],
+        secretSealed: 'x',
+      })
+      .returning('id');
     subs.push(s.id as string);
   }
   const stores = createStores(db);
   for (let i = 0; i < BACKLOG; i += 1000) {
-    await stores.deliveries.insertMany(Array.from({ length: Math.min(1000, BACKLOG - i) }, (_, j) => ({
-      id: randomUUID(), organizationId: org, subscriptionId: subs[(i + j) % subs.length], eventId: randomUUID(),
-      eventName: 'entry.created', body: JSON.stringify({ n: i + j, padding: 'x'.repeat(500) }),
-    })));
+    await stores.deliveries.insertMany(
+      Array.from({ length: Math.min(1000, BACKLOG - i) }, (_, j) => ({
+        id: randomUUID(),
+        organizationId: org,
+        subscriptionId: subs[(i + j) % subs.length],
+        eventId: randomUUID(),
+        eventName: 'entry.created',
+        body: JSON.stringify({ n: i + j, padding: 'x'.repeat(500) }),
+      })),
+    );
   }
   await db.raw('VACUUM ANALYZE delivery.deliveries');
   let claims = 0;
@@ -62,16 +73,26 @@ try {
     rows += claimed.length;
     // Recorded at once, as the sender does after a 2xx: the rows leave the due index.
     const r0 = performance.now();
-    await stores.attempts.recordAttempts(claimed.map((delivery) => ({
-      delivery, attemptedAt: new Date(), decision: { kind: 'succeeded' as const },
-      result: { ok: true, responseCode: 200, responseBody: 'ok', error: null, durationMs: 3 },
-    })));
+    await stores.attempts.recordAttempts(
+      claimed.map((delivery) => ({
+        delivery,
+        attemptedAt: new Date(),
+        decision: { kind: 'succeeded' as const },
+        result: { ok: true, responseCode: 200, responseBody: 'ok', error: null, durationMs: 3 },
+      })),
+    );
     recording += performance.now() - r0;
   }
   const ms = performance.now() - t0;
-  console.log(`${BACKLOG} due deliveries over ${ORIGINS} origin(s): ${claims} claims took ${ms.toFixed(0)} ms (claim, then record the attempts as the sender does)`);
-  console.log(`  claims: ${(claiming / claims).toFixed(2)} ms per claim of ${(rows / claims).toFixed(1)} rows, ${((claiming / rows) * 1000).toFixed(0)} us per delivery`);
-  console.log(`  records: ${(recording / claims).toFixed(2)} ms per batch, ${((recording / rows) * 1000).toFixed(0)} us per delivery`);
+  console.log(
+    `${BACKLOG} due deliveries over ${ORIGINS} origin(s): ${claims} claims took ${ms.toFixed(0)} ms (claim, then record the attempts as the sender does)`,
+  );
+  console.log(
+    `  claims: ${(claiming / claims).toFixed(2)} ms per claim of ${(rows / claims).toFixed(1)} rows, ${((claiming / rows) * 1000).toFixed(0)} us per delivery`,
+  );
+  console.log(
+    `  records: ${(recording / claims).toFixed(2)} ms per batch, ${((recording / rows) * 1000).toFixed(0)} us per delivery`,
+  );
 } finally {
   await db.destroy();
   if (!process.env.BENCH_KEEP) await dropDatabase(url);

@@ -38,23 +38,48 @@ async function lifecycle(name: string, run: (db: Knex, stores: Stores, rows: () 
   const db = createDb(url, { schema: 'delivery', poolMax: 2 });
   try {
     await migrate(db, 'delivery', migrations);
-    for (const sql of (process.env.BENCH_SQL ?? '').split(';').map((s) => s.trim()).filter(Boolean)) await db.raw(sql);
+    for (const sql of (process.env.BENCH_SQL ?? '')
+      .split(';')
+      .map((s) => s.trim())
+      .filter(Boolean))
+      await db.raw(sql);
     const org = randomUUID();
-    const [sub] = await db('delivery.subscriptions').insert({
-      organizationId: org, destinationUrl: `${ORIGIN}/hook`, destinationOrigin: ORIGIN, eventNames: ['entry.created'], secretSealed: 'x',
-    }).returning('id');
+    const [sub] = await db('delivery.subscriptions')
+      .insert({
+        organizationId: org,
+        destinationUrl: `${ORIGIN}/hook`,
+        destinationOrigin: ORIGIN,
+        eventNames: ['entry.created'],
+        secretSealed: 'x',
+      })
+      .returning('id');
     // Bodies the size of a real entry.created envelope.
-    const rows = () => Array.from({ length: FANOUT }, (): NewDelivery => {
-      const id = randomUUID();
-      return {
-        id, organizationId: org, subscriptionId: sub.id, eventId: randomUUID(), eventName: 'entry.created',
-        body: JSON.stringify({ id, eventName: 'entry.created', schemaVersion: 1, entityType: 'entry', entityId: randomUUID(), payload: { title: 'x'.repeat(300) } }),
-      };
-    });
+    const rows = () =>
+      Array.from({ length: FANOUT }, (): NewDelivery => {
+        const id = randomUUID();
+        return {
+          id,
+          organizationId: org,
+          subscriptionId: sub.id,
+          eventId: randomUUID(),
+          eventName: 'entry.created',
+          body: JSON.stringify({
+            id,
+            eventName: 'entry.created',
+            schemaVersion: 1,
+            entityType: 'entry',
+            entityId: randomUUID(),
+            payload: { title: 'x'.repeat(300) },
+          }),
+        };
+      });
     const stores = createStores(db);
     await run(db, stores, rows); // warm-up: plans, caches
     await db.raw('TRUNCATE delivery.deliveries CASCADE');
-    const meter = cpuMeter([['postgres (all processes)', () => pidsMatching('postgres')], ['bench (client)', () => [process.pid]]]);
+    const meter = cpuMeter([
+      ['postgres (all processes)', () => pidsMatching('postgres')],
+      ['bench (client)', () => [process.pid]],
+    ]);
     const [{ lsn: walBefore }] = (await db.raw('SELECT pg_current_wal_lsn() AS lsn')).rows;
     meter.start();
     const t0 = performance.now();
@@ -62,7 +87,9 @@ async function lifecycle(name: string, run: (db: Knex, stores: Stores, rows: () 
     const ms = performance.now() - t0;
     const report = meter.report(DELIVERIES, 'delivery');
     const [{ bytes }] = (await db.raw('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ?)::bigint AS bytes', [walBefore])).rows;
-    console.log(`\n== ${name}: ${DELIVERIES} deliveries in ${ms.toFixed(0)} ms, ${(Number(bytes) / DELIVERIES).toFixed(0)} bytes of WAL per delivery`);
+    console.log(
+      `\n== ${name}: ${DELIVERIES} deliveries in ${ms.toFixed(0)} ms, ${(Number(bytes) / DELIVERIES).toFixed(0)} bytes of WAL per delivery`,
+    );
     console.log(report);
   } finally {
     await db.destroy();
@@ -70,10 +97,24 @@ async function lifecycle(name: string, run: (db: Knex, stores: Stores, rows: () 
   }
 }
 
-const succeeded = (d: ClaimedDelivery): AttemptRecord => ({ delivery: d, attemptedAt: new Date(), decision: { kind: 'succeeded' }, result: ok });
+const succeeded = (d: ClaimedDelivery): AttemptRecord => ({
+  delivery: d,
+  attemptedAt: new Date(),
+  decision: { kind: 'succeeded' },
+  result: ok,
+});
 const claimed = (r: NewDelivery): ClaimedDelivery => ({
-  id: r.id, organizationId: r.organizationId, subscriptionId: r.subscriptionId, eventName: r.eventName, body: r.body,
-  attempts: 0, firstAttemptAt: null, leaseToken: r.leaseToken!, destinationUrl: `${ORIGIN}/hook`, destinationOrigin: ORIGIN, secretSealed: 'x',
+  id: r.id,
+  organizationId: r.organizationId,
+  subscriptionId: r.subscriptionId,
+  eventName: r.eventName,
+  body: r.body,
+  attempts: 0,
+  firstAttemptAt: null,
+  leaseToken: r.leaseToken!,
+  destinationUrl: `${ORIGIN}/hook`,
+  destinationOrigin: ORIGIN,
+  secretSealed: 'x',
 });
 
 async function recordAll(stores: Stores, items: AttemptRecord[]) {
@@ -92,7 +133,10 @@ await lifecycle('claimed', async (_db, stores, rows) => {
 await lifecycle('handed off', async (_db, stores, rows) => {
   const batch = rows().map((r) => ({ ...r, leaseToken: randomUUID() }));
   await stores.deliveries.insertMany(batch, { leaseMs: 60_000 });
-  await recordAll(stores, batch.map((r) => succeeded(claimed(r))));
+  await recordAll(
+    stores,
+    batch.map((r) => succeeded(claimed(r))),
+  );
 });
 
 if (process.env.BENCH_DIRECT !== '0') {
@@ -113,8 +157,17 @@ if (process.env.BENCH_DIRECT !== '0') {
          )
          INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", "durationMs", "attemptedAt")
          SELECT id, 1, 'succeeded', 200, 'ok', 3, ?::timestamptz FROM ins`,
-        [now, now, col((r) => r.id), col((r) => r.organizationId), col((r) => r.subscriptionId), col((r) => r.eventId),
-          col((r) => r.eventName), col((r) => r.body), now] as Knex.RawBinding[],
+        [
+          now,
+          now,
+          col((r) => r.id),
+          col((r) => r.organizationId),
+          col((r) => r.subscriptionId),
+          col((r) => r.eventId),
+          col((r) => r.eventName),
+          col((r) => r.body),
+          now,
+        ] as Knex.RawBinding[],
       );
     }
   });

@@ -12,15 +12,27 @@ import { AuthService, type AuthenticateRequest } from '@cluster/proto';
 
 const N = Number(process.env.BENCH_CALLS ?? 5000);
 const server = createServiceServer({
-  service: 'bench', logger: createLogger('bench', 'silent'), metrics: createMetrics('bench'), ready: async () => ({}),
-  routes: (r) => r.service(AuthService, {
-    async authenticate(req: AuthenticateRequest) {
-      return {
-        apiEnabled: true,
-        actor: { apiKeyId: 'k', organizationId: 'o', userId: 'u', role: 'admin', scope: 'organization', permissions: ['a', 'b'], requestId: req.requestId },
-      };
-    },
-  }),
+  service: 'bench',
+  logger: createLogger('bench', 'silent'),
+  metrics: createMetrics('bench'),
+  ready: async () => ({}),
+  routes: (r) =>
+    r.service(AuthService, {
+      async authenticate(req: AuthenticateRequest) {
+        return {
+          apiEnabled: true,
+          actor: {
+            apiKeyId: 'k',
+            organizationId: 'o',
+            userId: 'u',
+            role: 'admin',
+            scope: 'organization',
+            permissions: ['a', 'b'],
+            requestId: req.requestId,
+          },
+        };
+      },
+    }),
 });
 const port = await server.listen(0, '127.0.0.1');
 const baseUrl = `http://127.0.0.1:${port}`;
@@ -28,15 +40,18 @@ const variants = {
   'platform (Connect, h2)': () => createRpcTransport(baseUrl),
   'gRPC, h2': () => createGrpcTransport({ baseUrl, acceptCompression: [] }),
   'Connect binary, h2': () => createConnectTransport({ baseUrl, httpVersion: '2', useBinaryFormat: true, acceptCompression: [] }),
-  'Connect binary, HTTP/1.1': () => createConnectTransport({ baseUrl, httpVersion: '1.1', useBinaryFormat: true, acceptCompression: [] }),
+  'Connect binary, HTTP/1.1': () =>
+    createConnectTransport({ baseUrl, httpVersion: '1.1', useBinaryFormat: true, acceptCompression: [] }),
 };
 for (const [name, transport] of Object.entries(variants)) {
   const client = createClient(AuthService, transport());
   const calls = async (n: number) => {
     let i = 0;
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (i++ < n) await client.authenticate({ key: 'x', requestId: 'r' });
-    }));
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (i++ < n) await client.authenticate({ key: 'x', requestId: 'r' });
+      }),
+    );
   };
   await calls(1000); // warm-up
   const cpu = process.cpuUsage();
@@ -44,7 +59,9 @@ for (const [name, transport] of Object.entries(variants)) {
   await calls(N);
   const seconds = (performance.now() - t0) / 1000;
   const used = process.cpuUsage(cpu);
-  console.log(`${name.padEnd(26)} ${(N / seconds).toFixed(0).padStart(5)} calls/s  ${((used.user + used.system) / 1000 / N).toFixed(3)} ms CPU per call (client + server)`);
+  console.log(
+    `${name.padEnd(26)} ${(N / seconds).toFixed(0).padStart(5)} calls/s  ${((used.user + used.system) / 1000 / N).toFixed(3)} ms CPU per call (client + server)`,
+  );
 }
 await server.close();
 process.exit(0);

@@ -50,7 +50,8 @@ const rand = rng(42);
 const word = () => WORDS[Math.floor(WORDS.length * rand() ** 2.5)];
 // Plus a long tail, as real text has: 5,625 made-up words ("bakex"), each in a dozen or so documents.
 const SYLLABLES = 'bcdfghklmnprstv'.split('').flatMap((c) => 'aeiou'.split('').map((v) => c + v));
-const tail = (i: number) => `${SYLLABLES[i % SYLLABLES.length]}${SYLLABLES[Math.floor(i / SYLLABLES.length) % SYLLABLES.length]}x`;
+const tail = (i: number) =>
+  `${SYLLABLES[i % SYLLABLES.length]}${SYLLABLES[Math.floor(i / SYLLABLES.length) % SYLLABLES.length]}x`;
 const TAIL_SIZE = SYLLABLES.length ** 2;
 const text = (n: number) => [...Array.from({ length: n }, word), tail(Math.floor(rand() * TAIL_SIZE))].join(' ');
 
@@ -87,17 +88,41 @@ async function main() {
         await db.query(`INSERT INTO ${table} (${columns}) VALUES ${tuples.join(', ')}`, values);
       }
     };
-    await seed('entries', org.orgId, ENTRIES, (i) => [projects[i % projects.length], 'bug_report', text(6), text(40)],
-      '"organizationId", "projectId", type, title, description');
-    await seed('entries', noise.orgId, 2000, () => [noise.projectId, 'feedback', text(6), text(40)],
-      '"organizationId", "projectId", type, title, description');
-    await seed('releases', org.orgId, 500, (i) => [projects[i % projects.length], text(3), text(20), new Date(), new Date()],
-      '"organizationId", "projectId", name, description, "startDate", "endDate"');
-    await seed('wiki_pages', org.orgId, 1000, (i) => [projects[i % projects.length], text(4), text(300)],
-      '"organizationId", "projectId", title, content');
+    await seed(
+      'entries',
+      org.orgId,
+      ENTRIES,
+      (i) => [projects[i % projects.length], 'bug_report', text(6), text(40)],
+      '"organizationId", "projectId", type, title, description',
+    );
+    await seed(
+      'entries',
+      noise.orgId,
+      2000,
+      () => [noise.projectId, 'feedback', text(6), text(40)],
+      '"organizationId", "projectId", type, title, description',
+    );
+    await seed(
+      'releases',
+      org.orgId,
+      500,
+      (i) => [projects[i % projects.length], text(3), text(20), new Date(), new Date()],
+      '"organizationId", "projectId", name, description, "startDate", "endDate"',
+    );
+    await seed(
+      'wiki_pages',
+      org.orgId,
+      1000,
+      (i) => [projects[i % projects.length], text(4), text(300)],
+      '"organizationId", "projectId", title, content',
+    );
     await db.query('ANALYZE');
-    const { rows: [{ n: docs }] } = await db.query('SELECT count(*)::int AS n FROM search_documents');
-    console.log(`seeded ${ENTRIES} entries (+2000 in another organization, 500 releases, 1000 wiki pages): ${docs} search documents in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const {
+      rows: [{ n: docs }],
+    } = await db.query('SELECT count(*)::int AS n FROM search_documents');
+    console.log(
+      `seeded ${ENTRIES} entries (+2000 in another organization, 500 releases, 1000 wiki pages): ${docs} search documents in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
 
     const scopedKey = (await c.admin.createKey({ user: org.adminId, scope: 'project', project: projects[1] })).key;
     const queries: { name: string; q: string; key: string }[] = [
@@ -115,7 +140,16 @@ async function main() {
 
     const all: number[] = [];
     console.log(`\n${ROUNDS} sequential requests per query, end to end (HTTP -> gateway -> Connect -> core -> Postgres):\n`);
-    console.log('query [results]'.padEnd(36), 'matches'.padStart(8), 'p50 ms'.padStart(8), 'p95 ms'.padStart(8), 'p99 ms'.padStart(8), 'max ms'.padStart(8), 'SQL p50'.padStart(8), 'SQL p95'.padStart(8));
+    console.log(
+      'query [results]'.padEnd(36),
+      'matches'.padStart(8),
+      'p50 ms'.padStart(8),
+      'p95 ms'.padStart(8),
+      'p99 ms'.padStart(8),
+      'max ms'.padStart(8),
+      'SQL p50'.padStart(8),
+      'SQL p95'.padStart(8),
+    );
     for (const { name, q, key } of queries) {
       const url = `${c.baseUrl}/search?q=${encodeURIComponent(q)}`;
       const headers = { authorization: `Bearer ${key}` };
@@ -130,7 +164,9 @@ async function main() {
         if (res.status !== 200) throw new Error(`search answered ${res.status}: ${JSON.stringify(body)}`);
         results = body.data.length;
       }
-      const { rows: [{ n: matches }] } = await db.query(
+      const {
+        rows: [{ n: matches }],
+      } = await db.query(
         `SELECT count(*)::int AS n FROM search_documents WHERE "organizationId" = $1 AND document @@ websearch_to_tsquery('english', $2)`,
         [org.orgId, q],
       );
@@ -145,21 +181,30 @@ async function main() {
       times.sort((a, b) => a - b);
       all.push(...times);
       console.log(
-        `${name} [${results}]`.padEnd(36), String(matches).padStart(8),
-        ...[50, 95, 99].map((p) => percentile(times, p).toFixed(1).padStart(8)), times[times.length - 1].toFixed(1).padStart(8),
+        `${name} [${results}]`.padEnd(36),
+        String(matches).padStart(8),
+        ...[50, 95, 99].map((p) => percentile(times, p).toFixed(1).padStart(8)),
+        times[times.length - 1].toFixed(1).padStart(8),
         ...[50, 95].map((p) => percentile(sqlTimes, p).toFixed(1).padStart(8)),
       );
     }
     all.sort((a, b) => a - b);
     const p50 = percentile(all, 50);
     const p95 = percentile(all, 95);
-    console.log(`\noverall: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms over ${all.length} requests (goal: under ${GOAL_MS} ms)`);
+    console.log(
+      `\noverall: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms over ${all.length} requests (goal: under ${GOAL_MS} ms)`,
+    );
 
     for (const q of [WORDS[0], tail(1234)]) {
       const plan = await db.query(`EXPLAIN (ANALYZE, COSTS OFF) ${SEARCH_SQL}`, [q, org.orgId]);
       console.log(`\nplan for "${q}":\n${plan.rows.map((r) => `  ${r['QUERY PLAN']}`).join('\n')}`);
     }
-    console.log(`\nload average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores)`);
+    console.log(
+      `\nload average at the end: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} (${os.cpus().length} cores)`,
+    );
     process.exitCode = p95 < GOAL_MS ? 0 : 1;
   } finally {
     await db.end().catch(() => {});

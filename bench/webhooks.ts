@@ -37,7 +37,8 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 
 async function main() {
   const cluster = await startBenchCluster('bench', {
-    WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true', WEBHOOK_PER_DESTINATION_CONCURRENCY: String(PER_DESTINATION),
+    WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true',
+    WEBHOOK_PER_DESTINATION_CONCURRENCY: String(PER_DESTINATION),
   });
   const { call, databaseUrl } = cluster;
   const receivers: Receiver[] = [];
@@ -76,20 +77,30 @@ async function main() {
       const pipelineCpu = meter.report(expected, 'delivery');
 
       // The ceiling, same run: sign and POST the same bodies to the same receiver, same concurrency.
-      const bodies = r.received.slice(baseline).map((g) => ({ body: g.rawBody, path: g.path, event: String(g.headers['x-service-event']) }));
+      const bodies = r.received
+        .slice(baseline)
+        .map((g) => ({ body: g.rawBody, path: g.path, event: String(g.headers['x-service-event']) }));
       const secret = `whsec_${randomBytes(32).toString('base64')}`;
       const plain = new Agent({ connections: PER_DESTINATION });
       const origin = new URL(r.url).origin;
       const ceilingPass = async (list: typeof bodies) => {
         let idx = 0;
-        await Promise.all(Array.from({ length: PER_DESTINATION }, async () => {
-          while (idx < list.length) {
-            const b = list[idx++];
-            const headers = deliveryHeaders({ secret, deliveryId: randomUUID(), eventName: b.event, body: b.body, timestamp: Math.floor(Date.now() / 1000) });
-            const res = await request(`${origin}${b.path}`, { method: 'POST', headers, body: b.body, dispatcher: plain });
-            await res.body.text();
-          }
-        }));
+        await Promise.all(
+          Array.from({ length: PER_DESTINATION }, async () => {
+            while (idx < list.length) {
+              const b = list[idx++];
+              const headers = deliveryHeaders({
+                secret,
+                deliveryId: randomUUID(),
+                eventName: b.event,
+                body: b.body,
+                timestamp: Math.floor(Date.now() / 1000),
+              });
+              const res = await request(`${origin}${b.path}`, { method: 'POST', headers, body: b.body, dispatcher: plain });
+              await res.body.text();
+            }
+          }),
+        );
       };
       await ceilingPass(bodies.slice(0, 1000)); // warm-up (JIT, connections), not counted
       meter.start();
@@ -101,13 +112,24 @@ async function main() {
       await plain.close();
 
       console.log(`\n== throughput: ${WRITES} API writes x ${WATCHERS} subscriptions = ${expected} deliveries`);
-      console.log(`API writes took ${((writesDone - started) / 1000).toFixed(2)} s (${(WRITES / ((writesDone - started) / 1000)).toFixed(0)} writes/s, ${CLIENT_CONCURRENCY} concurrent clients)`);
-      console.log(`pipeline: ${expected} deliveries in ${pipelineSeconds.toFixed(2)} s = ${pipelineRate.toFixed(0)} deliveries/s (first API write to last arrival)`);
-      console.log(`ceiling:  ${bodies.length} signed POSTs in ${ceilingSeconds.toFixed(2)} s = ${ceilingRate.toFixed(0)} POSTs/s (plain loop, concurrency ${PER_DESTINATION})`);
-      console.log(`ratio:    ${(pipelineRate / ceilingRate * 100).toFixed(0)}% of the ceiling (goal >= 50%)`);
+      console.log(
+        `API writes took ${((writesDone - started) / 1000).toFixed(2)} s (${(WRITES / ((writesDone - started) / 1000)).toFixed(0)} writes/s, ${CLIENT_CONCURRENCY} concurrent clients)`,
+      );
+      console.log(
+        `pipeline: ${expected} deliveries in ${pipelineSeconds.toFixed(2)} s = ${pipelineRate.toFixed(0)} deliveries/s (first API write to last arrival)`,
+      );
+      console.log(
+        `ceiling:  ${bodies.length} signed POSTs in ${ceilingSeconds.toFixed(2)} s = ${ceilingRate.toFixed(0)} POSTs/s (plain loop, concurrency ${PER_DESTINATION})`,
+      );
+      console.log(`ratio:    ${((pipelineRate / ceilingRate) * 100).toFixed(0)}% of the ceiling (goal >= 50%)`);
       console.log(pipelineCpu);
       console.log('ceiling loop (the bench process is its client and the receiver):');
-      console.log(ceilingCpu.split('\n').filter((l) => l.includes('bench')).join('\n'));
+      console.log(
+        ceilingCpu
+          .split('\n')
+          .filter((l) => l.includes('bench'))
+          .join('\n'),
+      );
 
       // ---- 1b. the delivery pipeline alone --------------------------------------
       // The same fan-out, but the events are committed straight into the core's outbox in one
@@ -117,18 +139,29 @@ async function main() {
         const before = r.received.length;
         meter.start();
         const injectedStart = performance.now();
-        await db.transaction((trx) => commitWrite(trx, 'core', { rows: [], events: Array.from({ length: INJECTED }, (_, i) => ({
-          eventName: 'entry.created', entityType: 'entry', entityId: randomUUID(), organizationId: org.orgId, projectId: org.projectIds[0],
-          actorUserId: null, payload: { entryId: randomUUID(), projectId: org.projectIds[0], title: `Injected #${i}`, type: 'bug_report' },
-        })) }));
+        await db.transaction((trx) =>
+          commitWrite(trx, 'core', {
+            rows: [],
+            events: Array.from({ length: INJECTED }, (_, i) => ({
+              eventName: 'entry.created',
+              entityType: 'entry',
+              entityId: randomUUID(),
+              organizationId: org.orgId,
+              projectId: org.projectIds[0],
+              actorUserId: null,
+              payload: { entryId: randomUUID(), projectId: org.projectIds[0], title: `Injected #${i}`, type: 'bug_report' },
+            })),
+          }),
+        );
         const injected = INJECTED * WATCHERS;
         await r.waitFor(before + injected, () => true, 300_000);
         const seconds = (performance.now() - injectedStart) / 1000;
         const cpu = meter.report(INJECTED * WATCHERS, 'delivery');
-        console.log(`pipeline alone: ${INJECTED} events committed to the outbox at once x ${WATCHERS} subscriptions = ${injected} deliveries in ${seconds.toFixed(2)} s = ${(injected / seconds).toFixed(0)} deliveries/s (${(injected / seconds / ceilingRate * 100).toFixed(0)}% of the ceiling)`);
+        console.log(
+          `pipeline alone: ${INJECTED} events committed to the outbox at once x ${WATCHERS} subscriptions = ${injected} deliveries in ${seconds.toFixed(2)} s = ${(injected / seconds).toFixed(0)} deliveries/s (${((injected / seconds / ceilingRate) * 100).toFixed(0)}% of the ceiling)`,
+        );
         console.log(cpu);
       }
-
     }
 
     // ---- 2. latency at a steady rate ---------------------------------------
@@ -153,9 +186,11 @@ async function main() {
       const due = t0 + (i * 1000) / RATE;
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
-      inflight.push(writer2.write().then((res) => {
-        answeredAt.set(res.body.id as string, Date.now());
-      }));
+      inflight.push(
+        writer2.write().then((res) => {
+          answeredAt.set(res.body.id as string, Date.now());
+        }),
+      );
     }
     await Promise.all(inflight);
     const achieved = total / ((performance.now() - t0) / 1000);
@@ -165,30 +200,48 @@ async function main() {
       .filter((g) => answeredAt.has(g.body?.entityId))
       .map((g) => g.arrivedAt - answeredAt.get(g.body.entityId)!)
       .sort((a, b) => a - b);
-    console.log(`\n== latency: ${total} API writes at ${RATE}/s (achieved ${achieved.toFixed(0)}/s), API answer -> receiver arrival`);
-    console.log(`p50 ${pct(latencies, 50)} ms, p90 ${pct(latencies, 90)} ms, p99 ${pct(latencies, 99)} ms, max ${latencies[latencies.length - 1]} ms (goal p50 < 50 ms, p99 < 250 ms)`);
+    console.log(
+      `\n== latency: ${total} API writes at ${RATE}/s (achieved ${achieved.toFixed(0)}/s), API answer -> receiver arrival`,
+    );
+    console.log(
+      `p50 ${pct(latencies, 50)} ms, p90 ${pct(latencies, 90)} ms, p99 ${pct(latencies, 99)} ms, max ${latencies[latencies.length - 1]} ms (goal p50 < 50 ms, p99 < 250 ms)`,
+    );
     // Where the time goes: event commit -> delivery row (relay, Kafka, fan-out) -> first attempt (sender pickup) -> arrival.
     const ddb = createDb(databaseUrl, { schema: 'delivery', poolMax: 1 });
     const stored: { id: string; createdAt: Date; firstAttemptAt: Date; body: string }[] = await ddb('delivery.deliveries')
-      .where({ subscriptionId: watch.body.id }).select('id', 'createdAt', 'firstAttemptAt', 'body');
-    const rows = stored
-      .filter((row) => answeredAt.has(JSON.parse(row.body).entityId)); // not the warm-up's
+      .where({ subscriptionId: watch.body.id })
+      .select('id', 'createdAt', 'firstAttemptAt', 'body');
+    const rows = stored.filter((row) => answeredAt.has(JSON.parse(row.body).entityId)); // not the warm-up's
     await ddb.destroy();
     const arrival = new Map(r2.received.map((g) => [g.body?.id as string, g.arrivedAt]));
-    const stage = (f: (row: (typeof rows)[number]) => number) => rows.map(f).filter(Number.isFinite).sort((a, b) => a - b);
+    const stage = (f: (row: (typeof rows)[number]) => number) =>
+      rows
+        .map(f)
+        .filter(Number.isFinite)
+        .sort((a, b) => a - b);
     const fan = stage((row) => row.createdAt.getTime() - Date.parse(JSON.parse(row.body).occurredAt));
     const pick = stage((row) => row.firstAttemptAt.getTime() - row.createdAt.getTime());
     const http = stage((row) => (arrival.get(row.id) ?? NaN) - row.firstAttemptAt.getTime());
     // The event's occurredAt is taken just before its transaction commits; the API answer
     // reaches the client later, by the time the answer spends in the core, the gateway and the
     // client's event loops (long on saturated cores). Both views are printed.
-    const occurred = new Map(rows.map((row) => [JSON.parse(row.body).entityId as string, Date.parse(JSON.parse(row.body).occurredAt)]));
-    const answerLag = [...answeredAt].map(([id, at]) => at - (occurred.get(id) ?? NaN)).filter(Number.isFinite).sort((a, b) => a - b);
-    const fromCommit = r2.received.filter((g) => occurred.has(g.body?.entityId))
-      .map((g) => g.arrivedAt - occurred.get(g.body.entityId)!).sort((a, b) => a - b);
+    const occurred = new Map(
+      rows.map((row) => [JSON.parse(row.body).entityId as string, Date.parse(JSON.parse(row.body).occurredAt)]),
+    );
+    const answerLag = [...answeredAt]
+      .map(([id, at]) => at - (occurred.get(id) ?? NaN))
+      .filter(Number.isFinite)
+      .sort((a, b) => a - b);
+    const fromCommit = r2.received
+      .filter((g) => occurred.has(g.body?.entityId))
+      .map((g) => g.arrivedAt - occurred.get(g.body.entityId)!)
+      .sort((a, b) => a - b);
     for (const [name, v] of [
-      ['commit -> receiver arrival', fromCommit], ['commit -> API answer at the client', answerLag],
-      ['commit -> delivery row (relay, Kafka, fan-out)', fan], ['delivery row -> first attempt (sender)', pick], ['first attempt -> arrival (HTTP)', http],
+      ['commit -> receiver arrival', fromCommit],
+      ['commit -> API answer at the client', answerLag],
+      ['commit -> delivery row (relay, Kafka, fan-out)', fan],
+      ['delivery row -> first attempt (sender)', pick],
+      ['first attempt -> arrival (HTTP)', http],
     ] as const) {
       console.log(`  ${name}: p50 ${pct(v, 50)} ms, p99 ${pct(v, 99)} ms`);
     }

@@ -5,8 +5,18 @@ import path from 'node:path';
 import { ROOT } from './lib/bootstrap.mjs';
 
 const pgPort = process.env.LOCAL_PG_PORT ?? '54329';
-const env = { ...process.env, DATABASE_URL: process.env.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${pgPort}/cluster`, LOG_LEVEL: 'warn' };
-const res = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/core/src/admin/cli.ts'), ...process.argv.slice(2)], {
-  cwd: ROOT, env, stdio: 'inherit',
-});
+const env = {
+  ...process.env,
+  DATABASE_URL: process.env.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${pgPort}/cluster`,
+  LOG_LEVEL: 'warn',
+};
+const res = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', path.join(ROOT, 'services/core/src/admin/cli.ts'), ...process.argv.slice(2)],
+  {
+    cwd: ROOT,
+    env,
+    stdio: 'inherit',
+  },
+);
 process.exit(res.status ?? 1);

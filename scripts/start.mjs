@@ -38,12 +38,16 @@ try {
     WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: process.env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS ?? 'true',
   };
   if (env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === 'true') {
-    process.stderr.write('[start] WARNING: WEBHOOK_ALLOW_PRIVATE_DESTINATIONS=true: webhooks may target loopback and private addresses (local use only)\n');
+    process.stderr.write(
+      '[start] WARNING: WEBHOOK_ALLOW_PRIVATE_DESTINATIONS=true: webhooks may target loopback and private addresses (local use only)\n',
+    );
   }
 
   const run = (name) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services', name, 'src', 'main.ts')], {
-      cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push({ name, pid: child.pid });
     for (const stream of [child.stdout, child.stderr]) {
@@ -62,7 +66,9 @@ try {
     while (Date.now() < deadline) {
       try {
         if ((await fetch(url, { signal: AbortSignal.timeout(2000) })).ok) return;
-      } catch { /* not yet */ }
+      } catch {
+        /* not yet */
+      }
       await new Promise((r) => setTimeout(r, 300));
     }
     throw new Error(`${what} did not become ready`);
@@ -75,19 +81,26 @@ try {
   run('gateway');
   await waitReady(`http://127.0.0.1:${gatewayPort}/readyz`, 'gateway');
 
-  const demo = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/core/src/admin/cli.ts'), 'demo'], { cwd: ROOT, env }).toString());
+  const demo = JSON.parse(
+    execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/core/src/admin/cli.ts'), 'demo'], {
+      cwd: ROOT,
+      env,
+    }).toString(),
+  );
   const base = `http://localhost:${gatewayPort}/api/v1`;
-  process.stdout.write([
-    '',
-    '  Cluster is up.',
-    `  Base URL:      ${base}`,
-    `  Demo API key:  ${demo.apiKey.key}   (organization-scoped, role admin)`,
-    `  Try:           curl -H "Authorization: Bearer ${demo.apiKey.key}" ${base}/me`,
-    `  OpenAPI:       ${base}/openapi.json`,
-    '  Admin CLI:     npm run --silent admin -- <command>',
-    '  Stop:          Ctrl-C',
-    '',
-  ].join('\n') + '\n');
+  process.stdout.write(
+    [
+      '',
+      '  Cluster is up.',
+      `  Base URL:      ${base}`,
+      `  Demo API key:  ${demo.apiKey.key}   (organization-scoped, role admin)`,
+      `  Try:           curl -H "Authorization: Bearer ${demo.apiKey.key}" ${base}/me`,
+      `  OpenAPI:       ${base}/openapi.json`,
+      '  Admin CLI:     npm run --silent admin -- <command>',
+      '  Stop:          Ctrl-C',
+      '',
+    ].join('\n') + '\n',
+  );
 } catch (err) {
   process.stderr.write(`[start] ${err instanceof Error ? err.stack : err}\n`);
   await stopAll(1);

@@ -31,11 +31,28 @@ try {
   if (kafka.started) started.kafka = kafka;
   mkdirSync(path.join(ROOT, '.data'), { recursive: true });
   const report = path.join(ROOT, '.data', 'vitest-report.json');
-  const res = spawnSync('npx', ['--no-install', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)], {
-    cwd: ROOT,
-    stdio: 'inherit',
-    env: { ...process.env, TEST_DATABASE_URL: pg.url, KAFKA_BROKERS: kafka.brokers, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
-  });
+  const res = spawnSync(
+    'npx',
+    [
+      '--no-install',
+      'vitest',
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${report}`,
+      ...process.argv.slice(2),
+    ],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        TEST_DATABASE_URL: pg.url,
+        KAFKA_BROKERS: kafka.brokers,
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      },
+    },
+  );
   code = res.status ?? 1;
   if (existsSync(report)) {
     const r = JSON.parse(readFileSync(report, 'utf8'));

@@ -11,12 +11,24 @@ afterAll(() => dropDatabase(databaseUrl));
 /** Runs the admin CLI as `npm run admin` does; returns parsed stdout, stderr and the exit code. */
 function admin(...args: string[]): Promise<{ code: number; json: Json; stderr: string; lines: number }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/core/src/admin/cli.ts'), ...args], {
-      cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8',
-    }, (err, stdout, stderr) => {
-      const out = stdout.trim();
-      resolve({ code: err ? Number(err.code ?? 1) : 0, json: out ? JSON.parse(out) : undefined, stderr: stderr.trim(), lines: out.split('\n').length });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'services/core/src/admin/cli.ts'), ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: databaseUrl },
+        encoding: 'utf8',
+      },
+      (err, stdout, stderr) => {
+        const out = stdout.trim();
+        resolve({
+          code: err ? Number(err.code ?? 1) : 0,
+          json: out ? JSON.parse(out) : undefined,
+          stderr: stderr.trim(),
+          lines: out.split('\n').length,
+        });
+      },
+    );
   });
 }
 
@@ -26,7 +38,18 @@ describe('admin CLI', { timeout: 120_000 }, () => {
     expect(org.code).toBe(0);
     expect(org.lines).toBe(1);
     expect(Object.keys(org.json)).toEqual(['id']);
-    const user = await admin('user', 'create', '--org', org.json.id, '--email', 'a@acme.test', '--name', 'Ada', '--role', 'admin');
+    const user = await admin(
+      'user',
+      'create',
+      '--org',
+      org.json.id,
+      '--email',
+      'a@acme.test',
+      '--name',
+      'Ada',
+      '--role',
+      'admin',
+    );
     expect(user.code).toBe(0);
     const key = await admin('key', 'create', '--user', user.json.id, '--scope', 'organization', '--name', 'ci');
     expect(key.code).toBe(0);
@@ -42,10 +65,12 @@ describe('admin CLI', { timeout: 120_000 }, () => {
     expect(session.json).toMatchObject({ token: expect.any(String), expiresAt: expect.any(String) });
   });
 
-  it('refuses minting outside the spec\'s rules with exit code 1 and a message on stderr', async () => {
+  it("refuses minting outside the spec's rules with exit code 1 and a message on stderr", async () => {
     const org = (await admin('org', 'create', '--name', 'Rules')).json;
-    const dev = (await admin('user', 'create', '--org', org.id, '--email', 'd@r.test', '--name', 'Dev', '--role', 'developer')).json;
-    const client = (await admin('user', 'create', '--org', org.id, '--email', 'c@r.test', '--name', 'Cli', '--role', 'client')).json;
+    const dev = (await admin('user', 'create', '--org', org.id, '--email', 'd@r.test', '--name', 'Dev', '--role', 'developer'))
+      .json;
+    const client = (await admin('user', 'create', '--org', org.id, '--email', 'c@r.test', '--name', 'Cli', '--role', 'client'))
+      .json;
     const cases = [
       ['key', 'create', '--user', dev.id, '--scope', 'organization'],
       ['key', 'create', '--user', client.id, '--scope', 'organization'],

@@ -19,7 +19,8 @@ const SNAPSHOT_KEYS = ['createdAt', 'id', 'narrativeSource', 'reportType', 'scop
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/core/src/admin/cli.ts'), ...args], {
-      cwd: ROOT, env: { ...process.env, DATABASE_URL: c.databaseUrl, LOG_LEVEL: 'silent' },
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: c.databaseUrl, LOG_LEVEL: 'silent' },
     });
     let stdout = '';
     let stderr = '';
@@ -44,7 +45,13 @@ describe('agreements', () => {
     const { id } = JSON.parse(created.stdout);
     expect(Object.keys(JSON.parse(created.stdout))).toEqual(['id']);
     const got = await c.api(org.key, 'GET', `/agreements/${id}`);
-    expect(got.body).toMatchObject({ id, projectId: org.projectId, title: 'Master services agreement', status: 'pending_signature', signedAt: null });
+    expect(got.body).toMatchObject({
+      id,
+      projectId: org.projectId,
+      title: 'Master services agreement',
+      status: 'pending_signature',
+      signedAt: null,
+    });
 
     const signed = await cli('agreement', 'sign', '--id', id);
     expect(signed.code).toBe(0);
@@ -68,7 +75,12 @@ describe('agreements', () => {
     expect(list.status).toBe(200);
     const item = list.body.data.find((a: { id: string }) => a.id === id);
     expect(Object.keys(item).sort()).toEqual(AGREEMENT_KEYS);
-    expect(item).toMatchObject({ projectId: org.projectId, title: 'Statement of work', status: 'pending_signature', signedAt: null });
+    expect(item).toMatchObject({
+      projectId: org.projectId,
+      title: 'Statement of work',
+      status: 'pending_signature',
+      signedAt: null,
+    });
     const got = await c.api(org.key, 'GET', `/agreements/${id}`);
     expect(got.status).toBe(200);
     expect(got.body).toEqual(item);
@@ -79,14 +91,31 @@ describe('agreements', () => {
     expect(await c.admin.signAgreement(id)).toEqual({ id, status: 'signed' });
     expect(await c.admin.signAgreement(id)).toEqual({ id, status: 'signed' });
     const [e] = await c.events.waitFor((x) => x.eventName === 'agreement.signed' && x.entityId === id);
-    expect(e).toMatchObject({ entityType: 'agreement', actorUserId: null, organizationId: org.orgId, projectId: org.projectId, schemaVersion: 1 });
-    expect(e.payload).toEqual({ agreementId: id, projectId: org.projectId, clientId: org.orgId, status: 'signed', occurredAt: expect.any(String) });
+    expect(e).toMatchObject({
+      entityType: 'agreement',
+      actorUserId: null,
+      organizationId: org.orgId,
+      projectId: org.projectId,
+      schemaVersion: 1,
+    });
+    expect(e.payload).toEqual({
+      agreementId: id,
+      projectId: org.projectId,
+      clientId: org.orgId,
+      status: 'signed',
+      occurredAt: expect.any(String),
+    });
     expect(await c.events.settle((x) => x.eventName === 'agreement.signed' && x.entityId === id)).toHaveLength(1);
     const got = await c.api(org.key, 'GET', `/agreements/${id}`);
     expect(got.body).toMatchObject({ status: 'signed', signedAt: expect.any(String) });
     const audit = await c.api(org.key, 'GET', `/projects/${org.projectId}/audit-events?entityType=agreement`);
-    const actions = audit.body.data.filter((a: { entityId: string }) => a.entityId === id).map((a: { action: string; actorId: string | null; metadata: unknown }) => [a.action, a.actorId, a.metadata]);
-    expect(actions.sort()).toEqual([['created', null, { actorType: 'admin_cli' }], ['signed', null, { actorType: 'admin_cli' }]]);
+    const actions = audit.body.data
+      .filter((a: { entityId: string }) => a.entityId === id)
+      .map((a: { action: string; actorId: string | null; metadata: unknown }) => [a.action, a.actorId, a.metadata]);
+    expect(actions.sort()).toEqual([
+      ['created', null, { actorType: 'admin_cli' }],
+      ['signed', null, { actorType: 'admin_cli' }],
+    ]);
   });
 
   it('does not create agreements through the API: 405 method_not_allowed with Allow: GET', async () => {
@@ -131,24 +160,43 @@ describe('agreements', () => {
 
 describe('snapshots', () => {
   it('admin CLI: `snapshot create` with every flag prints {id}; bad flags exit 1', async () => {
-    const res = await cli('snapshot', 'create', '--project', org.projectId, '--report-type', 'weekly_status', '--narrative-source', 'ai', '--summary', 'All green this week.');
+    const res = await cli(
+      'snapshot',
+      'create',
+      '--project',
+      org.projectId,
+      '--report-type',
+      'weekly_status',
+      '--narrative-source',
+      'ai',
+      '--summary',
+      'All green this week.',
+    );
     expect(res.code).toBe(0);
     const { id } = JSON.parse(res.stdout);
     const list = await c.api(org.key, 'GET', `/projects/${org.projectId}/snapshots`);
     expect(list.body.data.find((s: { id: string }) => s.id === id)).toMatchObject({
-      reportType: 'weekly_status', narrativeSource: 'ai', summary: 'All green this week.', status: 'ready',
+      reportType: 'weekly_status',
+      narrativeSource: 'ai',
+      summary: 'All green this week.',
+      status: 'ready',
     });
     const bad = await cli('snapshot', 'create', '--project', org.projectId, '--report-type', 'x', '--narrative-source', 'gpt');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--narrative-source must be ai or template');
-    await expect(c.admin.createSnapshot({ projectId: org.projectId, reportType: '' })).rejects.toThrow('--report-type is required');
+    await expect(c.admin.createSnapshot({ projectId: org.projectId, reportType: '' })).rejects.toThrow(
+      '--report-type is required',
+    );
     await expect(c.admin.createSnapshot({ projectId: randomUUID(), reportType: 'x' })).rejects.toThrow('unknown project');
   });
 
   it('lists snapshots with the spec fields and the generated summary text', async () => {
-    await sql(c, `INSERT INTO entries ("projectId", "organizationId", type, title, description, status)
+    await sql(
+      c,
+      `INSERT INTO entries ("projectId", "organizationId", type, title, description, status)
       VALUES ($1, $2, 'bug_report', 'a', 'a', 'open'), ($1, $2, 'bug_report', 'b', 'b', 'open'), ($1, $2, 'feedback', 'c', 'c', 'solved')`,
-    [projectB, org.orgId]);
+      [projectB, org.orgId],
+    );
     await c.api(org.key, 'POST', `/projects/${projectB}/wiki-pages`, { title: 'Handbook' });
     const { id } = await c.admin.createSnapshot({ projectId: projectB, reportType: 'monthly' });
     const res = await c.api(org.key, 'GET', `/projects/${projectB}/snapshots`);
@@ -156,8 +204,17 @@ describe('snapshots', () => {
     expect(res.body).toMatchObject({ page: 1, pageSize: 25, total: 1 });
     const [snap] = res.body.data;
     expect(Object.keys(snap).sort()).toEqual(SNAPSHOT_KEYS);
-    expect(snap).toMatchObject({ id, scopeType: 'project', scopeId: projectB, reportType: 'monthly', status: 'ready', narrativeSource: 'template' });
-    expect(snap.summary).toBe('monthly report for Project B: 3 entries (2 open, 1 solved); 0 releases (0 released); 1 wiki page.');
+    expect(snap).toMatchObject({
+      id,
+      scopeType: 'project',
+      scopeId: projectB,
+      reportType: 'monthly',
+      status: 'ready',
+      narrativeSource: 'template',
+    });
+    expect(snap.summary).toBe(
+      'monthly report for Project B: 3 entries (2 open, 1 solved); 0 releases (0 released); 1 wiki page.',
+    );
   });
 
   it('has no get by id: GET /snapshots/:id is 404 not_found', async () => {

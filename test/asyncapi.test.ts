@@ -17,7 +17,10 @@ describe('AsyncAPI document of the Kafka topics', () => {
 
   it('names the topics the services really use', async () => {
     const { document } = await new Parser().parse(doc);
-    const addresses = document!.channels().all().map((ch) => ch.address());
+    const addresses = document!
+      .channels()
+      .all()
+      .map((ch) => ch.address());
     const topics = topicNames('');
     expect(addresses.sort()).toEqual([topics.domainEvents, topics.deliveryDeadLetter].sort());
   });

@@ -37,9 +37,25 @@ describe('authentication', () => {
   it('returns the Me object with every field present', async () => {
     const res = await c.api(org.key, 'GET', '/me');
     expect(Object.keys(res.body).sort()).toEqual(
-      ['apiKeyId', 'createdByUserId', 'keyName', 'keyPrefix', 'lastUsedAt', 'organizationId', 'permissions', 'scope', 'scopedProjectId'].sort(),
+      [
+        'apiKeyId',
+        'createdByUserId',
+        'keyName',
+        'keyPrefix',
+        'lastUsedAt',
+        'organizationId',
+        'permissions',
+        'scope',
+        'scopedProjectId',
+      ].sort(),
     );
-    expect(res.body).toMatchObject({ organizationId: org.orgId, scope: 'organization', scopedProjectId: null, permissions: null, createdByUserId: org.adminId });
+    expect(res.body).toMatchObject({
+      organizationId: org.orgId,
+      scope: 'organization',
+      scopedProjectId: null,
+      permissions: null,
+      createdByUserId: org.adminId,
+    });
     expect(org.key.startsWith(res.body.keyPrefix)).toBe(true);
   });
 

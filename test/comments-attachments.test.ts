@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import type { Json } from './support/json.ts';
 import {
-  auditOf, eventOf, expectMissingPermission, expectNotFound, expectValidation, keyLacking, settledEventsOf, type BadCase,
+  auditOf,
+  eventOf,
+  expectMissingPermission,
+  expectNotFound,
+  expectValidation,
+  keyLacking,
+  settledEventsOf,
+  type BadCase,
 } from './support/work-items.ts';
 
 let c: TestCluster;
@@ -65,8 +72,14 @@ describe('comments', () => {
     const entry = await createEntry();
     const made = await comment(entry.id, { content: 'First!', isInternal: 'true', isAiGenerated: null });
     expect(made).toEqual({
-      id: expect.any(String), entryId: entry.id, body: 'First!', authorId: org.adminId, isInternal: 'true',
-      isAiGenerated: null, createdAt: expect.any(String), updatedAt: expect.any(String),
+      id: expect.any(String),
+      entryId: entry.id,
+      body: 'First!',
+      authorId: org.adminId,
+      isInternal: 'true',
+      isAiGenerated: null,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     expect(made).not.toHaveProperty('content');
     expect((await c.api(org.key, 'GET', `/comments/${made.id}`)).body).toEqual(made);
@@ -134,14 +147,22 @@ describe('comments', () => {
     const e = await eventOf(c, 'entry.commented', entry.id);
     expect(e).toMatchObject({ entityType: 'entry', entityId: entry.id, actorUserId: org.adminId, projectId: org.projectId });
     expect(e.payload).toEqual({
-      entryId: entry.id, projectId: org.projectId, title: entryBody.title, type: entryBody.type, status: 'open',
-      commentId: made.id, authorId: org.adminId, body: 'Ping', isInternal: 'false', occurredAt: e.occurredAt,
+      entryId: entry.id,
+      projectId: org.projectId,
+      title: entryBody.title,
+      type: entryBody.type,
+      status: 'open',
+      commentId: made.id,
+      authorId: org.adminId,
+      body: 'Ping',
+      isInternal: 'false',
+      occurredAt: e.occurredAt,
     });
     await c.api(org.key, 'PATCH', `/comments/${made.id}`, { content: 'Pong' });
     await c.api(org.key, 'DELETE', `/comments/${made.id}`);
     const names = (await settledEventsOf(c, entry.id)).map((x) => x.eventName);
     expect(names).toEqual(['entry.created', 'entry.commented']);
-    expect((await settledEventsOf(c, made.id))).toEqual([]);
+    expect(await settledEventsOf(c, made.id)).toEqual([]);
   });
 
   it('audits created, updated and deleted', async () => {
@@ -150,7 +171,8 @@ describe('comments', () => {
     await c.api(org.key, 'DELETE', `/comments/${made.id}`);
     const audits = await auditOf(c, org.key, 'comment', made.id);
     expect(audits.map((a) => a.action).sort()).toEqual(['created', 'deleted', 'updated']);
-    for (const a of audits) expect(a.metadata).toMatchObject({ actorType: 'api_key', apiKeyId: org.keyId, entryId: made.entryId });
+    for (const a of audits)
+      expect(a.metadata).toMatchObject({ actorType: 'api_key', apiKeyId: org.keyId, entryId: made.entryId });
   });
 });
 
@@ -158,12 +180,22 @@ describe('attachments', () => {
   it('registers with every field; entryId and uploadedById from the server', async () => {
     const entry = await createEntry();
     const made = await attach(entry.id, attachmentEveryField);
-    expect(made).toMatchObject({ ...attachmentEveryField, id: expect.any(String), entryId: entry.id, uploadedById: org.adminId, createdAt: expect.any(String) });
+    expect(made).toMatchObject({
+      ...attachmentEveryField,
+      id: expect.any(String),
+      entryId: entry.id,
+      uploadedById: org.adminId,
+      createdAt: expect.any(String),
+    });
     expect((await c.api(org.key, 'GET', `/attachments/${made.id}`)).body).toEqual(made);
   });
 
   it('keeps fileSize a decimal string beyond 2^53 and defaults optional fields to null', async () => {
-    const made = await attach((await createEntry()).id, { ...attachmentMinimal, fileSize: '9007199254740993', fileType: 'text/plain; charset=utf-8' });
+    const made = await attach((await createEntry()).id, {
+      ...attachmentMinimal,
+      fileSize: '9007199254740993',
+      fileType: 'text/plain; charset=utf-8',
+    });
     expect(made).toMatchObject({ fileSize: '9007199254740993', fileType: 'text/plain; charset=utf-8', category: null });
     const removed = await attach((await createEntry()).id, { ...attachmentMinimal, removedAt: '2026-05-01T00:00:00.000Z' });
     expect(removed.removedAt).toBe('2026-05-01T00:00:00.000Z');
@@ -187,7 +219,11 @@ describe('attachments', () => {
     { name: 'removedAt not a timestamp', body: { ...attachmentMinimal, removedAt: 'later' }, path: '/removedAt' },
     { name: 'attachmentStatus null', body: { ...attachmentMinimal, attachmentStatus: null }, path: '/attachmentStatus' },
     { name: 'unknown property', body: { ...attachmentMinimal, checksum: 'abc' }, path: '/checksum' },
-    { name: 'uploadedById in the body', body: { ...attachmentMinimal, uploadedById: '00000000-0000-4000-8000-000000000000' }, path: '/uploadedById' },
+    {
+      name: 'uploadedById in the body',
+      body: { ...attachmentMinimal, uploadedById: '00000000-0000-4000-8000-000000000000' },
+      path: '/uploadedById',
+    },
   ];
   it.each(bad)('registration rejects $name with 400 at $path', async ({ body, path }) => {
     const entry = await createEntry();

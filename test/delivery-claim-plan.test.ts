@@ -16,10 +16,15 @@ beforeAll(async () => {
   await ensureDatabase(databaseUrl);
   db = createDb(databaseUrl, { schema: 'delivery', poolMax: 2 });
   await migrate(db, 'delivery', migrations);
-  const [sub] = await db('delivery.subscriptions').insert({
-    organizationId: '00000000-0000-4000-8000-000000000001', destinationUrl: `${ORIGIN}/hook`, destinationOrigin: ORIGIN,
-    eventNames: ['entry.created'], secretSealed: 'sealed',
-  }).returning('id');
+  const [sub] = await db('delivery.subscriptions')
+    .insert({
+      organizationId: '00000000-0000-4000-8000-000000000001',
+      destinationUrl: `${ORIGIN}/hook`,
+      destinationOrigin: ORIGIN,
+      eventNames: ['entry.created'],
+      secretSealed: 'sealed',
+    })
+    .returning('id');
   // A backlog: 5,000 due deliveries, and 20,000 finished ones beside them.
   await db.raw(
     `INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, status, "nextAttemptAt")

@@ -22,8 +22,15 @@ let subs: string[];
 function event(): EventEnvelope {
   const id = randomUUID();
   return {
-    id, eventName: 'entry.created', schemaVersion: 1, entityType: 'entry', entityId: randomUUID(),
-    occurredAt: new Date().toISOString(), actorUserId: null, organizationId: ORG, projectId: null,
+    id,
+    eventName: 'entry.created',
+    schemaVersion: 1,
+    entityType: 'entry',
+    entityId: randomUUID(),
+    occurredAt: new Date().toISOString(),
+    actorUserId: null,
+    organizationId: ORG,
+    projectId: null,
     payload: { title: 'Crash on login' },
   };
 }
@@ -32,10 +39,18 @@ beforeAll(async () => {
   await ensureDatabase(databaseUrl);
   db = createDb(databaseUrl, { schema: 'delivery', poolMax: 1 });
   await migrate(db, 'delivery', migrations);
-  const rows = await db('delivery.subscriptions').insert([1, 2].map((i) => ({
-    organizationId: ORG, destinationUrl: `${ORIGIN}/hook${i}`, destinationOrigin: ORIGIN,
-    eventNames: ['entry.created'], secretSealed: 'sealed', createdAt: new Date(Date.now() - 60_000),
-  }))).returning('id');
+  const rows = await db('delivery.subscriptions')
+    .insert(
+      [1, 2].map((i) => ({
+        organizationId: ORG,
+        destinationUrl: `${ORIGIN}/hook${i}`,
+        destinationOrigin: ORIGIN,
+        eventNames: ['entry.created'],
+        secretSealed: 'sealed',
+        createdAt: new Date(Date.now() - 60_000),
+      })),
+    )
+    .returning('id');
   subs = rows.map((r: { id: string }) => r.id);
 });
 afterAll(async () => {
@@ -86,14 +101,26 @@ describe('delivery rows', () => {
 
   it('are deleted with their attempt logs once finished and past the retention period, never while retrying', async () => {
     const DAY = 86_400_000;
-    const [sub] = await db('delivery.subscriptions').insert({
-      organizationId: ORG, destinationUrl: `${ORIGIN}/retention`, destinationOrigin: ORIGIN,
-      eventNames: ['entry.created'], secretSealed: 'sealed', deletedAt: new Date(),
-    }).returning('id');
+    const [sub] = await db('delivery.subscriptions')
+      .insert({
+        organizationId: ORG,
+        destinationUrl: `${ORIGIN}/retention`,
+        destinationOrigin: ORIGIN,
+        eventNames: ['entry.created'],
+        secretSealed: 'sealed',
+        deletedAt: new Date(),
+      })
+      .returning('id');
     const ago = (days: number) => new Date(Date.now() - days * DAY);
     const row = (tag: string, createdAt: Date, extra: Record<string, unknown>) => ({
-      id: randomUUID(), organizationId: ORG, subscriptionId: sub.id, eventId: randomUUID(), eventName: 'entry.created',
-      body: JSON.stringify({ tag }), createdAt, ...extra,
+      id: randomUUID(),
+      organizationId: ORG,
+      subscriptionId: sub.id,
+      eventId: randomUUID(),
+      eventName: 'entry.created',
+      body: JSON.stringify({ tag }),
+      createdAt,
+      ...extra,
     });
     const rows = [
       ...Array.from({ length: 5 }, () => row('old-succeeded', ago(40), { status: 'succeeded', attempts: 1 })),
@@ -104,25 +131,53 @@ describe('delivery rows', () => {
     ];
     const tagOf = (r: (typeof rows)[number]) => JSON.parse(r.body).tag as string;
     await db('delivery.deliveries').insert(rows);
-    await db('delivery.attempts').insert(rows.filter((r) => tagOf(r) !== 'old-in-flight').map((r) => ({
-      deliveryId: r.id, attempt: 1, outcome: 'succeeded', durationMs: 3, attemptedAt: r.createdAt,
-    })));
+    await db('delivery.attempts').insert(
+      rows
+        .filter((r) => tagOf(r) !== 'old-in-flight')
+        .map((r) => ({
+          deliveryId: r.id,
+          attempt: 1,
+          outcome: 'succeeded',
+          durationMs: 3,
+          attemptedAt: r.createdAt,
+        })),
+    );
     const metrics = createDeliveryMetrics(createMetrics('retention_test'), createStores(db).deliveries);
     const sweeper = createRetentionSweeper({
-      stores: createStores(db), metrics, logger: createLogger('test', 'silent'), retentionMs: 30 * DAY, intervalMs: 3_600_000, batchSize: 2,
+      stores: createStores(db),
+      metrics,
+      logger: createLogger('test', 'silent'),
+      retentionMs: 30 * DAY,
+      intervalMs: 3_600_000,
+      batchSize: 2,
     });
     // Batches of 2 over 6 expired rows: the sweep goes on until a batch comes back short.
     expect(await sweeper.sweep()).toBe(6);
     const left = await db('delivery.deliveries').where({ subscriptionId: sub.id }).select('body');
     expect(left.map((r) => JSON.parse(r.body).tag).sort()).toEqual(['old-in-flight', 'old-retrying', 'recent']);
-    const attempts = await db('delivery.attempts').whereIn('deliveryId', rows.map((r) => r.id)).select('deliveryId');
+    const attempts = await db('delivery.attempts')
+      .whereIn(
+        'deliveryId',
+        rows.map((r) => r.id),
+      )
+      .select('deliveryId');
     // The attempt logs of the deleted rows went with them; those of the kept rows stay.
-    expect(attempts.map((a) => a.deliveryId).sort())
-      .toEqual(rows.filter((r) => tagOf(r) === 'old-retrying' || tagOf(r) === 'recent').map((r) => r.id).sort());
+    expect(attempts.map((a) => a.deliveryId).sort()).toEqual(
+      rows
+        .filter((r) => tagOf(r) === 'old-retrying' || tagOf(r) === 'recent')
+        .map((r) => r.id)
+        .sort(),
+    );
     expect((await metrics.pruned.get()).values[0].value).toBe(6);
     // Nothing more to do; 0 keeps everything.
     expect(await sweeper.sweep()).toBe(0);
-    const keepAll = createRetentionSweeper({ stores: createStores(db), metrics, logger: createLogger('test', 'silent'), retentionMs: 0, intervalMs: 1000 });
+    const keepAll = createRetentionSweeper({
+      stores: createStores(db),
+      metrics,
+      logger: createLogger('test', 'silent'),
+      retentionMs: 0,
+      intervalMs: 1000,
+    });
     expect(await keepAll.sweep()).toBe(0);
   });
 });

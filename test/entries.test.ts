@@ -4,8 +4,15 @@ import { createDb } from '@cluster/db';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import type { Json } from './support/json.ts';
 import {
-  auditOf, eventOf, expectMissingPermission, expectNotFound, expectScopeViolation, expectValidation, keyLacking,
-  settledEventsOf, type BadCase,
+  auditOf,
+  eventOf,
+  expectMissingPermission,
+  expectNotFound,
+  expectScopeViolation,
+  expectValidation,
+  keyLacking,
+  settledEventsOf,
+  type BadCase,
 } from './support/work-items.ts';
 
 let c: TestCluster;
@@ -64,11 +71,15 @@ beforeAll(async () => {
   developerId = (await c.admin.createUser(org.orgId, 'dev@entries.test', 'Dev', 'developer')).id;
   outsiderId = (await c.admin.createUser(other.orgId, 'dev@other.test', 'Outsider', 'developer')).id;
   const rel = await c.api(org.key, 'POST', `/projects/${org.projectId}/releases`, {
-    name: 'R1', startDate: '2026-05-01T00:00:00Z', endDate: '2026-06-01T00:00:00Z',
+    name: 'R1',
+    startDate: '2026-05-01T00:00:00Z',
+    endDate: '2026-06-01T00:00:00Z',
   });
   releaseId = rel.body.id;
   const otherRel = await c.api(org.key, 'POST', `/projects/${secondProjectId}/releases`, {
-    name: 'R2', startDate: '2026-05-01T00:00:00Z', endDate: '2026-06-01T00:00:00Z',
+    name: 'R2',
+    startDate: '2026-05-01T00:00:00Z',
+    endDate: '2026-06-01T00:00:00Z',
   });
   otherReleaseId = otherRel.body.id;
 });
@@ -81,8 +92,13 @@ describe('entry create', () => {
     const { deploymentStage: _ignored, ...expected } = body;
     expect(entry).toMatchObject(expected);
     expect(entry).toMatchObject({
-      id: expect.any(String), projectId: org.projectId, entryNumber: expect.any(Number), creatorId: org.adminId,
-      deploymentStage: null, createdAt: expect.any(String), updatedAt: expect.any(String),
+      id: expect.any(String),
+      projectId: org.projectId,
+      entryNumber: expect.any(Number),
+      creatorId: org.adminId,
+      deploymentStage: null,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     expect(entry).not.toHaveProperty('organizationId');
     const read = await c.api(org.key, 'GET', `/entries/${entry.id}`);
@@ -93,8 +109,15 @@ describe('entry create', () => {
   it('defaults status open and priority medium; optional fields are null', async () => {
     const entry = await createEntry();
     expect(entry).toMatchObject({
-      ...minimal, status: 'open', priority: 'medium', assignedToId: null, releaseId: null, typeMetadata: null,
-      deploymentStage: null, approvalStatus: null, costApprovalStatus: null,
+      ...minimal,
+      status: 'open',
+      priority: 'medium',
+      assignedToId: null,
+      releaseId: null,
+      typeMetadata: null,
+      deploymentStage: null,
+      approvalStatus: null,
+      costApprovalStatus: null,
     });
   });
 
@@ -143,23 +166,38 @@ describe('entry create', () => {
     { name: 'highCost negative', body: { ...minimal, highCost: '-5' }, path: '/highCost' },
     { name: 'statusChangedAt not a timestamp', body: { ...minimal, statusChangedAt: 'yesterday' }, path: '/statusChangedAt' },
     { name: 'unknown property', body: { ...minimal, severity: 'high' }, path: '/severity' },
-    { name: 'projectId in the body', body: { ...minimal, projectId: '00000000-0000-4000-8000-000000000000' }, path: '/projectId' },
+    {
+      name: 'projectId in the body',
+      body: { ...minimal, projectId: '00000000-0000-4000-8000-000000000000' },
+      path: '/projectId',
+    },
   ];
   it.each(bad)('rejects $name with 400 at $path', async ({ body, path }) => {
     expectValidation(await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, body), path);
   });
 
   it('rejects an assignee outside the organization and a release of another project with 400', async () => {
-    expectValidation(await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, { ...minimal, assignedToId: outsiderId }), '/assignedToId');
-    expectValidation(await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, { ...minimal, releaseId: otherReleaseId }), '/releaseId');
     expectValidation(
-      await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, { ...minimal, releaseId: '00000000-0000-4000-8000-000000000000' }),
+      await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, { ...minimal, assignedToId: outsiderId }),
+      '/assignedToId',
+    );
+    expectValidation(
+      await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, { ...minimal, releaseId: otherReleaseId }),
+      '/releaseId',
+    );
+    expectValidation(
+      await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, {
+        ...minimal,
+        releaseId: '00000000-0000-4000-8000-000000000000',
+      }),
       '/releaseId',
     );
   });
 
   it('rejects a body that is not JSON with 400', async () => {
-    const res = await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, '{not json', { 'content-type': 'application/json' });
+    const res = await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, '{not json', {
+      'content-type': 'application/json',
+    });
     expect(res.status).toBe(400);
     expect(res.body.reason).toBe('validation_error');
   });
@@ -169,7 +207,9 @@ describe('entryNumber', () => {
   it('numbers 20 concurrent creates 1..20 with no gaps or duplicates', async () => {
     const project = await c.api(org.key, 'POST', '/projects', { name: 'Numbers', description: 'concurrency' });
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => c.api(org.key, 'POST', `/projects/${project.body.id}/entries`, { ...minimal, title: `E${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        c.api(org.key, 'POST', `/projects/${project.body.id}/entries`, { ...minimal, title: `E${i}` }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
     expect(results.map((r) => r.body.entryNumber).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
@@ -258,9 +298,20 @@ describe('entry events (read from Kafka)', () => {
   it('entry.created carries entryId, projectId, title, type, status', async () => {
     const entry = await createEntry();
     const e = await eventOf(c, 'entry.created', entry.id);
-    expect(e).toMatchObject({ entityType: 'entry', entityId: entry.id, schemaVersion: 1, actorUserId: org.adminId, organizationId: org.orgId });
+    expect(e).toMatchObject({
+      entityType: 'entry',
+      entityId: entry.id,
+      schemaVersion: 1,
+      actorUserId: org.adminId,
+      organizationId: org.orgId,
+    });
     expect(e.payload).toEqual({
-      entryId: entry.id, projectId: org.projectId, title: minimal.title, type: minimal.type, status: 'open', occurredAt: e.occurredAt,
+      entryId: entry.id,
+      projectId: org.projectId,
+      title: minimal.title,
+      type: minimal.type,
+      status: 'open',
+      occurredAt: e.occurredAt,
     });
     expect(await settledEventsOf(c, entry.id)).toHaveLength(1);
   });
@@ -276,8 +327,13 @@ describe('entry events (read from Kafka)', () => {
     await c.api(org.key, 'PATCH', `/entries/${entry.id}`, { title: 'New title', priority: 'low' });
     const e = await eventOf(c, 'entry.updated', entry.id);
     expect(e.payload).toEqual({
-      entryId: entry.id, projectId: org.projectId, title: 'New title', type: 'bug_report', status: 'open',
-      changedFields: ['title', 'priority'], occurredAt: e.occurredAt,
+      entryId: entry.id,
+      projectId: org.projectId,
+      title: 'New title',
+      type: 'bug_report',
+      status: 'open',
+      changedFields: ['title', 'priority'],
+      occurredAt: e.occurredAt,
     });
     const names = (await settledEventsOf(c, entry.id)).map((x) => x.eventName);
     expect(names).toEqual(['entry.created', 'entry.updated']);
@@ -288,8 +344,14 @@ describe('entry events (read from Kafka)', () => {
     await c.api(org.key, 'PATCH', `/entries/${entry.id}`, { status: 'in_progress' });
     const e = await eventOf(c, 'entry.status_changed', entry.id);
     expect(e.payload).toEqual({
-      entryId: entry.id, projectId: org.projectId, title: minimal.title, type: 'bug_report', status: 'in_progress',
-      previousStatus: 'open', newStatus: 'in_progress', occurredAt: e.occurredAt,
+      entryId: entry.id,
+      projectId: org.projectId,
+      title: minimal.title,
+      type: 'bug_report',
+      status: 'in_progress',
+      previousStatus: 'open',
+      newStatus: 'in_progress',
+      occurredAt: e.occurredAt,
     });
     const updated = await eventOf(c, 'entry.updated', entry.id);
     expect(updated.payload.changedFields).toEqual(['status', 'statusChangedAt']);
@@ -303,8 +365,14 @@ describe('entry events (read from Kafka)', () => {
     await c.api(org.key, 'PATCH', `/entries/${entry.id}`, { assignedToId: developerId });
     const e = await eventOf(c, 'entry.assigned', entry.id);
     expect(e.payload).toEqual({
-      entryId: entry.id, projectId: org.projectId, title: minimal.title, type: 'bug_report', status: 'open',
-      assignedToId: developerId, previousAssignedToId: null, occurredAt: e.occurredAt,
+      entryId: entry.id,
+      projectId: org.projectId,
+      title: minimal.title,
+      type: 'bug_report',
+      status: 'open',
+      assignedToId: developerId,
+      previousAssignedToId: null,
+      occurredAt: e.occurredAt,
     });
     await c.api(org.key, 'PATCH', `/entries/${entry.id}`, { assignedToId: developerId });
     await c.api(org.key, 'PATCH', `/entries/${entry.id}`, { assignedToId: null });
@@ -321,8 +389,13 @@ describe('entry events (read from Kafka)', () => {
     const approved = await eventOf(c, 'cost.approved', entry.id);
     expect(approved).toMatchObject({ entityType: 'entry', entityId: entry.id });
     expect(approved.payload).toEqual({
-      entryId: entry.id, projectId: org.projectId, title: minimal.title, costApprovalStatus: 'approved',
-      previousCostApprovalStatus: 'pending_manager', committedCost: '900', occurredAt: approved.occurredAt,
+      entryId: entry.id,
+      projectId: org.projectId,
+      title: minimal.title,
+      costApprovalStatus: 'approved',
+      previousCostApprovalStatus: 'pending_manager',
+      committedCost: '900',
+      occurredAt: approved.occurredAt,
     });
     await c.api(org.key, 'PATCH', `/entries/${entry.id}`, { costApprovalStatus: 'rejected' });
     const rejected = await eventOf(c, 'cost.rejected', entry.id);
@@ -359,10 +432,18 @@ describe('entry list', () => {
   it('filters by status, type, priority, assignedToId and releaseId', async () => {
     const project = await c.api(org.key, 'POST', '/projects', { name: 'Filters', description: 'filters' });
     const pid = project.body.id;
-    const rel = await c.api(org.key, 'POST', `/projects/${pid}/releases`, { name: 'F', startDate: '2026-01-01T00:00:00Z', endDate: '2026-02-01T00:00:00Z' });
-    const a = await createEntry({ ...minimal, status: 'solved', priority: 'critical', assignedToId: developerId, releaseId: rel.body.id }, pid);
+    const rel = await c.api(org.key, 'POST', `/projects/${pid}/releases`, {
+      name: 'F',
+      startDate: '2026-01-01T00:00:00Z',
+      endDate: '2026-02-01T00:00:00Z',
+    });
+    const a = await createEntry(
+      { ...minimal, status: 'solved', priority: 'critical', assignedToId: developerId, releaseId: rel.body.id },
+      pid,
+    );
     await createEntry({ ...minimal, type: 'feedback' }, pid);
-    const ids = async (q: string) => (await c.api(org.key, 'GET', `/projects/${pid}/entries?${q}`)).body.data.map((e: { id: string }) => e.id);
+    const ids = async (q: string) =>
+      (await c.api(org.key, 'GET', `/projects/${pid}/entries?${q}`)).body.data.map((e: { id: string }) => e.id);
     expect(await ids('status=solved')).toEqual([a.id]);
     expect(await ids('priority=critical')).toEqual([a.id]);
     expect(await ids(`assignedToId=${developerId}`)).toEqual([a.id]);
@@ -391,7 +472,12 @@ describe('entry delete', () => {
   });
 
   it('answers 404 for ids that are not UUIDs', async () => {
-    for (const [m, p] of [['GET', '/entries/nope'], ['PATCH', '/entries/nope'], ['DELETE', '/entries/123'], ['GET', '/projects/x/entries']]) {
+    for (const [m, p] of [
+      ['GET', '/entries/nope'],
+      ['PATCH', '/entries/nope'],
+      ['DELETE', '/entries/123'],
+      ['GET', '/projects/x/entries'],
+    ]) {
       expectNotFound(await c.api(org.key, m, p, m === 'PATCH' ? { title: 'x' } : undefined));
     }
   });
@@ -454,13 +540,15 @@ describe('entry scope and tenancy', () => {
 });
 
 describe('a refused entry create', () => {
-  it('writes nothing when the project is another organization\'s or does not exist: no entry, number, audit record or event', async () => {
+  it("writes nothing when the project is another organization's or does not exist: no entry, number, audit record or event", async () => {
     const db = createDb(c.databaseUrl, { schema: 'core', poolMax: 1 });
     try {
       const state = async () => ({
         entries: Number((await db('entries').count({ n: '*' }))[0].n),
         counter: (await db('projects').where({ id: org.projectId }).first('entryCounter')).entryCounter,
-        audits: Number((await db('audit_events').where({ organizationId: other.orgId, entityType: 'entry' }).count({ n: '*' }))[0].n),
+        audits: Number(
+          (await db('audit_events').where({ organizationId: other.orgId, entityType: 'entry' }).count({ n: '*' }))[0].n,
+        ),
         outbox: Number((await db('outbox').count({ n: '*' }))[0].n),
       });
       await c.flushOutbox();

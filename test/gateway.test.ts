@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => c?.stop());
 
-describe('project-scoped keys (the spec\'s scope table)', () => {
+describe("project-scoped keys (the spec's scope table)", () => {
   it('may use /me', async () => {
     const res = await c.api(projectKey, 'GET', '/me');
     expect(res.status).toBe(200);
@@ -71,7 +71,7 @@ describe('permissions', () => {
     expect(me.body.permissions).toEqual(['read:project']);
   });
 
-  it('a role\'s default set applies when permissions is null (client cannot read audit events)', async () => {
+  it("a role's default set applies when permissions is null (client cannot read audit events)", async () => {
     const { id } = await c.admin.createUser(org.orgId, 'client@example.test', 'Client', 'client');
     // Clients cannot mint keys; an admin-created path is not possible, so check the minting rule itself.
     await expect(c.admin.createKey({ user: id, scope: 'project', project: org.projectId })).rejects.toThrow(/cannot mint/);
@@ -80,12 +80,14 @@ describe('permissions', () => {
     expect(res.body.message).toBe('missing permission write:project');
   });
 
-  it('minting refuses permissions beyond the creator\'s role and org keys for non-admins', async () => {
+  it("minting refuses permissions beyond the creator's role and org keys for non-admins", async () => {
     const { id } = await c.admin.createUser(org.orgId, 'dev2@example.test', 'Dev2', 'developer');
     await c.admin.addMember(org.projectId, id);
     await expect(c.admin.createKey({ user: id, scope: 'organization' })).rejects.toThrow(/organization-scoped/);
     await expect(c.admin.createKey({ user: id, scope: 'project', project: otherProjectId })).rejects.toThrow(/not a member/);
-    await expect(c.admin.createKey({ user: id, scope: 'project', project: org.projectId, permissions: 'write:project' })).rejects.toThrow(/cannot grant/);
+    await expect(
+      c.admin.createKey({ user: id, scope: 'project', project: org.projectId, permissions: 'write:project' }),
+    ).rejects.toThrow(/cannot grant/);
   });
 });
 
@@ -117,8 +119,13 @@ describe('HTTP behaviour', () => {
     const res = await fetch(`${c.baseUrl}/openapi.json`);
     const doc = await res.json();
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.paths['/api/v1/projects'].post.requestBody.content['application/json'].schema.required).toEqual(['name', 'description']);
-    expect(doc.paths['/api/v1/projects/{id}'].patch.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
+    expect(doc.paths['/api/v1/projects'].post.requestBody.content['application/json'].schema.required).toEqual([
+      'name',
+      'description',
+    ]);
+    expect(doc.paths['/api/v1/projects/{id}'].patch.requestBody.content['application/json'].schema.additionalProperties).toBe(
+      false,
+    );
   });
 
   it('exposes health, readiness and metrics', async () => {
@@ -146,7 +153,9 @@ describe('Idempotency-Key', () => {
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    const all = (await c.api(org.key, 'GET', '/projects?pageSize=100')).body.data.filter((p: { name: string }) => p.name === 'idem');
+    const all = (await c.api(org.key, 'GET', '/projects?pageSize=100')).body.data.filter(
+      (p: { name: string }) => p.name === 'idem',
+    );
     expect(all).toHaveLength(1);
   });
 
@@ -176,7 +185,9 @@ describe('Idempotency-Key', () => {
 
   it('concurrent requests with one key: one runs, the others get 409 idempotency_key_in_use or its replay', async () => {
     const body = { name: 'race', description: '' };
-    const results = await Promise.all(Array.from({ length: 8 }, () => c.api(org.key, 'POST', '/projects', body, { 'idempotency-key': 'k-3' })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => c.api(org.key, 'POST', '/projects', body, { 'idempotency-key': 'k-3' })),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
     expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
@@ -204,7 +215,13 @@ describe('Idempotency-Key', () => {
     await db.end();
     expect(rows[0].body).not.toContain(marker);
     expect(rows[0].body).not.toContain(first.body.id);
-    const replay = await c.api(org.key, 'POST', '/projects', { name: marker, description: '' }, { 'idempotency-key': 'k-sealed' });
+    const replay = await c.api(
+      org.key,
+      'POST',
+      '/projects',
+      { name: marker, description: '' },
+      { 'idempotency-key': 'k-sealed' },
+    );
     expect(replay.body).toEqual(first.body);
   });
 

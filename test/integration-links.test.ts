@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import type { Json } from './support/json.ts';
 import {
-  auditOf, eventOf, expectMissingPermission, expectNotFound, expectValidation, keyLacking, settledEventsOf, type BadCase,
+  auditOf,
+  eventOf,
+  expectMissingPermission,
+  expectNotFound,
+  expectValidation,
+  keyLacking,
+  settledEventsOf,
+  type BadCase,
 } from './support/work-items.ts';
 
 let c: TestCluster;
@@ -16,7 +23,14 @@ let counter = 0;
 
 /** A link body with a fresh external id (each test its own external record). */
 function linkBody(extra: Record<string, unknown> = {}) {
-  return { provider: 'jira', externalType: 'issue', externalId: `PROJ-${++counter}`, alignEntityType: 'entry', alignEntityId: entryId, ...extra };
+  return {
+    provider: 'jira',
+    externalType: 'issue',
+    externalId: `PROJ-${++counter}`,
+    alignEntityType: 'entry',
+    alignEntityId: entryId,
+    ...extra,
+  };
 }
 
 async function createLink(body: Record<string, unknown> = linkBody(), key = org.key) {
@@ -26,7 +40,8 @@ async function createLink(body: Record<string, unknown> = linkBody(), key = org.
 }
 
 async function entryIn(projectId: string, key = org.key) {
-  return (await c.api(key, 'POST', `/projects/${projectId}/entries`, { type: 'bug_report', title: 't', description: 'd' })).body.id as string;
+  return (await c.api(key, 'POST', `/projects/${projectId}/entries`, { type: 'bug_report', title: 't', description: 'd' })).body
+    .id as string;
 }
 
 beforeAll(async () => {
@@ -45,10 +60,21 @@ describe('integration link create', () => {
     const body = linkBody();
     const first = await createLink(body);
     expect(first).toEqual({
-      id: expect.any(String), organizationId: org.orgId, provider: 'jira', externalType: 'issue', externalId: body.externalId,
-      alignEntityType: 'entry', alignEntityId: entryId, createdAt: expect.any(String), updatedAt: expect.any(String),
+      id: expect.any(String),
+      organizationId: org.orgId,
+      provider: 'jira',
+      externalType: 'issue',
+      externalId: body.externalId,
+      alignEntityType: 'entry',
+      alignEntityId: entryId,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
-    const again = await c.api(org.key, 'POST', '/integration-links', { ...body, alignEntityType: 'project', alignEntityId: org.projectId });
+    const again = await c.api(org.key, 'POST', '/integration-links', {
+      ...body,
+      alignEntityType: 'project',
+      alignEntityId: org.projectId,
+    });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first);
     expect((await c.api(org.key, 'GET', `/integration-links/${first.id}`)).body).toEqual(first);
@@ -65,13 +91,24 @@ describe('integration link create', () => {
 
   it('links every known internal type: project, entry, release, comment, attachment, user', async () => {
     const release = await c.api(org.key, 'POST', `/projects/${org.projectId}/releases`, {
-      name: 'R', startDate: '2026-01-01T00:00:00Z', endDate: '2026-02-01T00:00:00Z',
+      name: 'R',
+      startDate: '2026-01-01T00:00:00Z',
+      endDate: '2026-02-01T00:00:00Z',
     });
     const com = await c.api(org.key, 'POST', `/entries/${entryId}/comments`, { content: 'c' });
-    const att = await c.api(org.key, 'POST', `/entries/${entryId}/attachments`, { fileName: 'a', fileSize: '1', fileType: 'text/plain', objectPath: 'p' });
+    const att = await c.api(org.key, 'POST', `/entries/${entryId}/attachments`, {
+      fileName: 'a',
+      fileSize: '1',
+      fileType: 'text/plain',
+      objectPath: 'p',
+    });
     const targets: [string, string][] = [
-      ['project', org.projectId], ['entry', entryId], ['release', release.body.id], ['comment', com.body.id],
-      ['attachment', att.body.id], ['user', org.adminId],
+      ['project', org.projectId],
+      ['entry', entryId],
+      ['release', release.body.id],
+      ['comment', com.body.id],
+      ['attachment', att.body.id],
+      ['user', org.adminId],
     ];
     for (const [alignEntityType, alignEntityId] of targets) {
       const link = await createLink(linkBody({ alignEntityType, alignEntityId }));
@@ -80,15 +117,28 @@ describe('integration link create', () => {
   });
 
   const bad: (BadCase & { omit?: string })[] = [
-    ...['provider', 'externalType', 'externalId', 'alignEntityType', 'alignEntityId'].map((f) => ({ name: `missing ${f}`, body: {}, omit: f, path: `/${f}` })),
+    ...['provider', 'externalType', 'externalId', 'alignEntityType', 'alignEntityId'].map((f) => ({
+      name: `missing ${f}`,
+      body: {},
+      omit: f,
+      path: `/${f}`,
+    })),
     { name: 'empty provider', body: { provider: '' }, path: '/provider' },
     { name: 'empty externalType', body: { externalType: '' }, path: '/externalType' },
     { name: 'externalId a number', body: { externalId: 12 }, path: '/externalId' },
     { name: 'alignEntityId not a uuid', body: { alignEntityId: 'ENTRY-1' }, path: '/alignEntityId' },
     { name: 'alignEntityType unknown', body: { alignEntityType: 'spaceship' }, path: '/alignEntityType' },
-    { name: 'alignEntityId of no such entry', body: { alignEntityId: '00000000-0000-4000-8000-000000000000' }, path: '/alignEntityId' },
+    {
+      name: 'alignEntityId of no such entry',
+      body: { alignEntityId: '00000000-0000-4000-8000-000000000000' },
+      path: '/alignEntityId',
+    },
     { name: 'unknown property', body: { url: 'https://x' }, path: '/url' },
-    { name: 'organizationId in the body', body: { organizationId: '00000000-0000-4000-8000-000000000000' }, path: '/organizationId' },
+    {
+      name: 'organizationId in the body',
+      body: { organizationId: '00000000-0000-4000-8000-000000000000' },
+      path: '/organizationId',
+    },
   ];
   it.each(bad)('rejects $name with 400 at $path', async ({ body, omit, path }) => {
     const sent: Record<string, unknown> = { ...linkBody(), ...body };
@@ -97,17 +147,36 @@ describe('integration link create', () => {
   });
 
   it('rejects a target of another organization with 400', async () => {
-    expectValidation(await c.api(org.key, 'POST', '/integration-links', linkBody({ alignEntityId: foreignEntryId })), '/alignEntityId');
-    expectValidation(await c.api(org.key, 'POST', '/integration-links', linkBody({ alignEntityType: 'project', alignEntityId: other.projectId })), '/alignEntityId');
+    expectValidation(
+      await c.api(org.key, 'POST', '/integration-links', linkBody({ alignEntityId: foreignEntryId })),
+      '/alignEntityId',
+    );
+    expectValidation(
+      await c.api(
+        org.key,
+        'POST',
+        '/integration-links',
+        linkBody({ alignEntityType: 'project', alignEntityId: other.projectId }),
+      ),
+      '/alignEntityId',
+    );
   });
 });
 
 describe('integration link update and delete', () => {
   it('re-points the link (every field of the update body); only supplied fields change', async () => {
     const link = await createLink();
-    const res = await c.api(org.key, 'PATCH', `/integration-links/${link.id}`, { alignEntityType: 'project', alignEntityId: org.projectId });
+    const res = await c.api(org.key, 'PATCH', `/integration-links/${link.id}`, {
+      alignEntityType: 'project',
+      alignEntityId: org.projectId,
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...link, alignEntityType: 'project', alignEntityId: org.projectId, updatedAt: expect.any(String) });
+    expect(res.body).toEqual({
+      ...link,
+      alignEntityType: 'project',
+      alignEntityId: org.projectId,
+      updatedAt: expect.any(String),
+    });
     const only = await c.api(org.key, 'PATCH', `/integration-links/${link.id}`, { alignEntityId: secondProjectId });
     expect(only.body).toMatchObject({ alignEntityType: 'project', alignEntityId: secondProjectId, externalId: link.externalId });
   });
@@ -147,18 +216,35 @@ describe('integration link events and audit', () => {
     const body = linkBody();
     const link = await createLink(body);
     const created = await eventOf(c, 'integration_link.created', link.id);
-    expect(created).toMatchObject({ entityType: 'integration_link', entityId: link.id, actorUserId: org.adminId, projectId: org.projectId });
+    expect(created).toMatchObject({
+      entityType: 'integration_link',
+      entityId: link.id,
+      actorUserId: org.adminId,
+      projectId: org.projectId,
+    });
     expect(created.payload).toEqual({
-      integrationLinkId: link.id, organizationId: org.orgId, provider: 'jira', externalType: 'issue', externalId: body.externalId,
-      alignEntityType: 'entry', alignEntityId: entryId, occurredAt: created.occurredAt,
+      integrationLinkId: link.id,
+      organizationId: org.orgId,
+      provider: 'jira',
+      externalType: 'issue',
+      externalId: body.externalId,
+      alignEntityType: 'entry',
+      alignEntityId: entryId,
+      occurredAt: created.occurredAt,
     });
     expect((await c.api(org.key, 'POST', '/integration-links', body)).status).toBe(200);
     await c.api(org.key, 'PATCH', `/integration-links/${link.id}`, { alignEntityId: entryId });
     await c.api(org.key, 'PATCH', `/integration-links/${link.id}`, { alignEntityType: 'project', alignEntityId: org.projectId });
     const updated = await eventOf(c, 'integration_link.updated', link.id);
     expect(updated.payload).toEqual({
-      integrationLinkId: link.id, organizationId: org.orgId, provider: 'jira', externalType: 'issue', externalId: body.externalId,
-      alignEntityType: 'project', alignEntityId: org.projectId, changedFields: ['alignEntityType', 'alignEntityId'],
+      integrationLinkId: link.id,
+      organizationId: org.orgId,
+      provider: 'jira',
+      externalType: 'issue',
+      externalId: body.externalId,
+      alignEntityType: 'project',
+      alignEntityId: org.projectId,
+      changedFields: ['alignEntityType', 'alignEntityId'],
       occurredAt: updated.occurredAt,
     });
     const names = (await settledEventsOf(c, link.id)).map((e) => e.eventName);
@@ -193,7 +279,11 @@ describe('integration link list, scope and tenancy', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.map((l: { id: string }) => l.id)).toEqual([orgLevel.id, foreign.id, own.id]);
     expect(res.body.total).toBe(3);
-    const byTarget = await c.api(org.key, 'GET', `/integration-links?provider=scope&alignEntityType=entry&alignEntityId=${secondEntryId}`);
+    const byTarget = await c.api(
+      org.key,
+      'GET',
+      `/integration-links?provider=scope&alignEntityType=entry&alignEntityId=${secondEntryId}`,
+    );
     expect(byTarget.body.data.map((l: { id: string }) => l.id)).toEqual([foreign.id]);
     expect((await c.api(org.key, 'GET', '/integration-links?alignEntityId=nope')).status).toBe(400);
   });
@@ -212,12 +302,25 @@ describe('integration link list, scope and tenancy', () => {
   it('a project key may link only records of its project', async () => {
     const made = await createLink(linkBody(), projectKey);
     expect(made.alignEntityId).toBe(entryId);
-    expectValidation(await c.api(projectKey, 'POST', '/integration-links', linkBody({ alignEntityId: secondEntryId })), '/alignEntityId');
-    expectValidation(await c.api(projectKey, 'POST', '/integration-links', linkBody({ alignEntityType: 'user', alignEntityId: org.adminId })), '/alignEntityId');
-    expectValidation(await c.api(projectKey, 'PATCH', `/integration-links/${made.id}`, { alignEntityId: secondEntryId }), '/alignEntityId');
+    expectValidation(
+      await c.api(projectKey, 'POST', '/integration-links', linkBody({ alignEntityId: secondEntryId })),
+      '/alignEntityId',
+    );
+    expectValidation(
+      await c.api(projectKey, 'POST', '/integration-links', linkBody({ alignEntityType: 'user', alignEntityId: org.adminId })),
+      '/alignEntityId',
+    );
+    expectValidation(
+      await c.api(projectKey, 'PATCH', `/integration-links/${made.id}`, { alignEntityId: secondEntryId }),
+      '/alignEntityId',
+    );
     // Replaying an external record linked in another project: 409, without disclosing the link.
     const clash = await c.api(projectKey, 'POST', '/integration-links', {
-      provider: foreign.provider, externalType: foreign.externalType, externalId: foreign.externalId, alignEntityType: 'entry', alignEntityId: entryId,
+      provider: foreign.provider,
+      externalType: foreign.externalType,
+      externalId: foreign.externalId,
+      alignEntityType: 'entry',
+      alignEntityId: entryId,
     });
     expect(clash.status).toBe(409);
     expect(clash.body.reason).toBe('conflict');
@@ -231,9 +334,16 @@ describe('integration link list, scope and tenancy', () => {
     expectNotFound(await c.api(other.key, 'PATCH', `/integration-links/${own.id}`, { alignEntityId: foreignEntryId }));
     expectNotFound(await c.api(other.key, 'DELETE', `/integration-links/${own.id}`));
     // The same external triple in another organization is a different link.
-    const theirs = await createLink({
-      provider: own.provider, externalType: own.externalType, externalId: own.externalId, alignEntityType: 'entry', alignEntityId: foreignEntryId,
-    }, other.key);
+    const theirs = await createLink(
+      {
+        provider: own.provider,
+        externalType: own.externalType,
+        externalId: own.externalId,
+        alignEntityType: 'entry',
+        alignEntityId: foreignEntryId,
+      },
+      other.key,
+    );
     expect(theirs.id).not.toBe(own.id);
   });
 });
@@ -265,15 +375,32 @@ describe('integration link permissions', () => {
 describe('links made by externalRef upserts', () => {
   it('emit integration_link.created once, are listed, and point at the created record', async () => {
     const ref = { provider: 'notion', externalType: 'page', externalId: `N-${Date.now()}` };
-    const first = await c.api(org.key, 'POST', `/projects/${org.projectId}/wiki-pages`, { title: 'Synced', content: 'x', externalRef: ref });
-    const again = await c.api(org.key, 'POST', `/projects/${org.projectId}/wiki-pages`, { title: 'Synced', content: 'x', externalRef: ref });
+    const first = await c.api(org.key, 'POST', `/projects/${org.projectId}/wiki-pages`, {
+      title: 'Synced',
+      content: 'x',
+      externalRef: ref,
+    });
+    const again = await c.api(org.key, 'POST', `/projects/${org.projectId}/wiki-pages`, {
+      title: 'Synced',
+      content: 'x',
+      externalRef: ref,
+    });
     expect(first.status).toBe(201);
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(first.body.id);
-    const events = await c.events.waitFor((e) => e.eventName === 'integration_link.created' && e.payload.externalId === ref.externalId);
-    const settled = await c.events.settle((e) => e.eventName === 'integration_link.created' && e.payload.externalId === ref.externalId);
+    const events = await c.events.waitFor(
+      (e) => e.eventName === 'integration_link.created' && e.payload.externalId === ref.externalId,
+    );
+    const settled = await c.events.settle(
+      (e) => e.eventName === 'integration_link.created' && e.payload.externalId === ref.externalId,
+    );
     expect(settled).toHaveLength(1);
-    expect(events[0].payload).toMatchObject({ ...ref, alignEntityType: 'wiki_page', alignEntityId: first.body.id, organizationId: org.orgId });
+    expect(events[0].payload).toMatchObject({
+      ...ref,
+      alignEntityType: 'wiki_page',
+      alignEntityId: first.body.id,
+      organizationId: org.orgId,
+    });
     const listed = await c.api(org.key, 'GET', `/integration-links?externalId=${ref.externalId}`);
     expect(listed.body.data).toHaveLength(1);
     expect(listed.body.data[0]).toMatchObject({ id: events[0].payload.integrationLinkId, alignEntityType: 'wiki_page' });

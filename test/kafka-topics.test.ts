@@ -19,7 +19,10 @@ afterAll(async () => {
 });
 
 async function topicConfig(topic: string): Promise<Map<string, string>> {
-  const { resources } = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] });
+  const { resources } = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }],
+  });
   return new Map(resources[0].configEntries.map((e) => [e.configName, e.configValue]));
 }
 
@@ -35,7 +38,14 @@ describe('ensureTopics', () => {
   it('raises the limit of a topic made before (broker default) and keeps its other settings', async () => {
     await admin.createTopics({
       waitForLeaders: true,
-      topics: [{ topic: `${prefix}old`, numPartitions: 1, replicationFactor: -1, configEntries: [{ name: 'retention.ms', value: '3600000' }] }],
+      topics: [
+        {
+          topic: `${prefix}old`,
+          numPartitions: 1,
+          replicationFactor: -1,
+          configEntries: [{ name: 'retention.ms', value: '3600000' }],
+        },
+      ],
     });
     expect(Number((await topicConfig(`${prefix}old`)).get('max.message.bytes'))).toBeLessThan(TOPIC_MAX_MESSAGE_BYTES);
     await ensureTopics(kafka, [{ topic: `${prefix}old` }]);

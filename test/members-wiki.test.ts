@@ -20,7 +20,13 @@ beforeAll(async () => {
   org = await c.seedOrg('Members Org');
   other = await c.seedOrg('Other Members Org');
   projectB = await createProject(c, org.key, 'Project B');
-  removerKey = (await c.admin.createKey({ user: org.adminId, scope: 'organization', permissions: [...grantablePermissions('admin')].join(',') })).key;
+  removerKey = (
+    await c.admin.createKey({
+      user: org.adminId,
+      scope: 'organization',
+      permissions: [...grantablePermissions('admin')].join(','),
+    })
+  ).key;
 });
 afterAll(async () => c?.stop());
 
@@ -28,11 +34,18 @@ describe('project members', () => {
   it('adds a member with every field, lists it, and emits project_member.added', async () => {
     const u = await c.admin.createUser(org.orgId, email('m'), 'Member', 'developer');
     const res = await c.api(org.key, 'POST', `/projects/${org.projectId}/members`, {
-      userId: u.id, roleOverride: 'tech_lead', metadata: { source: 'scim', groups: ['a'] },
+      userId: u.id,
+      roleOverride: 'tech_lead',
+      metadata: { source: 'scim', groups: ['a'] },
     });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(MEMBER_KEYS);
-    expect(res.body).toMatchObject({ projectId: org.projectId, userId: u.id, roleOverride: 'tech_lead', metadata: { source: 'scim', groups: ['a'] } });
+    expect(res.body).toMatchObject({
+      projectId: org.projectId,
+      userId: u.id,
+      roleOverride: 'tech_lead',
+      metadata: { source: 'scim', groups: ['a'] },
+    });
 
     const list = await c.api(org.key, 'GET', `/projects/${org.projectId}/members`);
     expect(list.status).toBe(200);
@@ -41,7 +54,11 @@ describe('project members', () => {
     const [e] = await c.events.waitFor((x) => x.eventName === 'project_member.added' && x.entityId === res.body.id);
     expect(e).toMatchObject({ entityType: 'project_member', projectId: org.projectId, actorUserId: org.adminId });
     expect(e.payload).toEqual({
-      memberId: res.body.id, projectId: org.projectId, userId: u.id, roleOverride: 'tech_lead', organizationId: org.orgId,
+      memberId: res.body.id,
+      projectId: org.projectId,
+      userId: u.id,
+      roleOverride: 'tech_lead',
+      organizationId: org.orgId,
       occurredAt: expect.any(String),
     });
     const audit = await c.api(org.key, 'GET', `/projects/${org.projectId}/audit-events?entityType=project_member&action=added`);
@@ -86,13 +103,26 @@ describe('project members', () => {
   it('updates roleOverride and metadata with project_member.updated (changedFields); bad bodies 400', async () => {
     const u = await c.admin.createUser(org.orgId, email('upd'), 'Upd', 'user');
     const m = (await c.api(org.key, 'POST', `/projects/${org.projectId}/members`, { userId: u.id, roleOverride: 'tester' })).body;
-    const res = await c.api(org.key, 'PATCH', `/projects/${org.projectId}/members/${m.id}`, { roleOverride: null, metadata: { k: 'v' } });
+    const res = await c.api(org.key, 'PATCH', `/projects/${org.projectId}/members/${m.id}`, {
+      roleOverride: null,
+      metadata: { k: 'v' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ...m, roleOverride: null, metadata: { k: 'v' } });
     const [e] = await c.events.waitFor((x) => x.eventName === 'project_member.updated' && x.entityId === m.id);
-    expect(e.payload).toMatchObject({ memberId: m.id, projectId: org.projectId, userId: u.id, roleOverride: null, changedFields: ['roleOverride', 'metadata'] });
+    expect(e.payload).toMatchObject({
+      memberId: m.id,
+      projectId: org.projectId,
+      userId: u.id,
+      roleOverride: null,
+      changedFields: ['roleOverride', 'metadata'],
+    });
 
-    for (const [body, path] of [[{ roleOverride: 'x' }, '/roleOverride'], [{ metadata: 1 }, '/metadata'], [{ userId: u.id }, '/userId']] as const) {
+    for (const [body, path] of [
+      [{ roleOverride: 'x' }, '/roleOverride'],
+      [{ metadata: 1 }, '/metadata'],
+      [{ userId: u.id }, '/userId'],
+    ] as const) {
       const bad = await c.api(org.key, 'PATCH', `/projects/${org.projectId}/members/${m.id}`, body);
       expect(bad.status).toBe(400);
       expect(errorPaths(bad.body)).toContain(path);
@@ -125,7 +155,9 @@ describe('project members', () => {
     const res = await c.api(key, 'GET', `/projects/${projectB}/members`);
     expect(res.status).toBe(403);
     expect(res.body.reason).toBe('scope_violation');
-    expect((await c.api(key, 'POST', `/projects/${projectB}/members`, { userId: org.adminId })).body.reason).toBe('scope_violation');
+    expect((await c.api(key, 'POST', `/projects/${projectB}/members`, { userId: org.adminId })).body.reason).toBe(
+      'scope_violation',
+    );
     for (const [method, path, body] of [
       ['GET', `/projects/${org.projectId}/members`, undefined],
       ['POST', `/projects/${org.projectId}/members`, { userId: other.adminId }],
@@ -168,11 +200,22 @@ describe('wiki pages', () => {
 
     const links = await sql(c, 'SELECT * FROM integration_links WHERE "externalId" = $1', [externalRef.externalId]);
     expect(links).toHaveLength(1);
-    expect(links[0]).toMatchObject({ alignEntityType: 'wiki_page', alignEntityId: res.body.id, projectId: org.projectId, provider: 'confluence' });
+    expect(links[0]).toMatchObject({
+      alignEntityType: 'wiki_page',
+      alignEntityId: res.body.id,
+      projectId: org.projectId,
+      provider: 'confluence',
+    });
 
     const [e] = await c.events.waitFor((x) => x.eventName === 'wiki_page.created' && x.entityId === res.body.id);
     expect(e).toMatchObject({ entityType: 'wiki_page', projectId: org.projectId, actorUserId: org.adminId });
-    expect(e.payload).toEqual({ wikiPageId: res.body.id, projectId: org.projectId, organizationId: org.orgId, title: 'Runbook', occurredAt: expect.any(String) });
+    expect(e.payload).toEqual({
+      wikiPageId: res.body.id,
+      projectId: org.projectId,
+      organizationId: org.orgId,
+      title: 'Runbook',
+      occurredAt: expect.any(String),
+    });
     const audit = await c.api(org.key, 'GET', `/projects/${org.projectId}/audit-events?entityType=wiki_page&action=created`);
     expect(audit.body.data.map((a: { entityId: string }) => a.entityId)).toContain(res.body.id);
   });
@@ -180,7 +223,11 @@ describe('wiki pages', () => {
   it('is an idempotent upsert on externalRef (200, the same page, one event)', async () => {
     const externalRef = { provider: 'notion', externalType: 'page', externalId: randomUUID() };
     const first = await c.api(org.key, 'POST', `/projects/${org.projectId}/wiki-pages`, { title: 'Once', externalRef });
-    const again = await c.api(org.key, 'POST', `/projects/${org.projectId}/wiki-pages`, { title: 'Twice', content: 'x', externalRef });
+    const again = await c.api(org.key, 'POST', `/projects/${org.projectId}/wiki-pages`, {
+      title: 'Twice',
+      content: 'x',
+      externalRef,
+    });
     expect(first.status).toBe(201);
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
@@ -211,7 +258,12 @@ describe('wiki pages', () => {
       expect(errorPaths(res.body)).toContain(path);
     }
     const page = (await c.api(org.key, 'POST', `/projects/${org.projectId}/wiki-pages`, { title: 'Target' })).body;
-    for (const [body, path] of [[{ title: '' }, '/title'], [{ content: [] }, '/content'], [{ projectId: projectB }, '/projectId'], [{ externalRef: null }, '/externalRef']] as const) {
+    for (const [body, path] of [
+      [{ title: '' }, '/title'],
+      [{ content: [] }, '/content'],
+      [{ projectId: projectB }, '/projectId'],
+      [{ externalRef: null }, '/externalRef'],
+    ] as const) {
       const res = await c.api(org.key, 'PATCH', `/wiki-pages/${page.id}`, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(errorPaths(res.body)).toContain(path);
@@ -225,7 +277,12 @@ describe('wiki pages', () => {
     expect(res.body).toMatchObject({ id: page.id, title: 'Final', content: null, createdAt: page.createdAt });
     expect(Date.parse(res.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(page.updatedAt));
     const [u] = await c.events.waitFor((x) => x.eventName === 'wiki_page.updated' && x.entityId === page.id);
-    expect(u.payload).toMatchObject({ wikiPageId: page.id, projectId: org.projectId, title: 'Final', changedFields: ['title', 'content'] });
+    expect(u.payload).toMatchObject({
+      wikiPageId: page.id,
+      projectId: org.projectId,
+      title: 'Final',
+      changedFields: ['title', 'content'],
+    });
     await c.api(org.key, 'PATCH', `/wiki-pages/${page.id}`, { title: 'Final' });
     expect(await c.events.settle((x) => x.eventName === 'wiki_page.updated' && x.entityId === page.id)).toHaveLength(1);
 
@@ -252,7 +309,11 @@ describe('wiki pages', () => {
     const key = await projectKey(c, org);
     expect((await c.api(key, 'GET', `/wiki-pages/${inA.id}`)).status).toBe(200);
     expect((await c.api(key, 'PATCH', `/wiki-pages/${inA.id}`, { content: 'mine' })).status).toBe(200);
-    for (const [method, body] of [['GET', undefined], ['PATCH', { title: 'x' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { title: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
       expect((await c.api(key, method, `/wiki-pages/${inB.id}`, body)).status, method).toBe(404);
       expect((await c.api(other.key, method, `/wiki-pages/${inA.id}`, body)).status, method).toBe(404);
     }

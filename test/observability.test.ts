@@ -52,7 +52,10 @@ describe('observability hand-over', () => {
     };
     for (const [file, names] of Object.entries(referenced)) {
       expect(names.length, `${file} names no metric`).toBeGreaterThan(0);
-      expect(names.filter((n) => !exported.has(n)), `${file} names metrics no service exports`).toEqual([]);
+      expect(
+        names.filter((n) => !exported.has(n)),
+        `${file} names metrics no service exports`,
+      ).toEqual([]);
     }
   });
 });

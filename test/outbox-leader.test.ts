@@ -28,7 +28,14 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) {
     const metrics = createMetrics(`relay${i}`);
     const relay = createOutboxRelay({
-      db, schema: SCHEMA, databaseUrl, newProducer: () => createProducer(kafka), logger: createLogger('test', 'silent'), metrics, idleMs: 200, topicPrefix,
+      db,
+      schema: SCHEMA,
+      databaseUrl,
+      newProducer: () => createProducer(kafka),
+      logger: createLogger('test', 'silent'),
+      metrics,
+      idleMs: 200,
+      topicPrefix,
     });
     relay.start();
     relays.push({ relay, metrics, stopped: false });
@@ -41,7 +48,8 @@ afterAll(async () => {
   await dropDatabase(databaseUrl);
 });
 
-const published = async (m: Metrics) => (await m.registry.getSingleMetric(`${m.prefix}outbox_published_total`)!.get()).values[0]?.value ?? 0;
+const published = async (m: Metrics) =>
+  (await m.registry.getSingleMetric(`${m.prefix}outbox_published_total`)!.get()).values[0]?.value ?? 0;
 
 /** A relay counts a batch once its DELETE is done, a moment after the consumer may already have the events. */
 async function settledCounts(expectedTotal: number): Promise<number[]> {
@@ -56,9 +64,21 @@ async function settledCounts(expectedTotal: number): Promise<number[]> {
 /** `count` events of one entity (one key, so one partition: their order on the topic is checkable). */
 async function enqueue(entityId: string, count: number, from = 0) {
   for (let i = from; i < from + count; i++) {
-    await db.transaction((trx) => commitWrite(trx, SCHEMA, { rows: [], events: [{
-      eventName: 'project.updated', entityType: 'project', entityId, organizationId: randomUUID(), actorUserId: null, payload: { n: i },
-    }] }));
+    await db.transaction((trx) =>
+      commitWrite(trx, SCHEMA, {
+        rows: [],
+        events: [
+          {
+            eventName: 'project.updated',
+            entityType: 'project',
+            entityId,
+            organizationId: randomUUID(),
+            actorUserId: null,
+            payload: { n: i },
+          },
+        ],
+      }),
+    );
   }
 }
 
@@ -92,7 +112,7 @@ describe('outbox relays of several replicas', () => {
     const standby = relays.find((r) => !r.stopped)!;
     const before = await published(standby.metrics);
     const { rows } = await db.raw(
-      "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()",
+      'SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()',
       [`${SCHEMA}-outbox-relay`],
     );
     expect(rows.length).toBeGreaterThan(0);

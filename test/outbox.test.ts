@@ -26,8 +26,13 @@ describe('transactional outbox', () => {
     expect(events).toHaveLength(1);
     const [e] = events;
     expect(e).toMatchObject({
-      eventName: 'project.created', schemaVersion: 1, entityType: 'project', entityId: id,
-      actorUserId: org.adminId, organizationId: org.orgId, projectId: id,
+      eventName: 'project.created',
+      schemaVersion: 1,
+      entityType: 'project',
+      entityId: id,
+      actorUserId: org.adminId,
+      organizationId: org.orgId,
+      projectId: id,
       payload: { projectId: id, name: 'evented', status: 'active', occurredAt: e.occurredAt },
     });
     expect(e.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -36,15 +41,27 @@ describe('transactional outbox', () => {
     expect(Number(count)).toBe(0);
   });
 
-  it('stores logical topic names, so a writer without the services\' topic prefix (an admin CLI) does not block the relay', async () => {
+  it("stores logical topic names, so a writer without the services' topic prefix (an admin CLI) does not block the relay", async () => {
     const prefix = process.env.KAFKA_TOPIC_PREFIX;
     const entityId = crypto.randomUUID();
     delete process.env.KAFKA_TOPIC_PREFIX;
     try {
-      await db.transaction((trx) => commitWrite(trx, 'core', { rows: [], events: [{
-        eventName: 'project.updated', entityType: 'project', entityId, organizationId: org.orgId, projectId: org.projectId,
-        actorUserId: null, payload: { projectId: org.projectId, changedFields: [] },
-      }] }));
+      await db.transaction((trx) =>
+        commitWrite(trx, 'core', {
+          rows: [],
+          events: [
+            {
+              eventName: 'project.updated',
+              entityType: 'project',
+              entityId,
+              organizationId: org.orgId,
+              projectId: org.projectId,
+              actorUserId: null,
+              payload: { projectId: org.projectId, changedFields: [] },
+            },
+          ],
+        }),
+      );
       // The relay publishes it while this process's environment has no prefix: the relay read
       // its prefix when it was made (it once read it at every publish, and this test raced it).
       await c.flushOutbox();
@@ -62,19 +79,37 @@ describe('transactional outbox', () => {
     // Three ~700 KB events of one entity (one partition) in one commit: one relay batch, 2.1 MB.
     const entityId = crypto.randomUUID();
     const big = 'x'.repeat(700_000);
-    await db.transaction((trx) => commitWrite(trx, 'core', { rows: [], events: [0, 1, 2].map((i) => ({
-      eventName: 'entry.commented', entityType: 'entry', entityId, organizationId: org.orgId, projectId: org.projectId,
-      actorUserId: null, payload: { entryId: entityId, body: `${i}${big}` },
-    })) }));
+    await db.transaction((trx) =>
+      commitWrite(trx, 'core', {
+        rows: [],
+        events: [0, 1, 2].map((i) => ({
+          eventName: 'entry.commented',
+          entityType: 'entry',
+          entityId,
+          organizationId: org.orgId,
+          projectId: org.projectId,
+          actorUserId: null,
+          payload: { entryId: entityId, body: `${i}${big}` },
+        })),
+      }),
+    );
     const got = await c.events.waitFor((e) => e.entityId === entityId, 3, 30_000);
     expect(got.map((e) => (e.payload as { body: string }).body.slice(0, 1))).toEqual(['0', '1', '2']);
 
     // The largest comment the gateway accepts (1 MiB body) becomes an event over Kafka's 1 MB default.
-    const entry = await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, { type: 'feedback', title: 'long', description: 'd' });
+    const entry = await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, {
+      type: 'feedback',
+      title: 'long',
+      description: 'd',
+    });
     const content = 'y'.repeat(1_048_000);
     const comment = await c.api(org.key, 'POST', `/entries/${entry.body.id}/comments`, { content });
     expect(comment.status).toBe(201);
-    const [commented] = await c.events.waitFor((e) => e.eventName === 'entry.commented' && e.entityId === entry.body.id, 1, 30_000);
+    const [commented] = await c.events.waitFor(
+      (e) => e.eventName === 'entry.commented' && e.entityId === entry.body.id,
+      1,
+      30_000,
+    );
     expect((commented.payload as { body: string }).body).toHaveLength(content.length);
   });
 
@@ -83,9 +118,19 @@ describe('transactional outbox', () => {
     await expect(
       db.transaction(async (trx) => {
         await trx('projects').insert({ organizationId: org.orgId, clientId: org.orgId, name: marker, description: '' });
-        await commitWrite(trx, 'core', { rows: [], events: [{
-          eventName: 'project.created', entityType: 'project', entityId: marker, organizationId: org.orgId, actorUserId: null, payload: {},
-        }] });
+        await commitWrite(trx, 'core', {
+          rows: [],
+          events: [
+            {
+              eventName: 'project.created',
+              entityType: 'project',
+              entityId: marker,
+              organizationId: org.orgId,
+              actorUserId: null,
+              payload: {},
+            },
+          ],
+        });
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');

@@ -12,20 +12,47 @@ beforeAll(async () => {
 afterAll(async () => c?.stop());
 
 const FULL = {
-  name: 'Full', description: 'every field', status: 'on_hold',
-  logoUrl: 'https://example.com/logo.png', wikiContent: '# Wiki', chatWebhookUrl: 'https://chat.example.com/hook',
-  devUrl: 'https://dev.example.com', prodUrl: 'https://example.com', hostingAppUrl: 'https://host.example.com/app',
-  hostingWorkspaceId: 'ws-1', hostingBoardId: 'b-1', hostingInstanceId: 'i-1', hostingAppName: 'app',
-  lastAiStatusUpdate: 'all good', committedCostLockedAt: '2026-01-02T03:04:05.000Z',
+  name: 'Full',
+  description: 'every field',
+  status: 'on_hold',
+  logoUrl: 'https://example.com/logo.png',
+  wikiContent: '# Wiki',
+  chatWebhookUrl: 'https://chat.example.com/hook',
+  devUrl: 'https://dev.example.com',
+  prodUrl: 'https://example.com',
+  hostingAppUrl: 'https://host.example.com/app',
+  hostingWorkspaceId: 'ws-1',
+  hostingBoardId: 'b-1',
+  hostingInstanceId: 'i-1',
+  hostingAppName: 'app',
+  lastAiStatusUpdate: 'all good',
+  committedCostLockedAt: '2026-01-02T03:04:05.000Z',
   customLinks: [{ label: 'Docs', url: 'https://docs.example.com' }],
-  requireCascadeApproval: true, codehostCommentSyncEnabled: true, codehostAutoStatusEnabled: true,
-  codehostAdvancedEnabled: true, enforceDependencyBlocking: true, autoStatusOnUnblock: true,
-  requireAutoStatusApproval: true, ciRequired: true, commitScorerEnabled: true, flakyOverridesEnabled: true,
-  codehostAiSuggesterEnabled: true, codehostAiRiskEnabled: true, releaseNotesAiEnabled: true,
-  statusUpdateAiEnabled: true, prDescriptionAiEnabled: true, reviewerSuggesterAiEnabled: true,
-  commitLinterAiEnabled: true, timeBillingEnabled: true,
-  invoicingMode: 'monthly', codehostAutoStatusTarget: 'main', autoStatusTargetStatus: 'deployed',
-  ciCheckRunName: 'ci', autoLinkThreshold: '0.8', suggestThreshold: '0.5', scorerRecencyDays: -2147483648,
+  requireCascadeApproval: true,
+  codehostCommentSyncEnabled: true,
+  codehostAutoStatusEnabled: true,
+  codehostAdvancedEnabled: true,
+  enforceDependencyBlocking: true,
+  autoStatusOnUnblock: true,
+  requireAutoStatusApproval: true,
+  ciRequired: true,
+  commitScorerEnabled: true,
+  flakyOverridesEnabled: true,
+  codehostAiSuggesterEnabled: true,
+  codehostAiRiskEnabled: true,
+  releaseNotesAiEnabled: true,
+  statusUpdateAiEnabled: true,
+  prDescriptionAiEnabled: true,
+  reviewerSuggesterAiEnabled: true,
+  commitLinterAiEnabled: true,
+  timeBillingEnabled: true,
+  invoicingMode: 'monthly',
+  codehostAutoStatusTarget: 'main',
+  autoStatusTargetStatus: 'deployed',
+  ciCheckRunName: 'ci',
+  autoLinkThreshold: '0.8',
+  suggestThreshold: '0.5',
+  scorerRecencyDays: -2147483648,
 };
 
 describe('project create and update', () => {
@@ -41,7 +68,13 @@ describe('project create and update', () => {
   it('defaults status to active and optional fields to null/false', async () => {
     const res = await c.api(org.key, 'POST', '/projects', { name: 'Min', description: '' });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ status: 'active', logoUrl: null, ciRequired: false, scorerRecencyDays: null, customLinks: null });
+    expect(res.body).toMatchObject({
+      status: 'active',
+      logoUrl: null,
+      ciRequired: false,
+      scorerRecencyDays: null,
+      customLinks: null,
+    });
   });
 
   const bad: [string, Record<string, unknown>, string][] = [
@@ -58,7 +91,11 @@ describe('project create and update', () => {
     ['timestamp that is not one', { committedCostLockedAt: 'yesterday' }, '/committedCostLockedAt'],
     ['string field as boolean', { invoicingMode: true }, '/invoicingMode'],
     ['unknown property', { colour: 'blue' }, '/colour'],
-    ['organizationId is not settable', { organizationId: org?.orgId ?? '00000000-0000-0000-0000-000000000000' }, '/organizationId'],
+    [
+      'organizationId is not settable',
+      { organizationId: org?.orgId ?? '00000000-0000-0000-0000-000000000000' },
+      '/organizationId',
+    ],
   ];
 
   it.each(bad)('create rejects %s with 400 and the field path', async (_, patch, path) => {
@@ -82,7 +119,13 @@ describe('project create and update', () => {
     const p = (await c.api(org.key, 'POST', '/projects', FULL)).body;
     const res = await c.api(org.key, 'PATCH', `/projects/${p.id}`, { status: 'archived', logoUrl: null, clientId: 'client-7' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ ...FULL, status: 'archived', logoUrl: null, clientId: 'client-7', organizationId: org.orgId });
+    expect(res.body).toMatchObject({
+      ...FULL,
+      status: 'archived',
+      logoUrl: null,
+      clientId: 'client-7',
+      organizationId: org.orgId,
+    });
     const again = await c.api(org.key, 'PATCH', `/projects/${p.id}`, {});
     expect(again.status).toBe(200);
     expect(again.body.status).toBe('archived');
@@ -104,7 +147,7 @@ describe('project create and update', () => {
 });
 
 describe('tenancy and deletion', () => {
-  it('hides another organization\'s project behind 404 on every verb', async () => {
+  it("hides another organization's project behind 404 on every verb", async () => {
     for (const [method, body] of [['GET'], ['PATCH', { name: 'x' }], ['DELETE']] as const) {
       const res = await c.api(other.key, method, `/projects/${org.projectId}`, body);
       expect(res.status, method).toBe(404);
@@ -141,7 +184,9 @@ describe('tenancy and deletion', () => {
 describe('pagination', () => {
   it('defaults to page 1 of 25, caps pageSize at 100, rejects bad values', async () => {
     const fresh = await c.seedOrg('Paging Org');
-    await Promise.all(Array.from({ length: 29 }, (_, i) => c.api(fresh.key, 'POST', '/projects', { name: `p${i}`, description: '' })));
+    await Promise.all(
+      Array.from({ length: 29 }, (_, i) => c.api(fresh.key, 'POST', '/projects', { name: `p${i}`, description: '' })),
+    );
     const first = await c.api(fresh.key, 'GET', '/projects');
     expect(first.body).toMatchObject({ page: 1, pageSize: 25, total: 30 });
     expect(first.body.data).toHaveLength(25);
@@ -162,7 +207,9 @@ describe('pagination', () => {
     const all = (await c.api(fresh.key, 'GET', '/projects?pageSize=100')).body.data.map((p: { id: string }) => p.id);
     const paged: string[] = [];
     for (let page = 1; page <= 4; page++) {
-      paged.push(...(await c.api(fresh.key, 'GET', `/projects?page=${page}&pageSize=3`)).body.data.map((p: { id: string }) => p.id));
+      paged.push(
+        ...(await c.api(fresh.key, 'GET', `/projects?page=${page}&pageSize=3`)).body.data.map((p: { id: string }) => p.id),
+      );
     }
     expect(paged).toEqual(all);
     expect(new Set(paged).size).toBe(12);
@@ -183,7 +230,12 @@ describe('audit events', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.map((e: { action: string }) => e.action)).toEqual(['updated', 'created']);
     for (const e of res.body.data) {
-      expect(e).toMatchObject({ entityType: 'project', entityId: p.id, actorId: org.adminId, metadata: { actorType: 'api_key', apiKeyId: org.keyId } });
+      expect(e).toMatchObject({
+        entityType: 'project',
+        entityId: p.id,
+        actorId: org.adminId,
+        metadata: { actorType: 'api_key', apiKeyId: org.keyId },
+      });
     }
     expect(res.body.data[0].metadata.changedFields).toEqual(['name']);
   });

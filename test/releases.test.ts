@@ -2,8 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import type { Json } from './support/json.ts';
 import {
-  auditOf, eventOf, expectMissingPermission, expectNotFound, expectScopeViolation, expectValidation, keyLacking,
-  settledEventsOf, type BadCase,
+  auditOf,
+  eventOf,
+  expectMissingPermission,
+  expectNotFound,
+  expectScopeViolation,
+  expectValidation,
+  keyLacking,
+  settledEventsOf,
+  type BadCase,
 } from './support/work-items.ts';
 
 let c: TestCluster;
@@ -67,7 +74,14 @@ describe('release create', () => {
 
   it('defaults status planning, type minor, releasedAt null', async () => {
     const release = await createRelease();
-    expect(release).toMatchObject({ ...minimal, status: 'planning', type: 'minor', releasedAt: null, description: null, version: null });
+    expect(release).toMatchObject({
+      ...minimal,
+      status: 'planning',
+      type: 'minor',
+      releasedAt: null,
+      description: null,
+      version: null,
+    });
   });
 
   const bad: BadCase[] = [
@@ -93,7 +107,11 @@ describe('release create', () => {
     { name: 'cascadeAdvance null', body: { ...minimal, cascadeAdvance: null }, path: '/cascadeAdvance' },
     { name: 'updatedAt a number', body: { ...minimal, updatedAt: 5 }, path: '/updatedAt' },
     { name: 'unknown property', body: { ...minimal, codename: 'x' }, path: '/codename' },
-    { name: 'projectId in the body', body: { ...minimal, projectId: '00000000-0000-4000-8000-000000000000' }, path: '/projectId' },
+    {
+      name: 'projectId in the body',
+      body: { ...minimal, projectId: '00000000-0000-4000-8000-000000000000' },
+      path: '/projectId',
+    },
   ];
   it.each(bad)('rejects $name with 400 at $path', async ({ body, path }) => {
     expectValidation(await c.api(org.key, 'POST', `/projects/${org.projectId}/releases`, body), path);
@@ -105,12 +123,24 @@ describe('release update', () => {
     const release = await createRelease(everyField);
     const res = await patch(release.id, { name: 'Summer', riskLevel: null, cascadeAdvance: false });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...release, name: 'Summer', riskLevel: null, cascadeAdvance: false, updatedAt: expect.any(String) });
+    expect(res.body).toEqual({
+      ...release,
+      name: 'Summer',
+      riskLevel: null,
+      cascadeAdvance: false,
+      updatedAt: expect.any(String),
+    });
   });
 
   it('accepts every field of the update body', async () => {
     const release = await createRelease();
-    const body = { ...everyField, name: 'All', status: 'testing', startDate: '2026-07-01T00:00:00.000Z', endDate: '2026-07-02T00:00:00.000Z' };
+    const body = {
+      ...everyField,
+      name: 'All',
+      status: 'testing',
+      startDate: '2026-07-01T00:00:00.000Z',
+      endDate: '2026-07-02T00:00:00.000Z',
+    };
     const res = await patch(release.id, body);
     expect(res.status).toBe(200);
     const { updatedAt: _ignored, ...expected } = body;
@@ -141,8 +171,15 @@ describe('release events (read from Kafka)', () => {
     const e = await eventOf(c, 'release.created', release.id);
     expect(e).toMatchObject({ entityType: 'release', entityId: release.id, actorUserId: org.adminId, organizationId: org.orgId });
     expect(e.payload).toEqual({
-      releaseId: release.id, projectId: org.projectId, name: 'Spring', status: 'planning', type: 'minor', version: '1.0.0',
-      startDate: minimal.startDate, endDate: minimal.endDate, occurredAt: e.occurredAt,
+      releaseId: release.id,
+      projectId: org.projectId,
+      name: 'Spring',
+      status: 'planning',
+      type: 'minor',
+      version: '1.0.0',
+      startDate: minimal.startDate,
+      endDate: minimal.endDate,
+      occurredAt: e.occurredAt,
     });
   });
 
@@ -153,10 +190,20 @@ describe('release events (read from Kafka)', () => {
     await patch(release.id, { status: 'testing' });
     const changes = await c.events.waitFor((e) => e.eventName === 'release.status_changed' && e.entityId === release.id, 2);
     expect(changes[0].payload).toEqual({
-      releaseId: release.id, projectId: org.projectId, name: 'Spring', status: 'active', previousStatus: 'planning',
-      newStatus: 'active', occurredAt: changes[0].occurredAt,
+      releaseId: release.id,
+      projectId: org.projectId,
+      name: 'Spring',
+      status: 'active',
+      previousStatus: 'planning',
+      newStatus: 'active',
+      occurredAt: changes[0].occurredAt,
     });
-    expect(changes[1].payload).toMatchObject({ name: 'Renamed', previousStatus: 'active', newStatus: 'testing', status: 'testing' });
+    expect(changes[1].payload).toMatchObject({
+      name: 'Renamed',
+      previousStatus: 'active',
+      newStatus: 'testing',
+      status: 'testing',
+    });
     const names = (await settledEventsOf(c, release.id)).map((e) => e.eventName);
     expect(names).toEqual(['release.created', 'release.status_changed', 'release.status_changed']);
   });
@@ -167,15 +214,24 @@ describe('release events (read from Kafka)', () => {
     expect(first.body.releasedAt).toEqual(expect.any(String));
     const e = await eventOf(c, 'release.released', release.id);
     expect(e.payload).toEqual({
-      releaseId: release.id, projectId: org.projectId, name: 'Spring', status: 'released', version: null,
-      releasedAt: first.body.releasedAt, occurredAt: e.occurredAt,
+      releaseId: release.id,
+      projectId: org.projectId,
+      name: 'Spring',
+      status: 'released',
+      version: null,
+      releasedAt: first.body.releasedAt,
+      occurredAt: e.occurredAt,
     });
     await patch(release.id, { status: 'archived' });
     const again = await patch(release.id, { status: 'released' });
     expect(again.body.releasedAt).toBe(first.body.releasedAt);
     const names = (await settledEventsOf(c, release.id)).map((x) => x.eventName);
     expect(names).toEqual([
-      'release.created', 'release.status_changed', 'release.released', 'release.status_changed', 'release.status_changed',
+      'release.created',
+      'release.status_changed',
+      'release.released',
+      'release.status_changed',
+      'release.status_changed',
     ]);
   });
 
@@ -214,8 +270,12 @@ describe('release list, get, delete', () => {
     const list = await c.api(org.key, 'GET', `/projects/${pid}/releases`);
     expect(list.body).toMatchObject({ page: 1, pageSize: 25, total: 2 });
     expect(list.body.data.map((r: { id: string }) => r.id)).toEqual([b.id, a.id]);
-    expect((await c.api(org.key, 'GET', `/projects/${pid}/releases?type=hotfix`)).body.data.map((r: { id: string }) => r.id)).toEqual([a.id]);
-    expect((await c.api(org.key, 'GET', `/projects/${pid}/releases?status=planning`)).body.data.map((r: { id: string }) => r.id)).toEqual([b.id]);
+    expect(
+      (await c.api(org.key, 'GET', `/projects/${pid}/releases?type=hotfix`)).body.data.map((r: { id: string }) => r.id),
+    ).toEqual([a.id]);
+    expect(
+      (await c.api(org.key, 'GET', `/projects/${pid}/releases?status=planning`)).body.data.map((r: { id: string }) => r.id),
+    ).toEqual([b.id]);
     expect((await c.api(org.key, 'GET', `/projects/${pid}/releases?status=shipped`)).status).toBe(400);
     expect((await c.api(org.key, 'GET', `/projects/${pid}/releases?type=tiny`)).status).toBe(400);
   });
@@ -223,7 +283,10 @@ describe('release list, get, delete', () => {
   it('deletes with 204; entries of the release keep existing without it; audit records every write', async () => {
     const release = await createRelease();
     const entry = await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, {
-      type: 'bug_report', title: 't', description: 'd', releaseId: release.id,
+      type: 'bug_report',
+      title: 't',
+      description: 'd',
+      releaseId: release.id,
     });
     await patch(release.id, { name: 'Audited' });
     const res = await c.api(org.key, 'DELETE', `/releases/${release.id}`);
@@ -289,7 +352,10 @@ describe('release permissions', () => {
   it.each(routes)('a key lacking %s gets 403 naming it on %s %s', async (permission, method, path, body) => {
     const release = await createRelease();
     const key = await keyLacking(c, org, permission);
-    expectMissingPermission(await c.api(key, method, path.replace(':p', org.projectId).replace(':r', release.id), body), permission);
+    expectMissingPermission(
+      await c.api(key, method, path.replace(':p', org.projectId).replace(':r', release.id), body),
+      permission,
+    );
   });
 
   it('a developer project key (default set) may write and delete releases; its default set lacks nothing here', async () => {

@@ -19,14 +19,28 @@ beforeAll(async () => {
   org = await c.seedOrg('Scope Org');
   key = (await c.admin.createKey({ user: org.adminId, scope: 'project', project: org.projectId })).key;
   otherProjectId = (await c.api(org.key, 'POST', '/projects', { name: 'Other', description: '' })).body.id;
-  const entry = (pid: string) => c.api(org.key, 'POST', `/projects/${pid}/entries`, { type: 'bug_report', title: 'needle scope', description: 'd' });
+  const entry = (pid: string) =>
+    c.api(org.key, 'POST', `/projects/${pid}/entries`, { type: 'bug_report', title: 'needle scope', description: 'd' });
   ownEntryId = (await entry(org.projectId)).body.id;
   otherEntryId = (await entry(otherProjectId)).body.id;
-  const time = (pid: string) => c.api(org.key, 'POST', `/projects/${pid}/time-entries`, { userId: org.adminId, workDate: '2026-11-02', minutes: 30 });
+  const time = (pid: string) =>
+    c.api(org.key, 'POST', `/projects/${pid}/time-entries`, { userId: org.adminId, workDate: '2026-11-02', minutes: 30 });
   ownTimeEntryId = (await time(org.projectId)).body.id;
   otherTimeEntryId = (await time(otherProjectId)).body.id;
-  await c.api(org.key, 'POST', '/integration-links', { provider: 'jira', externalType: 'issue', externalId: 'A-1', alignEntityType: 'entry', alignEntityId: ownEntryId });
-  await c.api(org.key, 'POST', '/integration-links', { provider: 'jira', externalType: 'issue', externalId: 'B-1', alignEntityType: 'entry', alignEntityId: otherEntryId });
+  await c.api(org.key, 'POST', '/integration-links', {
+    provider: 'jira',
+    externalType: 'issue',
+    externalId: 'A-1',
+    alignEntityType: 'entry',
+    alignEntityId: ownEntryId,
+  });
+  await c.api(org.key, 'POST', '/integration-links', {
+    provider: 'jira',
+    externalType: 'issue',
+    externalId: 'B-1',
+    alignEntityType: 'entry',
+    alignEntityId: otherEntryId,
+  });
 });
 afterAll(async () => c?.stop());
 
@@ -53,7 +67,9 @@ describe('scope rules by endpoint, for a project-scoped key', () => {
     expect((await c.api(key, 'GET', `/projects/${org.projectId}/entries`)).status).toBe(200);
     expect((await c.api(key, 'GET', `/projects/${org.projectId}/time-entries`)).status).toBe(200);
     expectScopeViolation(await c.api(key, 'GET', `/projects/${otherProjectId}/entries`));
-    expectScopeViolation(await c.api(key, 'POST', `/projects/${otherProjectId}/entries`, { type: 'bug_report', title: 't', description: 'd' }));
+    expectScopeViolation(
+      await c.api(key, 'POST', `/projects/${otherProjectId}/entries`, { type: 'bug_report', title: 't', description: 'd' }),
+    );
     expectScopeViolation(await c.api(key, 'GET', `/projects/${otherProjectId}/time-entries`));
     expect((await c.api(key, 'GET', `/entries/${ownEntryId}`)).status).toBe(200);
     expect((await c.api(key, 'GET', `/entries/${otherEntryId}`)).status).toBe(404);
@@ -63,7 +79,7 @@ describe('scope rules by endpoint, for a project-scoped key', () => {
     expectScopeViolation(await c.api(key, 'GET', '/time-entries'));
   });
 
-  it('PATCH /time-entries/:id: own project only (another project\'s entry is 404)', async () => {
+  it("PATCH /time-entries/:id: own project only (another project's entry is 404)", async () => {
     expect((await c.api(key, 'PATCH', `/time-entries/${ownTimeEntryId}`, { minutes: 45 })).status).toBe(200);
     expect((await c.api(key, 'PATCH', `/time-entries/${otherTimeEntryId}`, { minutes: 45 })).status).toBe(404);
   });
@@ -75,7 +91,9 @@ describe('scope rules by endpoint, for a project-scoped key', () => {
 
   it('GET /webhooks and POST /webhooks: 403 scope_violation', async () => {
     expectScopeViolation(await c.api(key, 'GET', '/webhooks'));
-    expectScopeViolation(await c.api(key, 'POST', '/webhooks', { destinationUrl: 'https://example.com/hook', eventNames: ['entry.created'] }));
+    expectScopeViolation(
+      await c.api(key, 'POST', '/webhooks', { destinationUrl: 'https://example.com/hook', eventNames: ['entry.created'] }),
+    );
   });
 
   it('GET /integration-links, /audit-events, /search: results filtered to its project', async () => {

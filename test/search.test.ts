@@ -8,19 +8,29 @@ let org: SeededOrg;
 let other: SeededOrg;
 let projectB: string;
 
-interface Result { type: string; id: string; title: string; projectId: string | null; url: string }
+interface Result {
+  type: string;
+  id: string;
+  title: string;
+  projectId: string | null;
+  url: string;
+}
 
 /** Entries and releases are written straight into their tables (their API is another feature's). */
 async function entry(projectId: string, orgId: string, title: string, description = 'nothing special'): Promise<string> {
-  const [row] = await sql<{ id: string }>(c,
+  const [row] = await sql<{ id: string }>(
+    c,
     `INSERT INTO entries ("projectId", "organizationId", type, title, description) VALUES ($1, $2, 'bug_report', $3, $4) RETURNING id`,
-    [projectId, orgId, title, description]);
+    [projectId, orgId, title, description],
+  );
   return row.id;
 }
 async function release(projectId: string, orgId: string, name: string, description: string | null = null): Promise<string> {
-  const [row] = await sql<{ id: string }>(c,
+  const [row] = await sql<{ id: string }>(
+    c,
     `INSERT INTO releases ("projectId", "organizationId", name, description, "startDate", "endDate") VALUES ($1, $2, $3, $4, now(), now()) RETURNING id`,
-    [projectId, orgId, name, description]);
+    [projectId, orgId, name, description],
+  );
   return row.id;
 }
 const search = async (key: string, q: string) => c.api(key, 'GET', `/search?q=${encodeURIComponent(q)}`);
@@ -38,7 +48,12 @@ describe('GET /search', () => {
   it('finds projects, entries, releases and wiki pages with {type, id, title, projectId, url}', async () => {
     const e = await entry(org.projectId, org.orgId, 'Pelican login fails', 'The pelican form rejects valid passwords');
     const r = await release(org.projectId, org.orgId, 'Pelican 2.0', 'Pelican rewrite');
-    const w = (await c.api(org.key, 'POST', `/projects/${org.projectId}/wiki-pages`, { title: 'Pelican handbook', content: 'How pelican works' })).body.id;
+    const w = (
+      await c.api(org.key, 'POST', `/projects/${org.projectId}/wiki-pages`, {
+        title: 'Pelican handbook',
+        content: 'How pelican works',
+      })
+    ).body.id;
     const p = await createProject(c, org.key, 'Pelican portal', 'Customer portal for pelican');
     const res = await search(org.key, 'pelican');
     expect(res.status).toBe(200);
@@ -46,9 +61,27 @@ describe('GET /search', () => {
     expect(res.body).toMatchObject({ page: 1, pageSize: 25, total: 4 });
     for (const item of res.body.data) expect(Object.keys(item).sort()).toEqual(['id', 'projectId', 'title', 'type', 'url']);
     const byType = Object.fromEntries(res.body.data.map((x: Result) => [x.type, x]));
-    expect(byType.entry).toEqual({ type: 'entry', id: e, title: 'Pelican login fails', projectId: org.projectId, url: `/entries/${e}` });
-    expect(byType.release).toEqual({ type: 'release', id: r, title: 'Pelican 2.0', projectId: org.projectId, url: `/releases/${r}` });
-    expect(byType.wiki_page).toEqual({ type: 'wiki_page', id: w, title: 'Pelican handbook', projectId: org.projectId, url: `/wiki-pages/${w}` });
+    expect(byType.entry).toEqual({
+      type: 'entry',
+      id: e,
+      title: 'Pelican login fails',
+      projectId: org.projectId,
+      url: `/entries/${e}`,
+    });
+    expect(byType.release).toEqual({
+      type: 'release',
+      id: r,
+      title: 'Pelican 2.0',
+      projectId: org.projectId,
+      url: `/releases/${r}`,
+    });
+    expect(byType.wiki_page).toEqual({
+      type: 'wiki_page',
+      id: w,
+      title: 'Pelican handbook',
+      projectId: org.projectId,
+      url: `/wiki-pages/${w}`,
+    });
     expect(byType.project).toEqual({ type: 'project', id: p, title: 'Pelican portal', projectId: p, url: `/projects/${p}` });
     // The urls answer through the API (entries and releases routes live in the sibling feature branch).
     for (const item of res.body.data.filter((x: Result) => x.type === 'project' || x.type === 'wiki_page')) {
@@ -102,11 +135,12 @@ describe('GET /search', () => {
     expect((await search(org.key, 'skua')).body.data).toEqual([]);
   });
 
-  it('filters to the key\'s organization, and a project key to its project', async () => {
+  it("filters to the key's organization, and a project key to its project", async () => {
     const mine = await entry(org.projectId, org.orgId, 'Puffin alert');
     const inB = await entry(projectB, org.orgId, 'Puffin dashboard');
     const theirs = await entry(other.projectId, other.orgId, 'Puffin report');
-    const theirPage = (await c.api(other.key, 'POST', `/projects/${other.projectId}/wiki-pages`, { title: 'Puffin wiki' })).body.id;
+    const theirPage = (await c.api(other.key, 'POST', `/projects/${other.projectId}/wiki-pages`, { title: 'Puffin wiki' })).body
+      .id;
     expect(ids((await search(org.key, 'puffin')).body).sort()).toEqual([mine, inB].sort());
     expect(ids((await search(other.key, 'puffin')).body).sort()).toEqual([theirs, theirPage].sort());
     const scoped = await search(await projectKey(c, org, projectB), 'puffin');
@@ -136,7 +170,9 @@ describe('GET /search', () => {
     const doc = (await c.api(undefined, 'GET', '/openapi.json')).body;
     const p = (path: string) => Object.keys(doc.paths[`/api/v1${path}`] ?? {}).sort();
     expect(p('/search')).toEqual(['get']);
-    expect(doc.paths['/api/v1/search'].get.parameters.find((x: { name: string }) => x.name === 'q').schema).toMatchObject({ minLength: 1 });
+    expect(doc.paths['/api/v1/search'].get.parameters.find((x: { name: string }) => x.name === 'q').schema).toMatchObject({
+      minLength: 1,
+    });
     expect(p('/users')).toEqual(['get']);
     expect(p('/users/invite')).toEqual(['post']);
     expect(p('/users/bulk-invite')).toEqual(['post']);

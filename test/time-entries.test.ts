@@ -23,14 +23,55 @@ let releaseP1: string;
 let releaseP2: string;
 
 const TIME_ENTRY_KEYS = [
-  'id', 'organizationId', 'projectId', 'userId', 'entryId', 'releaseId', 'workDate', 'hours', 'minutes', 'description',
-  'billable', 'source', 'status', 'invoiced', 'createdAt', 'updatedAt',
+  'id',
+  'organizationId',
+  'projectId',
+  'userId',
+  'entryId',
+  'releaseId',
+  'workDate',
+  'hours',
+  'minutes',
+  'description',
+  'billable',
+  'source',
+  'status',
+  'invoiced',
+  'createdAt',
+  'updatedAt',
 ].sort();
 const WITH_LINKS_KEYS = [
-  'id', 'organizationId', 'projectId', 'userId', 'entryId', 'releaseId', 'workDate', 'hours', 'minutes', 'notes',
-  'billable', 'source', 'status', 'invoiced', 'createdAt', 'updatedAt', 'externalMetadata', 'integrationLinks',
+  'id',
+  'organizationId',
+  'projectId',
+  'userId',
+  'entryId',
+  'releaseId',
+  'workDate',
+  'hours',
+  'minutes',
+  'notes',
+  'billable',
+  'source',
+  'status',
+  'invoiced',
+  'createdAt',
+  'updatedAt',
+  'externalMetadata',
+  'integrationLinks',
 ].sort();
-const PAYLOAD_KEYS = ['timeEntryId', 'organizationId', 'projectId', 'userId', 'entryId', 'workDate', 'hours', 'minutes', 'status', 'occurredAt'];
+const PAYLOAD_KEYS = [
+  'timeEntryId',
+  'organizationId',
+  'projectId',
+  'userId',
+  'entryId',
+  'workDate',
+  'hours',
+  'minutes',
+  'status',
+  'occurredAt',
+];
 
 async function insertEntry(projectId: string, orgId: string, fields: Record<string, unknown> = {}): Promise<string> {
   const cols = { projectId, organizationId: orgId, type: 'bug_report', title: 'Work item', description: 'seeded', ...fields };
@@ -62,7 +103,12 @@ async function created(key: string, body: Record<string, unknown> = {}, projectI
 const act = (key: string, id: string, action: string, body?: unknown) =>
   action === 'update'
     ? c.api(key, 'PATCH', `/time-entries/${id}`, body ?? { description: `edit ${Math.random()}` })
-    : c.api(key, 'POST', `/time-entries/${id}/${action}`, body ?? (action === 'reject' || action === 'unlock' ? { reason: 'because' } : undefined));
+    : c.api(
+        key,
+        'POST',
+        `/time-entries/${id}/${action}`,
+        body ?? (action === 'reject' || action === 'unlock' ? { reason: 'because' } : undefined),
+      );
 
 function expectOk(res: ApiResponse, status = 200) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
@@ -90,8 +136,11 @@ beforeAll(async () => {
   for (const u of [dev, manager]) await c.admin.addMember(p1, u);
   devKey = (await c.admin.createKey({ user: dev, scope: 'project', project: p1 })).key;
   managerKey = (await c.admin.createKey({ user: manager, scope: 'project', project: p1 })).key;
-  readOnlyKey = (await c.admin.createKey({ user: dev, scope: 'project', project: p1, permissions: 'read:time_entry,read:project' })).key;
-  managerNoWriteKey = (await c.admin.createKey({ user: manager, scope: 'project', project: p1, permissions: 'read:time_entry' })).key;
+  readOnlyKey = (
+    await c.admin.createKey({ user: dev, scope: 'project', project: p1, permissions: 'read:time_entry,read:project' })
+  ).key;
+  managerNoWriteKey = (await c.admin.createKey({ user: manager, scope: 'project', project: p1, permissions: 'read:time_entry' }))
+    .key;
   entryP1 = await insertEntry(p1, org.orgId);
   entryP2 = await insertEntry(p2, org.orgId);
   releaseP1 = await insertRelease(p1, org.orgId);
@@ -108,8 +157,19 @@ describe('create and read', () => {
     const body = await created(devKey, { minutes: 90, description: 'pairing', entryId: entryP1, releaseId: releaseP1 });
     expect(Object.keys(body).sort()).toEqual(TIME_ENTRY_KEYS);
     expect(body).toMatchObject({
-      organizationId: org.orgId, projectId: p1, userId: dev, entryId: entryP1, releaseId: releaseP1, workDate: '2026-03-02',
-      hours: '1.50', minutes: 90, description: 'pairing', billable: true, source: 'api', status: 'draft', invoiced: false,
+      organizationId: org.orgId,
+      projectId: p1,
+      userId: dev,
+      entryId: entryP1,
+      releaseId: releaseP1,
+      workDate: '2026-03-02',
+      hours: '1.50',
+      minutes: 90,
+      description: 'pairing',
+      billable: true,
+      source: 'api',
+      status: 'draft',
+      invoiced: false,
     });
     expect(new Date(body.createdAt).toISOString()).toBe(body.createdAt);
   });
@@ -118,7 +178,11 @@ describe('create and read', () => {
     expect(await created(devKey, { minutes: undefined, hours: '2.5' })).toMatchObject({ minutes: 150, hours: '2.50' });
     expect(await created(devKey, { minutes: 100, hours: '1.67' })).toMatchObject({ minutes: 100, hours: '1.67' });
     expect(await created(devKey, { minutes: 1 })).toMatchObject({ minutes: 1, hours: '0.02' });
-    expect(await created(devKey, { minutes: 1440, billable: false })).toMatchObject({ minutes: 1440, hours: '24.00', billable: false });
+    expect(await created(devKey, { minutes: 1440, billable: false })).toMatchObject({
+      minutes: 1440,
+      hours: '24.00',
+      billable: false,
+    });
   });
 
   it('answers GET /time-entries/:id as TimeEntryWithLinks: notes in place of description, links attached', async () => {
@@ -141,8 +205,22 @@ describe('create and read', () => {
     const withLinks = expectOk(await c.api(devKey, 'GET', `/time-entries/${first.body.id}`));
     expect(withLinks.integrationLinks).toHaveLength(1);
     const [link] = withLinks.integrationLinks;
-    expect(Object.keys(link).sort()).toEqual(['alignEntityId', 'alignEntityType', 'createdAt', 'externalId', 'externalType', 'id', 'organizationId', 'provider']);
-    expect(link).toMatchObject({ ...externalRef, organizationId: org.orgId, alignEntityType: 'time_entry', alignEntityId: first.body.id });
+    expect(Object.keys(link).sort()).toEqual([
+      'alignEntityId',
+      'alignEntityType',
+      'createdAt',
+      'externalId',
+      'externalType',
+      'id',
+      'organizationId',
+      'provider',
+    ]);
+    expect(link).toMatchObject({
+      ...externalRef,
+      organizationId: org.orgId,
+      alignEntityType: 'time_entry',
+      alignEntityId: first.body.id,
+    });
     // Concurrent creates with one new ref: one entry.
     const ref2 = { ...externalRef, externalId: 'h-2' };
     const answers = await Promise.all(Array.from({ length: 5 }, () => log(devKey, { externalRef: ref2 })));
@@ -158,7 +236,7 @@ describe('create and read', () => {
     expect(elsewhere.body.reason).toBe('conflict');
   });
 
-  it('lists a project\'s entries and the organization\'s, with the filters of api-decisions.md', async () => {
+  it("lists a project's entries and the organization's, with the filters of api-decisions.md", async () => {
     const other2 = await created(org.key, { userId: manager, workDate: '2026-05-20', releaseId: releaseP2 }, p2);
     const projectList = expectOk(await c.api(devKey, 'GET', `/projects/${p1}/time-entries?pageSize=2`));
     expect(projectList.data).toHaveLength(2);
@@ -169,9 +247,11 @@ describe('create and read', () => {
     const orgList = expectOk(await c.api(org.key, 'GET', `/time-entries?userId=${manager}&from=2026-05-20&to=2026-05-20`));
     expect(orgList.data.map((e: { id: string }) => e.id)).toEqual([other2.id]);
     expect(expectOk(await c.api(org.key, 'GET', `/time-entries?releaseId=${releaseP2}`)).total).toBe(1);
-    expect(expectOk(await c.api(org.key, 'GET', `/time-entries?entryId=${entryP1}&status=draft`)).data.every(
-      (e: { entryId: string; status: string }) => e.entryId === entryP1 && e.status === 'draft',
-    )).toBe(true);
+    expect(
+      expectOk(await c.api(org.key, 'GET', `/time-entries?entryId=${entryP1}&status=draft`)).data.every(
+        (e: { entryId: string; status: string }) => e.entryId === entryP1 && e.status === 'draft',
+      ),
+    ).toBe(true);
     expect(expectOk(await c.api(org.key, 'GET', '/time-entries?from=2026-05-21')).total).toBe(0);
     expect((await c.api(org.key, 'GET', '/time-entries?status=bogus')).status).toBe(400);
     expect((await c.api(org.key, 'GET', '/time-entries?from=2026-02-30')).status).toBe(400);
@@ -189,7 +269,8 @@ describe('validation', () => {
   });
 
   it('rejects bad hours and hours that disagree with minutes', async () => {
-    for (const hours of ['abc', '1.234', '-1', '', '1,5']) expectProblem(await log(devKey, { minutes: undefined, hours }), '/hours');
+    for (const hours of ['abc', '1.234', '-1', '', '1,5'])
+      expectProblem(await log(devKey, { minutes: undefined, hours }), '/hours');
     expectProblem(await log(devKey, { minutes: undefined, hours: '0' }), '/hours');
     expectProblem(await log(devKey, { minutes: undefined, hours: '24.01' }), '/hours');
     const disagree = await log(devKey, { minutes: 60, hours: '2' });
@@ -208,7 +289,10 @@ describe('validation', () => {
     expectProblem(await log(devKey, { billable: 'yes' }), '/billable');
     const many = await log(devKey, { minutes: 0, workDate: 'x', surprise: true });
     expect(many.body.details.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/minutes', '/surprise', '/workDate']);
-    expectProblem(await log(devKey, { externalRef: { provider: 'x', externalType: '', externalId: 'y' } }), '/externalRef/externalType');
+    expectProblem(
+      await log(devKey, { externalRef: { provider: 'x', externalType: '', externalId: 'y' } }),
+      '/externalRef/externalType',
+    );
     expectProblem(await log(devKey, { externalRef: { provider: 'x', externalType: 't' } }), '/externalRef/externalId');
   });
 
@@ -231,8 +315,9 @@ describe('validation', () => {
     expectProblem(await act(devKey, e.id, 'update', { userId: manager }), '/userId');
     expectProblem(await act(devKey, e.id, 'update', { releaseId: releaseP2 }), '/releaseId');
     expect(expectOk(await act(devKey, e.id, 'update', { hours: '0.25' }))).toMatchObject({ minutes: 15, hours: '0.25' });
-    expect(expectOk(await act(devKey, e.id, 'update', { releaseId: releaseP1, billable: false, workDate: '2028-02-29' })))
-      .toMatchObject({ releaseId: releaseP1, billable: false, workDate: '2028-02-29' });
+    expect(
+      expectOk(await act(devKey, e.id, 'update', { releaseId: releaseP1, billable: false, workDate: '2028-02-29' })),
+    ).toMatchObject({ releaseId: releaseP1, billable: false, workDate: '2028-02-29' });
   });
 
   it('requires a non-empty reason to reject or unlock, and rejects unknown properties on transitions', async () => {
@@ -266,7 +351,8 @@ describe('state machine', () => {
     if (status === 'rejected') expectOk(await act(managerKey, id, 'reject'));
     if (status === 'locked') expectOk(await act(managerKey, id, 'approve'));
     // approved and invoiced are not reachable through v1: set in the database.
-    if (status === 'approved' || status === 'invoiced') await db.query('UPDATE core.time_entries SET status = $1 WHERE id = $2', [status, id]);
+    if (status === 'approved' || status === 'invoiced')
+      await db.query('UPDATE core.time_entries SET status = $1 WHERE id = $2', [status, id]);
     return id;
   }
 
@@ -305,7 +391,7 @@ describe('state machine', () => {
     expect(expectOk(await act(org.key, a, 'reject')).status).toBe('rejected');
   });
 
-  it('checks the role of the key\'s creating user as it is now', async () => {
+  it("checks the role of the key's creating user as it is now", async () => {
     const lead = (await c.admin.createUser(org.orgId, 'lead@time.test', 'Lead', 'manager')).id;
     await c.admin.addMember(p1, lead);
     const { key } = await c.admin.createKey({ user: lead, scope: 'project', project: p1 });
@@ -330,15 +416,30 @@ describe('state machine', () => {
 });
 
 describe('events and audit', () => {
-  it('emits every time.* event with the spec\'s payload, field by field', async () => {
+  it("emits every time.* event with the spec's payload, field by field", async () => {
     const e = await created(devKey, { minutes: 75, entryId: entryP1 });
     const base = {
-      timeEntryId: e.id, organizationId: org.orgId, projectId: p1, userId: dev, entryId: entryP1, workDate: '2026-03-02',
-      hours: '1.25', minutes: 75,
+      timeEntryId: e.id,
+      organizationId: org.orgId,
+      projectId: p1,
+      userId: dev,
+      entryId: entryP1,
+      workDate: '2026-03-02',
+      hours: '1.25',
+      minutes: 75,
     };
     const check = (env: EventEnvelope, name: string, payload: Record<string, unknown>) => {
-      expect(env).toMatchObject({ eventName: name, schemaVersion: 1, entityType: 'time_entry', entityId: e.id, organizationId: org.orgId, projectId: p1 });
-      expect(Object.keys(env.payload).sort()).toEqual([...PAYLOAD_KEYS, ...Object.keys(payload)].filter((k, i, a) => a.indexOf(k) === i).sort());
+      expect(env).toMatchObject({
+        eventName: name,
+        schemaVersion: 1,
+        entityType: 'time_entry',
+        entityId: e.id,
+        organizationId: org.orgId,
+        projectId: p1,
+      });
+      expect(Object.keys(env.payload).sort()).toEqual(
+        [...PAYLOAD_KEYS, ...Object.keys(payload)].filter((k, i, a) => a.indexOf(k) === i).sort(),
+      );
       expect(env.payload).toEqual({ ...base, ...payload, occurredAt: env.occurredAt });
     };
 
@@ -386,8 +487,15 @@ describe('events and audit', () => {
 
     const all = await c.events.settle((x) => x.entityId === e.id);
     expect(all.map((x) => x.eventName)).toEqual([
-      'time.logged', 'time.updated', 'time.updated', 'time.submitted', 'time.rejected', 'time.updated', 'time.submitted',
-      'time.approved', 'time.unlocked',
+      'time.logged',
+      'time.updated',
+      'time.updated',
+      'time.submitted',
+      'time.rejected',
+      'time.updated',
+      'time.submitted',
+      'time.approved',
+      'time.unlocked',
     ]);
 
     // One audit event per write, attributed to the key.
@@ -396,22 +504,46 @@ describe('events and audit', () => {
       [e.id],
     );
     expect(rows.map((r) => r.action).sort()).toEqual(
-      ['created', 'updated', 'updated', 'updated', 'submitted', 'rejected', 'updated', 'submitted', 'approved', 'unlocked'].sort(),
+      [
+        'created',
+        'updated',
+        'updated',
+        'updated',
+        'submitted',
+        'rejected',
+        'updated',
+        'submitted',
+        'approved',
+        'unlocked',
+      ].sort(),
     );
     expect(rows.every((r) => r.metadata.actorType === 'api_key' && typeof r.metadata.apiKeyId === 'string')).toBe(true);
-    expect(rows.find((r) => r.action === 'approved')?.metadata).toMatchObject({ note: 'ok', previousStatus: 'submitted', newStatus: 'locked' });
+    expect(rows.find((r) => r.action === 'approved')?.metadata).toMatchObject({
+      note: 'ok',
+      previousStatus: 'submitted',
+      newStatus: 'locked',
+    });
   });
 });
 
 describe('sync', () => {
   const sync = (body: Record<string, unknown> = {}, key = org.key) =>
     c.api(key, 'POST', '/time-entries/sync', {
-      projectId: p1, userId: dev, workDate: '2026-03-05', minutes: 30, externalSystem: 'toggl', externalId: `t-${Math.random()}`, ...body,
+      projectId: p1,
+      userId: dev,
+      workDate: '2026-03-05',
+      minutes: 30,
+      externalSystem: 'toggl',
+      externalId: `t-${Math.random()}`,
+      ...body,
     });
 
   it('creates on first push (201) and answers the same entry and link on a repeat (200, created false)', async () => {
     const body = {
-      externalId: 'toggl-1', workDate: '2026-03-05T23:30:00-05:00', description: 'synced', entryId: entryP1,
+      externalId: 'toggl-1',
+      workDate: '2026-03-05T23:30:00-05:00',
+      description: 'synced',
+      entryId: entryP1,
       externalMetadata: { workspace: 7, tags: ['a', 'b'], nested: { ok: true } },
     };
     const first = await sync(body);
@@ -420,8 +552,18 @@ describe('sync', () => {
       [...WITH_LINKS_KEYS.filter((k) => k !== 'integrationLinks'), 'integrationLinkId', 'created'].sort(),
     );
     expect(first.body).toMatchObject({
-      projectId: p1, userId: dev, workDate: '2026-03-05', minutes: 30, hours: '0.50', notes: 'synced', entryId: entryP1,
-      billable: true, source: 'toggl', status: 'draft', created: true, externalMetadata: body.externalMetadata,
+      projectId: p1,
+      userId: dev,
+      workDate: '2026-03-05',
+      minutes: 30,
+      hours: '0.50',
+      notes: 'synced',
+      entryId: entryP1,
+      billable: true,
+      source: 'toggl',
+      status: 'draft',
+      created: true,
+      externalMetadata: body.externalMetadata,
     });
     const replay = await sync({ ...body, minutes: 99 });
     expect(replay.status).toBe(200);
@@ -429,12 +571,24 @@ describe('sync', () => {
 
     const read = expectOk(await c.api(org.key, 'GET', `/time-entries/${first.body.id}`));
     expect(read.externalMetadata).toEqual(body.externalMetadata);
-    expect(read.integrationLinks).toEqual([expect.objectContaining({
-      id: first.body.integrationLinkId, provider: 'toggl', externalType: 'time_entry', externalId: 'toggl-1',
-      alignEntityType: 'time_entry', alignEntityId: first.body.id,
-    })]);
+    expect(read.integrationLinks).toEqual([
+      expect.objectContaining({
+        id: first.body.integrationLinkId,
+        provider: 'toggl',
+        externalType: 'time_entry',
+        externalId: 'toggl-1',
+        alignEntityType: 'time_entry',
+        alignEntityId: first.body.id,
+      }),
+    ]);
     const [logged] = await eventOf('time.logged', first.body.id);
-    expect(logged.payload).toMatchObject({ timeEntryId: first.body.id, status: 'draft', workDate: '2026-03-05', minutes: 30, hours: '0.50' });
+    expect(logged.payload).toMatchObject({
+      timeEntryId: first.body.id,
+      status: 'draft',
+      workDate: '2026-03-05',
+      minutes: 30,
+      hours: '0.50',
+    });
     expect(await c.events.settle((e) => e.entityId === first.body.id)).toHaveLength(1);
   });
 
@@ -445,9 +599,13 @@ describe('sync', () => {
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
     expect(new Set(answers.map((a) => a.body.integrationLinkId)).size).toBe(1);
     expect(answers.filter((a) => a.body.created)).toHaveLength(1);
-    const { rows } = await db.query(`SELECT count(*)::int AS n FROM core.time_entries WHERE "externalSystem" = 'toggl' AND "externalId" = 'burst-1'`);
+    const { rows } = await db.query(
+      `SELECT count(*)::int AS n FROM core.time_entries WHERE "externalSystem" = 'toggl' AND "externalId" = 'burst-1'`,
+    );
     expect(rows[0].n).toBe(1);
-    const links = await db.query(`SELECT count(*)::int AS n FROM core.integration_links WHERE provider = 'toggl' AND "externalId" = 'burst-1'`);
+    const links = await db.query(
+      `SELECT count(*)::int AS n FROM core.integration_links WHERE provider = 'toggl' AND "externalId" = 'burst-1'`,
+    );
     expect(links.rows[0].n).toBe(1);
     expect(await c.events.settle((e) => e.eventName === 'time.logged' && e.entityId === answers[0].body.id)).toHaveLength(1);
   });
@@ -472,7 +630,10 @@ describe('sync', () => {
     expectProblem(await sync({ surprise: 1 }), '/surprise');
     expect((await sync({ userId: other.adminId })).status).toBe(404);
     expect((await sync({ projectId: other.projectId })).status).toBe(404);
-    expect(expectOk(await sync({ billable: false, workDate: '2026-03-07T10:00' }), 201)).toMatchObject({ billable: false, workDate: '2026-03-07' });
+    expect(expectOk(await sync({ billable: false, workDate: '2026-03-07T10:00' }), 201)).toMatchObject({
+      billable: false,
+      workDate: '2026-03-07',
+    });
   });
 
   it('keeps a project key to its own project and refuses a pair already synced into another project', async () => {
@@ -522,20 +683,40 @@ describe('summaries', () => {
   it('totals minutes, billable minutes, per status and per user (hand-computed)', async () => {
     const res = expectOk(await c.api(org.key, 'GET', `/projects/${p3}/time-summary`));
     expect(res).toEqual({
-      projectId: p3, releaseId: null, totalMinutes: 360, totalHours: '6.00', billableMinutes: 150,
+      projectId: p3,
+      releaseId: null,
+      totalMinutes: 360,
+      totalHours: '6.00',
+      billableMinutes: 150,
       byStatus: { ...zero, draft: 180, submitted: 90, locked: 45, rejected: 45 },
-      byUser: [{ userId: u1, totalMinutes: 165 }, { userId: u3, totalMinutes: 120 }, { userId: u2, totalMinutes: 75 }],
+      byUser: [
+        { userId: u1, totalMinutes: 165 },
+        { userId: u3, totalMinutes: 120 },
+        { userId: u2, totalMinutes: 75 },
+      ],
     });
   });
 
   it('narrows the summary to a release and to a workDate range', async () => {
     expect(expectOk(await c.api(org.key, 'GET', `/projects/${p3}/time-summary?releaseId=${r3}`))).toEqual({
-      projectId: p3, releaseId: r3, totalMinutes: 210, totalHours: '3.50', billableMinutes: 90,
+      projectId: p3,
+      releaseId: r3,
+      totalMinutes: 210,
+      totalHours: '3.50',
+      billableMinutes: 90,
       byStatus: { ...zero, draft: 180, locked: 30 },
-      byUser: [{ userId: u3, totalMinutes: 120 }, { userId: u1, totalMinutes: 60 }, { userId: u2, totalMinutes: 30 }],
+      byUser: [
+        { userId: u3, totalMinutes: 120 },
+        { userId: u1, totalMinutes: 60 },
+        { userId: u2, totalMinutes: 30 },
+      ],
     });
     expect(expectOk(await c.api(org.key, 'GET', `/projects/${p3}/time-summary?from=2026-04-03&to=2026-04-05`))).toEqual({
-      projectId: p3, releaseId: null, totalMinutes: 75, totalHours: '1.25', billableMinutes: 75,
+      projectId: p3,
+      releaseId: null,
+      totalMinutes: 75,
+      totalHours: '1.25',
+      billableMinutes: 75,
       byStatus: { ...zero, locked: 30, rejected: 45 },
       byUser: [{ userId: u2, totalMinutes: 75 }],
     });
@@ -544,9 +725,16 @@ describe('summaries', () => {
     expect((await c.api(devKey, 'GET', `/projects/${p3}/time-summary`)).status).toBe(403);
   });
 
-  it('derives the cost summary from the entries\' cost fields, in the organization\'s currency', async () => {
+  it("derives the cost summary from the entries' cost fields, in the organization's currency", async () => {
     const empty = expectOk(await c.api(org.key, 'GET', `/projects/${p3}/cost-summary`));
-    expect(empty).toEqual({ projectId: p3, currency: 'USD', plannedCost: null, actualCost: null, approvedCost: null, pendingCost: null });
+    expect(empty).toEqual({
+      projectId: p3,
+      currency: 'USD',
+      plannedCost: null,
+      actualCost: null,
+      approvedCost: null,
+      pendingCost: null,
+    });
     const rows: Record<string, unknown>[] = [
       { mediumCost: '100.50', committedCost: '120', costApprovalStatus: 'approved' },
       { lowCost: '10', highCost: '30', committedCost: '50.25', costApprovalStatus: 'pending_manager' },
@@ -560,12 +748,19 @@ describe('summaries', () => {
     const res = expectOk(await c.api(org.key, 'GET', `/projects/${p3}/cost-summary`));
     await db.query(`UPDATE core.organizations SET currency = 'USD' WHERE id = $1`, [org.orgId]);
     // planned 100.50 + (10+30)/2 + 7 + 9 + (2+4)/2; actual = committed not rejected: 120 + 50.25 + 5.
-    expect(res).toEqual({ projectId: p3, currency: 'EUR', plannedCost: '139.50', actualCost: '175.25', approvedCost: '120.00', pendingCost: '50.25' });
+    expect(res).toEqual({
+      projectId: p3,
+      currency: 'EUR',
+      plannedCost: '139.50',
+      actualCost: '175.25',
+      approvedCost: '120.00',
+      pendingCost: '50.25',
+    });
   });
 });
 
 describe('scope and permissions', () => {
-  it('hides another project\'s entry from a project key (404) and refuses its project path (403)', async () => {
+  it("hides another project's entry from a project key (404) and refuses its project path (403)", async () => {
     const foreign = await created(org.key, {}, p2);
     for (const res of [
       await c.api(devKey, 'GET', `/time-entries/${foreign.id}`),

@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(async () => c?.stop());
 
 describe('distributed tracing', () => {
-  it('continues the caller\'s trace through the gateway, the core RPC and the Kafka message headers', async () => {
+  it("continues the caller's trace through the gateway, the core RPC and the Kafka message headers", async () => {
     const traceId = randomBytes(16).toString('hex');
     const traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
     const res = await c.api(org.key, 'POST', '/projects', { name: 'traced', description: '' }, { traceparent });

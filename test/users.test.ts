@@ -31,7 +31,7 @@ beforeAll(async () => {
 afterAll(async () => c?.stop());
 
 describe('GET /users', () => {
-  it('lists the organization\'s users with the spec fields and no secrets', async () => {
+  it("lists the organization's users with the spec fields and no secrets", async () => {
     const dev = await c.admin.createUser(org.orgId, email('dev'), 'Dev One', 'developer');
     await sql(c, 'UPDATE users SET "passwordHash" = $1, "mfaSecret" = $2 WHERE id = $3', [SECRET_HASH, SECRET_MFA, dev.id]);
     const res = await c.api(org.key, 'GET', '/users');
@@ -87,7 +87,7 @@ describe('GET /users/:id', () => {
     expect(res.body.reason).toBe('not_found');
   });
 
-  it('answers 404 for another organization\'s user and for a malformed id', async () => {
+  it("answers 404 for another organization's user and for a malformed id", async () => {
     expect((await c.api(other.key, 'GET', `/users/${org.adminId}`)).status).toBe(404);
     expect((await c.api(org.key, 'GET', '/users/not-a-uuid')).status).toBe(404);
     expect((await c.api(org.key, 'GET', `/users/${randomUUID()}`)).status).toBe(404);
@@ -111,9 +111,22 @@ describe('PATCH /users/:id', () => {
 
     const [e] = await c.events.waitFor((x) => x.eventName === 'user.updated' && x.entityId === u.id);
     expect(e).toMatchObject({ entityType: 'user', actorUserId: org.adminId, organizationId: org.orgId, schemaVersion: 1 });
-    expect(Object.keys(e.payload).sort()).toEqual(['actorId', 'changedFields', 'email', 'name', 'occurredAt', 'organizationId', 'role', 'userId']);
+    expect(Object.keys(e.payload).sort()).toEqual([
+      'actorId',
+      'changedFields',
+      'email',
+      'name',
+      'occurredAt',
+      'organizationId',
+      'role',
+      'userId',
+    ]);
     expect(e.payload).toMatchObject({
-      userId: u.id, organizationId: org.orgId, name: 'After', role: 'tester', actorId: org.adminId,
+      userId: u.id,
+      organizationId: org.orgId,
+      name: 'After',
+      role: 'tester',
+      actorId: org.adminId,
       changedFields: ['name', 'metadata'],
     });
 
@@ -149,7 +162,7 @@ describe('PATCH /users/:id', () => {
     }
   });
 
-  it('is scoped like GET: 404 outside the key\'s organization or project', async () => {
+  it("is scoped like GET: 404 outside the key's organization or project", async () => {
     const outsider = await c.admin.createUser(org.orgId, email('po'), 'Out', 'user');
     expect((await c.api(other.key, 'PATCH', `/users/${org.adminId}`, { name: 'x' })).status).toBe(404);
     expect((await c.api(await projectKey(c, org), 'PATCH', `/users/${outsider.id}`, { name: 'x' })).status).toBe(404);
@@ -167,34 +180,73 @@ describe('POST /users/invite', () => {
     const p2 = await createProject(c, org.key, 'Invite target');
     const externalRef = ref();
     const body = {
-      email: email('full'), name: 'Full Invite', role: 'developer', projectIds: [org.projectId, p2], sendInvite: true,
-      externalRef, metadata: { source: 'hr', seat: 7 },
+      email: email('full'),
+      name: 'Full Invite',
+      role: 'developer',
+      projectIds: [org.projectId, p2],
+      sendInvite: true,
+      externalRef,
+      metadata: { source: 'hr', seat: 7 },
     };
     const res = await c.api(org.key, 'POST', '/users/invite', body);
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['created', 'inviteId', 'status', 'userId']);
-    expect(res.body).toMatchObject({ created: true, status: 'invited', userId: expect.any(String), inviteId: expect.any(String) });
+    expect(res.body).toMatchObject({
+      created: true,
+      status: 'invited',
+      userId: expect.any(String),
+      inviteId: expect.any(String),
+    });
     const { userId, inviteId } = res.body;
 
     const user = await c.api(org.key, 'GET', `/users/${userId}`);
-    expect(user.body).toMatchObject({ email: body.email, name: 'Full Invite', role: 'developer', metadata: body.metadata, organizationId: org.orgId });
+    expect(user.body).toMatchObject({
+      email: body.email,
+      name: 'Full Invite',
+      role: 'developer',
+      metadata: body.metadata,
+      organizationId: org.orgId,
+    });
     for (const pid of [org.projectId, p2]) {
       const members = await c.api(org.key, 'GET', `/projects/${pid}/members`);
       expect(members.body.data.map((m: { userId: string }) => m.userId)).toContain(userId);
     }
     const [invite] = await sql(c, 'SELECT * FROM invites WHERE id = $1', [inviteId]);
-    expect(invite).toMatchObject({ userId, email: body.email, organizationId: org.orgId, status: 'sent', channel: 'email', invitedByUserId: org.adminId, apiKeyId: org.keyId });
+    expect(invite).toMatchObject({
+      userId,
+      email: body.email,
+      organizationId: org.orgId,
+      status: 'sent',
+      channel: 'email',
+      invitedByUserId: org.adminId,
+      apiKeyId: org.keyId,
+    });
     const links = await sql(c, 'SELECT * FROM integration_links WHERE "externalId" = $1', [externalRef.externalId]);
     expect(links).toHaveLength(1);
-    expect(links[0]).toMatchObject({ organizationId: org.orgId, provider: 'okta', externalType: 'user', alignEntityType: 'user', alignEntityId: userId });
+    expect(links[0]).toMatchObject({
+      organizationId: org.orgId,
+      provider: 'okta',
+      externalType: 'user',
+      alignEntityType: 'user',
+      alignEntityId: userId,
+    });
 
     const [e] = await c.events.waitFor((x) => x.eventName === 'user.invited' && x.entityId === userId);
     expect(e).toMatchObject({ entityType: 'user', actorUserId: org.adminId, organizationId: org.orgId });
     expect(Object.keys(e.payload).sort()).toEqual(['actorId', 'email', 'name', 'occurredAt', 'organizationId', 'role', 'userId']);
-    expect(e.payload).toMatchObject({ userId, organizationId: org.orgId, email: body.email, name: 'Full Invite', role: 'developer', actorId: org.adminId });
+    expect(e.payload).toMatchObject({
+      userId,
+      organizationId: org.orgId,
+      email: body.email,
+      name: 'Full Invite',
+      role: 'developer',
+      actorId: org.adminId,
+    });
     const added = await c.events.waitFor((x) => x.eventName === 'project_member.added' && x.payload.userId === userId, 2);
     expect(added.map((x) => x.payload.projectId).sort()).toEqual([org.projectId, p2].sort());
-    const linked = await c.events.waitFor((x) => x.eventName === 'integration_link.created' && x.payload.externalId === externalRef.externalId);
+    const linked = await c.events.waitFor(
+      (x) => x.eventName === 'integration_link.created' && x.payload.externalId === externalRef.externalId,
+    );
     expect(linked[0].payload).toMatchObject({ alignEntityType: 'user', alignEntityId: userId });
 
     const audit = await c.api(org.key, 'GET', '/audit-events?entityType=user&action=invited');
@@ -228,7 +280,9 @@ describe('POST /users/invite', () => {
   it('creates one user under concurrent invites with the same externalRef', async () => {
     const externalRef = ref();
     const results = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => c.api(org.key, 'POST', '/users/invite', { email: email(`race${i}`), name: 'Race', externalRef })),
+      Array.from({ length: 5 }, (_, i) =>
+        c.api(org.key, 'POST', '/users/invite', { email: email(`race${i}`), name: 'Race', externalRef }),
+      ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 201]);
     expect(new Set(results.map((r) => r.body.userId)).size).toBe(1);
@@ -252,7 +306,13 @@ describe('POST /users/invite', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ userId: id, inviteId: null, created: false, status: 'linked' });
     const [e] = await c.events.waitFor((x) => x.eventName === 'user.linked' && x.entityId === id);
-    expect(e.payload).toMatchObject({ userId: id, email: address, provider: 'okta', externalId: externalRef.externalId, actorId: org.adminId });
+    expect(e.payload).toMatchObject({
+      userId: id,
+      email: address,
+      provider: 'okta',
+      externalId: externalRef.externalId,
+      actorId: org.adminId,
+    });
     const replay = await c.api(org.key, 'POST', '/users/invite', { email: address, name: 'Link Me', externalRef });
     expect(replay.body).toEqual({ userId: id, inviteId: null, created: false, status: 'linked' });
     expect(await c.events.settle((x) => x.eventName === 'user.linked' && x.entityId === id)).toHaveLength(1);
@@ -292,7 +352,11 @@ describe('POST /users/invite', () => {
 
   it('refuses projectIds that are not projects of the organization (400, nothing created)', async () => {
     const address = email('foreign');
-    const res = await c.api(org.key, 'POST', '/users/invite', { email: address, name: 'Foreign', projectIds: [org.projectId, other.projectId] });
+    const res = await c.api(org.key, 'POST', '/users/invite', {
+      email: address,
+      name: 'Foreign',
+      projectIds: [org.projectId, other.projectId],
+    });
     expect(res.status).toBe(400);
     expect(errorPaths(res.body)).toEqual(['/projectIds/1']);
     expect(await sql(c, 'SELECT id FROM users WHERE email = $1', [address])).toHaveLength(0);
@@ -344,7 +408,13 @@ describe('POST /users/bulk-invite', () => {
     for (const item of r) expect(Object.keys(item).sort()).toEqual(['email', 'error', 'inviteId', 'status', 'userId']);
     expect(r[0]).toMatchObject({ email: fresh, status: 'invited', userId: expect.any(String), inviteId: null, error: null });
     expect(r[1]).toEqual({ email: existing, status: 'existing', userId: existingId, inviteId: null, error: null });
-    expect(r[2]).toMatchObject({ email: 'broken', status: 'error', userId: null, inviteId: null, error: expect.stringContaining('/email') });
+    expect(r[2]).toMatchObject({
+      email: 'broken',
+      status: 'error',
+      userId: null,
+      inviteId: null,
+      error: expect.stringContaining('/email'),
+    });
     expect(r[3]).toMatchObject({ status: 'error', error: expect.stringContaining('/role') });
     expect(r[4]).toMatchObject({ status: 'error', error: expect.stringContaining('/projectIds/0') });
     expect(r[5]).toMatchObject({ status: 'invited', userId: expect.any(String), error: null });
@@ -365,9 +435,15 @@ describe('POST /users/bulk-invite', () => {
 
   it('records invitations when sendInvite is true, and replays an externalRef as linked', async () => {
     const externalRef = ref();
-    const first = await c.api(org.key, 'POST', '/users/bulk-invite', { sendInvite: true, invites: [{ email: email('b1'), name: 'B1', externalRef }] });
+    const first = await c.api(org.key, 'POST', '/users/bulk-invite', {
+      sendInvite: true,
+      invites: [{ email: email('b1'), name: 'B1', externalRef }],
+    });
     expect(first.body.results[0]).toMatchObject({ status: 'invited', inviteId: expect.any(String) });
-    const again = await c.api(org.key, 'POST', '/users/bulk-invite', { sendInvite: true, invites: [{ email: email('b2'), name: 'B2', externalRef }] });
+    const again = await c.api(org.key, 'POST', '/users/bulk-invite', {
+      sendInvite: true,
+      invites: [{ email: email('b2'), name: 'B2', externalRef }],
+    });
     expect(again.body.results[0]).toMatchObject({ status: 'linked', userId: first.body.results[0].userId, inviteId: null });
   });
 

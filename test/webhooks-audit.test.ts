@@ -14,7 +14,15 @@ import { dropDatabase, freshDatabaseUrl, startTestCluster, type SeededOrg, type 
 let c: TestCluster;
 let org: SeededOrg;
 /** The Actor the gateway would send for the org's admin key. */
-const actorOf = (o: SeededOrg) => ({ apiKeyId: o.keyId, organizationId: o.orgId, userId: o.adminId, role: 'admin', scope: 'organization', permissions: [], requestId: '' });
+const actorOf = (o: SeededOrg) => ({
+  apiKeyId: o.keyId,
+  organizationId: o.orgId,
+  userId: o.adminId,
+  role: 'admin',
+  scope: 'organization',
+  permissions: [],
+  requestId: '',
+});
 const cleanup: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
@@ -75,7 +83,9 @@ async function proxyTo(port: number, target: number): Promise<() => Promise<void
 describe('audit events of webhook writes', () => {
   it('reach the core for every write, with the time of the write', async () => {
     const before = new Date();
-    const sub = (await c.api(org.key, 'POST', '/webhooks', { destinationUrl: 'https://example.com/a', eventNames: ['entry.created'] })).body;
+    const sub = (
+      await c.api(org.key, 'POST', '/webhooks', { destinationUrl: 'https://example.com/a', eventNames: ['entry.created'] })
+    ).body;
     expect((await c.api(org.key, 'PATCH', `/webhooks/${sub.id}`, { enabled: false })).status).toBe(200);
     expect((await c.api(org.key, 'DELETE', `/webhooks/${sub.id}`)).status).toBe(204);
     expect(await waitForActions(sub.id, 3)).toEqual(['deleted', 'updated', 'created']);
@@ -92,7 +102,15 @@ describe('audit events of webhook writes', () => {
     const id = randomUUID();
     const occurredAt = new Date(Date.now() - 60_000).toISOString();
     for (let i = 0; i < 2; i++) {
-      await core.recordAuditEvent({ id, occurredAt, actor, entityType: 'webhook_subscription', action: 'created', entityId, metadata: {} });
+      await core.recordAuditEvent({
+        id,
+        occurredAt,
+        actor,
+        entityType: 'webhook_subscription',
+        action: 'created',
+        entityId,
+        metadata: {},
+      });
     }
     const res = await c.api(org.key, 'GET', '/audit-events?entityType=webhook_subscription&pageSize=100');
     const mine = res.body.data.filter((e: { entityId: string }) => e.entityId === entityId);
@@ -125,10 +143,23 @@ describe('audit events of webhook writes', () => {
     // A delivery instance of its own (own database) whose core address answers nothing yet.
     const corePort = await closedPort();
     const databaseUrl = freshDatabaseUrl('audit');
-    const replica = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: c.brokers, topicPrefix: c.topicPrefix, coreUrl: `http://127.0.0.1:${corePort}` });
-    cleanup.push(() => dropDatabase(databaseUrl), () => replica.shutdown.run('test'));
+    const replica = await startDelivery({
+      ...readDeliveryConfig(),
+      port: 0,
+      databaseUrl,
+      kafkaBrokers: c.brokers,
+      topicPrefix: c.topicPrefix,
+      coreUrl: `http://127.0.0.1:${corePort}`,
+    });
+    cleanup.push(
+      () => dropDatabase(databaseUrl),
+      () => replica.shutdown.run('test'),
+    );
     const webhooks = createClient(WebhookService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${replica.port}` }));
-    const created = await webhooks.createWebhook({ actor: actorOf(org), body: { destinationUrl: 'https://example.com/b', eventNames: ['entry.created'] } });
+    const created = await webhooks.createWebhook({
+      actor: actorOf(org),
+      body: { destinationUrl: 'https://example.com/b', eventNames: ['entry.created'] },
+    });
     const id = created.resource?.id as string;
 
     await sleep(1500);

@@ -10,8 +10,16 @@ const receivers = createReceivers();
 const receiver = () => receivers.start();
 
 beforeAll(async () => {
-  c = await startTestCluster({ env: { WEBHOOK_PER_DESTINATION_CONCURRENCY: '2', WEBHOOK_TIMEOUT_MS: '4000', WEBHOOK_POLL_MS: '200' } });
-  replica = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl: c.databaseUrl, kafkaBrokers: c.brokers, topicPrefix: c.topicPrefix });
+  c = await startTestCluster({
+    env: { WEBHOOK_PER_DESTINATION_CONCURRENCY: '2', WEBHOOK_TIMEOUT_MS: '4000', WEBHOOK_POLL_MS: '200' },
+  });
+  replica = await startDelivery({
+    ...readDeliveryConfig(),
+    port: 0,
+    databaseUrl: c.databaseUrl,
+    kafkaBrokers: c.brokers,
+    topicPrefix: c.topicPrefix,
+  });
 });
 afterAll(async () => {
   await replica?.shutdown.run('test');
@@ -21,7 +29,9 @@ afterAll(async () => {
 
 async function sentBy(port: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('delivery_webhook_deliveries_total') && l.includes('outcome="succeeded"'));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('delivery_webhook_deliveries_total') && l.includes('outcome="succeeded"'));
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
@@ -53,7 +63,9 @@ describe('several delivery replicas', () => {
     const fast = await receiver();
     slow.respond(() => ({ status: 200, delayMs: 1500 }));
     for (const r of [slow, fast]) {
-      expect((await c.api(org.key, 'POST', '/webhooks', { destinationUrl: r.url, eventNames: ['api_key.created'] })).status).toBe(201);
+      expect((await c.api(org.key, 'POST', '/webhooks', { destinationUrl: r.url, eventNames: ['api_key.created'] })).status).toBe(
+        201,
+      );
     }
     for (let i = 0; i < 16; i++) await c.admin.createKey({ user: org.adminId, scope: 'organization' });
     await fast.waitFor(16, () => true, 10000);

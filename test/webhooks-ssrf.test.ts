@@ -19,13 +19,23 @@ afterAll(async () => {
 
 describe('destination safety (WEBHOOK_ALLOW_PRIVATE_DESTINATIONS=false)', () => {
   it('refuses loopback, private, link-local and metadata destinations at create and update with validation_error', async () => {
-    for (const url of [r.url, 'http://localhost:8080/h', 'http://10.0.0.5/h', 'http://192.168.1.10/h', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]:8080/h']) {
+    for (const url of [
+      r.url,
+      'http://localhost:8080/h',
+      'http://10.0.0.5/h',
+      'http://192.168.1.10/h',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::1]:8080/h',
+    ]) {
       const res = await c.api(org.key, 'POST', '/webhooks', { destinationUrl: url, eventNames: ['api_key.created'] });
       expect(res.status, url).toBe(400);
       expect(res.body.reason).toBe('validation_error');
       expect(res.body.details.errors[0].path).toBe('/destinationUrl');
     }
-    const ok = await c.api(org.key, 'POST', '/webhooks', { destinationUrl: 'https://8.8.8.8/hooks', eventNames: ['api_key.created'] });
+    const ok = await c.api(org.key, 'POST', '/webhooks', {
+      destinationUrl: 'https://8.8.8.8/hooks',
+      eventNames: ['api_key.created'],
+    });
     expect(ok.status).toBe(201);
     const patched = await c.api(org.key, 'PATCH', `/webhooks/${ok.body.id}`, { destinationUrl: 'http://127.0.0.1:9/h' });
     expect(patched.status).toBe(400);

@@ -41,7 +41,7 @@ const keyCreated = (org: SeededOrg) => c.admin.createKey({ user: org.adminId, sc
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('webhook subscriptions', () => {
-  it('leaves an audit event for every write through a key, in the core\'s audit trail', async () => {
+  it("leaves an audit event for every write through a key, in the core's audit trail", async () => {
     const org = await c.seedOrg('Audit Org');
     const sub = await subscribe(org, 'https://example.com/audited', ['entry.created']);
     expect((await c.api(org.key, 'PATCH', `/webhooks/${sub.id}`, { description: 'renamed' })).status).toBe(200);
@@ -55,7 +55,11 @@ describe('webhook subscriptions', () => {
     }
     expect(res.body.data.map((e: { action: string }) => e.action)).toEqual(['deleted', 'secret_rotated', 'updated', 'created']);
     for (const e of res.body.data) {
-      expect(e).toMatchObject({ entityId: sub.id, actorId: org.adminId, metadata: { actorType: 'api_key', apiKeyId: org.keyId } });
+      expect(e).toMatchObject({
+        entityId: sub.id,
+        actorId: org.adminId,
+        metadata: { actorType: 'api_key', apiKeyId: org.keyId },
+      });
     }
     expect(JSON.stringify(res.body)).not.toContain(sub.hmacSecret);
   });
@@ -63,12 +67,19 @@ describe('webhook subscriptions', () => {
   it('creates a subscription, returns the secret only then, and lists, gets, updates and deletes it', async () => {
     const org = await c.seedOrg('Crud Org');
     const created = await c.api(org.key, 'POST', '/webhooks', {
-      destinationUrl: 'https://example.com/hooks', eventNames: ['entry.created', 'api_key.created'], description: 'mine',
+      destinationUrl: 'https://example.com/hooks',
+      eventNames: ['entry.created', 'api_key.created'],
+      description: 'mine',
     });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
-      id: expect.any(String), destinationUrl: 'https://example.com/hooks', eventNames: ['entry.created', 'api_key.created'],
-      enabled: true, description: 'mine', createdAt: expect.any(String), updatedAt: expect.any(String),
+      id: expect.any(String),
+      destinationUrl: 'https://example.com/hooks',
+      eventNames: ['entry.created', 'api_key.created'],
+      enabled: true,
+      description: 'mine',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
       hmacSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/=]{40,}$/),
     });
     const id = created.body.id as string;
@@ -82,7 +93,12 @@ describe('webhook subscriptions', () => {
 
     const patched = await c.api(org.key, 'PATCH', `/webhooks/${id}`, { enabled: false, description: null });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ id, enabled: false, description: null, eventNames: ['entry.created', 'api_key.created'] });
+    expect(patched.body).toMatchObject({
+      id,
+      enabled: false,
+      description: null,
+      eventNames: ['entry.created', 'api_key.created'],
+    });
     expect(patched.body).not.toHaveProperty('hmacSecret');
     expect((await c.api(org.key, 'GET', '/webhooks?enabled=true')).body.total).toBe(0);
     expect((await c.api(org.key, 'GET', '/webhooks?enabled=false')).body.total).toBe(1);
@@ -109,7 +125,10 @@ describe('webhook subscriptions', () => {
 
   it('rejects unknown event names with exactly {error, invalid}, and other invalid bodies with validation_error', async () => {
     const org = await c.seedOrg('Names Org');
-    const bad = await c.api(org.key, 'POST', '/webhooks', { destinationUrl: 'https://example.com/h', eventNames: ['entry.created', 'nope.event', 'project.created'] });
+    const bad = await c.api(org.key, 'POST', '/webhooks', {
+      destinationUrl: 'https://example.com/h',
+      eventNames: ['entry.created', 'nope.event', 'project.created'],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ error: 'unknown_event_names', invalid: ['nope.event', 'project.created'] });
 
@@ -137,9 +156,14 @@ describe('webhook subscriptions', () => {
     const b = await c.seedOrg('Tenant B');
     const sub = await subscribe(a, 'https://example.com/a', ['entry.created']);
     for (const [method, path, body] of [
-      ['GET', `/webhooks/${sub.id}`], ['PATCH', `/webhooks/${sub.id}`, { enabled: false }], ['DELETE', `/webhooks/${sub.id}`],
-      ['POST', `/webhooks/${sub.id}/rotate-secret`], ['POST', `/webhooks/${sub.id}/test`], ['GET', `/webhooks/${sub.id}/deliveries`],
-      ['GET', `/webhooks/${sub.id}/deliveries/${sub.id}`], ['GET', '/webhooks/not-a-uuid'],
+      ['GET', `/webhooks/${sub.id}`],
+      ['PATCH', `/webhooks/${sub.id}`, { enabled: false }],
+      ['DELETE', `/webhooks/${sub.id}`],
+      ['POST', `/webhooks/${sub.id}/rotate-secret`],
+      ['POST', `/webhooks/${sub.id}/test`],
+      ['GET', `/webhooks/${sub.id}/deliveries`],
+      ['GET', `/webhooks/${sub.id}/deliveries/${sub.id}`],
+      ['GET', '/webhooks/not-a-uuid'],
     ] as const) {
       const res = await c.api(b.key, method, path, body);
       expect(res.status, `${method} ${path}`).toBe(404);
@@ -148,7 +172,11 @@ describe('webhook subscriptions', () => {
     expect((await c.api(b.key, 'GET', '/webhooks')).body.total).toBe(0);
 
     const projectKey = await c.admin.createKey({ user: a.adminId, scope: 'project', project: a.projectId });
-    for (const [method, path] of [['GET', '/webhooks'], ['POST', '/webhooks'], ['PATCH', `/webhooks/${sub.id}`]] as const) {
+    for (const [method, path] of [
+      ['GET', '/webhooks'],
+      ['POST', '/webhooks'],
+      ['PATCH', `/webhooks/${sub.id}`],
+    ] as const) {
       const res = await c.api(projectKey.key, method, path, method === 'GET' ? undefined : { enabled: true });
       expect(res.status, `${method} ${path}`).toBe(403);
       expect(res.body.reason).toBe('scope_violation');
@@ -156,7 +184,10 @@ describe('webhook subscriptions', () => {
 
     const readOnly = await c.admin.createKey({ user: a.adminId, scope: 'organization', permissions: 'read:webhook' });
     expect((await c.api(readOnly.key, 'GET', '/webhooks')).status).toBe(200);
-    const denied = await c.api(readOnly.key, 'POST', '/webhooks', { destinationUrl: 'https://example.com/x', eventNames: ['entry.created'] });
+    const denied = await c.api(readOnly.key, 'POST', '/webhooks', {
+      destinationUrl: 'https://example.com/x',
+      eventNames: ['entry.created'],
+    });
     expect(denied.status).toBe(403);
     expect(denied.body).toMatchObject({ reason: 'forbidden', message: 'missing permission write:webhook' });
     expect((await c.api(readOnly.key, 'DELETE', `/webhooks/${sub.id}`)).body.message).toBe('missing permission delete:webhook');
@@ -183,10 +214,23 @@ describe('webhook deliveries', () => {
     expect(verifyServiceSignature(sub.hmacSecret, got)).toBe(true);
     expect(got.headers['x-service-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
 
-    expect(Object.keys(got.body).sort()).toEqual(['actorUserId', 'entityId', 'entityType', 'eventName', 'id', 'occurredAt', 'payload', 'schemaVersion']);
+    expect(Object.keys(got.body).sort()).toEqual([
+      'actorUserId',
+      'entityId',
+      'entityType',
+      'eventName',
+      'id',
+      'occurredAt',
+      'payload',
+      'schemaVersion',
+    ]);
     expect(got.body).toMatchObject({
-      id: got.headers['x-service-delivery-id'], eventName: 'api_key.created', schemaVersion: 1, entityType: 'api_key',
-      entityId: key.id, actorUserId: org.adminId,
+      id: got.headers['x-service-delivery-id'],
+      eventName: 'api_key.created',
+      schemaVersion: 1,
+      entityType: 'api_key',
+      entityId: key.id,
+      actorUserId: org.adminId,
     });
     expect(new Date(got.body.occurredAt).toISOString()).toBe(got.body.occurredAt);
     expect(got.body.payload.occurredAt).toBe(got.body.occurredAt);
@@ -199,8 +243,15 @@ describe('webhook deliveries', () => {
     const record = await c.api(org.key, 'GET', `/webhooks/${sub.id}/deliveries/${got.body.id}`);
     expect(record.status).toBe(200);
     expect(record.body).toMatchObject({
-      id: got.body.id, subscriptionId: sub.id, eventName: 'api_key.created', status: 'succeeded', attempts: 1, responseCode: 200,
-      responseBody: 'ok', error: null, nextAttemptAt: null,
+      id: got.body.id,
+      subscriptionId: sub.id,
+      eventName: 'api_key.created',
+      status: 'succeeded',
+      attempts: 1,
+      responseCode: 200,
+      responseBody: 'ok',
+      error: null,
+      nextAttemptAt: null,
     });
     expect(record.body.eventId).toEqual(expect.any(String));
     expect(record.body.attemptLog).toEqual([expect.objectContaining({ attempt: 1, outcome: 'succeeded', responseCode: 200 })]);
@@ -242,10 +293,25 @@ describe('webhook deliveries', () => {
       await sleep(50);
       record = await c.api(org.key, 'GET', `/webhooks/${sub.id}/deliveries/${id}`);
     }
-    expect(record.body).toMatchObject({ status: 'succeeded', attempts: 4, responseCode: 200, responseBody: 'finally', nextAttemptAt: null });
-    expect(record.body.attemptLog.map((a: { outcome: string; responseCode: number; responseBody: string; attempt: number }) =>
-      [a.attempt, a.outcome, a.responseCode, a.responseBody])).toEqual([
-      [1, 'failed', 500, 'boom 0'], [2, 'failed', 500, 'boom 1'], [3, 'failed', 500, 'boom 2'], [4, 'succeeded', 200, 'finally'],
+    expect(record.body).toMatchObject({
+      status: 'succeeded',
+      attempts: 4,
+      responseCode: 200,
+      responseBody: 'finally',
+      nextAttemptAt: null,
+    });
+    expect(
+      record.body.attemptLog.map((a: { outcome: string; responseCode: number; responseBody: string; attempt: number }) => [
+        a.attempt,
+        a.outcome,
+        a.responseCode,
+        a.responseBody,
+      ]),
+    ).toEqual([
+      [1, 'failed', 500, 'boom 0'],
+      [2, 'failed', 500, 'boom 1'],
+      [3, 'failed', 500, 'boom 2'],
+      [4, 'succeeded', 200, 'finally'],
     ]);
     expect(record.body.attemptLog[0].error).toBe('HTTP 500');
   });
@@ -256,13 +322,21 @@ describe('webhook deliveries', () => {
     r.respond(() => ({ status: 503, body: 'down for good' }));
     const sub = await subscribe(org, r.url, ['api_key.created']);
     await keyCreated(org);
-    const [dead] = await deadLetters.waitFor((e) => (e as unknown as { subscriptionId: string }).subscriptionId === sub.id, 1, 15000);
+    const [dead] = await deadLetters.waitFor(
+      (e) => (e as unknown as { subscriptionId: string }).subscriptionId === sub.id,
+      1,
+      15000,
+    );
     const message = dead as unknown as Record<string, Json>;
     const attempts = r.received;
     expect(attempts.length).toBeGreaterThanOrEqual(4);
     expect(message).toMatchObject({
-      id: attempts[0].body.id, deliveryId: attempts[0].body.id, eventName: 'api_key.created', subscriptionId: sub.id,
-      organizationId: org.orgId, attempts: attempts.length,
+      id: attempts[0].body.id,
+      deliveryId: attempts[0].body.id,
+      eventName: 'api_key.created',
+      subscriptionId: sub.id,
+      organizationId: org.orgId,
+      attempts: attempts.length,
       lastError: { error: 'HTTP 503', responseCode: 503, responseBody: 'down for good' },
     });
     expect(message.envelope).toEqual(attempts[0].body);
@@ -271,7 +345,12 @@ describe('webhook deliveries', () => {
 
     const list = await c.api(org.key, 'GET', `/webhooks/${sub.id}/deliveries?status=dead_letter`);
     expect(list.body.total).toBe(1);
-    expect(list.body.data[0]).toMatchObject({ id: attempts[0].body.id, status: 'dead_letter', nextAttemptAt: null, attempts: attempts.length });
+    expect(list.body.data[0]).toMatchObject({
+      id: attempts[0].body.id,
+      status: 'dead_letter',
+      nextAttemptAt: null,
+      attempts: attempts.length,
+    });
     await sleep(300);
     expect(r.received.length).toBe(attempts.length);
   });
@@ -325,10 +404,19 @@ describe('webhook deliveries', () => {
     const org = await c.seedOrg('Entry Events Org');
     const r = await receiver();
     const sub = await subscribe(org, r.url, ['entry.created']);
-    const entry = await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, { type: 'bug_report', title: 'Pay button', description: 'Nothing happens' });
+    const entry = await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, {
+      type: 'bug_report',
+      title: 'Pay button',
+      description: 'Nothing happens',
+    });
     expect(entry.status).toBe(201);
     const [got] = await r.waitFor(1);
-    expect(got.body).toMatchObject({ eventName: 'entry.created', entityType: 'entry', entityId: entry.body.id, actorUserId: org.adminId });
+    expect(got.body).toMatchObject({
+      eventName: 'entry.created',
+      entityType: 'entry',
+      entityId: entry.body.id,
+      actorUserId: org.adminId,
+    });
     expect(got.body.payload).toMatchObject({ entryId: entry.body.id, projectId: org.projectId, title: 'Pay button' });
     expect(verifyServiceSignature(sub.hmacSecret, got)).toBe(true);
   });
@@ -368,7 +456,12 @@ describe('webhook deliveries', () => {
       await sleep(50);
       record = await c.api(org.key, 'GET', `/webhooks/${sub.id}/deliveries/${id}`);
     }
-    const log = record.body.attemptLog as { outcome: string; error: string | null; responseCode: number | null; responseBody: string | null }[];
+    const log = record.body.attemptLog as {
+      outcome: string;
+      error: string | null;
+      responseCode: number | null;
+      responseBody: string | null;
+    }[];
     expect(log[0]).toMatchObject({ outcome: 'failed', responseCode: 302, error: expect.stringContaining('redirect') });
     expect(log[1]).toMatchObject({ outcome: 'failed', responseCode: null, error: expect.stringContaining('timeout') });
     expect(log[2]).toMatchObject({ outcome: 'failed', responseCode: 429 });
@@ -408,7 +501,12 @@ describe('POST /webhooks/:id/test', () => {
     const sub = await subscribe(org, r.url, ['api_key.created', 'entry.created']);
     const res = await c.api(org.key, 'POST', `/webhooks/${sub.id}/test`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ deliveryId: expect.any(String), subscriptionId: sub.id, eventName: 'webhook.test', firedAt: expect.any(String) });
+    expect(res.body).toEqual({
+      deliveryId: expect.any(String),
+      subscriptionId: sub.id,
+      eventName: 'webhook.test',
+      firedAt: expect.any(String),
+    });
     const [got] = await r.waitFor(1);
     expect(got.headers['x-service-event']).toBe('webhook.test');
     expect(got.headers['x-service-delivery-id']).toBe(res.body.deliveryId);
@@ -475,7 +573,9 @@ describe('docs/examples/webhook-receiver.mjs', () => {
     });
     const sub = await subscribe(org, `http://127.0.0.1:${port}/hook`, ['api_key.created']);
     const script = path.resolve(import.meta.dirname, '..', 'docs', 'examples', 'webhook-receiver.mjs');
-    const child = spawn(process.execPath, [script], { env: { ...process.env, WEBHOOK_SECRET: sub.hmacSecret, PORT: String(port) } });
+    const child = spawn(process.execPath, [script], {
+      env: { ...process.env, WEBHOOK_SECRET: sub.hmacSecret, PORT: String(port) },
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     try {
@@ -487,8 +587,14 @@ describe('docs/examples/webhook-receiver.mjs', () => {
       for (let i = 0; i < 100 && !out.includes('verified api_key.created'); i++) await sleep(50);
       expect(out).toContain('verified api_key.created');
       const forged = await fetch(`http://127.0.0.1:${port}/hook`, {
-        method: 'POST', body: '{"eventName":"webhook.test"}',
-        headers: { 'webhook-id': 'x', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA', 'x-service-signature': 'sha256=00' },
+        method: 'POST',
+        body: '{"eventName":"webhook.test"}',
+        headers: {
+          'webhook-id': 'x',
+          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+          'webhook-signature': 'v1,AAAA',
+          'x-service-signature': 'sha256=00',
+        },
       });
       expect(forged.status).toBe(401);
     } finally {
@@ -520,16 +626,20 @@ describe('delivery service operations', () => {
     await r.waitFor(1);
     await sleep(200);
     const text = await (await fetch(`http://127.0.0.1:${c.ports.delivery}/metrics`)).text();
-    const sample = (name: string, label = '') =>
-      text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(label));
+    const sample = (name: string, label = '') => text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(label));
     expect(Number(sample('delivery_webhook_deliveries_total', 'outcome="succeeded"')?.split(' ').pop())).toBeGreaterThan(0);
     expect(sample('delivery_webhook_attempt_duration_seconds_bucket')).toBeDefined();
     expect(sample('delivery_webhook_consumer_lag', 'partition=')).toBeDefined();
     expect(sample('delivery_webhook_poison_messages_total')?.endsWith(' 0')).toBe(true);
     for (const name of [
-      'delivery_webhook_dead_letters_total', 'delivery_webhook_retry_backlog', 'delivery_webhook_pending_deliveries',
-      'delivery_webhook_oldest_pending_age_seconds', 'delivery_webhook_in_flight', 'delivery_webhook_claim_duration_seconds',
-      'delivery_outbox_backlog', 'delivery_webhook_deliveries_pruned_total',
+      'delivery_webhook_dead_letters_total',
+      'delivery_webhook_retry_backlog',
+      'delivery_webhook_pending_deliveries',
+      'delivery_webhook_oldest_pending_age_seconds',
+      'delivery_webhook_in_flight',
+      'delivery_webhook_claim_duration_seconds',
+      'delivery_outbox_backlog',
+      'delivery_webhook_deliveries_pruned_total',
     ]) {
       expect(text, name).toContain(`# TYPE ${name} `);
     }

@@ -45,8 +45,13 @@ export async function startBenchCluster(tag: string, env: Record<string, string>
   const { brokers } = requireEnv();
   const databaseUrl = freshDatabaseUrl(tag);
   const base = {
-    DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: `b${randomBytes(4).toString('hex')}.`,
-    LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '10000000', OUTBOX_RELAY_IDLE_MS: '1000', ...env,
+    DATABASE_URL: databaseUrl,
+    KAFKA_BROKERS: brokers.join(','),
+    KAFKA_TOPIC_PREFIX: `b${randomBytes(4).toString('hex')}.`,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    OUTBOX_RELAY_IDLE_MS: '1000',
+    ...env,
   };
   const nodeArgs = [
     ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
@@ -64,16 +69,24 @@ export async function startBenchCluster(tag: string, env: Record<string, string>
     const delivery = await serviceProcess('delivery', { ...base, CORE_URL: `http://127.0.0.1:${core.port}` }, { nodeArgs });
     procs.push(delivery);
     await delivery.start();
-    const gateway = await serviceProcess('gateway', {
-      ...base, CORE_URL: `http://127.0.0.1:${core.port}`, DELIVERY_URL: `http://127.0.0.1:${delivery.port}`, EVIDENCE_URL: 'http://127.0.0.1:1',
-    }, { readyPath: '/healthz', nodeArgs });
+    const gateway = await serviceProcess(
+      'gateway',
+      {
+        ...base,
+        CORE_URL: `http://127.0.0.1:${core.port}`,
+        DELIVERY_URL: `http://127.0.0.1:${delivery.port}`,
+        EVIDENCE_URL: 'http://127.0.0.1:1',
+      },
+      { readyPath: '/healthz', nodeArgs },
+    );
     procs.push(gateway);
     await gateway.start();
 
     const api = new Agent({ connections: 64 });
     const call = async (key: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<ApiAnswer> => {
       const res = await request(`http://127.0.0.1:${gateway.port}/api/v1${path}`, {
-        method, dispatcher: api,
+        method,
+        dispatcher: api,
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
@@ -99,10 +112,20 @@ export async function startBenchCluster(tag: string, env: Record<string, string>
       }
     };
     return {
-      core, delivery, gateway, databaseUrl, call, newOrg,
-      meter: () => cpuMeter(clusterGroups([
-        { name: 'gateway', pid: () => gateway.pid }, { name: 'core', pid: () => core.pid }, { name: 'delivery', pid: () => delivery.pid },
-      ])),
+      core,
+      delivery,
+      gateway,
+      databaseUrl,
+      call,
+      newOrg,
+      meter: () =>
+        cpuMeter(
+          clusterGroups([
+            { name: 'gateway', pid: () => gateway.pid },
+            { name: 'core', pid: () => core.pid },
+            { name: 'delivery', pid: () => delivery.pid },
+          ]),
+        ),
       tails: () => procs.map((p) => `---- ${p.tail()}`).join('\n'),
       async stop() {
         await api.close();
@@ -122,7 +145,9 @@ export function entryWriter(cluster: BenchCluster, org: BenchOrg) {
   const write = () => {
     const i = ++n;
     return cluster.call(org.key, 'POST', `/projects/${org.projectIds[i % org.projectIds.length]}/entries`, {
-      type: 'bug_report', title: `Checkout button does nothing #${i}`, description: 'Clicking "Pay" on the checkout page shows a spinner forever.',
+      type: 'bug_report',
+      title: `Checkout button does nothing #${i}`,
+      description: 'Clicking "Pay" on the checkout page shows a spinner forever.',
       priority: 'high',
     });
   };
@@ -132,13 +157,15 @@ export function entryWriter(cluster: BenchCluster, org: BenchOrg) {
     /** `count` writes by `clients` concurrent clients; throws on any answer but 201. */
     async run(count: number, clients: number): Promise<void> {
       let next = 0;
-      await Promise.all(Array.from({ length: clients }, async () => {
-        while (next < count) {
-          next++;
-          const res = await write();
-          if (res.status !== 201) throw new Error(`write failed: ${res.status} ${JSON.stringify(res.body)}`);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: clients }, async () => {
+          while (next < count) {
+            next++;
+            const res = await write();
+            if (res.status !== 201) throw new Error(`write failed: ${res.status} ${JSON.stringify(res.body)}`);
+          }
+        }),
+      );
     },
   };
 }

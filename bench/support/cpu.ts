@@ -51,7 +51,9 @@ export function cpuMeter(groups: ProcessGroups) {
         total += per;
         lines.push(`  ${name.padEnd(26)} ${per.toFixed(3)} ms CPU per ${unit}`);
       });
-      lines.push(`  ${'total'.padEnd(26)} ${total.toFixed(3)} ms CPU per ${unit} (2 cores: ${(2000 / total).toFixed(0)}/s at best)`);
+      lines.push(
+        `  ${'total'.padEnd(26)} ${total.toFixed(3)} ms CPU per ${unit} (2 cores: ${(2000 / total).toFixed(0)}/s at best)`,
+      );
       return lines.join('\n');
     },
   };

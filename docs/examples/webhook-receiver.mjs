@@ -22,7 +22,9 @@ function verify(headers, rawBody) {
   const timestamp = headers['webhook-timestamp'];
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const expectedV1 = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(rawBody).digest('base64');
-  const v1ok = String(headers['webhook-signature'] ?? '').split(' ').some((s) => safeEqual(s, `v1,${expectedV1}`));
+  const v1ok = String(headers['webhook-signature'] ?? '')
+    .split(' ')
+    .some((s) => safeEqual(s, `v1,${expectedV1}`));
   if (!v1ok) return 'bad webhook-signature';
 
   // 2. The spec's header: sha256=<hex HMAC-SHA256 of the raw body>, keyed with the secret string as given.

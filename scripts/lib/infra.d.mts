@@ -9,4 +9,7 @@ export declare function prepareKafka(opts: {
   logLevel?: string;
 }): { props: string; javaArgs(logsDir: string): string[] };
 export declare function portOpen(port: number, host?: string): Promise<boolean>;
-export declare function stopPid(pid: number | undefined, opts?: { name?: string; graceMs?: number; signal?: NodeJS.Signals }): Promise<void>;
+export declare function stopPid(
+  pid: number | undefined,
+  opts?: { name?: string; graceMs?: number; signal?: NodeJS.Signals },
+): Promise<void>;

@@ -37,9 +37,15 @@ function readPid(file) {
 export function portOpen(port, host = '127.0.0.1') {
   return new Promise((resolve) => {
     const s = net.connect({ port, host });
-    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
     s.once('error', () => resolve(false));
-    s.setTimeout(1000, () => { s.destroy(); resolve(false); });
+    s.setTimeout(1000, () => {
+      s.destroy();
+      resolve(false);
+    });
   });
 }
 
@@ -70,14 +76,35 @@ export async function ensurePostgres() {
   if (!existsSync(path.join(dir, 'PG_VERSION'))) {
     log('initialising PostgreSQL data directory (first run)');
     const ep = new EmbeddedPostgres({
-      databaseDir: dir, user: 'postgres', password: 'postgres', port: PG_PORT,
-      persistent: true, createPostgresUser: true, onLog: () => {}, onError: () => {},
+      databaseDir: dir,
+      user: 'postgres',
+      password: 'postgres',
+      port: PG_PORT,
+      persistent: true,
+      createPostgresUser: true,
+      onLog: () => {},
+      onError: () => {},
     });
     await ep.initialise();
   }
-  const args = ['-D', dir, '-p', String(PG_PORT), '-c', 'listen_addresses=127.0.0.1', '-k', '/tmp',
-    '-c', 'max_connections=300', '-c', 'shared_buffers=256MB'];
-  const opts = { detached: true, stdio: ['ignore', openSync(path.join(DATA, 'postgres.log'), 'a'), openSync(path.join(DATA, 'postgres.log'), 'a')] };
+  const args = [
+    '-D',
+    dir,
+    '-p',
+    String(PG_PORT),
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-k',
+    '/tmp',
+    '-c',
+    'max_connections=300',
+    '-c',
+    'shared_buffers=256MB',
+  ];
+  const opts = {
+    detached: true,
+    stdio: ['ignore', openSync(path.join(DATA, 'postgres.log'), 'a'), openSync(path.join(DATA, 'postgres.log'), 'a')],
+  };
   if (process.getuid?.() === 0) {
     opts.uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
     opts.gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
@@ -88,10 +115,21 @@ export async function ensurePostgres() {
   child.unref();
   writeFileSync(pidFile, String(child.pid));
   const { default: pg } = await import('pg');
-  await waitFor('PostgreSQL', async () => {
-    const c = new pg.Client({ connectionString: url });
-    try { await c.connect(); await c.end(); return true; } catch { return false; }
-  }, 60000, child.pid);
+  await waitFor(
+    'PostgreSQL',
+    async () => {
+      const c = new pg.Client({ connectionString: url });
+      try {
+        await c.connect();
+        await c.end();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    60000,
+    child.pid,
+  );
   return { url, started: true, pid: child.pid };
 }
 
@@ -102,8 +140,19 @@ export function kafkaLibs() {
   const libs = path.join(ROOT, '.cache', `kafka-${KAFKA_VERSION}`, 'libs');
   if (existsSync(libs) && readdirSync(libs).some((f) => f.startsWith('kafka_2.13'))) return libs;
   log(`fetching Apache Kafka ${KAFKA_VERSION} jars from Maven Central (first run, about 60 MB)`);
-  execFileSync('mvn', ['-B', '-q', '-f', path.join(ROOT, 'infra', 'kafka', 'pom.xml'), 'dependency:copy-dependencies',
-    '-DincludeScope=runtime', `-DoutputDirectory=${libs}`], { stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync(
+    'mvn',
+    [
+      '-B',
+      '-q',
+      '-f',
+      path.join(ROOT, 'infra', 'kafka', 'pom.xml'),
+      'dependency:copy-dependencies',
+      '-DincludeScope=runtime',
+      `-DoutputDirectory=${libs}`,
+    ],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
   return libs;
 }
 
@@ -116,38 +165,80 @@ export function prepareKafka({ configDir, dataDir, port, controllerPort, logLeve
   const libs = kafkaLibs();
   mkdirSync(dataDir, { recursive: true });
   const props = path.join(configDir, 'kafka-server.properties');
-  writeFileSync(props, [
-    'process.roles=broker,controller', 'node.id=1',
-    `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
-    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
-    'inter.broker.listener.name=PLAINTEXT', 'controller.listener.names=CONTROLLER',
-    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
-    `log.dirs=${dataDir}`, 'num.partitions=3', 'default.replication.factor=1', 'min.insync.replicas=1',
-    'offsets.topic.replication.factor=1', 'offsets.topic.num.partitions=1',
-    'transaction.state.log.replication.factor=1', 'transaction.state.log.min.isr=1',
-    'transaction.state.log.num.partitions=1', 'group.initial.rebalance.delay.ms=0',
-    'log.cleaner.dedupe.buffer.size=16777216', 'auto.create.topics.enable=false', '',
-  ].join('\n'));
+  writeFileSync(
+    props,
+    [
+      'process.roles=broker,controller',
+      'node.id=1',
+      `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
+      `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+      `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+      'inter.broker.listener.name=PLAINTEXT',
+      'controller.listener.names=CONTROLLER',
+      'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+      `log.dirs=${dataDir}`,
+      'num.partitions=3',
+      'default.replication.factor=1',
+      'min.insync.replicas=1',
+      'offsets.topic.replication.factor=1',
+      'offsets.topic.num.partitions=1',
+      'transaction.state.log.replication.factor=1',
+      'transaction.state.log.min.isr=1',
+      'transaction.state.log.num.partitions=1',
+      'group.initial.rebalance.delay.ms=0',
+      'log.cleaner.dedupe.buffer.size=16777216',
+      'auto.create.topics.enable=false',
+      '',
+    ].join('\n'),
+  );
   const log4j = path.join(configDir, 'kafka-log4j.properties');
-  writeFileSync(log4j, [
-    `log4j.rootLogger=${logLevel}, stdout`,
-    'log4j.appender.stdout=org.apache.log4j.ConsoleAppender',
-    'log4j.appender.stdout.layout=org.apache.log4j.PatternLayout',
-    'log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n',
-    `log4j.logger.kafka=${logLevel}`, 'log4j.logger.org.apache.kafka=WARN', 'log4j.logger.state.change.logger=WARN', '',
-  ].join('\n'));
+  writeFileSync(
+    log4j,
+    [
+      `log4j.rootLogger=${logLevel}, stdout`,
+      'log4j.appender.stdout=org.apache.log4j.ConsoleAppender',
+      'log4j.appender.stdout.layout=org.apache.log4j.PatternLayout',
+      'log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n',
+      `log4j.logger.kafka=${logLevel}`,
+      'log4j.logger.org.apache.kafka=WARN',
+      'log4j.logger.state.change.logger=WARN',
+      '',
+    ].join('\n'),
+  );
   const classpath = `${libs}/*`;
   if (!existsSync(path.join(dataDir, 'meta.properties'))) {
     const clusterId = randomBytes(16).toString('base64url').replace(/^[-_]/, 'A');
-    execFileSync('java', ['-cp', classpath, `-Dlog4j.configuration=file:${log4j}`, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', props],
-      { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(
+      'java',
+      [
+        '-cp',
+        classpath,
+        `-Dlog4j.configuration=file:${log4j}`,
+        'kafka.tools.StorageTool',
+        'format',
+        '-t',
+        clusterId,
+        '-c',
+        props,
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
   }
   return {
     props,
     /** Arguments of `java` that run the broker. */
-    javaArgs: (logsDir) => ['-Xms256m', '-Xmx768m', '-XX:+UseG1GC', '-Djava.awt.headless=true',
-      `-Dkafka.logs.dir=${logsDir}`, `-Dlog4j.configuration=file:${log4j}`, '-cp', classpath, 'kafka.Kafka', props],
+    javaArgs: (logsDir) => [
+      '-Xms256m',
+      '-Xmx768m',
+      '-XX:+UseG1GC',
+      '-Djava.awt.headless=true',
+      `-Dkafka.logs.dir=${logsDir}`,
+      `-Dlog4j.configuration=file:${log4j}`,
+      '-cp',
+      classpath,
+      'kafka.Kafka',
+      props,
+    ],
   };
 }
 
@@ -161,7 +252,12 @@ export async function ensureKafka() {
   }
   const logsDir = path.join(DATA, 'kafka-logs');
   mkdirSync(logsDir, { recursive: true });
-  const kafka = prepareKafka({ configDir: DATA, dataDir: path.join(DATA, 'kafka'), port: KAFKA_PORT, controllerPort: KAFKA_CONTROLLER_PORT });
+  const kafka = prepareKafka({
+    configDir: DATA,
+    dataDir: path.join(DATA, 'kafka'),
+    port: KAFKA_PORT,
+    controllerPort: KAFKA_CONTROLLER_PORT,
+  });
   log(`starting Kafka ${KAFKA_VERSION} (KRaft) on ${brokers}`);
   const out = openSync(path.join(DATA, 'kafka.log'), 'a');
   const child = spawn('java', kafka.javaArgs(logsDir), { detached: true, stdio: ['ignore', out, out] });
@@ -170,9 +266,20 @@ export async function ensureKafka() {
   await waitFor('Kafka', () => portOpen(KAFKA_PORT), 90000, child.pid);
   const { Kafka, logLevel } = await import('kafkajs');
   const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING }).admin();
-  await waitFor('Kafka metadata', async () => {
-    try { await admin.connect(); await admin.describeCluster(); return true; } catch { return false; }
-  }, 60000, child.pid);
+  await waitFor(
+    'Kafka metadata',
+    async () => {
+      try {
+        await admin.connect();
+        await admin.describeCluster();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    60000,
+    child.pid,
+  );
   await admin.disconnect();
   return { brokers, started: true, pid: child.pid };
 }
@@ -186,14 +293,22 @@ export async function ensureKafka() {
 export async function stopPid(pid, { name, graceMs = 15000, signal = 'SIGTERM' } = {}) {
   if (!pid || !alive(pid)) return;
   if (name) log(`stopping ${name}`);
-  try { process.kill(pid, signal); } catch { return; }
+  try {
+    process.kill(pid, signal);
+  } catch {
+    return;
+  }
   const gone = async (ms) => {
     const deadline = Date.now() + ms;
     while (alive(pid) && Date.now() < deadline) await sleep(50);
     return !alive(pid);
   };
   if (await gone(graceMs)) return;
-  try { process.kill(pid, 'SIGKILL'); } catch { return; }
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    return;
+  }
   await gone(10_000);
 }
 

@@ -17,7 +17,12 @@ describe('outbox relay under kill -9', () => {
     const databaseUrl = freshDatabaseUrl('fault');
     const prefix = `f${randomBytes(4).toString('hex')}.`;
     const port = await freePort();
-    const env = { DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix, CORE_PORT: String(port) };
+    const env = {
+      DATABASE_URL: databaseUrl,
+      KAFKA_BROKERS: brokers.join(','),
+      KAFKA_TOPIC_PREFIX: prefix,
+      CORE_PORT: String(port),
+    };
     cleanups.push(() => dropDatabase(databaseUrl));
 
     // First start migrates the schema and creates the topics; stop it so the backlog builds up.
@@ -36,7 +41,14 @@ describe('outbox relay under kill -9', () => {
         const batch = Array.from({ length: 500 }, () => {
           const entityId = randomUUID();
           ids.push(entityId);
-          return { eventName: 'project.updated', entityType: 'project', entityId, organizationId: org.id, actorUserId: null, payload: { n: ids.length } };
+          return {
+            eventName: 'project.updated',
+            entityType: 'project',
+            entityId,
+            organizationId: org.id,
+            actorUserId: null,
+            payload: { n: ids.length },
+          };
         });
         await commitWrite(trx, 'core', { rows: [], events: batch });
       });
@@ -66,7 +78,9 @@ describe('outbox relay under kill -9', () => {
     const unique = new Set(seen);
     const lost = ids.filter((id) => !unique.has(id));
     const [{ count: remaining }] = await db('outbox').count({ count: '*' });
-    console.log(`outbox relay fault: ${TOTAL} events, ${atKill} seen at kill -9 (${left} rows left), ${unique.size} unique delivered, ${seen.length - unique.size} duplicates, ${lost.length} lost`);
+    console.log(
+      `outbox relay fault: ${TOTAL} events, ${atKill} seen at kill -9 (${left} rows left), ${unique.size} unique delivered, ${seen.length - unique.size} duplicates, ${lost.length} lost`,
+    );
     expect(Number(left)).toBeGreaterThan(0);
     expect(lost).toEqual([]);
     expect(Number(remaining)).toBe(0);

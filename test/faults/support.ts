@@ -30,7 +30,12 @@ export interface ServiceProcess {
   tail(): string;
 }
 
-const PORT_VARIABLE = { core: 'CORE_PORT', delivery: 'DELIVERY_PORT', gateway: 'GATEWAY_PORT', evidence: 'EVIDENCE_PORT' } as const;
+const PORT_VARIABLE = {
+  core: 'CORE_PORT',
+  delivery: 'DELIVERY_PORT',
+  gateway: 'GATEWAY_PORT',
+  evidence: 'EVIDENCE_PORT',
+} as const;
 
 export async function serviceProcess(
   name: keyof typeof PORT_VARIABLE,
@@ -46,7 +51,11 @@ export async function serviceProcess(
       return child?.pid;
     },
     async start() {
-      child = spawnService(name, { ...env, [PORT_VARIABLE[name]]: String(port) }, { nodeArgs: opts.nodeArgs, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawnService(
+        name,
+        { ...env, [PORT_VARIABLE[name]]: String(port) },
+        { nodeArgs: opts.nodeArgs, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       for (const stream of [child.stdout!, child.stderr!]) {
         stream.on('data', (d: Buffer) => {
           lines.push(...d.toString().split('\n').filter(Boolean));
@@ -83,7 +92,13 @@ export async function privateBroker(): Promise<PrivateBroker> {
   const port = await freePort();
   const controller = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fault-kafka-'));
-  const kafka = prepareKafka({ configDir: dir, dataDir: path.join(dir, 'data'), port, controllerPort: controller, logLevel: 'WARN' });
+  const kafka = prepareKafka({
+    configDir: dir,
+    dataDir: path.join(dir, 'data'),
+    port,
+    controllerPort: controller,
+    logLevel: 'WARN',
+  });
   let child: ChildProcess | undefined;
   return {
     brokers: `127.0.0.1:${port}`,
@@ -102,9 +117,22 @@ export async function privateBroker(): Promise<PrivateBroker> {
 }
 
 /** Creates a subscription through the delivery service's RPC (no gateway in these tests). */
-export async function subscribeViaRpc(deliveryPort: number, organizationId: string, url: string, eventNames: string[]): Promise<string> {
+export async function subscribeViaRpc(
+  deliveryPort: number,
+  organizationId: string,
+  url: string,
+  eventNames: string[],
+): Promise<string> {
   const client = createClient(WebhookService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${deliveryPort}` }));
-  const actor = { apiKeyId: randomUUID(), organizationId, userId: randomUUID(), role: 'admin', scope: 'organization', permissions: [], requestId: '' };
+  const actor = {
+    apiKeyId: randomUUID(),
+    organizationId,
+    userId: randomUUID(),
+    role: 'admin',
+    scope: 'organization',
+    permissions: [],
+    requestId: '',
+  };
   const res = await client.createWebhook({ actor, body: { destinationUrl: url, eventNames } });
   const id = res.resource?.id;
   if (typeof id !== 'string') throw new Error(`createWebhook answered no id: ${JSON.stringify(res.resource)}`);
@@ -125,10 +153,17 @@ export async function burst(
 ): Promise<void> {
   for (let written = 0; written < total; written += batch) {
     await db.transaction(async (trx) => {
-      await commitWrite(trx, 'core', { rows: [], events: Array.from({ length: Math.min(batch, total - written) }, (_, i) => ({
-        eventName: 'user.updated', entityType: 'user', entityId: randomUUID(), organizationId, actorUserId: null,
-        payload: { seq: written + i, changedFields: ['role'] },
-      })) });
+      await commitWrite(trx, 'core', {
+        rows: [],
+        events: Array.from({ length: Math.min(batch, total - written) }, (_, i) => ({
+          eventName: 'user.updated',
+          entityType: 'user',
+          entityId: randomUUID(),
+          organizationId,
+          actorUserId: null,
+          payload: { seq: written + i, changedFields: ['role'] },
+        })),
+      });
     });
     await during(written + batch);
     await sleep(5);

@@ -91,16 +91,34 @@ async function burstWithInterruption(
 async function interruptDeliveryMidBurst(interrupt: (delivery: Awaited<ReturnType<typeof serviceProcess>>) => Promise<void>) {
   const { brokers } = requireEnv();
   const { databaseUrl, prefix, org } = setup();
-  const core = await startCore({ ...readCoreConfig(), port: 0, databaseUrl, kafkaBrokers: brokers, topicPrefix: prefix, relayIdleMs: 50 });
+  const core = await startCore({
+    ...readCoreConfig(),
+    port: 0,
+    databaseUrl,
+    kafkaBrokers: brokers,
+    topicPrefix: prefix,
+    relayIdleMs: 50,
+  });
   cleanups.push(() => core.shutdown.run('test'));
-  const delivery = await serviceProcess('delivery', { ...DELIVERY_ENV, DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix });
+  const delivery = await serviceProcess('delivery', {
+    ...DELIVERY_ENV,
+    DATABASE_URL: databaseUrl,
+    KAFKA_BROKERS: brokers.join(','),
+    KAFKA_TOPIC_PREFIX: prefix,
+  });
   track(delivery, () => delivery.stop());
   await delivery.start();
   const r = await receiver();
   await subscribeViaRpc(delivery.port, org, r.url, ['user.updated']);
   const db: Knex = coreDb(databaseUrl);
   cleanups.push(() => db.destroy());
-  const result = await burstWithInterruption(db, org, r, () => interrupt(delivery), () => delivery.start());
+  const result = await burstWithInterruption(
+    db,
+    org,
+    r,
+    () => interrupt(delivery),
+    () => delivery.start(),
+  );
   return { ...result, tail: () => delivery.tail() };
 }
 
@@ -128,19 +146,38 @@ describe('fault: webhook delivery loses nothing', () => {
       broker.remove();
     });
     await broker.start();
-    const core = await startCore({ ...readCoreConfig(), port: 0, databaseUrl, kafkaBrokers: [broker.brokers], topicPrefix: prefix, relayIdleMs: 50 });
+    const core = await startCore({
+      ...readCoreConfig(),
+      port: 0,
+      databaseUrl,
+      kafkaBrokers: [broker.brokers],
+      topicPrefix: prefix,
+      relayIdleMs: 50,
+    });
     cleanups.push(() => core.shutdown.run('test'));
-    const delivery = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: [broker.brokers], topicPrefix: prefix });
+    const delivery = await startDelivery({
+      ...readDeliveryConfig(),
+      port: 0,
+      databaseUrl,
+      kafkaBrokers: [broker.brokers],
+      topicPrefix: prefix,
+    });
     cleanups.push(() => delivery.shutdown.run('test'));
     const r = await receiver();
     await subscribeViaRpc(delivery.port, org, r.url, ['user.updated']);
     const db: Knex = coreDb(databaseUrl);
     cleanups.push(() => db.destroy());
 
-    const { rep, extra } = await burstWithInterruption(db, org, r, () => broker.kill9(), async () => {
-      await new Promise((res) => setTimeout(res, 2000));
-      await broker.start();
-    });
+    const { rep, extra } = await burstWithInterruption(
+      db,
+      org,
+      r,
+      () => broker.kill9(),
+      async () => {
+        await new Promise((res) => setTimeout(res, 2000));
+        await broker.start();
+      },
+    );
     print('broker kill -9 and restart', rep, extra);
     if (rep.lost) {
       const [{ outbox }] = await db('core.outbox').count({ outbox: '*' });
@@ -152,20 +189,37 @@ describe('fault: webhook delivery loses nothing', () => {
     expect(rep.duplicatesWithNewId).toBe(0);
   }, 300_000);
 
-  it("kill -9 of the core (its outbox relay) mid-burst, then restart", async () => {
+  it('kill -9 of the core (its outbox relay) mid-burst, then restart', async () => {
     const { brokers } = requireEnv();
     const { databaseUrl, prefix, org } = setup();
-    const core = await serviceProcess('core', { DATABASE_URL: databaseUrl, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix, OUTBOX_RELAY_IDLE_MS: '50' });
+    const core = await serviceProcess('core', {
+      DATABASE_URL: databaseUrl,
+      KAFKA_BROKERS: brokers.join(','),
+      KAFKA_TOPIC_PREFIX: prefix,
+      OUTBOX_RELAY_IDLE_MS: '50',
+    });
     track(core, () => core.stop());
     await core.start();
-    const delivery = await startDelivery({ ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: brokers, topicPrefix: prefix });
+    const delivery = await startDelivery({
+      ...readDeliveryConfig(),
+      port: 0,
+      databaseUrl,
+      kafkaBrokers: brokers,
+      topicPrefix: prefix,
+    });
     cleanups.push(() => delivery.shutdown.run('test'));
     const r = await receiver();
     await subscribeViaRpc(delivery.port, org, r.url, ['user.updated']);
     const db: Knex = coreDb(databaseUrl);
     cleanups.push(() => db.destroy());
 
-    const { rep, extra } = await burstWithInterruption(db, org, r, () => core.kill9(), () => core.start());
+    const { rep, extra } = await burstWithInterruption(
+      db,
+      org,
+      r,
+      () => core.kill9(),
+      () => core.start(),
+    );
     print('core (outbox relay) kill -9', rep, extra);
     if (rep.lost) console.log(core.tail());
     expect(rep.lost).toBe(0);

@@ -21,7 +21,13 @@ export interface TestCluster {
   topicPrefix: string;
   admin: ReturnType<typeof createAdminOperations>;
   /** Fetch against /api/v1 with a key. */
-  api(key: string | undefined, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
+  api(
+    key: string | undefined,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<ApiResponse>;
   /** A fresh organization with an admin user, a project, and an org-scoped admin key. */
   seedOrg(name?: string): Promise<SeededOrg>;
   events: EventLog;
@@ -47,7 +53,8 @@ export interface SeededOrg {
 export function requireEnv() {
   const url = process.env.TEST_DATABASE_URL;
   const brokers = process.env.KAFKA_BROKERS;
-  if (!url || !brokers) throw new Error('run the suite with `npm test` (it starts Postgres and Kafka and sets TEST_DATABASE_URL, KAFKA_BROKERS)');
+  if (!url || !brokers)
+    throw new Error('run the suite with `npm test` (it starts Postgres and Kafka and sets TEST_DATABASE_URL, KAFKA_BROKERS)');
   return { url, brokers: brokers.split(',') };
 }
 
@@ -87,12 +94,24 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   process.env.WEBHOOK_CLOCK_SKEW_MS ??= '0';
   for (const [k, v] of Object.entries(opts.env ?? {})) process.env[k] = v;
 
-  const core = await startCore({ ...readCoreConfig(), port: 0, databaseUrl, kafkaBrokers: brokers, topicPrefix, relayIdleMs: 50 });
+  const core = await startCore({
+    ...readCoreConfig(),
+    port: 0,
+    databaseUrl,
+    kafkaBrokers: brokers,
+    topicPrefix,
+    relayIdleMs: 50,
+  });
   const delivery = opts.withoutDelivery
     ? undefined
     : await startDelivery({
-      ...readDeliveryConfig(), port: 0, databaseUrl, kafkaBrokers: brokers, topicPrefix, coreUrl: `http://127.0.0.1:${core.port}`,
-    });
+        ...readDeliveryConfig(),
+        port: 0,
+        databaseUrl,
+        kafkaBrokers: brokers,
+        topicPrefix,
+        coreUrl: `http://127.0.0.1:${core.port}`,
+      });
   const evidence = await startEvidence({ ...readEvidenceConfig(), port: 0, databaseUrl });
   const url = (p: number) => `http://127.0.0.1:${p}`;
   const gateway = await startGateway({
@@ -131,7 +150,12 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   let orgCount = 0;
   const seedOrg = async (name = `Org ${++orgCount}`): Promise<SeededOrg> => {
     const { id: orgId } = await admin.createOrg(name);
-    const { id: adminId } = await admin.createUser(orgId, `admin-${randomBytes(3).toString('hex')}@example.test`, 'Admin', 'admin');
+    const { id: adminId } = await admin.createUser(
+      orgId,
+      `admin-${randomBytes(3).toString('hex')}@example.test`,
+      'Admin',
+      'admin',
+    );
     const { id: keyId, key } = await admin.createKey({ user: adminId, scope: 'organization' });
     const created = await api(key, 'POST', '/projects', { name: `${name} project`, description: 'seeded' });
     if (created.status !== 201) throw new Error(`seed project failed: ${JSON.stringify(created.body)}`);
@@ -139,7 +163,14 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   };
 
   return {
-    baseUrl, databaseUrl, brokers, topicPrefix, admin, api, seedOrg, events,
+    baseUrl,
+    databaseUrl,
+    brokers,
+    topicPrefix,
+    admin,
+    api,
+    seedOrg,
+    events,
     ports: { core: core.port, delivery: delivery?.port ?? 0, evidence: evidence.port, gateway: gateway.port },
     flushOutbox: core.flushOutbox,
     async stop() {
@@ -165,7 +196,11 @@ export interface EventLog {
 }
 
 export async function createEventLog(brokers: string[], topic: string): Promise<EventLog> {
-  const kafka = new Kafka({ brokers, clientId: 'test-event-log', logLevel: process.env.DEBUG_KAFKA ? logLevel.INFO : logLevel.NOTHING });
+  const kafka = new Kafka({
+    brokers,
+    clientId: 'test-event-log',
+    logLevel: process.env.DEBUG_KAFKA ? logLevel.INFO : logLevel.NOTHING,
+  });
   const consumer: Consumer = kafka.consumer({ groupId: `test-log-${randomBytes(6).toString('hex')}` });
   const seen: EventEnvelope[] = [];
   await consumer.connect();
@@ -183,7 +218,8 @@ export async function createEventLog(brokers: string[], topic: string): Promise<
       for (;;) {
         const matches = seen.filter(predicate);
         if (matches.length >= count) return matches;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} event(s); have ${matches.length} (of ${seen.length} total)`);
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for ${count} event(s); have ${matches.length} (of ${seen.length} total)`);
         await sleep(50);
       }
     },

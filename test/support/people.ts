@@ -9,12 +9,23 @@ export async function keyLacking(c: TestCluster, org: SeededOrg, permission: Per
 }
 
 /** A project-scoped key of the org's admin. */
-export async function projectKey(c: TestCluster, org: SeededOrg, projectId = org.projectId, permissions?: Permission[]): Promise<string> {
-  return (await c.admin.createKey({ user: org.adminId, scope: 'project', project: projectId, permissions: permissions?.join(',') })).key;
+export async function projectKey(
+  c: TestCluster,
+  org: SeededOrg,
+  projectId = org.projectId,
+  permissions?: Permission[],
+): Promise<string> {
+  return (
+    await c.admin.createKey({ user: org.adminId, scope: 'project', project: projectId, permissions: permissions?.join(',') })
+  ).key;
 }
 
 /** Runs SQL against the cluster's database (core schema first on the path). */
-export async function sql<T extends Record<string, unknown> = Record<string, unknown>>(c: TestCluster, text: string, values: unknown[] = []): Promise<T[]> {
+export async function sql<T extends Record<string, unknown> = Record<string, unknown>>(
+  c: TestCluster,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: c.databaseUrl });
   await client.connect();
   try {

@@ -14,7 +14,10 @@ export interface Received {
 }
 
 /** What a receiver answers; a function of the request and how many came before. */
-export type Responder = (req: Received, index: number) => { status: number; body?: string; headers?: Record<string, string>; delayMs?: number };
+export type Responder = (
+  req: Received,
+  index: number,
+) => { status: number; body?: string; headers?: Record<string, string>; delayMs?: number };
 
 /** A real HTTP receiver on 127.0.0.1:0 that records every request. */
 export interface Receiver {
@@ -47,7 +50,14 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       } catch {
         body = undefined;
       }
-      const r: Received = { headers: req.headers, rawBody, body, arrivedAt: Date.now(), method: req.method ?? '', path: req.url ?? '' };
+      const r: Received = {
+        headers: req.headers,
+        rawBody,
+        body,
+        arrivedAt: Date.now(),
+        method: req.method ?? '',
+        path: req.url ?? '',
+      };
       const index = received.length;
       received.push(r);
       const answer = responder(r, index);
@@ -76,7 +86,8 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       for (;;) {
         const matches = received.filter(predicate);
         if (matches.length >= count) return matches;
-        if (Date.now() > deadline) throw new Error(`receiver: timed out waiting for ${count} request(s); have ${matches.length} (of ${received.length})`);
+        if (Date.now() > deadline)
+          throw new Error(`receiver: timed out waiting for ${count} request(s); have ${matches.length} (of ${received.length})`);
         await sleep(20);
       }
     },

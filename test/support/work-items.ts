@@ -61,6 +61,7 @@ export async function eventOf(c: TestCluster, eventName: string, entityId: strin
 export async function auditOf(c: TestCluster, key: string, entityType: string, entityId: string) {
   const res = await c.api(key, 'GET', `/audit-events?entityType=${entityType}&pageSize=100`);
   expect(res.status).toBe(200);
-  return (res.body.data as { entityId: string; action: string; metadata: Record<string, unknown>; actorId: string }[])
-    .filter((a) => a.entityId === entityId);
+  return (res.body.data as { entityId: string; action: string; metadata: Record<string, unknown>; actorId: string }[]).filter(
+    (a) => a.entityId === entityId,
+  );
 }

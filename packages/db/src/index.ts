@@ -27,7 +27,10 @@ export function prepared(name: string): { name: string } {
 }
 
 /** A knex pool on one schema of the database. */
-export function createDb(url: string, opts: { schema: string; poolMax?: number; application?: string; logger?: DbLogSink }): Knex {
+export function createDb(
+  url: string,
+  opts: { schema: string; poolMax?: number; application?: string; logger?: DbLogSink },
+): Knex {
   const sink = opts.logger;
   return knexFactory({
     log: sink

@@ -1,5 +1,14 @@
 import './request-queue-fix.ts';
-import kafkajs, { Kafka, Partitioners, logLevel, type Consumer, type Producer, type Admin, type KafkaMessage, type EachBatchPayload } from 'kafkajs';
+import kafkajs, {
+  Kafka,
+  Partitioners,
+  logLevel,
+  type Consumer,
+  type Producer,
+  type Admin,
+  type KafkaMessage,
+  type EachBatchPayload,
+} from 'kafkajs';
 
 // The one module that imports the Kafka client (docs/decisions.md: kafkajs 2.2.4 on Kafka 3.9.1).
 export type { Consumer, Producer, Admin, KafkaMessage, EachBatchPayload };
@@ -104,7 +113,9 @@ async function createMissingTopics(kafka: Kafka, topics: { topic: string; numPar
         .createTopics({
           waitForLeaders: true,
           topics: missing.map((t) => ({
-            topic: t.topic, numPartitions: t.numPartitions ?? 3, replicationFactor: -1,
+            topic: t.topic,
+            numPartitions: t.numPartitions ?? 3,
+            replicationFactor: -1,
             configEntries: [{ name: 'max.message.bytes', value: String(TOPIC_MAX_MESSAGE_BYTES) }],
           })),
         })
@@ -112,7 +123,10 @@ async function createMissingTopics(kafka: Kafka, topics: { topic: string; numPar
           if (err.type !== 'TOPIC_ALREADY_EXISTS') throw err;
         });
     }
-    await raiseMessageLimit(admin, topics.filter((t) => existing.has(t.topic)).map((t) => t.topic));
+    await raiseMessageLimit(
+      admin,
+      topics.filter((t) => existing.has(t.topic)).map((t) => t.topic),
+    );
   } finally {
     await admin.disconnect();
   }
@@ -134,10 +148,13 @@ async function raiseMessageLimit(admin: Admin, topics: string[]): Promise<void> 
       .map((e) => ({ name: e.configName, value: e.configValue }));
     await admin.alterConfigs({
       validateOnly: false,
-      resources: [{
-        type: ConfigResourceTypes.TOPIC, name: r.resourceName,
-        configEntries: [...overrides, { name: 'max.message.bytes', value: String(TOPIC_MAX_MESSAGE_BYTES) }],
-      }],
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: r.resourceName,
+          configEntries: [...overrides, { name: 'max.message.bytes', value: String(TOPIC_MAX_MESSAGE_BYTES) }],
+        },
+      ],
     });
   }
 }

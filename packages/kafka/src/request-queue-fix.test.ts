@@ -4,7 +4,15 @@ import { KafkaRequestQueue } from './request-queue-fix.ts';
 import './index.ts';
 
 const logger = { debug() {}, info() {}, warn() {}, error() {}, namespace: () => logger };
-const queue = () => new KafkaRequestQueue({ maxInFlightRequests: 1, requestTimeout: 1000, enforceRequestTimeout: false, clientId: 't', broker: 'b', logger });
+const queue = () =>
+  new KafkaRequestQueue({
+    maxInFlightRequests: 1,
+    requestTimeout: 1000,
+    enforceRequestTimeout: false,
+    clientId: 't',
+    broker: 'b',
+    logger,
+  });
 
 describe('kafkajs request queue (patched)', () => {
   it('schedules no check when nothing is pending and nothing is throttled (no 1 ms timer loop)', () => {
@@ -51,7 +59,13 @@ describe('kafkajs request queue (patched)', () => {
     const Connection = require('kafkajs/src/network/connection.js') as new (opts: Record<string, unknown>) => {
       requestQueue: { scheduleCheckPendingRequests: unknown };
     };
-    const connection = new Connection({ host: '127.0.0.1', port: 1, logger, socketFactory: () => undefined, requestTimeout: 1000 });
+    const connection = new Connection({
+      host: '127.0.0.1',
+      port: 1,
+      logger,
+      socketFactory: () => undefined,
+      requestTimeout: 1000,
+    });
     expect(connection.requestQueue.scheduleCheckPendingRequests).toBe(scheduleCheckPendingRequests);
   });
 });

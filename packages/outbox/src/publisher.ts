@@ -46,7 +46,11 @@ export interface OutboxPublisher {
  * request: a kafkajs idempotent producer whose broker lost its producer state (a
  * crash) can stay stuck on sequence errors for good.
  */
-export function createOutboxPublisher(opts: { newProducer: () => Producer; topicPrefix: string; maxRequestBytes: number }): OutboxPublisher {
+export function createOutboxPublisher(opts: {
+  newProducer: () => Producer;
+  topicPrefix: string;
+  maxRequestBytes: number;
+}): OutboxPublisher {
   let producer: Producer | undefined;
   const connected = async (): Promise<Producer> => {
     if (!producer) {
@@ -70,7 +74,9 @@ export function createOutboxPublisher(opts: { newProducer: () => Producer; topic
       for (const chunk of chunksBySize(messages, opts.maxRequestBytes)) {
         const byTopic = new Map<string, OutgoingMessage[]>();
         for (const { topic, ...m } of chunk) byTopic.set(topic, [...(byTopic.get(topic) ?? []), m]);
-        await (await connected()).sendBatch({
+        await (
+          await connected()
+        ).sendBatch({
           acks: -1,
           topicMessages: [...byTopic].map(([topic, list]) => ({ topic, messages: list })),
         });

@@ -70,7 +70,9 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const publishBatch = async (): Promise<number> => {
     const c = await leader.acquire();
     if (!c) return 0;
-    const { rows: batch } = await c.query(`SELECT seq, topic, key, envelope, headers FROM ${table} ORDER BY seq LIMIT $1`, [batchSize]);
+    const { rows: batch } = await c.query(`SELECT seq, topic, key, envelope, headers FROM ${table} ORDER BY seq LIMIT $1`, [
+      batchSize,
+    ]);
     if (!batch.length) return 0;
     await publisher.publish(batch);
     // Deleted only once the broker has them all: a crash before this republishes, never loses.
@@ -144,7 +146,9 @@ function relayMetrics(db: Knex, table: string, metrics: Metrics) {
     help: 'Outbox rows not yet published.',
     registers: [metrics.registry],
     async collect() {
-      const [{ count }] = await db(table).count({ count: '*' }).catch(() => [{ count: 0 }]);
+      const [{ count }] = await db(table)
+        .count({ count: '*' })
+        .catch(() => [{ count: 0 }]);
       this.set(Number(count));
     },
   });
@@ -153,7 +157,10 @@ function relayMetrics(db: Knex, table: string, metrics: Metrics) {
     help: 'Age of the oldest unpublished outbox row.',
     registers: [metrics.registry],
     async collect() {
-      const row = await db(table).min({ oldest: 'createdAt' }).first().catch(() => undefined);
+      const row = await db(table)
+        .min({ oldest: 'createdAt' })
+        .first()
+        .catch(() => undefined);
       const oldest = row?.oldest as Date | null | undefined;
       this.set(oldest ? (Date.now() - new Date(oldest).getTime()) / 1000 : 0);
     },

@@ -104,7 +104,9 @@ export async function commitWrite(
   if (!change && !write.rows.length && !outbox.length) return undefined;
   const gate = change ? `(SELECT 1 FROM ${WRITTEN} LIMIT 1) AS happened` : undefined;
   const parts: SqlPart[] = [...(change?.ctes ?? [])];
-  write.rows.forEach((r, i) => parts.push(insertRowCte(`row_${i}`, r.table, r.row, { from: gate, ignoreConflict: r.ignoreConflict })));
+  write.rows.forEach((r, i) =>
+    parts.push(insertRowCte(`row_${i}`, r.table, r.row, { from: gate, ignoreConflict: r.ignoreConflict })),
+  );
   if (outbox.length) parts.push(outboxRowsCte(schema, outbox, gate));
   const notify = outbox.length ? 'pg_notify(?, ?)' : 'NULL';
   const notifyBindings = outbox.length ? [`${schema}_outbox`, ''] : [];

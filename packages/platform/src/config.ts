@@ -24,7 +24,8 @@ export function int(name: string, fallback: number, min = 0, max = Number.MAX_SA
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer in ${min}..${max}, got ${raw}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new ConfigError(`${name} must be an integer in ${min}..${max}, got ${raw}`);
   return n;
 }
 
@@ -41,13 +42,17 @@ export function bool(name: string, fallback: boolean): boolean {
 export function oneOf<const T extends string>(name: string, allowed: readonly T[], fallback: T): T {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got ${raw}`);
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got ${raw}`);
   return raw as T;
 }
 
 /** A comma-separated list, blanks dropped. */
 export function list(name: string, fallback: string): string[] {
-  return str(name, fallback).split(',').map((s) => s.trim()).filter(Boolean);
+  return str(name, fallback)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Base URLs of the backend services, as the gateway and CLI see them. */

@@ -51,7 +51,10 @@ export function asStruct(v: object): JsonObject {
  * A database row as JSON for an RPC answer: Dates to ISO strings, undefined dropped.
  * `only` keeps just those keys (in that order); `omit` drops those keys.
  */
-export function rowToJson(row: Record<string, unknown>, pick: { only?: readonly string[]; omit?: readonly string[] } = {}): JsonObject {
+export function rowToJson(
+  row: Record<string, unknown>,
+  pick: { only?: readonly string[]; omit?: readonly string[] } = {},
+): JsonObject {
   const out: JsonObject = {};
   const keys = pick.only ?? Object.keys(row);
   for (const k of keys) {

@@ -19,8 +19,16 @@ export function createLogger(service: string, level: LogLevel): Logger {
     },
     redact: {
       paths: [
-        'key', '*.key', 'hmacSecret', '*.hmacSecret', 'secret', '*.secret',
-        'req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]',
+        'key',
+        '*.key',
+        'hmacSecret',
+        '*.hmacSecret',
+        'secret',
+        '*.secret',
+        'req.headers.authorization',
+        'req.headers["x-api-key"]',
+        'headers.authorization',
+        'headers["x-api-key"]',
       ],
       censor: '[redacted]',
     },

@@ -22,6 +22,11 @@ const forwardRequestId: Interceptor = (next) => (req) => {
 export function createRpcTransport(baseUrl: string, timeoutMs = 10000): Transport {
   // No compression inside the cluster: the CPU it costs is worth more than the bytes on a local network.
   return createConnectTransport({
-    baseUrl, httpVersion: '2', useBinaryFormat: true, interceptors: [forwardRequestId], defaultTimeoutMs: timeoutMs, acceptCompression: [],
+    baseUrl,
+    httpVersion: '2',
+    useBinaryFormat: true,
+    interceptors: [forwardRequestId],
+    defaultTimeoutMs: timeoutMs,
+    acceptCompression: [],
   });
 }

@@ -45,20 +45,27 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
     const end = metrics.rpcDuration.startTimer({ method });
     const parent = propagation.extract(context.active(), req.header, headersGetter);
     const rpcName = `${req.service.typeName}/${method}`;
-    return requestContext.run({ requestId }, () => inSpan(service, rpcName, { kind: SpanKind.SERVER, parent, attributes: { 'rpc.system': 'connect_rpc', 'rpc.method': method } }, async () => {
-      try {
-        const res = await next(req);
-        metrics.rpcRequests.inc({ method, code: 'ok' });
-        return res;
-      } catch (err) {
-        const connectErr = toConnectError(err);
-        if (connectErr.rawMessage === 'internal error') logger.error({ err, method }, 'rpc failed');
-        metrics.rpcRequests.inc({ method, code: String(connectErr.code) });
-        throw connectErr;
-      } finally {
-        end();
-      }
-    }));
+    return requestContext.run({ requestId }, () =>
+      inSpan(
+        service,
+        rpcName,
+        { kind: SpanKind.SERVER, parent, attributes: { 'rpc.system': 'connect_rpc', 'rpc.method': method } },
+        async () => {
+          try {
+            const res = await next(req);
+            metrics.rpcRequests.inc({ method, code: 'ok' });
+            return res;
+          } catch (err) {
+            const connectErr = toConnectError(err);
+            if (connectErr.rawMessage === 'internal error') logger.error({ err, method }, 'rpc failed');
+            metrics.rpcRequests.inc({ method, code: String(connectErr.code) });
+            throw connectErr;
+          } finally {
+            end();
+          }
+        },
+      ),
+    );
   };
 
   // Internal traffic is not compressed (see rpc.ts).

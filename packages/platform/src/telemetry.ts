@@ -1,4 +1,14 @@
-import { context, propagation, trace, SpanKind, SpanStatusCode, type Context, type Span, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  trace,
+  SpanKind,
+  SpanStatusCode,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type TextMapSetter,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';

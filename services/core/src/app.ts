@@ -1,9 +1,22 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import type { Knex } from '@cluster/db';
 import {
-  AgreementService, AttachmentService, AuditService, AuthService, CommentService, EntryService, IdempotencyService,
-  IntegrationLinkService, MemberService, ProjectService, ReleaseService, SearchService, SnapshotService, TimeEntryService,
-  UserService, WikiService,
+  AgreementService,
+  AttachmentService,
+  AuditService,
+  AuthService,
+  CommentService,
+  EntryService,
+  IdempotencyService,
+  IntegrationLinkService,
+  MemberService,
+  ProjectService,
+  ReleaseService,
+  SearchService,
+  SnapshotService,
+  TimeEntryService,
+  UserService,
+  WikiService,
 } from '@cluster/proto';
 import { createStores } from './stores.ts';
 import { createAgreementService } from './features/agreements/service.ts';

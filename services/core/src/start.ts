@@ -1,6 +1,15 @@
 import { createDb, ensureDatabase, migrate, pingDb } from '@cluster/db';
 import { createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
-import { ConfigError, initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, type Shutdown } from '@cluster/platform';
+import {
+  ConfigError,
+  initTelemetry,
+  shutdownTelemetry,
+  createLogger,
+  createMetrics,
+  createServiceServer,
+  createShutdown,
+  type Shutdown,
+} from '@cluster/platform';
 import { buildCoreRoutes } from './app.ts';
 import type { CoreConfig } from './config.ts';
 import { migrations } from './migrations/index.ts';
@@ -9,7 +18,9 @@ import { createIdempotencyService } from './features/idempotency/service.ts';
 import { createStores } from './stores.ts';
 
 /** Composition root of the core: pools, migrations, topics, relay, server, shutdown phases. */
-export async function startCore(config: CoreConfig): Promise<{ port: number; shutdown: Shutdown; flushOutbox: () => Promise<number> }> {
+export async function startCore(
+  config: CoreConfig,
+): Promise<{ port: number; shutdown: Shutdown; flushOutbox: () => Promise<number> }> {
   if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required');
   initTelemetry('core', config.telemetry);
   const logger = createLogger('core', config.logLevel);
@@ -26,9 +37,24 @@ export async function startCore(config: CoreConfig): Promise<{ port: number; shu
   const admin = kafka.admin();
   await admin.connect();
 
-  const relay = createOutboxRelay({ db, schema: 'core', databaseUrl: config.databaseUrl, newProducer: () => createProducer(kafka), logger, metrics, idleMs: config.relayIdleMs, topicPrefix: config.topicPrefix });
+  const relay = createOutboxRelay({
+    db,
+    schema: 'core',
+    databaseUrl: config.databaseUrl,
+    newProducer: () => createProducer(kafka),
+    logger,
+    metrics,
+    idleMs: config.relayIdleMs,
+    topicPrefix: config.topicPrefix,
+  });
   relay.start();
-  const sweeper = setInterval(() => void createIdempotencyService(createStores(db)).sweep().catch(() => {}), 10 * 60 * 1000);
+  const sweeper = setInterval(
+    () =>
+      void createIdempotencyService(createStores(db))
+        .sweep()
+        .catch(() => {}),
+    10 * 60 * 1000,
+  );
   sweeper.unref();
 
   const server = createServiceServer({

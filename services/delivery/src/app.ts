@@ -30,7 +30,9 @@ export interface DeliveryAppDeps {
 export function buildDeliveryRoutes(deps: DeliveryAppDeps) {
   const { stores, secrets, sender, metrics, audited } = deps;
   const subscriptions = createSubscriptionService(stores, {
-    secrets, checkDestination: (url) => checkDestination(url, deps.destinations), audited,
+    secrets,
+    checkDestination: (url) => checkDestination(url, deps.destinations),
+    audited,
   });
   const deliveries = createDeliveryService(stores);
   const testCalls = createTestCallService(stores, { sender, secrets, metrics, limitPerHour: deps.testLimitPerHour, audited });

@@ -24,7 +24,10 @@ export interface DeliveryMetrics {
 }
 
 /** Registers the delivery metrics; the backlog gauges read `deliveries` when scraped. */
-export function createDeliveryMetrics(metrics: Metrics, deliveries: Pick<DeliveryStore, 'countScheduled' | 'oldestScheduledAt'>): DeliveryMetrics {
+export function createDeliveryMetrics(
+  metrics: Metrics,
+  deliveries: Pick<DeliveryStore, 'countScheduled' | 'oldestScheduledAt'>,
+): DeliveryMetrics {
   const p = metrics.prefix;
   const registers = [metrics.registry];
   new Gauge({
@@ -88,7 +91,7 @@ export function createDeliveryMetrics(metrics: Metrics, deliveries: Pick<Deliver
     }),
     claimDuration: new Histogram({
       name: `${p}webhook_claim_duration_seconds`,
-      help: 'Latency of one claim of due deliveries (the delivery loop\'s database round trip).',
+      help: "Latency of one claim of due deliveries (the delivery loop's database round trip).",
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers,
     }),
@@ -100,7 +103,7 @@ export function createDeliveryMetrics(metrics: Metrics, deliveries: Pick<Deliver
     }),
     handedOff: new Counter({
       name: `${p}webhook_handed_off_total`,
-      help: 'New deliveries the fan-out inserted under this replica\'s lease and gave its delivery loop directly (no claim).',
+      help: "New deliveries the fan-out inserted under this replica's lease and gave its delivery loop directly (no claim).",
       registers,
     }),
     pruned: new Counter({

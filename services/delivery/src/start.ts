@@ -2,7 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { createDb, ensureDatabase, migrate, pingDb } from '@cluster/db';
 import { createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
 import { createOutboxRelay } from '@cluster/outbox';
-import { ConfigError, createRpcTransport, initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, withOpenCache, type Shutdown } from '@cluster/platform';
+import {
+  ConfigError,
+  createRpcTransport,
+  initTelemetry,
+  shutdownTelemetry,
+  createLogger,
+  createMetrics,
+  createServiceServer,
+  createShutdown,
+  withOpenCache,
+  type Shutdown,
+} from '@cluster/platform';
 import { createClient } from '@connectrpc/connect';
 import { AuditService } from '@cluster/proto';
 import { buildDeliveryRoutes } from './app.ts';
@@ -60,7 +71,12 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   });
   const instanceId = randomUUID();
   const dispatcher = createDispatcher({
-    deliveries: stores.deliveries, attempts: stores.attempts, sender, secrets, logger, metrics: deliveryMetrics,
+    deliveries: stores.deliveries,
+    attempts: stores.attempts,
+    sender,
+    secrets,
+    logger,
+    metrics: deliveryMetrics,
     retry: { baseMs: config.retryBaseMs, maxAgeMs: config.retryMaxAgeMs, maxStepMs: config.retryMaxStepMs },
     concurrency: config.concurrency,
     perDestinationConcurrency: config.perDestinationConcurrency,
@@ -69,14 +85,29 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     databaseUrl: config.databaseUrl,
     instanceId,
   });
-  const relay = createOutboxRelay({ db, schema: 'delivery', databaseUrl: config.databaseUrl, newProducer: () => createProducer(kafka), logger, metrics, idleMs: 500, topicPrefix: config.topicPrefix });
+  const relay = createOutboxRelay({
+    db,
+    schema: 'delivery',
+    databaseUrl: config.databaseUrl,
+    newProducer: () => createProducer(kafka),
+    logger,
+    metrics,
+    idleMs: 500,
+    topicPrefix: config.topicPrefix,
+  });
 
   // Webhook writes queue their audit records with their change (shared/write.ts); this hands them to the core.
   const auditForwarder = createAuditForwarder({
-    store: createAuditOutboxStore(db), core: createClient(AuditService, createRpcTransport(config.coreUrl)), logger, metrics,
+    store: createAuditOutboxStore(db),
+    core: createClient(AuditService, createRpcTransport(config.coreUrl)),
+    logger,
+    metrics,
   });
   const routes = buildDeliveryRoutes({
-    stores, secrets, sender, metrics: deliveryMetrics,
+    stores,
+    secrets,
+    sender,
+    metrics: deliveryMetrics,
     destinations: { production: config.production, allowPrivate: config.allowPrivateDestinations },
     testLimitPerHour: config.testLimitPerHour,
     audited: () => auditForwarder.wake(),
@@ -86,13 +117,22 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const sessionTimeout = config.kafkaSessionTimeoutMs;
   const fanout = createFanoutConsumer({
     createConsumer: () => kafka.consumer({ groupId, sessionTimeout, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 }),
-    topic: topics.domainEvents, stores, metrics: deliveryMetrics, logger, onDeliveries: () => dispatcher.wake(), instanceId,
+    topic: topics.domainEvents,
+    stores,
+    metrics: deliveryMetrics,
+    logger,
+    onDeliveries: () => dispatcher.wake(),
+    instanceId,
     clockSkewMs: config.clockSkewMs,
     handoff: { capacity: dispatcher.capacity, accept: dispatcher.accept, leaseMs: config.leaseMs },
   });
 
   const retention = createRetentionSweeper({
-    stores, metrics: deliveryMetrics, logger, retentionMs: config.retentionDays * 86_400_000, intervalMs: config.retentionSweepMs,
+    stores,
+    metrics: deliveryMetrics,
+    logger,
+    retentionMs: config.retentionDays * 86_400_000,
+    intervalMs: config.retentionSweepMs,
   });
 
   relay.start();

@@ -1,5 +1,14 @@
 import { createDb, ensureDatabase, pingDb } from '@cluster/db';
-import { ConfigError, initTelemetry, shutdownTelemetry, createLogger, createMetrics, createServiceServer, createShutdown, type Shutdown } from '@cluster/platform';
+import {
+  ConfigError,
+  initTelemetry,
+  shutdownTelemetry,
+  createLogger,
+  createMetrics,
+  createServiceServer,
+  createShutdown,
+  type Shutdown,
+} from '@cluster/platform';
 import type { EvidenceConfig } from './config.ts';
 
 /**

@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { Counter, Histogram } from 'prom-client';
-import { SpanKind, SpanStatusCode, contextFrom, inSpan, requestContext, type Logger, type Metrics, type SecretBox } from '@cluster/platform';
+import {
+  SpanKind,
+  SpanStatusCode,
+  contextFrom,
+  inSpan,
+  requestContext,
+  type Logger,
+  type Metrics,
+  type SecretBox,
+} from '@cluster/platform';
 import type { Clients } from './clients.ts';
 import { authenticate } from './http/authenticate.ts';
 import { authorize } from './http/authorize.ts';
@@ -69,7 +78,11 @@ export function buildGateway(deps: GatewayDeps): Koa {
         }
         const routePath = ctx.state.route?.path;
         if (routePath) span.updateName(`${ctx.method} /api/v1${routePath}`);
-        span.setAttributes({ 'http.request.method': ctx.method, 'http.response.status_code': ctx.status, 'http.route': routePath ?? '' });
+        span.setAttributes({
+          'http.request.method': ctx.method,
+          'http.response.status_code': ctx.status,
+          'http.route': routePath ?? '',
+        });
         if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       }),
     );

@@ -1,8 +1,19 @@
 import { createClient, type Client } from '@connectrpc/connect';
 import { createRpcTransport } from '@cluster/platform';
 import {
-  AuditService, AuthService, EvidenceService, IdempotencyService, ProjectService, TimeEntryService, WebhookService,
-  AgreementService, MemberService, SearchService, SnapshotService, UserService, WikiService,
+  AuditService,
+  AuthService,
+  EvidenceService,
+  IdempotencyService,
+  ProjectService,
+  TimeEntryService,
+  WebhookService,
+  AgreementService,
+  MemberService,
+  SearchService,
+  SnapshotService,
+  UserService,
+  WikiService,
 } from '@cluster/proto';
 import { AttachmentService, CommentService, EntryService, IntegrationLinkService, ReleaseService } from '@cluster/proto';
 

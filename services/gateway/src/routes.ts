@@ -22,7 +22,20 @@ import { wikiRoutes } from './features/wiki/routes.ts';
  * the order is the order of the OpenAPI paths and of the `Allow` header.
  */
 export const routes: readonly RouteDef[] = [
-  ...meRoutes, ...projectRoutes, ...auditEventRoutes, ...entryRoutes, ...commentRoutes, ...attachmentRoutes,
-  ...releaseRoutes, ...integrationLinkRoutes, ...timeEntryRoutes, ...userRoutes, ...memberRoutes, ...wikiRoutes,
-  ...agreementRoutes, ...snapshotRoutes, ...searchRoutes, ...webhookRoutes,
+  ...meRoutes,
+  ...projectRoutes,
+  ...auditEventRoutes,
+  ...entryRoutes,
+  ...commentRoutes,
+  ...attachmentRoutes,
+  ...releaseRoutes,
+  ...integrationLinkRoutes,
+  ...timeEntryRoutes,
+  ...userRoutes,
+  ...memberRoutes,
+  ...wikiRoutes,
+  ...agreementRoutes,
+  ...snapshotRoutes,
+  ...searchRoutes,
+  ...webhookRoutes,
 ];

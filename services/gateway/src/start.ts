@@ -1,6 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSecretBox, initTelemetry, shutdownTelemetry, createLogger, createMetrics, createShutdown, type Shutdown } from '@cluster/platform';
+import {
+  createSecretBox,
+  initTelemetry,
+  shutdownTelemetry,
+  createLogger,
+  createMetrics,
+  createShutdown,
+  type Shutdown,
+} from '@cluster/platform';
 import { buildGateway } from './app.ts';
 import { createClients } from './clients.ts';
 import { DEV_IDEMPOTENCY_KEY_MATERIAL, type GatewayConfig } from './config.ts';
@@ -28,12 +36,19 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
       return false;
     }
   };
-  if (!config.idempotencySecretKey) logger.warn('IDEMPOTENCY_SECRET_KEY is unset: stored Idempotency-Key answers are sealed with a development key');
+  if (!config.idempotencySecretKey)
+    logger.warn('IDEMPOTENCY_SECRET_KEY is unset: stored Idempotency-Key answers are sealed with a development key');
   const idempotencyBox = createSecretBox(config.idempotencySecretKey ?? DEV_IDEMPOTENCY_KEY_MATERIAL, {
-    salt: 'cluster.gateway', info: 'idempotent-answer-at-rest:v1',
+    salt: 'cluster.gateway',
+    info: 'idempotent-answer-at-rest:v1',
   });
   const app = buildGateway({
-    clients, routes, idempotencyBox, limiter, logger, metrics,
+    clients,
+    routes,
+    idempotencyBox,
+    limiter,
+    logger,
+    metrics,
     ready: async () => ({
       accepting: !draining,
       core: await probe(config.services.core),
@@ -49,10 +64,15 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
   logger.info({ port }, 'gateway listening');
 
   shutdown.add('not_ready', 'readiness', () => void (draining = true));
-  shutdown.add('stop_intake', 'http server', () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  }));
+  shutdown.add(
+    'stop_intake',
+    'http server',
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  );
   shutdown.add('close', 'rate limiter', () => limiter.close());
   shutdown.add('close', 'telemetry', () => shutdownTelemetry());
   return { port, shutdown };

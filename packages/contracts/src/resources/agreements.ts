@@ -7,7 +7,12 @@ export const AGREEMENT_FIELDS = ['id', 'projectId', 'title', 'status', 'signedAt
 /** The spec's Agreement (plus signedAt). */
 export const Agreement = Type.Object(
   propertiesOf(AGREEMENT_FIELDS)({
-    id: Uuid, projectId: Nullable(Uuid), title: Type.String(), status: Type.String(), signedAt: Nullable(DateTime), createdAt: DateTime,
+    id: Uuid,
+    projectId: Nullable(Uuid),
+    title: Type.String(),
+    status: Type.String(),
+    signedAt: Nullable(DateTime),
+    createdAt: DateTime,
   }),
   { additionalProperties: false },
 );

@@ -3,17 +3,32 @@ import { Body, DateTime, Nullable, NullableString, Uuid, propertiesOf } from './
 
 /** A MIME type (RFC 6838 type/subtype, optional parameters). */
 export const MimeType = Type.String({
-  pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(\\s*;\\s*[A-Za-z0-9!#$&^_.+-]+=("[^"]*"|[A-Za-z0-9!#$&^_.+-]+))*$',
+  pattern:
+    '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(\\s*;\\s*[A-Za-z0-9!#$&^_.+-]+=("[^"]*"|[A-Za-z0-9!#$&^_.+-]+))*$',
   description: 'MIME type, e.g. image/png',
 });
 
 /** Every field of the registration body, each a column (entryId and uploadedById are set by the server). */
 export const ATTACHMENT_WRITABLE_FIELDS = [
-  'fileName', 'fileSize', 'fileType', 'objectPath',
-  'category', 'isAiGenerated', 'sourceAssistantUploadId', 'sourceAssistantConversationId',
-  'linkedByUserId', 'addedVia', 'attachmentSource', 'evidenceSummary',
-  'removedAt', 'removedByUserId', 'removedVia',
-  'replacementAttachmentId', 'replacementOfAttachmentId', 'lifecycleReason', 'attachmentStatus',
+  'fileName',
+  'fileSize',
+  'fileType',
+  'objectPath',
+  'category',
+  'isAiGenerated',
+  'sourceAssistantUploadId',
+  'sourceAssistantConversationId',
+  'linkedByUserId',
+  'addedVia',
+  'attachmentSource',
+  'evidenceSummary',
+  'removedAt',
+  'removedByUserId',
+  'removedVia',
+  'replacementAttachmentId',
+  'replacementOfAttachmentId',
+  'lifecycleReason',
+  'attachmentStatus',
 ] as const;
 export type AttachmentWritableField = (typeof ATTACHMENT_WRITABLE_FIELDS)[number];
 
@@ -47,8 +62,15 @@ export type AttachmentCreateBody = Static<typeof AttachmentCreate>;
 /** The spec's Attachment. */
 export const Attachment = Type.Object(
   {
-    id: Uuid, entryId: Uuid, fileName: Type.String(), fileSize: Type.String(), fileType: Type.String(),
-    objectPath: Type.String(), category: NullableString, uploadedById: Nullable(Uuid), createdAt: DateTime,
+    id: Uuid,
+    entryId: Uuid,
+    fileName: Type.String(),
+    fileSize: Type.String(),
+    fileType: Type.String(),
+    objectPath: Type.String(),
+    category: NullableString,
+    uploadedById: Nullable(Uuid),
+    createdAt: DateTime,
   },
   { additionalProperties: true, description: 'Attachment, with every optional field of the registration body' },
 );

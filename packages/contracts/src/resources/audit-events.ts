@@ -6,11 +6,21 @@ export const AUDIT_EVENT_FILTERS = ['entityType', 'action', 'actorId'] as const;
 
 /** The spec's AuditEvent. */
 export const AuditEvent = Type.Object({
-  id: Uuid, entityType: Type.String(), action: Type.String(), entityId: Type.String(), entityName: Nullable(Type.String()),
-  actorId: Nullable(Uuid), metadata: Nullable(Type.Object({}, { additionalProperties: true })), createdAt: DateTime,
+  id: Uuid,
+  entityType: Type.String(),
+  action: Type.String(),
+  entityId: Type.String(),
+  entityName: Nullable(Type.String()),
+  actorId: Nullable(Uuid),
+  metadata: Nullable(Type.Object({}, { additionalProperties: true })),
+  createdAt: DateTime,
 });
 
 /** Query schemas of the audit event filters. */
-export const AuditEventFilters = propertiesOf(AUDIT_EVENT_FILTERS)({ entityType: Type.String(), action: Type.String(), actorId: Type.String() });
+export const AuditEventFilters = propertiesOf(AUDIT_EVENT_FILTERS)({
+  entityType: Type.String(),
+  action: Type.String(),
+  actorId: Type.String(),
+});
 /** Query of both audit event lists. */
 export const AuditEventQuery = ListQuery(AuditEventFilters);

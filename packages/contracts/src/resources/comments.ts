@@ -5,10 +5,11 @@ import { Body, DateTime, Nullable, NullableString, Uuid, propertiesOf } from './
 export const COMMENT_WRITABLE_FIELDS = ['content', 'isInternal', 'isAiGenerated'] as const;
 export type CommentWritableField = (typeof COMMENT_WRITABLE_FIELDS)[number];
 /** The column of each body field: the request's `content` is stored (and answered) as `body`. */
-export const COMMENT_COLUMN_OF = { content: 'body', isInternal: 'isInternal', isAiGenerated: 'isAiGenerated' } as const satisfies Record<
-  CommentWritableField,
-  string
->;
+export const COMMENT_COLUMN_OF = {
+  content: 'body',
+  isInternal: 'isInternal',
+  isAiGenerated: 'isAiGenerated',
+} as const satisfies Record<CommentWritableField, string>;
 /** The columns a comment body sets, in the order of `changedFields`. */
 export const COMMENT_WRITABLE_COLUMNS = COMMENT_WRITABLE_FIELDS.map((f) => COMMENT_COLUMN_OF[f]);
 
@@ -28,8 +29,14 @@ export type CommentUpdateBody = Static<typeof CommentUpdate>;
 /** The spec's Comment. */
 export const Comment = Type.Object(
   {
-    id: Uuid, entryId: Uuid, body: Type.String(), authorId: Nullable(Uuid), isInternal: NullableString,
-    isAiGenerated: NullableString, createdAt: DateTime, updatedAt: DateTime,
+    id: Uuid,
+    entryId: Uuid,
+    body: Type.String(),
+    authorId: Nullable(Uuid),
+    isInternal: NullableString,
+    isAiGenerated: NullableString,
+    createdAt: DateTime,
+    updatedAt: DateTime,
   },
   { additionalProperties: true, description: 'Comment (the create body `content` is answered as `body`)' },
 );

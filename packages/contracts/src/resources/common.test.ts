@@ -19,9 +19,14 @@ describe('propertiesOf', () => {
 
 describe('Body', () => {
   it('makes every property optional but the required ones, and rejects unknown properties', () => {
-    const schema = JSON.parse(JSON.stringify(Body({ a: Type.String(), b: Type.Integer() }, { required: ['b'], description: 'd' })));
+    const schema = JSON.parse(
+      JSON.stringify(Body({ a: Type.String(), b: Type.Integer() }, { required: ['b'], description: 'd' })),
+    );
     expect(schema).toEqual({
-      type: 'object', additionalProperties: false, description: 'd', required: ['b'],
+      type: 'object',
+      additionalProperties: false,
+      description: 'd',
+      required: ['b'],
       properties: { a: { type: 'string' }, b: { type: 'integer' } },
     });
   });

@@ -1,6 +1,4 @@
-import {
-  Type, type Static, type TObject, type TOptional, type TProperties, type TSchema, type TUnsafe,
-} from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TOptional, type TProperties, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 /** A string enum with a flat JSON Schema (`enum`), so validation errors stay readable. */
 export function StringEnum<T extends readonly string[]>(values: T, opts: Record<string, unknown> = {}) {
@@ -10,7 +8,8 @@ export function StringEnum<T extends readonly string[]>(values: T, opts: Record<
 /** `T|null` of the spec as a JSON Schema type array. */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   const s = schema as unknown as Record<string, unknown>;
-  if (Array.isArray(s.enum)) return Type.Unsafe<Static<T> | null>({ ...s, type: [s.type, 'null'], enum: [...(s.enum as unknown[]), null] });
+  if (Array.isArray(s.enum))
+    return Type.Unsafe<Static<T> | null>({ ...s, type: [s.type, 'null'], enum: [...(s.enum as unknown[]), null] });
   if (s.type) return Type.Unsafe<Static<T> | null>({ ...s, type: [s.type, 'null'] });
   return Type.Unsafe<Static<T> | null>({ anyOf: [s, { type: 'null' }] });
 }

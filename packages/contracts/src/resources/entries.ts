@@ -3,12 +3,26 @@ import { AnyJson, Body, DateTime, Money, Nullable, NullableString, StringEnum, U
 
 /** Values of an entry's `type`, `status`, `priority`, approval states and deployment stage (spec). */
 export const ENTRY_TYPES = [
-  'feature_request', 'bug_report', 'feedback', 'validation', 'documentation', 'platform_infrastructure', 'ci_cd', 'security',
+  'feature_request',
+  'bug_report',
+  'feedback',
+  'validation',
+  'documentation',
+  'platform_infrastructure',
+  'ci_cd',
+  'security',
 ] as const;
 export const ENTRY_STATUSES = ['open', 'assigned', 'in_progress', 'deployed', 'solved'] as const;
 export const ENTRY_PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
-export const COST_APPROVAL_STATUSES = ['draft', 'pending_admin', 'pending_manager', 'pending_client', 'approved', 'rejected'] as const;
+export const COST_APPROVAL_STATUSES = [
+  'draft',
+  'pending_admin',
+  'pending_manager',
+  'pending_client',
+  'approved',
+  'rejected',
+] as const;
 export const DEPLOYMENT_STAGES = ['testing', 'staging', 'production'] as const;
 
 /**
@@ -17,10 +31,31 @@ export const DEPLOYMENT_STAGES = ['testing', 'staging', 'production'] as const;
  * absent on purpose (read-only, see ENTRY_IGNORED_FIELDS) and so is `projectId`.
  */
 export const ENTRY_WRITABLE_FIELDS = [
-  'type', 'title', 'description', 'status', 'priority', 'assignedToId', 'releaseId', 'typeMetadata',
-  'webLink', 'stepsToReproduce', 'expectedBehavior', 'actualBehavior', 'environment', 'useCase', 'proposedSolution',
-  'lowCost', 'mediumCost', 'highCost', 'committedCost', 'committedPosition', 'costSource', 'costOverrideReason',
-  'statusChangedAt', 'approvalStatus', 'costApprovalStatus',
+  'type',
+  'title',
+  'description',
+  'status',
+  'priority',
+  'assignedToId',
+  'releaseId',
+  'typeMetadata',
+  'webLink',
+  'stepsToReproduce',
+  'expectedBehavior',
+  'actualBehavior',
+  'environment',
+  'useCase',
+  'proposedSolution',
+  'lowCost',
+  'mediumCost',
+  'highCost',
+  'committedCost',
+  'committedPosition',
+  'costSource',
+  'costOverrideReason',
+  'statusChangedAt',
+  'approvalStatus',
+  'costApprovalStatus',
 ] as const;
 export type EntryWritableField = (typeof ENTRY_WRITABLE_FIELDS)[number];
 /** Entry columns stored as JSON (jsonb). */
@@ -30,7 +65,10 @@ export const ENTRY_IGNORED_FIELDS = ['deploymentStage'] as const;
 /** Filters of an entry list, each an exact match on its column. */
 export const ENTRY_FILTERS = ['status', 'type', 'priority', 'assignedToId', 'releaseId'] as const;
 
-const entryFields = propertiesOf(ENTRY_WRITABLE_FIELDS, ENTRY_IGNORED_FIELDS)({
+const entryFields = propertiesOf(
+  ENTRY_WRITABLE_FIELDS,
+  ENTRY_IGNORED_FIELDS,
+)({
   type: StringEnum(ENTRY_TYPES),
   title: Type.String({ minLength: 1 }),
   description: Type.String(),
@@ -73,10 +111,21 @@ export type EntryUpdateBody = Static<typeof EntryUpdate>;
 /** The spec's Entry. */
 export const Entry = Type.Object(
   {
-    id: Uuid, projectId: Uuid, entryNumber: Nullable(Type.Integer()), type: StringEnum(ENTRY_TYPES), title: Type.String(),
-    description: Type.String(), status: StringEnum(ENTRY_STATUSES), priority: StringEnum(ENTRY_PRIORITIES),
-    assignedToId: Nullable(Uuid), releaseId: Nullable(Uuid), typeMetadata: AnyJson,
-    deploymentStage: Nullable(StringEnum(DEPLOYMENT_STAGES)), creatorId: Nullable(Uuid), createdAt: DateTime, updatedAt: DateTime,
+    id: Uuid,
+    projectId: Uuid,
+    entryNumber: Nullable(Type.Integer()),
+    type: StringEnum(ENTRY_TYPES),
+    title: Type.String(),
+    description: Type.String(),
+    status: StringEnum(ENTRY_STATUSES),
+    priority: StringEnum(ENTRY_PRIORITIES),
+    assignedToId: Nullable(Uuid),
+    releaseId: Nullable(Uuid),
+    typeMetadata: AnyJson,
+    deploymentStage: Nullable(StringEnum(DEPLOYMENT_STAGES)),
+    creatorId: Nullable(Uuid),
+    createdAt: DateTime,
+    updatedAt: DateTime,
   },
   { additionalProperties: true, description: 'Entry, with every optional field of the create body' },
 );

@@ -10,7 +10,10 @@ export const NonEmptyString = Type.String({ minLength: 1, pattern: '\\S' });
  */
 export const ExternalRef = Type.Object(
   { provider: NonEmptyString, externalType: NonEmptyString, externalId: NonEmptyString },
-  { additionalProperties: false, description: 'Identifies the record in an external system; makes the create an idempotent upsert' },
+  {
+    additionalProperties: false,
+    description: 'Identifies the record in an external system; makes the create an idempotent upsert',
+  },
 );
 
 /** A free-form JSON object (metadata). */

@@ -2,7 +2,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Body, DateTime, Uuid, propertiesOf } from './common.ts';
 
 /** Every column an integration link create sets; the order is the order of `changedFields`. */
-export const INTEGRATION_LINK_WRITABLE_FIELDS = ['provider', 'externalType', 'externalId', 'alignEntityType', 'alignEntityId'] as const;
+export const INTEGRATION_LINK_WRITABLE_FIELDS = [
+  'provider',
+  'externalType',
+  'externalId',
+  'alignEntityType',
+  'alignEntityId',
+] as const;
 export type IntegrationLinkWritableField = (typeof INTEGRATION_LINK_WRITABLE_FIELDS)[number];
 /** The columns an update may change: it re-points the link, never the external record. */
 export const INTEGRATION_LINK_UPDATABLE_FIELDS = ['alignEntityType', 'alignEntityId'] as const;
@@ -11,7 +17,11 @@ export const INTEGRATION_LINK_FILTERS = ['provider', 'externalType', 'externalId
 
 const NonEmpty = Type.String({ minLength: 1 });
 const linkFields = propertiesOf(INTEGRATION_LINK_WRITABLE_FIELDS)({
-  provider: NonEmpty, externalType: NonEmpty, externalId: NonEmpty, alignEntityType: NonEmpty, alignEntityId: Uuid,
+  provider: NonEmpty,
+  externalType: NonEmpty,
+  externalId: NonEmpty,
+  alignEntityType: NonEmpty,
+  alignEntityId: Uuid,
 });
 
 /** POST /integration-links body. */
@@ -23,7 +33,10 @@ export type IntegrationLinkCreateBody = Static<typeof IntegrationLinkCreate>;
 
 /** PATCH /integration-links/:id body. */
 export const IntegrationLinkUpdate = Body(
-  propertiesOf(INTEGRATION_LINK_UPDATABLE_FIELDS)({ alignEntityType: linkFields.alignEntityType, alignEntityId: linkFields.alignEntityId }),
+  propertiesOf(INTEGRATION_LINK_UPDATABLE_FIELDS)({
+    alignEntityType: linkFields.alignEntityType,
+    alignEntityId: linkFields.alignEntityId,
+  }),
   { description: 'Integration link update body: re-points the link to another internal record' },
 );
 export type IntegrationLinkUpdateBody = Static<typeof IntegrationLinkUpdate>;
@@ -31,14 +44,24 @@ export type IntegrationLinkUpdateBody = Static<typeof IntegrationLinkUpdate>;
 /** The spec's IntegrationLink. */
 export const IntegrationLink = Type.Object(
   {
-    id: Uuid, organizationId: Uuid, provider: Type.String(), externalType: Type.String(), externalId: Type.String(),
-    alignEntityType: Type.String(), alignEntityId: Uuid, createdAt: DateTime, updatedAt: DateTime,
+    id: Uuid,
+    organizationId: Uuid,
+    provider: Type.String(),
+    externalType: Type.String(),
+    externalId: Type.String(),
+    alignEntityType: Type.String(),
+    alignEntityId: Uuid,
+    createdAt: DateTime,
+    updatedAt: DateTime,
   },
   { additionalProperties: true, description: 'IntegrationLink' },
 );
 
 /** Query schemas of the integration link filters. */
 export const IntegrationLinkFilters = propertiesOf(INTEGRATION_LINK_FILTERS)({
-  provider: Type.String(), externalType: Type.String(), externalId: Type.String(), alignEntityType: Type.String(),
+  provider: Type.String(),
+  externalType: Type.String(),
+  externalId: Type.String(),
+  alignEntityType: Type.String(),
   alignEntityId: Uuid,
 });

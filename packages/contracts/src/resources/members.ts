@@ -13,7 +13,12 @@ const RoleOverride = Nullable(StringEnum(ROLES, { description: 'null: the member
 /** The spec's ProjectMember. */
 export const ProjectMember = Type.Object(
   propertiesOf(MEMBER_FIELDS)({
-    id: Uuid, projectId: Uuid, userId: Uuid, roleOverride: Nullable(Type.String()), metadata: Nullable(FreeObject), createdAt: DateTime,
+    id: Uuid,
+    projectId: Uuid,
+    userId: Uuid,
+    roleOverride: Nullable(Type.String()),
+    metadata: Nullable(FreeObject),
+    createdAt: DateTime,
   }),
   { additionalProperties: false },
 );

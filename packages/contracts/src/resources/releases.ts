@@ -13,9 +13,27 @@ export const RISK_LEVELS = ['low', 'standard', 'high'] as const;
  * the server keeps updatedAt (see docs/decisions-entries.md).
  */
 export const RELEASE_WRITABLE_FIELDS = [
-  'name', 'description', 'version', 'status', 'type', 'startDate', 'endDate', 'releasedAt',
-  'targetAudience', 'riskLevel', 'rolloutPercentage', 'releaseNotes', 'retrospectiveNotes', 'dependsOnReleaseId',
-  'lowCost', 'mediumCost', 'highCost', 'committedCost', 'costUpdatedAt', 'costSource', 'cascadeAdvance',
+  'name',
+  'description',
+  'version',
+  'status',
+  'type',
+  'startDate',
+  'endDate',
+  'releasedAt',
+  'targetAudience',
+  'riskLevel',
+  'rolloutPercentage',
+  'releaseNotes',
+  'retrospectiveNotes',
+  'dependsOnReleaseId',
+  'lowCost',
+  'mediumCost',
+  'highCost',
+  'committedCost',
+  'costUpdatedAt',
+  'costSource',
+  'cascadeAdvance',
 ] as const;
 export type ReleaseWritableField = (typeof RELEASE_WRITABLE_FIELDS)[number];
 /** Fields a release body may carry that the server ignores. */
@@ -26,7 +44,10 @@ export const RELEASE_FILTERS = ['status', 'type'] as const;
 /** A percentage 0..100 as a decimal string. */
 const Percentage = Type.String({ pattern: '^(100(\\.0+)?|\\d{1,2}(\\.\\d+)?)$', description: 'decimal string from 0 to 100' });
 
-const releaseFields = propertiesOf(RELEASE_WRITABLE_FIELDS, RELEASE_IGNORED_FIELDS)({
+const releaseFields = propertiesOf(
+  RELEASE_WRITABLE_FIELDS,
+  RELEASE_IGNORED_FIELDS,
+)({
   name: Type.String({ minLength: 1 }),
   startDate: DateTime,
   endDate: DateTime,
@@ -54,23 +75,38 @@ const releaseFields = propertiesOf(RELEASE_WRITABLE_FIELDS, RELEASE_IGNORED_FIEL
 
 /** POST /projects/:id/releases body. */
 export const ReleaseCreate = Body(releaseFields, {
-  required: ['name', 'startDate', 'endDate'], description: 'Release create body (endDate not before startDate)',
+  required: ['name', 'startDate', 'endDate'],
+  description: 'Release create body (endDate not before startDate)',
 });
 export type ReleaseCreateBody = Static<typeof ReleaseCreate>;
 
 /** PATCH /releases/:id body. */
-export const ReleaseUpdate = Body(releaseFields, { description: 'Release update body: every field optional; only supplied fields change' });
+export const ReleaseUpdate = Body(releaseFields, {
+  description: 'Release update body: every field optional; only supplied fields change',
+});
 export type ReleaseUpdateBody = Static<typeof ReleaseUpdate>;
 
 /** The spec's Release. */
 export const Release = Type.Object(
   {
-    id: Uuid, projectId: Uuid, name: Type.String(), description: NullableString, version: NullableString,
-    status: StringEnum(RELEASE_STATUSES), type: StringEnum(RELEASE_TYPES), startDate: DateTime, endDate: DateTime,
-    releasedAt: Nullable(DateTime), createdAt: DateTime, updatedAt: DateTime,
+    id: Uuid,
+    projectId: Uuid,
+    name: Type.String(),
+    description: NullableString,
+    version: NullableString,
+    status: StringEnum(RELEASE_STATUSES),
+    type: StringEnum(RELEASE_TYPES),
+    startDate: DateTime,
+    endDate: DateTime,
+    releasedAt: Nullable(DateTime),
+    createdAt: DateTime,
+    updatedAt: DateTime,
   },
   { additionalProperties: true, description: 'Release, with every optional field of the create body' },
 );
 
 /** Query schemas of the release filters. */
-export const ReleaseFilters = propertiesOf(RELEASE_FILTERS)({ status: StringEnum(RELEASE_STATUSES), type: StringEnum(RELEASE_TYPES) });
+export const ReleaseFilters = propertiesOf(RELEASE_FILTERS)({
+  status: StringEnum(RELEASE_STATUSES),
+  type: StringEnum(RELEASE_TYPES),
+});

@@ -12,5 +12,10 @@ export const SearchResult = Type.Object(
 
 /** `q` is required and not blank. */
 export const SearchQuery = Type.Object({
-  q: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S', description: 'search text (web search syntax: "phrase", or, -word)' }),
+  q: Type.String({
+    minLength: 1,
+    maxLength: 500,
+    pattern: '\\S',
+    description: 'search text (web search syntax: "phrase", or, -word)',
+  }),
 });

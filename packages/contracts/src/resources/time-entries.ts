@@ -35,8 +35,15 @@ const TimeEntryExternalRef = Type.Object(
 /** TimeEntryCreate: userId and workDate required; one of minutes or hours (both: they must agree). */
 export const TimeEntryCreate = Body(
   {
-    userId: Uuid, workDate: WorkDate, minutes: Minutes, hours: Hours, description: NullableString,
-    billable: Type.Boolean(), entryId: Nullable(Uuid), releaseId: Nullable(Uuid), externalRef: TimeEntryExternalRef,
+    userId: Uuid,
+    workDate: WorkDate,
+    minutes: Minutes,
+    hours: Hours,
+    description: NullableString,
+    billable: Type.Boolean(),
+    entryId: Nullable(Uuid),
+    releaseId: Nullable(Uuid),
+    externalRef: TimeEntryExternalRef,
   },
   { required: ['userId', 'workDate'], description: 'TimeEntryCreate' },
 );
@@ -44,8 +51,16 @@ export type TimeEntryCreateBody = Static<typeof TimeEntryCreate>;
 
 /** TimeEntryUpdate: every field optional; only supplied fields change. */
 export const TimeEntryUpdate = Body(
-  propertiesOf(TIME_ENTRY_UPDATABLE_FIELDS, TIME_ENTRY_UPDATE_BODY_ONLY)({
-    workDate: WorkDate, minutes: Minutes, hours: Hours, description: NullableString, billable: Type.Boolean(), releaseId: Nullable(Uuid),
+  propertiesOf(
+    TIME_ENTRY_UPDATABLE_FIELDS,
+    TIME_ENTRY_UPDATE_BODY_ONLY,
+  )({
+    workDate: WorkDate,
+    minutes: Minutes,
+    hours: Hours,
+    description: NullableString,
+    billable: Type.Boolean(),
+    releaseId: Nullable(Uuid),
   }),
   { description: 'TimeEntryUpdate' },
 );
@@ -80,22 +95,43 @@ export const SyncTimeEntry = Body(
 export type SyncTimeEntryBody = Static<typeof SyncTimeEntry>;
 
 const common = {
-  id: Uuid, organizationId: Uuid, projectId: Uuid, userId: Uuid, entryId: Nullable(Uuid), workDate: Type.String(),
-  hours: Type.String(), minutes: Type.Integer(), billable: Type.Boolean(), source: Type.String(),
-  status: StringEnum(TIME_ENTRY_STATUSES), invoiced: Type.Boolean(), createdAt: DateTime, updatedAt: DateTime,
+  id: Uuid,
+  organizationId: Uuid,
+  projectId: Uuid,
+  userId: Uuid,
+  entryId: Nullable(Uuid),
+  workDate: Type.String(),
+  hours: Type.String(),
+  minutes: Type.Integer(),
+  billable: Type.Boolean(),
+  source: Type.String(),
+  status: StringEnum(TIME_ENTRY_STATUSES),
+  invoiced: Type.Boolean(),
+  createdAt: DateTime,
+  updatedAt: DateTime,
 };
 
 /** TimeEntry (answers of lists, create, update and transitions). */
-export const TimeEntry = Type.Object({ ...common, releaseId: Nullable(Uuid), description: NullableString }, { description: 'TimeEntry' });
+export const TimeEntry = Type.Object(
+  { ...common, releaseId: Nullable(Uuid), description: NullableString },
+  { description: 'TimeEntry' },
+);
 
 /** An IntegrationLink as a time entry lists it. */
 const TimeEntryLink = Type.Object({
-  id: Uuid, organizationId: Uuid, provider: Type.String(), externalType: Type.String(), externalId: Type.String(),
-  alignEntityType: Type.String(), alignEntityId: Uuid, createdAt: DateTime,
+  id: Uuid,
+  organizationId: Uuid,
+  provider: Type.String(),
+  externalType: Type.String(),
+  externalId: Type.String(),
+  alignEntityType: Type.String(),
+  alignEntityId: Uuid,
+  createdAt: DateTime,
 });
 
 const withLinksExtras = {
-  releaseId: Nullable(Uuid), notes: NullableString,
+  releaseId: Nullable(Uuid),
+  notes: NullableString,
   externalMetadata: Nullable(Type.Object({}, { additionalProperties: true })),
 };
 
@@ -113,7 +149,10 @@ export const SyncTimeEntryResponse = Type.Object(
 
 /** TimeSummary. */
 export const TimeSummary = Type.Object({
-  projectId: Uuid, releaseId: Nullable(Uuid), totalMinutes: Type.Integer(), totalHours: Type.String(),
+  projectId: Uuid,
+  releaseId: Nullable(Uuid),
+  totalMinutes: Type.Integer(),
+  totalHours: Type.String(),
   billableMinutes: Type.Integer(),
   byStatus: Type.Record(Type.String(), Type.Integer()),
   byUser: Type.Array(Type.Object({ userId: Uuid, totalMinutes: Type.Integer() })),
@@ -121,18 +160,29 @@ export const TimeSummary = Type.Object({
 
 /** CostSummary. */
 export const CostSummary = Type.Object({
-  projectId: Uuid, currency: Type.String(), plannedCost: NullableString, actualCost: NullableString,
-  approvedCost: NullableString, pendingCost: NullableString,
+  projectId: Uuid,
+  currency: Type.String(),
+  plannedCost: NullableString,
+  actualCost: NullableString,
+  approvedCost: NullableString,
+  pendingCost: NullableString,
 });
 
 const DateQuery = Type.String({ format: 'date' });
 
 /** Query schemas of the time entry filters. */
 export const TimeEntryFilters = propertiesOf(TIME_ENTRY_FILTERS)({
-  status: StringEnum(TIME_ENTRY_STATUSES), userId: Uuid, entryId: Uuid, releaseId: Uuid, from: DateQuery, to: DateQuery,
+  status: StringEnum(TIME_ENTRY_STATUSES),
+  userId: Uuid,
+  entryId: Uuid,
+  releaseId: Uuid,
+  from: DateQuery,
+  to: DateQuery,
 });
 
 /** Query of the time summary. */
 export const TimeSummaryQuery = Type.Object({
-  releaseId: Type.Optional(Uuid), from: Type.Optional(DateQuery), to: Type.Optional(DateQuery),
+  releaseId: Type.Optional(Uuid),
+  from: Type.Optional(DateQuery),
+  to: Type.Optional(DateQuery),
 });

@@ -18,8 +18,14 @@ export const USER_FILTERS = ['role'] as const;
 /** The spec's User (plus metadata and updatedAt). */
 export const User = Type.Object(
   propertiesOf(USER_FIELDS)({
-    id: Uuid, name: Type.String(), email: Type.String({ format: 'email' }), role: StringEnum(ROLES),
-    organizationId: Nullable(Uuid), metadata: Nullable(FreeObject), createdAt: DateTime, updatedAt: DateTime,
+    id: Uuid,
+    name: Type.String(),
+    email: Type.String({ format: 'email' }),
+    role: StringEnum(ROLES),
+    organizationId: Nullable(Uuid),
+    metadata: Nullable(FreeObject),
+    createdAt: DateTime,
+    updatedAt: DateTime,
   }),
   { additionalProperties: false },
 );
@@ -28,10 +34,9 @@ export const User = Type.Object(
 export const UserFilters = propertiesOf(USER_FILTERS)({ role: StringEnum(ROLES) });
 
 /** PATCH /users/:id body. */
-export const UserUpdate = Body(
-  propertiesOf(USER_UPDATABLE_FIELDS)({ name: NonEmptyString, metadata: Nullable(FreeObject) }),
-  { description: 'User update: name and metadata only; only supplied fields change' },
-);
+export const UserUpdate = Body(propertiesOf(USER_UPDATABLE_FIELDS)({ name: NonEmptyString, metadata: Nullable(FreeObject) }), {
+  description: 'User update: name and metadata only; only supplied fields change',
+});
 export type UserUpdateBody = Static<typeof UserUpdate>;
 
 const inviteItem = {
@@ -58,10 +63,16 @@ export type BulkInviteItemBody = Static<typeof BulkInviteItem>;
 export const BulkInviteRequest = Body(
   {
     // Items are checked one by one against BulkInviteItem in the route, so a bad item is an error result, not a 400.
-    invites: Type.Array(Type.Unknown({ description: 'a Bulk invite item: email and name required; role, projectIds, externalRef, metadata optional' }), {
-      minItems: 1, maxItems: 50,
-      description: 'Each item is validated on its own; an invalid one becomes an `error` result and the others still run.',
-    }),
+    invites: Type.Array(
+      Type.Unknown({
+        description: 'a Bulk invite item: email and name required; role, projectIds, externalRef, metadata optional',
+      }),
+      {
+        minItems: 1,
+        maxItems: 50,
+        description: 'Each item is validated on its own; an invalid one becomes an `error` result and the others still run.',
+      },
+    ),
     sendInvite: Type.Boolean({ default: false }),
   },
   { required: ['invites'], description: 'Bulk invite request' },
@@ -70,15 +81,23 @@ export type BulkInviteRequestBody = Static<typeof BulkInviteRequest>;
 
 /** The spec's Invite response. */
 export const InviteResponse = Type.Object({
-  userId: Uuid, inviteId: Nullable(Uuid), created: Type.Boolean(), status: StringEnum(INVITE_STATUSES),
+  userId: Uuid,
+  inviteId: Nullable(Uuid),
+  created: Type.Boolean(),
+  status: StringEnum(INVITE_STATUSES),
 });
 
 /** The spec's Bulk invite response. */
 export const BulkInviteResponse = Type.Object({
-  results: Type.Array(Type.Object({
-    email: Type.String(), status: StringEnum([...INVITE_STATUSES, 'error']), userId: Nullable(Uuid), inviteId: Nullable(Uuid),
-    error: Nullable(Type.String()),
-  })),
+  results: Type.Array(
+    Type.Object({
+      email: Type.String(),
+      status: StringEnum([...INVITE_STATUSES, 'error']),
+      userId: Nullable(Uuid),
+      inviteId: Nullable(Uuid),
+      error: Nullable(Type.String()),
+    }),
+  ),
   successCount: Type.Integer(),
   failureCount: Type.Integer(),
 });

@@ -12,23 +12,48 @@ export const WEBHOOK_WRITABLE_FIELDS = ['destinationUrl', 'eventNames', 'descrip
 export const WEBHOOK_FILTERS = ['enabled'] as const;
 /** Every field of a delivery record answer, in order: never the body's signature or the lease. */
 export const DELIVERY_FIELDS = [
-  'id', 'subscriptionId', 'eventName', 'eventId', 'status', 'attempts', 'responseCode', 'responseBody', 'error',
-  'durationMs', 'nextAttemptAt', 'createdAt', 'updatedAt',
+  'id',
+  'subscriptionId',
+  'eventName',
+  'eventId',
+  'status',
+  'attempts',
+  'responseCode',
+  'responseBody',
+  'error',
+  'durationMs',
+  'nextAttemptAt',
+  'createdAt',
+  'updatedAt',
 ] as const;
 /** Every field of one attempt in a delivery's attempt log, in order. */
-export const DELIVERY_ATTEMPT_FIELDS = ['attempt', 'outcome', 'responseCode', 'responseBody', 'error', 'durationMs', 'attemptedAt'] as const;
+export const DELIVERY_ATTEMPT_FIELDS = [
+  'attempt',
+  'outcome',
+  'responseCode',
+  'responseBody',
+  'error',
+  'durationMs',
+  'attemptedAt',
+] as const;
 /** Filters of the delivery list. */
 export const DELIVERY_FILTERS = ['status'] as const;
 
 const fields = propertiesOf(WEBHOOK_WRITABLE_FIELDS)({
-  destinationUrl: Type.String({ format: 'uri', description: 'http(s) URL; https only in production; never a private or loopback address' }),
+  destinationUrl: Type.String({
+    format: 'uri',
+    description: 'http(s) URL; https only in production; never a private or loopback address',
+  }),
   eventNames: Type.Array(Type.String(), { minItems: 1, description: 'at least one name from the event vocabulary' }),
   description: Nullable(Type.String()),
   enabled: Type.Boolean(),
 });
 
 /** POST /webhooks body: unknown event names answer 400 `{error: 'unknown_event_names', invalid}`. */
-export const WebhookCreate = Body(fields, { required: ['destinationUrl', 'eventNames'], description: 'Webhook subscription create body' });
+export const WebhookCreate = Body(fields, {
+  required: ['destinationUrl', 'eventNames'],
+  description: 'Webhook subscription create body',
+});
 export type WebhookCreateBody = Static<typeof WebhookCreate>;
 
 /** PATCH /webhooks/:id body: every field optional; only supplied fields change. */
@@ -36,8 +61,13 @@ export const WebhookUpdate = Body(fields, { description: 'Webhook subscription u
 export type WebhookUpdateBody = Static<typeof WebhookUpdate>;
 
 const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
-  id: Uuid, destinationUrl: Type.String(), eventNames: Type.Array(Type.String()), enabled: Type.Boolean(),
-  description: Nullable(Type.String()), createdAt: DateTime, updatedAt: DateTime,
+  id: Uuid,
+  destinationUrl: Type.String(),
+  eventNames: Type.Array(Type.String()),
+  enabled: Type.Boolean(),
+  description: Nullable(Type.String()),
+  createdAt: DateTime,
+  updatedAt: DateTime,
 });
 
 /** A subscription as every call but create and rotation returns it: without the secret. */
@@ -55,17 +85,29 @@ export type WebhookTestRequestBody = Static<typeof WebhookTestBody>;
 
 /** The spec's test result. */
 export const WebhookTestResult = Type.Object({
-  deliveryId: Nullable(Uuid), subscriptionId: Uuid, eventName: Type.String(), firedAt: DateTime,
+  deliveryId: Nullable(Uuid),
+  subscriptionId: Uuid,
+  eventName: Type.String(),
+  firedAt: DateTime,
   deliveryError: Type.Optional(Type.String({ description: 'present when the delivery failed' })),
 });
 
 /** A delivery record (one event for one subscription, all its attempts). */
 export const Delivery = Type.Object(
   propertiesOf(DELIVERY_FIELDS)({
-    id: Uuid, subscriptionId: Uuid, eventName: Type.String(), eventId: Nullable(Uuid), status: StringEnum(DELIVERY_STATUSES),
-    attempts: Type.Integer(), responseCode: Nullable(Type.Integer()), responseBody: Nullable(Type.String({ description: 'first 4 KiB' })),
-    error: Nullable(Type.String()), durationMs: Nullable(Type.Integer()), nextAttemptAt: Nullable(DateTime),
-    createdAt: DateTime, updatedAt: DateTime,
+    id: Uuid,
+    subscriptionId: Uuid,
+    eventName: Type.String(),
+    eventId: Nullable(Uuid),
+    status: StringEnum(DELIVERY_STATUSES),
+    attempts: Type.Integer(),
+    responseCode: Nullable(Type.Integer()),
+    responseBody: Nullable(Type.String({ description: 'first 4 KiB' })),
+    error: Nullable(Type.String()),
+    durationMs: Nullable(Type.Integer()),
+    nextAttemptAt: Nullable(DateTime),
+    createdAt: DateTime,
+    updatedAt: DateTime,
   }),
 );
 
@@ -73,12 +115,19 @@ export const Delivery = Type.Object(
 export const DeliveryDetail = Type.Intersect([
   Delivery,
   Type.Object({
-    attemptLog: Type.Array(Type.Object(
-      propertiesOf(DELIVERY_ATTEMPT_FIELDS)({
-        attempt: Type.Integer(), outcome: StringEnum(['succeeded', 'failed']), responseCode: Nullable(Type.Integer()),
-        responseBody: Nullable(Type.String()), error: Nullable(Type.String()), durationMs: Type.Integer(), attemptedAt: DateTime,
-      }),
-    )),
+    attemptLog: Type.Array(
+      Type.Object(
+        propertiesOf(DELIVERY_ATTEMPT_FIELDS)({
+          attempt: Type.Integer(),
+          outcome: StringEnum(['succeeded', 'failed']),
+          responseCode: Nullable(Type.Integer()),
+          responseBody: Nullable(Type.String()),
+          error: Nullable(Type.String()),
+          durationMs: Type.Integer(),
+          attemptedAt: DateTime,
+        }),
+      ),
+    ),
   }),
 ]);
 

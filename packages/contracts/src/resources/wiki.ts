@@ -10,7 +10,12 @@ export const WIKI_PAGE_WRITABLE_FIELDS = ['title', 'content'] as const;
 /** The spec's WikiPage, with its full Markdown content. */
 export const WikiPage = Type.Object(
   propertiesOf(WIKI_PAGE_FIELDS)({
-    id: Uuid, projectId: Uuid, title: Type.String(), content: NullableString, createdAt: DateTime, updatedAt: DateTime,
+    id: Uuid,
+    projectId: Uuid,
+    title: Type.String(),
+    content: NullableString,
+    createdAt: DateTime,
+    updatedAt: DateTime,
   }),
   { additionalProperties: false },
 );

@@ -28,20 +28,37 @@ export const commands: Record<string, AdminCommand> = {
   },
   'user create': (ops, f) => ops.createUser(req(f, 'org'), req(f, 'email'), req(f, 'name'), req(f, 'role')),
   'user role': (ops, f) => ops.setRole(req(f, 'id'), req(f, 'role')),
-  'key create': (ops, f) => ops.createKey({ user: req(f, 'user'), scope: f.scope, project: f.project, permissions: f.permissions, name: f.name }),
+  'key create': (ops, f) =>
+    ops.createKey({ user: req(f, 'user'), scope: f.scope, project: f.project, permissions: f.permissions, name: f.name }),
   'key revoke': (ops, f) => ops.revokeKey(req(f, 'id')),
   'session create': (ops, f) => ops.createSession(req(f, 'user')),
   'agreement create': (ops, f) => ops.createAgreement(req(f, 'project'), req(f, 'title')),
   'agreement sign': (ops, f) => ops.signAgreement(req(f, 'id')),
-  'snapshot create': (ops, f) => ops.createSnapshot({
-    projectId: req(f, 'project'), reportType: req(f, 'report-type'), narrativeSource: f['narrative-source'], summary: f.summary,
-  }),
+  'snapshot create': (ops, f) =>
+    ops.createSnapshot({
+      projectId: req(f, 'project'),
+      reportType: req(f, 'report-type'),
+      narrativeSource: f['narrative-source'],
+      summary: f.summary,
+    }),
   demo: (ops) => ops.demo(),
 };
 
 const FLAGS = [
-  'name', 'id', 'enabled', 'org', 'email', 'role', 'user', 'scope', 'project', 'permissions', 'title',
-  'report-type', 'narrative-source', 'summary',
+  'name',
+  'id',
+  'enabled',
+  'org',
+  'email',
+  'role',
+  'user',
+  'scope',
+  'project',
+  'permissions',
+  'title',
+  'report-type',
+  'narrative-source',
+  'summary',
 ] as const;
 
 export async function runAdmin(argv: string[], databaseUrl: string): Promise<number> {

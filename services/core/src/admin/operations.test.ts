@@ -16,7 +16,9 @@ describe('admin CLI operations (fake stores)', () => {
   it('creates organizations and users, and turns API access off, writing no audit or events', async () => {
     const { stores, ops, orgId } = await setUp();
     expect(await ops.setApiEnabled(orgId, false)).toEqual({ id: orgId, apiEnabled: false });
-    await expect(ops.setApiEnabled('00000000-0000-4000-8000-00000000dead', true)).rejects.toThrow(new AdminError('unknown organization'));
+    await expect(ops.setApiEnabled('00000000-0000-4000-8000-00000000dead', true)).rejects.toThrow(
+      new AdminError('unknown organization'),
+    );
     await expect(ops.createUser(orgId, 'x@acme.test', 'X', 'wizard')).rejects.toThrow('unknown role wizard');
     await expect(ops.createUser('nope', 'x@acme.test', 'X', 'user')).rejects.toThrow('unknown organization');
     await expect(ops.createOrg('')).rejects.toThrow('--name is required');
@@ -28,25 +30,53 @@ describe('admin CLI operations (fake stores)', () => {
     const key = await ops.createKey({ user: admin.id, name: 'ci', permissions: 'read:project' });
     expect(key).toEqual({ id: expect.any(String), key: expect.stringMatching(/^fbk_/), prefix: expect.stringMatching(/^fbk_/) });
     expect(key.key.startsWith(key.prefix)).toBe(true);
-    expect(stores.apiKeys.rows[0]).toMatchObject({ scope: 'organization', scopedProjectId: null, permissions: ['read:project'], createdByUserId: admin.id });
+    expect(stores.apiKeys.rows[0]).toMatchObject({
+      scope: 'organization',
+      scopedProjectId: null,
+      permissions: ['read:project'],
+      createdByUserId: admin.id,
+    });
     expect(stores.written).toEqual([
       {
         rows: [],
-        events: [expect.objectContaining({
-          eventName: 'api_key.created', organizationId: orgId, actorUserId: admin.id, entityId: key.id,
-          payload: { apiKeyId: key.id, organizationId: orgId, prefix: key.prefix, scope: 'organization', scopedProjectId: null, createdByUserId: admin.id },
-        })],
+        events: [
+          expect.objectContaining({
+            eventName: 'api_key.created',
+            organizationId: orgId,
+            actorUserId: admin.id,
+            entityId: key.id,
+            payload: {
+              apiKeyId: key.id,
+              organizationId: orgId,
+              prefix: key.prefix,
+              scope: 'organization',
+              scopedProjectId: null,
+              createdByUserId: admin.id,
+            },
+          }),
+        ],
       },
     ]);
-    await expect(ops.createKey({ user: dev.id, scope: 'organization' })).rejects.toThrow('role developer cannot mint organization-scoped keys');
-    await expect(ops.createKey({ user: dev.id, project: project.id })).rejects.toThrow('the user is not a member of this project');
+    await expect(ops.createKey({ user: dev.id, scope: 'organization' })).rejects.toThrow(
+      'role developer cannot mint organization-scoped keys',
+    );
+    await expect(ops.createKey({ user: dev.id, project: project.id })).rejects.toThrow(
+      'the user is not a member of this project',
+    );
     await ops.addMember(project.id, dev.id);
     await ops.addMember(project.id, dev.id);
     expect(stores.members.rows).toHaveLength(1);
-    await expect(ops.createKey({ user: dev.id, project: project.id, permissions: 'delete:project' })).rejects.toThrow('role developer cannot grant: delete:project');
-    await expect(ops.createKey({ user: dev.id, project: project.id, permissions: 'fly' })).rejects.toThrow('unknown permissions: fly');
+    await expect(ops.createKey({ user: dev.id, project: project.id, permissions: 'delete:project' })).rejects.toThrow(
+      'role developer cannot grant: delete:project',
+    );
+    await expect(ops.createKey({ user: dev.id, project: project.id, permissions: 'fly' })).rejects.toThrow(
+      'unknown permissions: fly',
+    );
     const scoped = await ops.createKey({ user: dev.id, project: project.id });
-    expect(stores.written[1].events[0]).toMatchObject({ projectId: project.id, payload: { scope: 'project', scopedProjectId: project.id } });
+    expect(stores.written[1].events[0]).toMatchObject({
+      projectId: project.id,
+      payload: { scope: 'project', scopedProjectId: project.id },
+    });
     expect(stores.apiKeys.rows.map((r) => r.id)).toEqual([key.id, scoped.id]);
   });
 

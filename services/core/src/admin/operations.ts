@@ -2,7 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from '@cluster/db';
 import { isUuid } from '@cluster/db';
 import {
-  ADMIN_ROLES, PROJECT_KEY_MINTERS, grantablePermissions, isPermission, isRole, type Permission, type Role,
+  ADMIN_ROLES,
+  PROJECT_KEY_MINTERS,
+  grantablePermissions,
+  isPermission,
+  isRole,
+  type Permission,
+  type Role,
 } from '@cluster/contracts';
 import { generateApiKey } from '../features/auth/keys.ts';
 import { createAgreementAdmin } from '../features/agreements/admin.ts';
@@ -50,7 +56,10 @@ export function createOperations(stores: Stores) {
       if (!isRole(role)) throw new AdminError(`unknown role ${role}`);
       if (!(await stores.organizations.find(org))) throw new AdminError('unknown organization');
       const row = await stores.users.insert({
-        organizationId: org, email: need(email, '--email is required'), name: need(name, '--name is required'), role,
+        organizationId: org,
+        email: need(email, '--email is required'),
+        name: need(name, '--name is required'),
+        role,
       });
       return { id: row.id };
     },
@@ -93,7 +102,10 @@ export function createOperations(stores: Stores) {
       }
       let permissions: Permission[] | null = null;
       if (args.permissions !== undefined) {
-        const list = args.permissions.split(',').map((p) => p.trim()).filter(Boolean);
+        const list = args.permissions
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean);
         const unknown = list.filter((p) => !isPermission(p));
         if (unknown.length) throw new AdminError(`unknown permissions: ${unknown.join(', ')}`);
         const allowed = grantablePermissions(role);
@@ -104,8 +116,14 @@ export function createOperations(stores: Stores) {
       const { key, prefix, hash } = generateApiKey();
       return stores.transaction(async (tx) => {
         const row = await tx.apiKeys.insert({
-          organizationId: user.organizationId, createdByUserId: user.id, name: args.name ?? null, prefix, keyHash: hash,
-          scope, scopedProjectId: projectId, permissions,
+          organizationId: user.organizationId,
+          createdByUserId: user.id,
+          name: args.name ?? null,
+          prefix,
+          keyHash: hash,
+          scope,
+          scopedProjectId: projectId,
+          permissions,
         });
         await tx.record(systemWrite(user.organizationId, null, [apiKeyCreatedEvent(row, user.id)]));
         return { id: row.id, key, prefix };
@@ -158,7 +176,12 @@ export function createOperations(stores: Stores) {
         const admin = await ops.createUser(id, 'admin@demo.test', 'Demo Admin', 'admin');
         const dev = await ops.createUser(id, 'dev@demo.test', 'Demo Developer', 'developer');
         await ops.createUser(id, 'client@demo.test', 'Demo Client', 'client');
-        const project = await stores.projects.insert({ organizationId: id, clientId: id, name: 'Demo Project', description: 'A project to try the API with' });
+        const project = await stores.projects.insert({
+          organizationId: id,
+          clientId: id,
+          name: 'Demo Project',
+          description: 'A project to try the API with',
+        });
         await ops.addMember(project.id, admin.id);
         await ops.addMember(project.id, dev.id);
       }

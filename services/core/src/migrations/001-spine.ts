@@ -35,19 +35,48 @@ export const spine: Migration = {
       t.text('description').notNullable();
       t.text('status').notNullable().defaultTo('active');
       for (const c of [
-        'logoUrl', 'wikiContent', 'chatWebhookUrl', 'devUrl', 'prodUrl', 'hostingAppUrl', 'hostingWorkspaceId',
-        'hostingBoardId', 'hostingInstanceId', 'hostingAppName', 'lastAiStatusUpdate', 'invoicingMode',
-        'codehostAutoStatusTarget', 'autoStatusTargetStatus', 'ciCheckRunName', 'autoLinkThreshold', 'suggestThreshold',
-      ]) t.text(c);
+        'logoUrl',
+        'wikiContent',
+        'chatWebhookUrl',
+        'devUrl',
+        'prodUrl',
+        'hostingAppUrl',
+        'hostingWorkspaceId',
+        'hostingBoardId',
+        'hostingInstanceId',
+        'hostingAppName',
+        'lastAiStatusUpdate',
+        'invoicingMode',
+        'codehostAutoStatusTarget',
+        'autoStatusTargetStatus',
+        'ciCheckRunName',
+        'autoLinkThreshold',
+        'suggestThreshold',
+      ])
+        t.text(c);
       t.timestamp('committedCostLockedAt', { useTz: true });
       t.jsonb('customLinks');
       for (const c of [
-        'requireCascadeApproval', 'codehostCommentSyncEnabled', 'codehostAutoStatusEnabled', 'codehostAdvancedEnabled',
-        'enforceDependencyBlocking', 'autoStatusOnUnblock', 'requireAutoStatusApproval', 'ciRequired',
-        'commitScorerEnabled', 'flakyOverridesEnabled', 'codehostAiSuggesterEnabled', 'codehostAiRiskEnabled',
-        'releaseNotesAiEnabled', 'statusUpdateAiEnabled', 'prDescriptionAiEnabled', 'reviewerSuggesterAiEnabled',
-        'commitLinterAiEnabled', 'timeBillingEnabled',
-      ]) t.boolean(c).notNullable().defaultTo(false);
+        'requireCascadeApproval',
+        'codehostCommentSyncEnabled',
+        'codehostAutoStatusEnabled',
+        'codehostAdvancedEnabled',
+        'enforceDependencyBlocking',
+        'autoStatusOnUnblock',
+        'requireAutoStatusApproval',
+        'ciRequired',
+        'commitScorerEnabled',
+        'flakyOverridesEnabled',
+        'codehostAiSuggesterEnabled',
+        'codehostAiRiskEnabled',
+        'releaseNotesAiEnabled',
+        'statusUpdateAiEnabled',
+        'prDescriptionAiEnabled',
+        'reviewerSuggesterAiEnabled',
+        'commitLinterAiEnabled',
+        'timeBillingEnabled',
+      ])
+        t.boolean(c).notNullable().defaultTo(false);
       t.integer('scorerRecencyDays');
       t.timestamp('createdAt', { useTz: true }).notNullable().defaultTo(knex.fn.now());
       t.timestamp('updatedAt', { useTz: true }).notNullable().defaultTo(knex.fn.now());

@@ -26,9 +26,18 @@ export const workItems: Migration = {
       t.text('targetAudience');
       t.text('riskLevel');
       for (const c of [
-        'rolloutPercentage', 'releaseNotes', 'retrospectiveNotes', 'dependsOnReleaseId', 'lowCost', 'mediumCost',
-        'highCost', 'committedCost', 'costUpdatedAt', 'costSource',
-      ]) t.text(c);
+        'rolloutPercentage',
+        'releaseNotes',
+        'retrospectiveNotes',
+        'dependsOnReleaseId',
+        'lowCost',
+        'mediumCost',
+        'highCost',
+        'committedCost',
+        'costUpdatedAt',
+        'costSource',
+      ])
+        t.text(c);
       t.boolean('cascadeAdvance').notNullable().defaultTo(false);
       // release.released fires once per release, ever.
       t.boolean('releasedEventSent').notNullable().defaultTo(false);
@@ -53,10 +62,22 @@ export const workItems: Migration = {
       t.jsonb('typeMetadata');
       t.text('deploymentStage');
       for (const c of [
-        'webLink', 'stepsToReproduce', 'expectedBehavior', 'actualBehavior', 'environment', 'useCase',
-        'proposedSolution', 'lowCost', 'mediumCost', 'highCost', 'committedCost', 'committedPosition', 'costSource',
+        'webLink',
+        'stepsToReproduce',
+        'expectedBehavior',
+        'actualBehavior',
+        'environment',
+        'useCase',
+        'proposedSolution',
+        'lowCost',
+        'mediumCost',
+        'highCost',
+        'committedCost',
+        'committedPosition',
+        'costSource',
         'costOverrideReason',
-      ]) t.text(c);
+      ])
+        t.text(c);
       t.timestamp('statusChangedAt', { useTz: true });
       t.text('approvalStatus');
       t.text('costApprovalStatus');

@@ -32,10 +32,22 @@ export const entriesExtras: Migration = {
       t.text('objectPath').notNullable();
       t.uuid('uploadedById');
       for (const c of [
-        'category', 'isAiGenerated', 'sourceAssistantUploadId', 'sourceAssistantConversationId', 'linkedByUserId',
-        'addedVia', 'attachmentSource', 'evidenceSummary', 'removedByUserId', 'removedVia',
-        'replacementAttachmentId', 'replacementOfAttachmentId', 'lifecycleReason', 'attachmentStatus',
-      ]) t.text(c);
+        'category',
+        'isAiGenerated',
+        'sourceAssistantUploadId',
+        'sourceAssistantConversationId',
+        'linkedByUserId',
+        'addedVia',
+        'attachmentSource',
+        'evidenceSummary',
+        'removedByUserId',
+        'removedVia',
+        'replacementAttachmentId',
+        'replacementOfAttachmentId',
+        'lifecycleReason',
+        'attachmentStatus',
+      ])
+        t.text(c);
       t.timestamp('removedAt', { useTz: true });
       t.timestamp('createdAt', { useTz: true }).notNullable().defaultTo(knex.fn.now());
       t.timestamp('updatedAt', { useTz: true }).notNullable().defaultTo(knex.fn.now());

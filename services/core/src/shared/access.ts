@@ -28,7 +28,11 @@ export function assertProjectInScope<T>(actor: Actor, projectId: string, project
  * Checks a resource addressed by id: it must belong to the actor's organization
  * and, for a project-scoped key, to its project; otherwise 404.
  */
-export function assertVisible<T extends { organizationId?: unknown; projectId?: unknown }>(actor: Actor, row: T | undefined, what: string): T {
+export function assertVisible<T extends { organizationId?: unknown; projectId?: unknown }>(
+  actor: Actor,
+  row: T | undefined,
+  what: string,
+): T {
   if (!row || row.organizationId !== actor.organizationId) throw notFound(what);
   if (actor.scope === 'project' && row.projectId !== actor.scopedProjectId) throw notFound(what);
   return row;

@@ -9,7 +9,9 @@ const refColumns = (ref: ExternalRef) => ({ provider: ref.provider, externalType
  */
 export function externalLinkMethods(db: Knex): ExternalLinkMethods {
   const find = (organizationId: string, ref: ExternalRef) =>
-    db('integration_links').where({ organizationId, ...refColumns(ref) }).first() as Promise<ExternalLinkRow | undefined>;
+    db('integration_links')
+      .where({ organizationId, ...refColumns(ref) })
+      .first() as Promise<ExternalLinkRow | undefined>;
   return {
     async lockExternalRef(organizationId, ref) {
       await db.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [
@@ -21,8 +23,11 @@ export function externalLinkMethods(db: Knex): ExternalLinkMethods {
     async insertExternalLink(link) {
       const [row] = await db('integration_links')
         .insert({
-          organizationId: link.organizationId, projectId: link.projectId, ...refColumns(link.ref),
-          alignEntityType: link.alignEntityType, alignEntityId: link.alignEntityId,
+          organizationId: link.organizationId,
+          projectId: link.projectId,
+          ...refColumns(link.ref),
+          alignEntityType: link.alignEntityType,
+          alignEntityId: link.alignEntityId,
         })
         .onConflict(['organizationId', 'provider', 'externalType', 'externalId'])
         .ignore()

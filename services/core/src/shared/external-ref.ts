@@ -61,15 +61,23 @@ export function externalRefOf(body: Record<string, unknown>): ExternalRef | unde
 /** The payload of integration_link.created / .updated. */
 export function integrationLinkPayload(row: Record<string, unknown>) {
   return {
-    integrationLinkId: row.id, organizationId: row.organizationId, provider: row.provider, externalType: row.externalType,
-    externalId: row.externalId, alignEntityType: row.alignEntityType, alignEntityId: row.alignEntityId,
+    integrationLinkId: row.id,
+    organizationId: row.organizationId,
+    provider: row.provider,
+    externalType: row.externalType,
+    externalId: row.externalId,
+    alignEntityType: row.alignEntityType,
+    alignEntityId: row.alignEntityId,
   };
 }
 
 /** integration_link.created of a link a record got when first created (or first matched) through an externalRef. */
 export function externalLinkCreatedEvent(link: ExternalLinkRow): ActorEvent {
   return {
-    eventName: 'integration_link.created', entityType: 'integration_link', entityId: link.id, projectId: link.projectId,
+    eventName: 'integration_link.created',
+    entityType: 'integration_link',
+    entityId: link.id,
+    projectId: link.projectId,
     payload: integrationLinkPayload(link),
   };
 }

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { ExternalLinkMethods, ExternalLinkRow, ExternalRef } from './external-ref.ts';
 
 const sameRef = (row: ExternalLinkRow, organizationId: string, ref: ExternalRef) =>
-  row.organizationId === organizationId && row.provider === ref.provider && row.externalType === ref.externalType && row.externalId === ref.externalId;
+  row.organizationId === organizationId &&
+  row.provider === ref.provider &&
+  row.externalType === ref.externalType &&
+  row.externalId === ref.externalId;
 
 /** In-memory ExternalLinkMethods over `rows` (the fake stores share one table of links). Reads return copies. */
 export function fakeExternalLinkMethods(rows: ExternalLinkRow[]): ExternalLinkMethods {
@@ -16,8 +19,14 @@ export function fakeExternalLinkMethods(rows: ExternalLinkRow[]): ExternalLinkMe
     async insertExternalLink(link) {
       if (rows.some((r) => sameRef(r, link.organizationId, link.ref))) return undefined;
       const row: ExternalLinkRow = {
-        id: randomUUID(), organizationId: link.organizationId, projectId: link.projectId, ...link.ref,
-        alignEntityType: link.alignEntityType, alignEntityId: link.alignEntityId, createdAt: new Date(), updatedAt: new Date(),
+        id: randomUUID(),
+        organizationId: link.organizationId,
+        projectId: link.projectId,
+        ...link.ref,
+        alignEntityType: link.alignEntityType,
+        alignEntityId: link.alignEntityId,
+        createdAt: new Date(),
+        updatedAt: new Date(),
       };
       rows.push(row);
       return { ...row };

@@ -9,7 +9,11 @@ import type { Page, PageArgs } from '@cluster/platform';
  * column would hold (e.g. timestamps as Dates); `rows` shares a table with other fakes.
  */
 export function createFakeTable<R extends { id: string }>(
-  opts: { rows?: R[]; defaults?: Record<string, unknown>; normalize?: (values: Record<string, unknown>) => Record<string, unknown> } = {},
+  opts: {
+    rows?: R[];
+    defaults?: Record<string, unknown>;
+    normalize?: (values: Record<string, unknown>) => Record<string, unknown>;
+  } = {},
 ) {
   const rows: R[] = opts.rows ?? [];
   const normalize = opts.normalize ?? ((v: Record<string, unknown>) => v);
@@ -40,12 +44,17 @@ export function createFakeTable<R extends { id: string }>(
     },
     page(where: (row: R) => boolean, { page, pageSize }: PageArgs): Page<R> {
       const all = rows.filter(where).sort(newestFirst);
-      return { data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })), page, pageSize, total: all.length };
+      return {
+        data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })),
+        page,
+        pageSize,
+        total: all.length,
+      };
     },
   };
 }
 
 function newestFirst(a: { id: string }, b: { id: string }): number {
-  const t = (r: object) => ((r as { createdAt?: Date }).createdAt?.getTime() ?? 0);
+  const t = (r: object) => (r as { createdAt?: Date }).createdAt?.getTime() ?? 0;
   return t(b) - t(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }

@@ -6,7 +6,11 @@ export function pickFields<K extends string>(body: Record<string, unknown>, fiel
 }
 
 /** Names of fields whose value differs between two rows (deep for JSON). */
-export function changedFields(before: Record<string, unknown>, after: Record<string, unknown>, fields: readonly string[]): string[] {
+export function changedFields(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  fields: readonly string[],
+): string[] {
   const norm = (v: unknown) => JSON.stringify(v instanceof Date ? v.toISOString() : (v ?? null));
   return fields.filter((f) => norm(before[f]) !== norm(after[f]));
 }

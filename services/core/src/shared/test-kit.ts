@@ -12,7 +12,16 @@ export const OTHER_ORG = '00000000-0000-4000-8000-000000000002';
 
 /** An organization-scoped admin key's actor, with `over` applied. */
 export function testActor(over: Partial<Actor> = {}): Actor {
-  return { organizationId: TEST_ORG, userId: 'u1', apiKeyId: 'k1', scope: 'organization', role: 'admin', permissions: [], requestId: 'r1', ...over } as Actor;
+  return {
+    organizationId: TEST_ORG,
+    userId: 'u1',
+    apiKeyId: 'k1',
+    scope: 'organization',
+    role: 'admin',
+    permissions: [],
+    requestId: 'r1',
+    ...over,
+  } as Actor;
 }
 
 /** The DomainError reason a promise rejects with ('no error' when it resolves; the message of any other error). */

@@ -62,16 +62,22 @@ export function systemWrite(organizationId: string, audit: AuditRecord | null, e
 
 function writeOf(organizationId: string, actor: Actor | null, audit: AuditRecord | null, events: ActorEvent[]): WriteRecord {
   return {
-    rows: audit ? [{ table: AUDIT_TABLE, row: auditRow(organizationId, actor, audit), ignoreConflict: audit.id !== undefined }] : [],
+    rows: audit
+      ? [{ table: AUDIT_TABLE, row: auditRow(organizationId, actor, audit), ignoreConflict: audit.id !== undefined }]
+      : [],
     events: events.map((e) => ({
       ...e,
       organizationId,
-      actorUserId: e.actorUserId !== undefined ? e.actorUserId : (actor?.userId || null),
+      actorUserId: e.actorUserId !== undefined ? e.actorUserId : actor?.userId || null,
     })),
   };
 }
 
 /** Commits a write of the core (see commitWrite): in `db`'s transaction, or as one statement with `change`. */
-export function recordWrite(db: Knex, write: WriteRecord, change?: OneStatementChange): Promise<Record<string, unknown> | undefined> {
+export function recordWrite(
+  db: Knex,
+  write: WriteRecord,
+  change?: OneStatementChange,
+): Promise<Record<string, unknown> | undefined> {
   return commitWrite(db, 'core', write, change);
 }

@@ -24,7 +24,11 @@ export interface AuditForwarder {
  * its content, counted and dropped, so it cannot hold back every later one.
  */
 export function createAuditForwarder(opts: {
-  store: AuditOutboxStore; core: Client<typeof AuditService>; logger: Logger; metrics: Metrics; pollMs?: number;
+  store: AuditOutboxStore;
+  core: Client<typeof AuditService>;
+  logger: Logger;
+  metrics: Metrics;
+  pollMs?: number;
 }): AuditForwarder {
   const { store, core, logger } = opts;
   const pollMs = opts.pollMs ?? 1000;

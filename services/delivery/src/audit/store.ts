@@ -33,7 +33,13 @@ export function createAuditOutboxStore(db: Knex): AuditOutboxStore {
       db.transaction(async (trx) => {
         const rows: QueuedAudit[] = await trx(AUDIT_OUTBOX_TABLE).orderBy('seq').limit(limit).forUpdate().skipLocked();
         await forward(rows);
-        if (rows.length) await trx(AUDIT_OUTBOX_TABLE).whereIn('id', rows.map((r) => r.id)).del();
+        if (rows.length)
+          await trx(AUDIT_OUTBOX_TABLE)
+            .whereIn(
+              'id',
+              rows.map((r) => r.id),
+            )
+            .del();
         return rows.length;
       }),
     async count() {

@@ -62,7 +62,9 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const clock = opts.clock ?? (() => new Date());
   const recorder = createAttemptRecorder(opts.attempts);
   const scheduler = createOriginScheduler<ClaimedDelivery>({
-    concurrency: opts.concurrency, perOrigin: opts.perDestinationConcurrency, pollMs: opts.pollMs,
+    concurrency: opts.concurrency,
+    perOrigin: opts.perDestinationConcurrency,
+    pollMs: opts.pollMs,
   });
   const running = new Set<Promise<void>>();
   let stopping = false;
@@ -107,7 +109,10 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     metrics.deliveries.inc({ outcome });
     if (decision.kind === 'dead_letter') {
       metrics.deadLetters.inc();
-      logger.warn({ deliveryId: d.id, subscriptionId: d.subscriptionId, attempts: d.attempts + 1, error: result.error }, 'delivery dead-lettered');
+      logger.warn(
+        { deliveryId: d.id, subscriptionId: d.subscriptionId, attempts: d.attempts + 1, error: result.error },
+        'delivery dead-lettered',
+      );
     }
   };
 
@@ -157,7 +162,12 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         let claimed: ClaimedDelivery[] = [];
         if (room) {
           const end = metrics.claimDuration.startTimer();
-          const result = await deliveries.claim({ limit: room.limit, leaseMs: opts.leaseMs, defaultCap: room.defaultCap, caps: room.caps });
+          const result = await deliveries.claim({
+            limit: room.limit,
+            leaseMs: opts.leaseMs,
+            defaultCap: room.defaultCap,
+            caps: room.caps,
+          });
           claimed = result.deliveries;
           end();
           metrics.claimed.observe(claimed.length);

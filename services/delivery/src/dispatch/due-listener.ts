@@ -15,7 +15,12 @@ export interface DueListener {
  * wakes its loop directly, and are ignored. A lost connection is made again after
  * a second; without one the loop still polls.
  */
-export function createDueListener(opts: { databaseUrl: string; instanceId?: string; logger: Logger; onDue: () => void }): DueListener {
+export function createDueListener(opts: {
+  databaseUrl: string;
+  instanceId?: string;
+  logger: Logger;
+  onDue: () => void;
+}): DueListener {
   let stopping = false;
   let listener: pg.Client | undefined;
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createOriginScheduler } from './origin-scheduler.ts';
 
 type D = { id: string; destinationOrigin: string };
-const to = (origin: string, n: number, from = 0): D[] => Array.from({ length: n }, (_, i) => ({ id: `${origin}-${from + i}`, destinationOrigin: origin }));
+const to = (origin: string, n: number, from = 0): D[] =>
+  Array.from({ length: n }, (_, i) => ({ id: `${origin}-${from + i}`, destinationOrigin: origin }));
 const origins = (ds: D[]) => ds.map((d) => d.destinationOrigin);
 
 function scheduler(limits: { concurrency: number; perOrigin: number; pollMs?: number }, now = { t: 1_000_000 }) {
@@ -61,7 +62,14 @@ describe('per-origin scheduler: holding and claiming', () => {
     // 10 held of 12: the replica bound is now the smaller.
     expect(s.capacity('c')).toBe(2);
     const room = s.beginClaim();
-    expect(room).toEqual({ limit: 2, defaultCap: 6, caps: new Map([['a', 2], ['b', 0]]) });
+    expect(room).toEqual({
+      limit: 2,
+      defaultCap: 6,
+      caps: new Map([
+        ['a', 2],
+        ['b', 0],
+      ]),
+    });
   });
 
   it('asks for a refill once a third of what an origin may hold has drained, or all of it', () => {

@@ -43,7 +43,10 @@ interface Origin<D> {
  * replicas' retries). While the backlog is clear, freed slots do not send the loop
  * to Postgres for nothing.
  */
-export function createOriginScheduler<D extends { destinationOrigin: string }>(limits: SchedulerLimits, clock: () => number = Date.now) {
+export function createOriginScheduler<D extends { destinationOrigin: string }>(
+  limits: SchedulerLimits,
+  clock: () => number = Date.now,
+) {
   const slots = limits.perOrigin;
   /** Deliveries an origin may hold (in flight and queued); refilled when down to two thirds. */
   const holdPerOrigin = slots * 3;
@@ -168,11 +171,12 @@ export function createOriginScheduler<D extends { destinationOrigin: string }>(l
       const perOrigin = new Map<string, number>();
       for (const d of claimed) perOrigin.set(d.destinationOrigin, (perOrigin.get(d.destinationOrigin) ?? 0) + 1);
       if (
-        more
-        || claimed.length === room.limit
-        || [...room.caps.values()].some((cap) => cap === 0)
-        || [...perOrigin].some(([o, n]) => n >= (room.caps.get(o) ?? room.defaultCap))
-      ) backlog = true;
+        more ||
+        claimed.length === room.limit ||
+        [...room.caps.values()].some((cap) => cap === 0) ||
+        [...perOrigin].some(([o, n]) => n >= (room.caps.get(o) ?? room.defaultCap))
+      )
+        backlog = true;
     },
 
     /** A retry was scheduled at `at` (ms): true when it is earlier than anything the loop sleeps towards (wake it to re-plan). */

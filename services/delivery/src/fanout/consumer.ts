@@ -95,7 +95,9 @@ export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsume
         }
         if (!isRunning() || isStale()) return;
         const { created, handedOff } = await fanOut(opts.stores, events, {
-          notifier: opts.instanceId, clockSkewMs: opts.clockSkewMs, handoff: opts.handoff,
+          notifier: opts.instanceId,
+          clockSkewMs: opts.clockSkewMs,
+          handoff: opts.handoff,
         });
         if (created) metrics.fannedOut.inc(created);
         // Deliveries the local delivery loop did not take wait in the table: let it claim them.

@@ -9,9 +9,17 @@ import { fanOut } from './fanout.ts';
 
 function event(over: Partial<EventEnvelope> = {}): EventEnvelope {
   return {
-    id: randomUUID(), eventName: 'entry.created', schemaVersion: 1, entityType: 'entry', entityId: randomUUID(),
-    occurredAt: new Date().toISOString(), actorUserId: 'u1', organizationId: ORG, projectId: randomUUID(),
-    payload: { title: 'Crash on login' }, ...over,
+    id: randomUUID(),
+    eventName: 'entry.created',
+    schemaVersion: 1,
+    entityType: 'entry',
+    entityId: randomUUID(),
+    occurredAt: new Date().toISOString(),
+    actorUserId: 'u1',
+    organizationId: ORG,
+    projectId: randomUUID(),
+    payload: { title: 'Crash on login' },
+    ...over,
   };
 }
 
@@ -23,24 +31,36 @@ describe('fan-out (fake stores)', () => {
     const a = testSubscription({ createdAt: hourAgo() });
     const b = testSubscription({ createdAt: hourAgo(), eventNames: ['entry.created', 'entry.updated'] });
     stores.subscriptions.rows.push(
-      a, b,
+      a,
+      b,
       testSubscription({ createdAt: hourAgo(), eventNames: ['release.created'] }),
       testSubscription({ createdAt: hourAgo(), enabled: false }),
       testSubscription({ createdAt: hourAgo(), deletedAt: new Date() }),
       testSubscription({ createdAt: hourAgo(), organizationId: OTHER_ORG }),
     );
     const e = event();
-    expect(await fanOut(stores, [e, event({ eventName: 'project.created' }), event({ eventName: 'entry.updated' })], { clockSkewMs: 2000 }))
-      .toEqual({ created: 3, handedOff: 0 });
+    expect(
+      await fanOut(stores, [e, event({ eventName: 'project.created' }), event({ eventName: 'entry.updated' })], {
+        clockSkewMs: 2000,
+      }),
+    ).toEqual({ created: 3, handedOff: 0 });
     const mine = stores.deliveries.rows.filter((r) => r.eventId === e.id);
     expect(mine.map((r) => r.subscriptionId).sort()).toEqual([a.id, b.id].sort());
     for (const r of mine) {
       expect(r.id).toBe(deliveryIdFor(e.id, r.subscriptionId));
       // The spec's eight fields in order, under the delivery id: no organizationId, no projectId.
-      expect(r.body).toBe(JSON.stringify({
-        id: r.id, eventName: 'entry.created', schemaVersion: 1, entityType: 'entry', entityId: e.entityId, occurredAt: e.occurredAt,
-        actorUserId: 'u1', payload: { title: 'Crash on login' },
-      }));
+      expect(r.body).toBe(
+        JSON.stringify({
+          id: r.id,
+          eventName: 'entry.created',
+          schemaVersion: 1,
+          entityType: 'entry',
+          entityId: e.entityId,
+          occurredAt: e.occurredAt,
+          actorUserId: 'u1',
+          payload: { title: 'Crash on login' },
+        }),
+      );
     }
     // Read again (a re-read Kafka message): nothing new.
     expect(await fanOut(stores, [e], { clockSkewMs: 2000, notifier: 'me' })).toEqual({ created: 0, handedOff: 0 });
@@ -60,18 +80,32 @@ describe('fan-out (fake stores)', () => {
   it('hands new deliveries to the local loop up to its capacity per origin, leased to it, and leaves the rest to claim', async () => {
     const stores = createFakeStores();
     const near = testSubscription({ createdAt: hourAgo() });
-    const far = testSubscription({ createdAt: hourAgo(), destinationUrl: 'https://far.example.com/in', destinationOrigin: 'https://far.example.com:443' });
+    const far = testSubscription({
+      createdAt: hourAgo(),
+      destinationUrl: 'https://far.example.com/in',
+      destinationOrigin: 'https://far.example.com:443',
+    });
     stores.subscriptions.rows.push(near, far);
     const accepted: ClaimedDelivery[] = [];
     const capacity = (origin: string) => (origin === near.destinationOrigin ? 2 : 0);
     const result = await fanOut(stores, [event(), event(), event()], {
-      clockSkewMs: 2000, notifier: 'me', handoff: { capacity, accept: (ds) => accepted.push(...ds), leaseMs: 30_000 },
+      clockSkewMs: 2000,
+      notifier: 'me',
+      handoff: { capacity, accept: (ds) => accepted.push(...ds), leaseMs: 30_000 },
     });
     expect(result).toEqual({ created: 6, handedOff: 2 });
     expect(accepted.map((d) => d.destinationOrigin)).toEqual([near.destinationOrigin, near.destinationOrigin]);
     for (const d of accepted) {
-      expect(stores.deliveries.rows.find((r) => r.id === d.id)).toMatchObject({ leaseToken: d.leaseToken, lockedUntil: expect.any(Date) });
-      expect(d).toMatchObject({ attempts: 0, firstAttemptAt: null, secretSealed: near.secretSealed, destinationUrl: near.destinationUrl });
+      expect(stores.deliveries.rows.find((r) => r.id === d.id)).toMatchObject({
+        leaseToken: d.leaseToken,
+        lockedUntil: expect.any(Date),
+      });
+      expect(d).toMatchObject({
+        attempts: 0,
+        firstAttemptAt: null,
+        secretSealed: near.secretSealed,
+        destinationUrl: near.destinationUrl,
+      });
     }
     expect(stores.deliveries.rows.filter((r) => !r.leaseToken)).toHaveLength(4);
     // Four were left free to claim: the other replicas (not this one) are told.
@@ -88,7 +122,11 @@ describe('fan-out (fake stores)', () => {
         return [];
       },
     };
-    const none = await fanOut({ subscriptions, deliveries: stores.deliveries }, [event({ eventName: 'project.updated' }), event({ id: '' })], { clockSkewMs: 0 });
+    const none = await fanOut(
+      { subscriptions, deliveries: stores.deliveries },
+      [event({ eventName: 'project.updated' }), event({ id: '' })],
+      { clockSkewMs: 0 },
+    );
     expect(none).toEqual({ created: 0, handedOff: 0 });
     expect(looked).toBe(false);
   });

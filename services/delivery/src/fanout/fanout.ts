@@ -43,7 +43,9 @@ export interface FanOutOptions {
  * Returns how many deliveries were new, and how many of them went to the local loop.
  */
 export async function fanOut(
-  stores: Pick<Stores, 'subscriptions' | 'deliveries'>, events: EventEnvelope[], opts: FanOutOptions,
+  stores: Pick<Stores, 'subscriptions' | 'deliveries'>,
+  events: EventEnvelope[],
+  opts: FanOutOptions,
 ): Promise<{ created: number; handedOff: number }> {
   const none = { created: 0, handedOff: 0 };
   const subscribable = events.filter((e) => e.organizationId && e.id && isEventName(e.eventName));
@@ -64,7 +66,11 @@ export async function fanOut(
       if (Date.parse(e.occurredAt) < new Date(s.createdAt).getTime() - opts.clockSkewMs) continue;
       const id = deliveryIdFor(e.id, s.id);
       const row: NewDelivery = {
-        id, organizationId: e.organizationId, subscriptionId: s.id, eventId: e.id, eventName: e.eventName,
+        id,
+        organizationId: e.organizationId,
+        subscriptionId: s.id,
+        eventId: e.id,
+        eventName: e.eventName,
         body: JSON.stringify(webhookEnvelope(id, e)),
       };
       if (opts.handoff) {
@@ -72,9 +78,17 @@ export async function fanOut(
         if (free > 0) {
           row.leaseToken = randomUUID();
           handed.set(id, {
-            id, organizationId: row.organizationId, subscriptionId: s.id, eventName: row.eventName, body: row.body,
-            attempts: 0, firstAttemptAt: null, leaseToken: row.leaseToken,
-            destinationUrl: s.destinationUrl, destinationOrigin: s.destinationOrigin, secretSealed: s.secretSealed,
+            id,
+            organizationId: row.organizationId,
+            subscriptionId: s.id,
+            eventName: row.eventName,
+            body: row.body,
+            attempts: 0,
+            firstAttemptAt: null,
+            leaseToken: row.leaseToken,
+            destinationUrl: s.destinationUrl,
+            destinationOrigin: s.destinationOrigin,
+            secretSealed: s.secretSealed,
           });
         }
         capacity.set(s.destinationOrigin, free - 1);
@@ -87,4 +101,3 @@ export async function fanOut(
   if (mine.length) opts.handoff!.accept(mine);
   return { created: inserted.size, handedOff: mine.length };
 }
-

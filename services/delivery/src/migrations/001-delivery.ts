@@ -27,7 +27,9 @@ export const deliverySchema: Migration = {
       t.timestamp('deletedAt', { useTz: true });
       t.index(['organizationId', 'createdAt', 'id']);
     });
-    await knex.raw('CREATE INDEX subscriptions_event_names ON delivery.subscriptions USING gin ("eventNames") WHERE enabled AND "deletedAt" IS NULL');
+    await knex.raw(
+      'CREATE INDEX subscriptions_event_names ON delivery.subscriptions USING gin ("eventNames") WHERE enabled AND "deletedAt" IS NULL',
+    );
 
     await knex.schema.withSchema('delivery').createTable('deliveries', (t) => {
       // Also the envelope id and X-Service-Delivery-Id, the same on every attempt.

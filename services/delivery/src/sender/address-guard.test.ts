@@ -7,9 +7,28 @@ import { createHttpSender } from './http-sender.ts';
 describe('forbidden addresses', () => {
   it('refuses loopback, private, link-local, metadata and reserved ranges, v4 and v6', () => {
     for (const a of [
-      '127.0.0.1', '127.9.9.9', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '169.254.1.1',
-      '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '168.63.129.16',
-      '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '64:ff9b::a9fe:a9fe',
+      '127.0.0.1',
+      '127.9.9.9',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '169.254.1.1',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '168.63.129.16',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'fd00:ec2::254',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:10.0.0.1',
+      '64:ff9b::a9fe:a9fe',
     ]) {
       expect(forbiddenAddressReason(a), a).toBeDefined();
     }
@@ -17,7 +36,8 @@ describe('forbidden addresses', () => {
   });
 
   it('allows public addresses', () => {
-    for (const a of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(forbiddenAddressReason(a), a).toBeUndefined();
+    for (const a of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])
+      expect(forbiddenAddressReason(a), a).toBeUndefined();
   });
 
   it('checks destinations at create time: scheme, https in production, IP literals and local names', async () => {
@@ -63,10 +83,17 @@ describe('sender guard at connect time', () => {
 
   it('connects when private destinations are allowed, and refuses plain http in production', async () => {
     const s = sender(true);
-    expect(await s.send(`http://localhost:${port}/h`, {}, '{}')).toMatchObject({ ok: true, responseCode: 200, responseBody: 'ok' });
+    expect(await s.send(`http://localhost:${port}/h`, {}, '{}')).toMatchObject({
+      ok: true,
+      responseCode: 200,
+      responseBody: 'ok',
+    });
     await s.close();
     const prod = sender(true, true);
-    expect(await prod.send(`http://127.0.0.1:${port}/h`, {}, '{}')).toMatchObject({ ok: false, error: expect.stringMatching(/https/) });
+    expect(await prod.send(`http://127.0.0.1:${port}/h`, {}, '{}')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/https/),
+    });
     await prod.close();
   });
 });

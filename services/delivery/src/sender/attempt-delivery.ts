@@ -19,12 +19,22 @@ export async function attemptDelivery(
   } catch {
     return {
       attemptedAt: new Date(),
-      result: { ok: false, responseCode: null, responseBody: null, error: 'signing secret could not be unsealed (WEBHOOK_SECRET_KEY changed?)', durationMs: 0 },
+      result: {
+        ok: false,
+        responseCode: null,
+        responseBody: null,
+        error: 'signing secret could not be unsealed (WEBHOOK_SECRET_KEY changed?)',
+        durationMs: 0,
+      },
     };
   }
   const attemptedAt = new Date();
   const headers = deliveryHeaders({
-    secret, deliveryId: d.id, eventName: d.eventName, body: d.body, timestamp: Math.floor(attemptedAt.getTime() / 1000),
+    secret,
+    deliveryId: d.id,
+    eventName: d.eventName,
+    body: d.body,
+    timestamp: Math.floor(attemptedAt.getTime() / 1000),
   });
   const result = await sender.send(d.destinationUrl, headers, d.body);
   return { result, attemptedAt };

@@ -28,7 +28,13 @@ export function standardSignature(secret: string, id: string, timestamp: number,
 }
 
 /** Every header of one attempt, signed over the exact bytes that will be sent. */
-export function deliveryHeaders(args: { secret: string; deliveryId: string; eventName: string; body: string; timestamp: number }): DeliveryHeaders {
+export function deliveryHeaders(args: {
+  secret: string;
+  deliveryId: string;
+  eventName: string;
+  body: string;
+  timestamp: number;
+}): DeliveryHeaders {
   const { secret, deliveryId, eventName, body, timestamp } = args;
   return {
     'content-type': 'application/json',

@@ -10,7 +10,15 @@ export const OTHER_ORG = '00000000-0000-4000-8000-000000000002';
 
 /** The Actor the gateway sends for an admin key of ORG (a real message: audit records carry its JSON). */
 export function testActor(over: Partial<Omit<Actor, '$typeName' | '$unknown'>> = {}): Actor {
-  return create(ActorSchema, { organizationId: ORG, userId: 'u1', apiKeyId: 'k1', scope: 'organization', role: 'admin', requestId: 'r1', ...over });
+  return create(ActorSchema, {
+    organizationId: ORG,
+    userId: 'u1',
+    apiKeyId: 'k1',
+    scope: 'organization',
+    role: 'admin',
+    requestId: 'r1',
+    ...over,
+  });
 }
 
 /** What a promise failed with: the DomainError, or 'no error'. */
@@ -27,8 +35,18 @@ export async function failure(p: Promise<unknown>): Promise<DomainError | string
 export function testSubscription(over: Partial<SubscriptionRow> = {}): SubscriptionRow {
   const now = new Date();
   return {
-    id: randomUUID(), organizationId: ORG, destinationUrl: 'https://r.example.com/in', destinationOrigin: 'https://r.example.com:443',
-    eventNames: ['entry.created'], enabled: true, description: null, secretSealed: 'sealed', createdByUserId: null,
-    createdAt: now, updatedAt: now, deletedAt: null, ...over,
+    id: randomUUID(),
+    organizationId: ORG,
+    destinationUrl: 'https://r.example.com/in',
+    destinationOrigin: 'https://r.example.com:443',
+    eventNames: ['entry.created'],
+    enabled: true,
+    description: null,
+    secretSealed: 'sealed',
+    createdByUserId: null,
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+    ...over,
   };
 }

@@ -33,13 +33,26 @@ describe('signatures', () => {
     const body = '{"id":"msg_p5jXN8AQM9LWM0D4loKWxJek","eventName":"x"}';
     expect(serviceSignature(secret, body)).toBe(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
     // The Standard Webhooks reference vector (id msg_p5jXN8AQM9LWM0D4loKWxJek, timestamp 1614265330).
-    expect(standardSignature(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}'))
-      .toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+    expect(standardSignature(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}')).toBe(
+      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    );
     const h = deliveryHeaders({ secret, deliveryId: 'd1', eventName: 'entry.created', body, timestamp: 1700000000 });
     expect(Object.keys(h).sort()).toEqual([
-      'content-type', 'user-agent', 'webhook-id', 'webhook-signature', 'webhook-timestamp', 'x-service-delivery-id',
-      'x-service-event', 'x-service-signature', 'x-service-timestamp',
+      'content-type',
+      'user-agent',
+      'webhook-id',
+      'webhook-signature',
+      'webhook-timestamp',
+      'x-service-delivery-id',
+      'x-service-event',
+      'x-service-signature',
+      'x-service-timestamp',
     ]);
-    expect(h).toMatchObject({ 'x-service-delivery-id': 'd1', 'webhook-id': 'd1', 'x-service-timestamp': '1700000000', 'user-agent': 'Service-Outbound-Webhook/1.0' });
+    expect(h).toMatchObject({
+      'x-service-delivery-id': 'd1',
+      'webhook-id': 'd1',
+      'x-service-timestamp': '1700000000',
+      'user-agent': 'Service-Outbound-Webhook/1.0',
+    });
   });
 });

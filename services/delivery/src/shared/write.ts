@@ -30,13 +30,19 @@ export type ActorEvent = Omit<DomainEvent, 'organizationId' | 'actorUserId'>;
 export function apiWrite(actor: Actor, audit: AuditRecord | null, events: ActorEvent[] = []): WriteRecord {
   return {
     rows: audit
-      ? [{
-        table: AUDIT_OUTBOX_TABLE,
-        row: {
-          id: randomUUID(), actor: toJson(ActorSchema, actor), entityType: audit.entityType, action: audit.action,
-          entityId: audit.entityId, metadata: audit.metadata ?? {},
-        },
-      }]
+      ? [
+          {
+            table: AUDIT_OUTBOX_TABLE,
+            row: {
+              id: randomUUID(),
+              actor: toJson(ActorSchema, actor),
+              entityType: audit.entityType,
+              action: audit.action,
+              entityId: audit.entityId,
+              metadata: audit.metadata ?? {},
+            },
+          },
+        ]
       : [],
     events: events.map((e) => ({ ...e, organizationId: actor.organizationId, actorUserId: actor.userId || null })),
   };

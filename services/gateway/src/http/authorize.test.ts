@@ -47,7 +47,9 @@ describe('authorize (pipeline step 4)', () => {
   });
 
   it('refuses a role the contracts do not know (never matches a gate)', () => {
-    expect(outcome({ roles: APPROVER_ROLES }, { ...orgKey, role: 'superuser' }, true)).toBe('403 forbidden: requires role manager or admin');
+    expect(outcome({ roles: APPROVER_ROLES }, { ...orgKey, role: 'superuser' }, true)).toBe(
+      '403 forbidden: requires role manager or admin',
+    );
     expect(outcome({ roles: APPROVER_ROLES }, { ...orgKey, role: '' }, true)).toMatch(/^403 forbidden/);
   });
 });

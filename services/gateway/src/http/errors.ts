@@ -23,6 +23,8 @@ export function renderError(ctx: GatewayContext, err: unknown, logger: Logger): 
     ctx.body = { reason: known.reason, message: known.message, retryAfter: known.details.retryAfter, details: known.details };
     return;
   }
-  ctx.body = known.details ? { reason: known.reason, message: known.message, details: known.details } : { reason: known.reason, message: known.message };
+  ctx.body = known.details
+    ? { reason: known.reason, message: known.message, details: known.details }
+    : { reason: known.reason, message: known.message };
   if (known.status >= 500) logger.warn({ reason: known.reason, message: known.message }, 'backend unavailable');
 }

@@ -60,7 +60,9 @@ export async function withIdempotency(
 }
 
 function errorBodyOf(err: DomainError): unknown {
-  return err.details ? { reason: err.reason, message: err.message, details: err.details } : { reason: err.reason, message: err.message };
+  return err.details
+    ? { reason: err.reason, message: err.message, details: err.details }
+    : { reason: err.reason, message: err.message };
 }
 
 /**
@@ -90,5 +92,12 @@ export function runIdempotent(
   run: () => Promise<RouteResult>,
 ): Promise<RouteResult> {
   if (ctx.method !== 'POST' || ctx.headers['idempotency-key'] === undefined) return run();
-  return withIdempotency(clients, box, apiKeyId, ctx.get('idempotency-key'), { method: ctx.method, path: ctx.path, rawBody }, run);
+  return withIdempotency(
+    clients,
+    box,
+    apiKeyId,
+    ctx.get('idempotency-key'),
+    { method: ctx.method, path: ctx.path, rawBody },
+    run,
+  );
 }

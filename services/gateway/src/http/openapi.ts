@@ -11,24 +11,40 @@ export function buildOpenApi(routes: readonly RouteContract[]): Record<string, u
   for (const r of routes) {
     const oaPath = `/api/v1${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`;
     const params: unknown[] = [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
-      name: m[1], in: 'path', required: true, schema: { type: 'string', format: 'uuid' },
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string', format: 'uuid' },
     }));
-    for (const [name, schema] of Object.entries(r.query?.properties ?? {})) params.push({ name, in: 'query', required: false, schema: clean(schema) });
+    for (const [name, schema] of Object.entries(r.query?.properties ?? {}))
+      params.push({ name, in: 'query', required: false, schema: clean(schema) });
     if (r.method === 'POST') {
-      params.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } });
+      params.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      });
     }
     const notes = [
       r.permission ? `Permission: \`${r.permission}\`.` : undefined,
       r.roles ? `Role of the key's creating user: ${r.roles.join(', ')}.` : undefined,
       r.orgKeyOnly ? 'Organization-scoped keys only (a project key gets 403 scope_violation).' : undefined,
-    ].filter(Boolean).join(' ');
+    ]
+      .filter(Boolean)
+      .join(' ');
     (paths[oaPath] ??= {})[r.method.toLowerCase()] = {
       summary: r.summary,
       description: notes || undefined,
       tags: [r.tag],
       operationId: `${r.method.toLowerCase()}${r.path.replace(/[/:-](\w)/g, (_, c: string) => c.toUpperCase())}`,
       parameters: params,
-      requestBody: r.body ? { required: r.method !== 'POST' || !r.path.endsWith('/test'), content: { 'application/json': { schema: clean(r.body) } } } : undefined,
+      requestBody: r.body
+        ? {
+            required: r.method !== 'POST' || !r.path.endsWith('/test'),
+            content: { 'application/json': { schema: clean(r.body) } },
+          }
+        : undefined,
       responses: {
         [r.response.status]: {
           description: r.response.description ?? 'OK',

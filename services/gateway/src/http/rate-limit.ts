@@ -82,7 +82,11 @@ export function createRedisRateLimiter(url: string, limit: number): RateLimiter 
       const now = Date.now();
       // Unique per hit: replicas (often all pid 1 in containers) must never collide.
       const member = `${now}-${randomUUID()}`;
-      const [allowed, count, oldest] = (await redis.eval(SCRIPT, 1, `ratelimit:${key}`, now, WINDOW_MS, limit, member)) as [number, number, string];
+      const [allowed, count, oldest] = (await redis.eval(SCRIPT, 1, `ratelimit:${key}`, now, WINDOW_MS, limit, member)) as [
+        number,
+        number,
+        string,
+      ];
       return decide(limit, count, Number(oldest), allowed === 1, now);
     },
     async close() {

@@ -16,7 +16,10 @@ export const created = (body: unknown): RouteResult => ({ status: 201, body });
 /** 204, no body (deletes). */
 export const noContent = (): RouteResult => ({ status: 204 });
 /** Upserts: 201 when a record was created, 200 when an existing one matched. */
-export const upserted = (res: { resource?: unknown; created: boolean }): RouteResult => ({ status: res.created ? 201 : 200, body: res.resource });
+export const upserted = (res: { resource?: unknown; created: boolean }): RouteResult => ({
+  status: res.created ? 201 : 200,
+  body: res.resource,
+});
 /** A list RPC's page as the spec's list answer. */
 export const list = (res: { data: unknown[]; page: number; pageSize: number; total: number }): RouteResult =>
   ok({ data: res.data, page: res.page, pageSize: res.pageSize, total: res.total });

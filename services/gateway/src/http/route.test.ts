@@ -13,24 +13,43 @@ const ThingQuery = ListQuery({ colour: StringEnum(['red', 'blue']) });
 
 // The route's handler echoes what it was given: the test reads the validated input back.
 const echo = defineRoute({
-  method: 'POST', path: '/things', summary: 'Create a thing', tag: 'things', body: ThingCreate, query: ThingQuery,
+  method: 'POST',
+  path: '/things',
+  summary: 'Create a thing',
+  tag: 'things',
+  body: ThingCreate,
+  query: ThingQuery,
   response: { status: 201 },
-  handler: async ({ body, query, params }) => ({ status: 201, body: { name: body.name, size: body.size ?? null, query, params } }),
+  handler: async ({ body, query, params }) => ({
+    status: 201,
+    body: { name: body.name, size: body.size ?? null, query, params },
+  }),
 });
 const bare = defineRoute({
-  method: 'POST', path: '/things/:id/poke', summary: 'Poke a thing', tag: 'things', response: { status: 200 },
+  method: 'POST',
+  path: '/things/:id/poke',
+  summary: 'Poke a thing',
+  tag: 'things',
+  response: { status: 200 },
   handler: async ({ body, query }) => ok({ body, query }),
 });
 
 // Never called: the handlers here do not reach a backend.
 const clients = createClients({ core: 'http://127.0.0.1:9', delivery: 'http://127.0.0.1:9', evidence: 'http://127.0.0.1:9' });
 const request = (json: unknown, query: Record<string, unknown> = {}): RouteRequest => ({
-  actor: create(ActorSchema, {}), params: { id: 't1' }, json, query, clients,
+  actor: create(ActorSchema, {}),
+  params: { id: 't1' },
+  json,
+  query,
+  clients,
 });
 
 /** The problems of the 400 a run throws. */
 async function problems(run: Promise<unknown>): Promise<unknown> {
-  const err = await run.then(() => undefined, (e: unknown) => e);
+  const err = await run.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof DomainError)) throw new Error('expected a DomainError');
   expect(err.reason).toBe('validation_error');
   return err.details?.errors;
@@ -38,7 +57,13 @@ async function problems(run: Promise<unknown>): Promise<unknown> {
 
 describe('defineRoute', () => {
   it('keeps the contract for the table and the OpenAPI document, without the handler', () => {
-    expect(echo).toMatchObject({ method: 'POST', path: '/things', body: ThingCreate, query: ThingQuery, response: { status: 201 } });
+    expect(echo).toMatchObject({
+      method: 'POST',
+      path: '/things',
+      body: ThingCreate,
+      query: ThingQuery,
+      response: { status: 201 },
+    });
     expect(echo).not.toHaveProperty('handler');
   });
 

@@ -33,7 +33,10 @@ export function toProblems(errors: ErrorObject[] | null | undefined): { path: st
       path = `${path}/${(e.params as { additionalProperty: string }).additionalProperty}`;
       message = 'is not a known property';
     } else if (e.keyword === 'enum') {
-      message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.filter((v) => v !== null).map((v) => String(v as string | number)).join(', ')}`;
+      message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues
+        .filter((v) => v !== null)
+        .map((v) => String(v as string | number))
+        .join(', ')}`;
     }
     const key = `${path}|${message}`;
     if (!seen.has(key)) {
@@ -48,7 +51,11 @@ export function toProblems(errors: ErrorObject[] | null | undefined): { path: st
  * Asserts that `value` matches the schema `fn` was compiled from: after validation the value
  * has the schema's static type. Throws 400 validation_error with every problem, `toPath` shaping each path.
  */
-function check<S extends TSchema>(fn: ValidateFunction, value: unknown, toPath: (pointer: string) => string): asserts value is Static<S> {
+function check<S extends TSchema>(
+  fn: ValidateFunction,
+  value: unknown,
+  toPath: (pointer: string) => string,
+): asserts value is Static<S> {
   if (!fn(value)) throw validation(toProblems(fn.errors).map((p) => ({ path: toPath(p.path), message: p.message })));
 }
 

@@ -21,10 +21,19 @@ export function createAgreementAdmin(stores: Stores) {
         const project = await tx.projects.findById(projectId);
         if (!project) throw new AgreementAdminError('unknown project');
         const row = await tx.agreements.insert({
-          organizationId: project.organizationId, projectId, clientId: project.clientId as string | null, title: title.trim(),
+          organizationId: project.organizationId,
+          projectId,
+          clientId: project.clientId as string | null,
+          title: title.trim(),
         });
         await tx.record(
-          systemWrite(project.organizationId, { entityType: 'agreement', action: 'created', entityId: row.id, entityName: row.title, projectId }),
+          systemWrite(project.organizationId, {
+            entityType: 'agreement',
+            action: 'created',
+            entityId: row.id,
+            entityName: row.title,
+            projectId,
+          }),
         );
         return { id: row.id };
       });

@@ -9,7 +9,12 @@ export function createFakeAgreementStore(rows: AgreementRow[] = []): AgreementSt
     rows,
     async list(projectId, { page, pageSize }: PageArgs): Promise<Page<AgreementRow>> {
       const all = rows.filter((r) => r.projectId === projectId);
-      return { data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })), page, pageSize, total: all.length };
+      return {
+        data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })),
+        page,
+        pageSize,
+        total: all.length,
+      };
     },
     async find(organizationId, id) {
       return copy(rows.find((r) => r.id === id && r.organizationId === organizationId));
@@ -19,7 +24,14 @@ export function createFakeAgreementStore(rows: AgreementRow[] = []): AgreementSt
     },
     async insert(values) {
       const now = new Date();
-      const row: AgreementRow = { ...values, id: randomUUID(), status: 'pending_signature', signedAt: null, createdAt: now, updatedAt: now };
+      const row: AgreementRow = {
+        ...values,
+        id: randomUUID(),
+        status: 'pending_signature',
+        signedAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
       rows.push(row);
       return { ...row };
     },

@@ -16,12 +16,27 @@ describe('agreement rules (fake stores)', () => {
     const { stores, project, admin, agreements } = await setUp();
     const { id } = await admin.create(project.id, '  Master services  ');
     expect(await agreements.get(testActor(), id)).toEqual({
-      id, projectId: project.id, title: 'Master services', status: 'pending_signature', signedAt: null, createdAt: expect.any(String),
+      id,
+      projectId: project.id,
+      title: 'Master services',
+      status: 'pending_signature',
+      signedAt: null,
+      createdAt: expect.any(String),
     });
     expect(stores.agreements.rows[0]).toMatchObject({ clientId: 'client-1', organizationId: TEST_ORG });
     expect(stores.written).toEqual([
       {
-        rows: [expect.objectContaining({ row: expect.objectContaining({ action: 'created', entityType: 'agreement', entityName: 'Master services', actorId: null, metadata: { actorType: 'admin_cli' } }) })],
+        rows: [
+          expect.objectContaining({
+            row: expect.objectContaining({
+              action: 'created',
+              entityType: 'agreement',
+              entityName: 'Master services',
+              actorId: null,
+              metadata: { actorType: 'admin_cli' },
+            }),
+          }),
+        ],
         events: [],
       },
     ]);
@@ -34,10 +49,18 @@ describe('agreement rules (fake stores)', () => {
     expect(await admin.sign(id)).toEqual({ id, status: 'signed' });
     expect(stores.written).toHaveLength(2);
     const signed = stores.written[1];
-    expect(signed.rows[0].row).toMatchObject({ action: 'signed', entityId: id, projectId: project.id, metadata: { actorType: 'admin_cli' } });
+    expect(signed.rows[0].row).toMatchObject({
+      action: 'signed',
+      entityId: id,
+      projectId: project.id,
+      metadata: { actorType: 'admin_cli' },
+    });
     expect(signed.events).toEqual([
       expect.objectContaining({
-        eventName: 'agreement.signed', organizationId: TEST_ORG, actorUserId: null, projectId: project.id,
+        eventName: 'agreement.signed',
+        organizationId: TEST_ORG,
+        actorUserId: null,
+        projectId: project.id,
         payload: { agreementId: id, projectId: project.id, clientId: 'client-1', status: 'signed' },
       }),
     ]);

@@ -11,7 +11,10 @@ export function attachmentRpc(attachments: ReturnType<typeof createAttachmentSer
       return attachments.list(req.actor, req.parentId, pageArgs(req));
     },
     async registerAttachment(req) {
-      return { resource: await attachments.register(req.actor, req.parentId, bodyOf<AttachmentCreateBody>(req.body)), created: true };
+      return {
+        resource: await attachments.register(req.actor, req.parentId, bodyOf<AttachmentCreateBody>(req.body)),
+        created: true,
+      };
     },
     async getAttachment(req) {
       return { resource: await attachments.get(req.actor, req.id) };

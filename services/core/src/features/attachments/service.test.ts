@@ -9,7 +9,11 @@ async function setup() {
   const stores = createFakeStores();
   const attachments = createAttachmentService(stores);
   const project = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
-  const entry = await createEntryService(stores).create(actor(), project.id, { type: 'bug_report', title: 'Broken', description: '' });
+  const entry = await createEntryService(stores).create(actor(), project.id, {
+    type: 'bug_report',
+    title: 'Broken',
+    description: '',
+  });
   stores.written.length = 0;
   return { stores, attachments, project, entryId: String(entry.id) };
 }
@@ -29,7 +33,11 @@ describe('attachment rules (fake stores)', () => {
     const [write] = stores.written;
     expect(write.events).toEqual([]);
     expect(write.rows[0].row).toMatchObject({
-      entityType: 'attachment', action: 'created', entityId: a.id, entityName: 'shot.png', projectId: project.id,
+      entityType: 'attachment',
+      action: 'created',
+      entityId: a.id,
+      entityName: 'shot.png',
+      projectId: project.id,
       metadata: expect.objectContaining({ entryId }),
     });
   });
@@ -38,7 +46,12 @@ describe('attachment rules (fake stores)', () => {
     const { stores, attachments, entryId } = await setup();
     const a = await attachments.register(actor(), entryId, file);
     await attachments.remove(actor(), a.id as string);
-    expect(stores.written[1].rows[0].row).toMatchObject({ action: 'deleted', entityId: a.id, entityName: 'shot.png', metadata: expect.objectContaining({ entryId }) });
+    expect(stores.written[1].rows[0].row).toMatchObject({
+      action: 'deleted',
+      entityId: a.id,
+      entityName: 'shot.png',
+      metadata: expect.objectContaining({ entryId }),
+    });
     expect(stores.attachments.rows).toEqual([]);
   });
 
@@ -52,7 +65,9 @@ describe('attachment rules (fake stores)', () => {
     expect(await reasonOf(attachments.get(other, a.id as string))).toBe('not_found');
     expect(await reasonOf(attachments.remove(other, a.id as string))).toBe('not_found');
     const sibling = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
-    expect(await reasonOf(attachments.get(actor({ scope: 'project', scopedProjectId: sibling.id }), a.id as string))).toBe('not_found');
+    expect(await reasonOf(attachments.get(actor({ scope: 'project', scopedProjectId: sibling.id }), a.id as string))).toBe(
+      'not_found',
+    );
     expect(await reasonOf(attachments.get(actor(), 'not-a-uuid'))).toBe('not_found');
     expect(stores.written).toHaveLength(writes);
     expect(stores.attachments.rows).toHaveLength(1);

@@ -32,12 +32,19 @@ export function createAttachmentService(stores: Stores) {
         // Shared lock: the entry cannot be deleted under its new attachment.
         const entry = await visibleEntry(tx.entries, actor, entryId, 'share');
         const row = await tx.attachments.insert({
-          ...pickFields(body, ATTACHMENT_WRITABLE_FIELDS), entryId, projectId: entry.projectId,
-          organizationId: actor.organizationId, uploadedById: actor.userId || null,
+          ...pickFields(body, ATTACHMENT_WRITABLE_FIELDS),
+          entryId,
+          projectId: entry.projectId,
+          organizationId: actor.organizationId,
+          uploadedById: actor.userId || null,
         });
         await tx.record(
           apiWrite(actor, {
-            entityType: 'attachment', action: 'created', entityId: row.id, entityName: row.fileName as string, projectId: row.projectId,
+            entityType: 'attachment',
+            action: 'created',
+            entityId: row.id,
+            entityName: row.fileName as string,
+            projectId: row.projectId,
             metadata: { entryId },
           }),
         );
@@ -52,8 +59,12 @@ export function createAttachmentService(stores: Stores) {
         await tx.attachments.remove(id);
         await tx.record(
           apiWrite(actor, {
-            entityType: 'attachment', action: 'deleted', entityId: id, entityName: row.fileName as string,
-            projectId: row.projectId, metadata: { entryId: row.entryId },
+            entityType: 'attachment',
+            action: 'deleted',
+            entityId: id,
+            entityName: row.fileName as string,
+            projectId: row.projectId,
+            metadata: { entryId: row.entryId },
           }),
         );
       });

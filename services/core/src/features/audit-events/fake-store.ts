@@ -29,7 +29,13 @@ export function createFakeAuditEventStore(written: WriteRecord[]): AuditEventSto
         if (seen.has(id)) continue;
         seen.add(id);
         const createdAt = typeof r.row.createdAt === 'string' ? new Date(r.row.createdAt) : stamp.createdAt;
-        out.push({ ...r.row, id, createdAt, organizationId: String(r.row.organizationId), projectId: (r.row.projectId as string | null) ?? null });
+        out.push({
+          ...r.row,
+          id,
+          createdAt,
+          organizationId: String(r.row.organizationId),
+          projectId: (r.row.projectId as string | null) ?? null,
+        });
       }
     }
     return out;

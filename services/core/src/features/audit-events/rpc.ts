@@ -11,8 +11,12 @@ export function auditEventRpc(auditEvents: ReturnType<typeof createAuditEventSer
     },
     async recordAuditEvent(req) {
       await auditEvents.record(req.actor, {
-        id: req.id, occurredAt: req.occurredAt,
-        entityType: req.entityType, action: req.action, entityId: req.entityId, entityName: req.entityName ?? null,
+        id: req.id,
+        occurredAt: req.occurredAt,
+        entityType: req.entityType,
+        action: req.action,
+        entityId: req.entityId,
+        entityName: req.entityName ?? null,
         metadata: bodyOf(req.metadata),
       });
       return {};

@@ -4,20 +4,35 @@ import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor } from '../../shared/
 import { createAuditEventService } from './service.ts';
 
 const ID = '60000000-0000-4000-8000-000000000001';
-const rec = (over: Record<string, unknown> = {}) => ({ entityType: 'webhook_subscription', action: 'created', entityId: 'w1', metadata: {}, ...over });
+const rec = (over: Record<string, unknown> = {}) => ({
+  entityType: 'webhook_subscription',
+  action: 'created',
+  entityId: 'w1',
+  metadata: {},
+  ...over,
+});
 
 describe('audit event rules (fake stores)', () => {
   it("records another service's audit event with the actor's fields, dated when it happened", async () => {
     const stores = createFakeStores();
     const audit = createAuditEventService(stores);
-    await audit.record(actor(), rec({ id: ID, occurredAt: '2025-01-01T00:00:00Z', entityName: 'hook', metadata: { url: 'https://x' } }));
+    await audit.record(
+      actor(),
+      rec({ id: ID, occurredAt: '2025-01-01T00:00:00Z', entityName: 'hook', metadata: { url: 'https://x' } }),
+    );
     expect(stores.written).toEqual([
       {
         rows: [
           {
-            table: 'audit_events', ignoreConflict: true,
+            table: 'audit_events',
+            ignoreConflict: true,
             row: expect.objectContaining({
-              id: ID, createdAt: '2025-01-01T00:00:00Z', organizationId: TEST_ORG, entityType: 'webhook_subscription', entityName: 'hook', actorId: 'u1',
+              id: ID,
+              createdAt: '2025-01-01T00:00:00Z',
+              organizationId: TEST_ORG,
+              entityType: 'webhook_subscription',
+              entityName: 'hook',
+              actorId: 'u1',
               metadata: { actorType: 'api_key', apiKeyId: 'k1', requestId: 'r1', url: 'https://x' },
             }),
           },
@@ -43,10 +58,16 @@ describe('audit event rules (fake stores)', () => {
   it('refuses (400) an id that is not a UUID and an occurredAt that is not a date, and records nothing', async () => {
     const stores = createFakeStores();
     const audit = createAuditEventService(stores);
-    await expect(audit.record(actor(), rec({ id: 'w-1' }))).rejects.toMatchObject({ reason: 'validation_error', details: { errors: [{ path: '/id', message: 'must be a UUID' }] } });
-    await expect(audit.record(actor(), rec({ occurredAt: 'yesterday' }))).rejects.toMatchObject({ reason: 'validation_error', details: {
-      errors: [{ path: '/occurredAt', message: 'must be an RFC 3339 date-time' }],
-    } });
+    await expect(audit.record(actor(), rec({ id: 'w-1' }))).rejects.toMatchObject({
+      reason: 'validation_error',
+      details: { errors: [{ path: '/id', message: 'must be a UUID' }] },
+    });
+    await expect(audit.record(actor(), rec({ occurredAt: 'yesterday' }))).rejects.toMatchObject({
+      reason: 'validation_error',
+      details: {
+        errors: [{ path: '/occurredAt', message: 'must be an RFC 3339 date-time' }],
+      },
+    });
     expect(stores.written).toEqual([]);
   });
 

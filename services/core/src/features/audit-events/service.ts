@@ -35,7 +35,11 @@ export function createAuditEventService(stores: Stores) {
       if (projectId) await projectInScope(stores.projects, actor, projectId);
       const filter: AuditFilter = {};
       for (const f of AUDIT_EVENT_FILTERS) if (typeof filters[f] === 'string') filter[f] = filters[f];
-      const rows = await stores.auditEvents.list(actor.organizationId, { ...filter, projectId: projectId ?? visibleProjectId(actor) }, page);
+      const rows = await stores.auditEvents.list(
+        actor.organizationId,
+        { ...filter, projectId: projectId ?? visibleProjectId(actor) },
+        page,
+      );
       return presentPage(rows, presentAuditEvent);
     },
   };

@@ -16,8 +16,20 @@ function setup(over: Partial<FakeKey> = {}) {
   const auth = createAuthService(stores, clock);
   const { key, prefix, hash } = generateApiKey();
   stores.auth.keys.push({
-    id: KEY_ID, organizationId: TEST_ORG, createdByUserId: USER, scope: 'organization', scopedProjectId: null, permissions: null,
-    keyHash: hash, revokedAt: null, role: 'developer', apiEnabled: true, prefix, name: 'ci', lastUsedAt: null, ...over,
+    id: KEY_ID,
+    organizationId: TEST_ORG,
+    createdByUserId: USER,
+    scope: 'organization',
+    scopedProjectId: null,
+    permissions: null,
+    keyHash: hash,
+    revokedAt: null,
+    role: 'developer',
+    apiEnabled: true,
+    prefix,
+    name: 'ci',
+    lastUsedAt: null,
+    ...over,
   });
   return { stores, auth, key, prefix, advance: (ms: number) => (now += ms) };
 }
@@ -27,7 +39,14 @@ describe('auth rules (fake stores)', () => {
     const { auth, key } = setup();
     const { actor, apiEnabled } = await auth.authenticate(key, 'req-1');
     expect(apiEnabled).toBe(true);
-    expect(actor).toMatchObject({ apiKeyId: KEY_ID, organizationId: TEST_ORG, userId: USER, role: 'developer', scope: 'organization', requestId: 'req-1' });
+    expect(actor).toMatchObject({
+      apiKeyId: KEY_ID,
+      organizationId: TEST_ORG,
+      userId: USER,
+      role: 'developer',
+      scope: 'organization',
+      requestId: 'req-1',
+    });
     expect(actor.scopedProjectId).toBeUndefined();
     expect(actor.permissions).toEqual([...DEFAULT_PERMISSIONS.developer]);
   });
@@ -38,7 +57,11 @@ describe('auth rules (fake stores)', () => {
   });
 
   it('narrows explicit permissions to what the creator role may grant now', async () => {
-    const { auth, key } = setup({ permissions: ['read:entry', 'delete:project_member', 'not:a-permission'], scope: 'project', scopedProjectId: 'p1' });
+    const { auth, key } = setup({
+      permissions: ['read:entry', 'delete:project_member', 'not:a-permission'],
+      scope: 'project',
+      scopedProjectId: 'p1',
+    });
     const { actor } = await auth.authenticate(key, 'r');
     expect(actor.permissions).toEqual(['read:entry']);
     expect(actor.scopedProjectId).toBe('p1');
@@ -69,8 +92,15 @@ describe('auth rules (fake stores)', () => {
     const { auth, stores, prefix } = setup();
     const me = await auth.me(testActor({ apiKeyId: KEY_ID }));
     expect(me).toEqual({
-      apiKeyId: KEY_ID, keyName: 'ci', keyPrefix: prefix, organizationId: TEST_ORG, scope: 'organization', scopedProjectId: null,
-      permissions: null, createdByUserId: USER, lastUsedAt: null,
+      apiKeyId: KEY_ID,
+      keyName: 'ci',
+      keyPrefix: prefix,
+      organizationId: TEST_ORG,
+      scope: 'organization',
+      scopedProjectId: null,
+      permissions: null,
+      createdByUserId: USER,
+      lastUsedAt: null,
     });
     stores.auth.keys.length = 0;
     expect(await reasonOf(auth.me(testActor({ apiKeyId: KEY_ID })))).toBe('invalid_key');

@@ -38,8 +38,16 @@ export function createAuthStore(db: Knex): AuthStore {
         .join('organizations as o', 'o.id', 'k.organizationId')
         .where('k.prefix', prefix)
         .first(
-          'k.id', 'k.organizationId', 'k.createdByUserId', 'k.scope', 'k.scopedProjectId', 'k.permissions', 'k.keyHash', 'k.revokedAt',
-          'u.role as role', 'o.apiEnabled as apiEnabled',
+          'k.id',
+          'k.organizationId',
+          'k.createdByUserId',
+          'k.scope',
+          'k.scopedProjectId',
+          'k.permissions',
+          'k.keyHash',
+          'k.revokedAt',
+          'u.role as role',
+          'o.apiEnabled as apiEnabled',
         )
         .options(prepared('core-authenticate-v1'))) as KeyForAuth | undefined;
     },

@@ -10,7 +10,12 @@ async function setup() {
   const comments = createCommentService(stores);
   const entries = createEntryService(stores);
   const project = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
-  const entry = await entries.create(actor(), project.id, { type: 'bug_report', title: 'Broken', description: '', status: 'in_progress' });
+  const entry = await entries.create(actor(), project.id, {
+    type: 'bug_report',
+    title: 'Broken',
+    description: '',
+    status: 'in_progress',
+  });
   stores.written.length = 0;
   return { stores, comments, entries, project, entry: { ...entry, id: String(entry.id) } };
 }
@@ -27,13 +32,29 @@ describe('comment rules (fake stores)', () => {
     expect(c).not.toHaveProperty('projectId');
     expect(c).not.toHaveProperty('bogus');
     const [write] = stores.written;
-    expect(write.rows[0].row).toMatchObject({ entityType: 'comment', action: 'created', entityId: c.id, projectId: project.id, metadata: expect.objectContaining({ entryId: entry.id }) });
+    expect(write.rows[0].row).toMatchObject({
+      entityType: 'comment',
+      action: 'created',
+      entityId: c.id,
+      projectId: project.id,
+      metadata: expect.objectContaining({ entryId: entry.id }),
+    });
     expect(write.events).toEqual([
       expect.objectContaining({
-        eventName: 'entry.commented', entityType: 'entry', entityId: entry.id, projectId: project.id,
+        eventName: 'entry.commented',
+        entityType: 'entry',
+        entityId: entry.id,
+        projectId: project.id,
         payload: {
-          entryId: entry.id, projectId: project.id, title: 'Broken', type: 'bug_report', status: 'in_progress',
-          commentId: c.id, authorId: 'u1', body: 'Looks bad', isInternal: 'true',
+          entryId: entry.id,
+          projectId: project.id,
+          title: 'Broken',
+          type: 'bug_report',
+          status: 'in_progress',
+          commentId: c.id,
+          authorId: 'u1',
+          body: 'Looks bad',
+          isInternal: 'true',
         },
       }),
     ]);
@@ -47,9 +68,16 @@ describe('comment rules (fake stores)', () => {
     await comments.remove(actor(), c.id as string);
     const [, update, del] = stores.written;
     expect(update.events).toEqual([]);
-    expect(update.rows[0].row).toMatchObject({ action: 'updated', metadata: expect.objectContaining({ entryId: entry.id, changedFields: ['body'] }) });
+    expect(update.rows[0].row).toMatchObject({
+      action: 'updated',
+      metadata: expect.objectContaining({ entryId: entry.id, changedFields: ['body'] }),
+    });
     expect(del.events).toEqual([]);
-    expect(del.rows[0].row).toMatchObject({ action: 'deleted', entityId: c.id, metadata: expect.objectContaining({ entryId: entry.id }) });
+    expect(del.rows[0].row).toMatchObject({
+      action: 'deleted',
+      entityId: c.id,
+      metadata: expect.objectContaining({ entryId: entry.id }),
+    });
     expect(stores.comments.rows).toEqual([]);
   });
 
@@ -67,7 +95,9 @@ describe('comment rules (fake stores)', () => {
     const key = actor({ scope: 'project', scopedProjectId: sibling.id });
     expect(await reasonOf(comments.get(key, mine.id as string))).toBe('not_found');
     expect(await reasonOf(comments.create(key, entry.id, { content: 'x' }))).toBe('not_found');
-    expect(await reasonOf(comments.get(actor({ scope: 'project', scopedProjectId: project.id }), mine.id as string))).toBe('no error');
+    expect(await reasonOf(comments.get(actor({ scope: 'project', scopedProjectId: project.id }), mine.id as string))).toBe(
+      'no error',
+    );
     expect(stores.written).toHaveLength(writes);
   });
 

@@ -1,5 +1,9 @@
 import {
-  COMMENT_COLUMN_OF, COMMENT_WRITABLE_COLUMNS, COMMENT_WRITABLE_FIELDS, type CommentCreateBody, type CommentUpdateBody,
+  COMMENT_COLUMN_OF,
+  COMMENT_WRITABLE_COLUMNS,
+  COMMENT_WRITABLE_FIELDS,
+  type CommentCreateBody,
+  type CommentUpdateBody,
 } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { requireActor, type PageArgs, presentPage } from '@cluster/platform';
@@ -43,12 +47,18 @@ export function createCommentService(stores: Stores) {
         // Shared lock: the entry cannot be deleted under its new comment.
         const entry = await visibleEntry(tx.entries, actor, entryId, 'share');
         const row = await tx.comments.insert({
-          ...columns(body), entryId, projectId: entry.projectId, organizationId: actor.organizationId, authorId: actor.userId || null,
+          ...columns(body),
+          entryId,
+          projectId: entry.projectId,
+          organizationId: actor.organizationId,
+          authorId: actor.userId || null,
         });
         await tx.record(
-          apiWrite(actor, { entityType: 'comment', action: 'created', entityId: row.id, projectId: row.projectId, metadata: { entryId } }, [
-            entryCommentedEvent(entry, row),
-          ]),
+          apiWrite(
+            actor,
+            { entityType: 'comment', action: 'created', entityId: row.id, projectId: row.projectId, metadata: { entryId } },
+            [entryCommentedEvent(entry, row)],
+          ),
         );
         return presentComment(row);
       });
@@ -63,7 +73,10 @@ export function createCommentService(stores: Stores) {
         const changed = changedFields(before, row, COMMENT_WRITABLE_COLUMNS);
         await tx.record(
           apiWrite(actor, {
-            entityType: 'comment', action: 'updated', entityId: id, projectId: row.projectId,
+            entityType: 'comment',
+            action: 'updated',
+            entityId: id,
+            projectId: row.projectId,
             metadata: { entryId: row.entryId, changedFields: changed },
           }),
         );
@@ -77,7 +90,13 @@ export function createCommentService(stores: Stores) {
         const row = await load(tx.comments, actor, id, 'update');
         await tx.comments.remove(id);
         await tx.record(
-          apiWrite(actor, { entityType: 'comment', action: 'deleted', entityId: id, projectId: row.projectId, metadata: { entryId: row.entryId } }),
+          apiWrite(actor, {
+            entityType: 'comment',
+            action: 'deleted',
+            entityId: id,
+            projectId: row.projectId,
+            metadata: { entryId: row.entryId },
+          }),
         );
       });
     },

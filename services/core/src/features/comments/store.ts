@@ -31,7 +31,10 @@ export function createCommentStore(db: Knex): CommentStore {
       return row as CommentRow;
     },
     async update(id, values) {
-      const [row] = await db('comments').where({ id }).update({ ...values, updatedAt: db.fn.now() }).returning('*');
+      const [row] = await db('comments')
+        .where({ id })
+        .update({ ...values, updatedAt: db.fn.now() })
+        .returning('*');
       return row as CommentRow;
     },
     async remove(id) {

@@ -8,7 +8,10 @@ function basePayload(row: Record<string, unknown>) {
 /** An entry.* event of an entry (row or new entry), with the base payload and `extra`. */
 export function entryEvent(eventName: string, row: Record<string, unknown>, extra: Record<string, unknown> = {}): ActorEvent {
   return {
-    eventName, entityType: 'entry', entityId: row.id as string, projectId: row.projectId as string,
+    eventName,
+    entityType: 'entry',
+    entityId: row.id as string,
+    projectId: row.projectId as string,
     payload: { ...basePayload(row), ...extra },
   };
 }
@@ -16,7 +19,8 @@ export function entryEvent(eventName: string, row: Record<string, unknown>, extr
 /** Events of an entry create: entry.created, and entry.assigned when it has an assignee. */
 export function createEvents(entry: Record<string, unknown>): ActorEvent[] {
   const events = [entryEvent('entry.created', entry)];
-  if (entry.assignedToId) events.push(entryEvent('entry.assigned', entry, { assignedToId: entry.assignedToId, previousAssignedToId: null }));
+  if (entry.assignedToId)
+    events.push(entryEvent('entry.assigned', entry, { assignedToId: entry.assignedToId, previousAssignedToId: null }));
   return events;
 }
 
@@ -35,8 +39,12 @@ export function updateEvents(before: Record<string, unknown>, row: Record<string
     events.push({
       ...entryEvent(`cost.${cost}`, row),
       payload: {
-        entryId: row.id, projectId: row.projectId, title: row.title, costApprovalStatus: cost,
-        previousCostApprovalStatus: before.costApprovalStatus, committedCost: row.committedCost,
+        entryId: row.id,
+        projectId: row.projectId,
+        title: row.title,
+        costApprovalStatus: cost,
+        previousCostApprovalStatus: before.costApprovalStatus,
+        committedCost: row.committedCost,
       },
     });
   }

@@ -16,7 +16,10 @@ export interface FakeUser {
  * project's counter gives the number, and the write lands in `written` with the row.
  * `users` stands for the users table (the assignee check).
  */
-export function createFakeEntryStore(deps: { projects: () => ProjectRow[]; written: WriteRecord[] }): EntryStore & { rows: EntryRow[]; users: FakeUser[] } {
+export function createFakeEntryStore(deps: {
+  projects: () => ProjectRow[];
+  written: WriteRecord[];
+}): EntryStore & { rows: EntryRow[]; users: FakeUser[] } {
   const table = createFakeTable<EntryRow>();
   const users: FakeUser[] = [];
   return {

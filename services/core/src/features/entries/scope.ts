@@ -8,6 +8,11 @@ import type { EntryRow, EntryStore } from './store.ts';
  * attachments under it): not a UUID, missing, another organization's or, for a
  * project key, another project's is 404. `lock` locks it for the transaction.
  */
-export async function visibleEntry(entries: Pick<EntryStore, 'find'>, actor: Actor, id: string, lock?: RowLock): Promise<EntryRow> {
+export async function visibleEntry(
+  entries: Pick<EntryStore, 'find'>,
+  actor: Actor,
+  id: string,
+  lock?: RowLock,
+): Promise<EntryRow> {
   return assertVisible(actor, await entries.find(id, { lock }), 'entry');
 }

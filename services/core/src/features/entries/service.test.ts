@@ -19,10 +19,20 @@ describe('entry rules (fake stores)', () => {
   it('creates with the defaults (open, medium), numbers from the project counter, audits and emits entry.created only', async () => {
     const { stores, entries, project } = await setup();
     // projectId and bogus: keys the gateway refuses (an unknown property); the core must ignore them all the same.
-    const invalid = unvalidated<EntryCreateBody>({ type: 'bug_report', title: 'Broken', description: '', projectId: 'ignored', bogus: 1 });
+    const invalid = unvalidated<EntryCreateBody>({
+      type: 'bug_report',
+      title: 'Broken',
+      description: '',
+      projectId: 'ignored',
+      bogus: 1,
+    });
     const first = await entries.create(actor(), project.id, invalid);
     const second = await entries.create(actor(), project.id, {
-      type: 'feature_request', title: 'Two', description: '', status: 'in_progress', priority: 'high',
+      type: 'feature_request',
+      title: 'Two',
+      description: '',
+      status: 'in_progress',
+      priority: 'high',
     });
     expect(first).toMatchObject({ status: 'open', priority: 'medium', entryNumber: 1, projectId: project.id, creatorId: 'u1' });
     expect(first).not.toHaveProperty('organizationId');
@@ -32,12 +42,21 @@ describe('entry rules (fake stores)', () => {
     expect(write.rows).toEqual([
       expect.objectContaining({
         table: 'audit_events',
-        row: expect.objectContaining({ action: 'created', entityType: 'entry', entityId: first.id, entityName: 'Broken', projectId: project.id }),
+        row: expect.objectContaining({
+          action: 'created',
+          entityType: 'entry',
+          entityId: first.id,
+          entityName: 'Broken',
+          projectId: project.id,
+        }),
       }),
     ]);
     expect(write.events).toEqual([
       expect.objectContaining({
-        eventName: 'entry.created', entityId: first.id, organizationId: TEST_ORG, actorUserId: 'u1',
+        eventName: 'entry.created',
+        entityId: first.id,
+        organizationId: TEST_ORG,
+        actorUserId: 'u1',
         payload: { entryId: first.id, projectId: project.id, title: 'Broken', type: 'bug_report', status: 'open' },
       }),
     ]);
@@ -56,7 +75,13 @@ describe('entry rules (fake stores)', () => {
   it('answers 400 naming each bad reference (a user of another organization, a release of another project) and writes nothing', async () => {
     const { stores, entries, project } = await setup();
     const otherProject = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site' });
-    const release = await stores.releases.insert({ projectId: otherProject.id, organizationId: TEST_ORG, name: 'R', startDate: '2025-01-01', endDate: '2025-02-01' });
+    const release = await stores.releases.insert({
+      projectId: otherProject.id,
+      organizationId: TEST_ORG,
+      name: 'R',
+      startDate: '2025-01-01',
+      endDate: '2025-02-01',
+    });
     const body = { type: 'bug_report', title: 'A', description: '', assignedToId: OTHER_USER, releaseId: release.id } as const;
     await expect(entries.create(actor(), project.id, body)).rejects.toMatchObject({
       reason: 'validation_error',
@@ -69,7 +94,13 @@ describe('entry rules (fake stores)', () => {
     });
     const badAssignee = { type: 'bug_report', title: 'A', description: '', assignedToId: 'not-a-uuid' } as const;
     expect(await reasonOf(entries.create(actor(), project.id, badAssignee))).toBe('validation_error');
-    const own = await stores.releases.insert({ projectId: project.id, organizationId: TEST_ORG, name: 'S', startDate: '2025-01-01', endDate: '2025-02-01' });
+    const own = await stores.releases.insert({
+      projectId: project.id,
+      organizationId: TEST_ORG,
+      name: 'S',
+      startDate: '2025-01-01',
+      endDate: '2025-02-01',
+    });
     const good = { type: 'bug_report', title: 'A', description: '', releaseId: own.id, assignedToId: null } as const;
     expect(await reasonOf(entries.create(actor(), project.id, good))).toBe('no error');
     expect(stores.written).toHaveLength(1);
@@ -94,19 +125,36 @@ describe('entry rules (fake stores)', () => {
   it('emits on update, in order: updated, status_changed, assigned, cost.approved; stamps statusChangedAt on a status move', async () => {
     const { stores, entries, project } = await setup();
     const e = await entries.create(actor(), project.id, {
-      type: 'bug_report', title: 'A', description: '', costApprovalStatus: 'pending_admin', committedCost: '5',
+      type: 'bug_report',
+      title: 'A',
+      description: '',
+      costApprovalStatus: 'pending_admin',
+      committedCost: '5',
     });
     await entries.update(actor(), e.id as string, { status: 'solved', assignedToId: USER, costApprovalStatus: 'approved' });
     const write = stores.written[1];
-    expect(write.events.map((x) => x.eventName)).toEqual(['entry.updated', 'entry.status_changed', 'entry.assigned', 'cost.approved']);
+    expect(write.events.map((x) => x.eventName)).toEqual([
+      'entry.updated',
+      'entry.status_changed',
+      'entry.assigned',
+      'cost.approved',
+    ]);
     const [updated, moved, assigned, cost] = write.events;
     expect(updated.payload.changedFields).toEqual(['status', 'assignedToId', 'statusChangedAt', 'costApprovalStatus']);
     expect(moved.payload).toMatchObject({ previousStatus: 'open', newStatus: 'solved', status: 'solved' });
     expect(assigned.payload).toMatchObject({ assignedToId: USER, previousAssignedToId: null });
     expect(cost.payload).toEqual({
-      entryId: e.id, projectId: project.id, title: 'A', costApprovalStatus: 'approved', previousCostApprovalStatus: 'pending_admin', committedCost: '5',
+      entryId: e.id,
+      projectId: project.id,
+      title: 'A',
+      costApprovalStatus: 'approved',
+      previousCostApprovalStatus: 'pending_admin',
+      committedCost: '5',
     });
-    expect(write.rows[0].row).toMatchObject({ action: 'updated', metadata: expect.objectContaining({ changedFields: updated.payload.changedFields }) });
+    expect(write.rows[0].row).toMatchObject({
+      action: 'updated',
+      metadata: expect.objectContaining({ changedFields: updated.payload.changedFields }),
+    });
     expect(stores.entries.rows[0].statusChangedAt).toBeInstanceOf(Date);
   });
 
@@ -144,7 +192,9 @@ describe('entry rules (fake stores)', () => {
     const mine = await entries.create(actor(), project.id, { type: 'bug_report', title: 'Mine', description: '' });
     const theirs = await entries.create(actor(), sibling.id, { type: 'bug_report', title: 'Sibling', description: '' });
     const foreign = await entries.create(actor({ organizationId: OTHER_ORG }), foreignProject.id, {
-      type: 'bug_report', title: 'Foreign', description: '',
+      type: 'bug_report',
+      title: 'Foreign',
+      description: '',
     });
     const writes = stores.written.length;
     expect(await reasonOf(entries.get(actor(), foreign.id as string))).toBe('not_found');

@@ -57,16 +57,26 @@ export function createEntryService(stores: Stores) {
       const actor = requireActor(actorIn);
       if (!isUuid(projectId)) throw notFound('project');
       // A project key naming another project: 404 if the organization has no such project, else 403.
-      if (actor.scope === 'project' && actor.scopedProjectId !== projectId) await projectInScope(stores.projects, actor, projectId);
+      if (actor.scope === 'project' && actor.scopedProjectId !== projectId)
+        await projectInScope(stores.projects, actor, projectId);
       const values = pickFields(body, ENTRY_WRITABLE_FIELDS);
       await checkReferences(stores, actor, projectId, values);
       const entry: NewEntry = {
-        ...NEW_ENTRY_DEFAULTS, ...values, id: randomUUID(), projectId, organizationId: actor.organizationId, creatorId: actor.userId || null,
+        ...NEW_ENTRY_DEFAULTS,
+        ...values,
+        id: randomUUID(),
+        projectId,
+        organizationId: actor.organizationId,
+        creatorId: actor.userId || null,
       };
       // One statement, no transaction: the store writes the entry, its audit record and its events, or nothing.
       const row = await stores.entries.create(
         entry,
-        apiWrite(actor, { entityType: 'entry', action: 'created', entityId: entry.id, entityName: entry.title as string, projectId }, createEvents(entry)),
+        apiWrite(
+          actor,
+          { entityType: 'entry', action: 'created', entityId: entry.id, entityName: entry.title as string, projectId },
+          createEvents(entry),
+        ),
       );
       if (!row) throw notFound('project');
       return presentEntry(row);
@@ -85,7 +95,14 @@ export function createEntryService(stores: Stores) {
         await tx.record(
           apiWrite(
             actor,
-            { entityType: 'entry', action: 'updated', entityId: id, entityName: row.title, projectId: row.projectId, metadata: { changedFields: changed } },
+            {
+              entityType: 'entry',
+              action: 'updated',
+              entityId: id,
+              entityName: row.title,
+              projectId: row.projectId,
+              metadata: { changedFields: changed },
+            },
             updateEvents(before, row, changed),
           ),
         );
@@ -98,7 +115,15 @@ export function createEntryService(stores: Stores) {
       await stores.transaction(async (tx) => {
         const row = await visibleEntry(tx.entries, actor, id, 'update');
         await tx.entries.remove(id);
-        await tx.record(apiWrite(actor, { entityType: 'entry', action: 'deleted', entityId: id, entityName: row.title, projectId: row.projectId }));
+        await tx.record(
+          apiWrite(actor, {
+            entityType: 'entry',
+            action: 'deleted',
+            entityId: id,
+            entityName: row.title,
+            projectId: row.projectId,
+          }),
+        );
       });
     },
   };

@@ -8,10 +8,21 @@ import { findById, type RowLock } from '../../shared/find-by-id.ts';
 export type EntryFilter = Partial<Record<(typeof ENTRY_FILTERS)[number], string>>;
 
 /** An entry row as stored (every column; the presenter decides what leaves the core). */
-export type EntryRow = Record<string, unknown> & { id: string; projectId: string; organizationId: string; title: string; status: string };
+export type EntryRow = Record<string, unknown> & {
+  id: string;
+  projectId: string;
+  organizationId: string;
+  title: string;
+  status: string;
+};
 
 /** A new entry as the service builds it: every column a create writes but the number (NEW_ENTRY_COLUMNS). */
-export type NewEntry = Record<string, unknown> & { id: string; projectId: string; organizationId: string; creatorId: string | null };
+export type NewEntry = Record<string, unknown> & {
+  id: string;
+  projectId: string;
+  organizationId: string;
+  creatorId: string | null;
+};
 
 /**
  * Every column of the entries table, named (so a prepared statement's result cannot change
@@ -21,14 +32,48 @@ export type NewEntry = Record<string, unknown> & { id: string; projectId: string
  * be derived from ENTRY_WRITABLE_FIELDS. NEW_ENTRY_COLUMNS below checks it names every writable field.
  */
 const ENTRY_COLUMNS = [
-  'id', 'projectId', 'organizationId', 'entryNumber', 'type', 'title', 'description', 'status', 'priority', 'assignedToId',
-  'releaseId', 'creatorId', 'typeMetadata', 'deploymentStage', 'webLink', 'stepsToReproduce', 'expectedBehavior',
-  'actualBehavior', 'environment', 'useCase', 'proposedSolution', 'lowCost', 'mediumCost', 'highCost', 'committedCost',
-  'committedPosition', 'costSource', 'costOverrideReason', 'statusChangedAt', 'approvalStatus', 'costApprovalStatus',
-  'createdAt', 'updatedAt',
+  'id',
+  'projectId',
+  'organizationId',
+  'entryNumber',
+  'type',
+  'title',
+  'description',
+  'status',
+  'priority',
+  'assignedToId',
+  'releaseId',
+  'creatorId',
+  'typeMetadata',
+  'deploymentStage',
+  'webLink',
+  'stepsToReproduce',
+  'expectedBehavior',
+  'actualBehavior',
+  'environment',
+  'useCase',
+  'proposedSolution',
+  'lowCost',
+  'mediumCost',
+  'highCost',
+  'committedCost',
+  'committedPosition',
+  'costSource',
+  'costOverrideReason',
+  'statusChangedAt',
+  'approvalStatus',
+  'costApprovalStatus',
+  'createdAt',
+  'updatedAt',
 ] as const;
 /** The columns a create writes (absent keys are written as NULL), besides the number the counter gives. */
-const NEW_ENTRY_COLUMNS: readonly (typeof ENTRY_COLUMNS)[number][] = [...ENTRY_WRITABLE_FIELDS, 'id', 'projectId', 'organizationId', 'creatorId'];
+const NEW_ENTRY_COLUMNS: readonly (typeof ENTRY_COLUMNS)[number][] = [
+  ...ENTRY_WRITABLE_FIELDS,
+  'id',
+  'projectId',
+  'organizationId',
+  'creatorId',
+];
 
 /** Entries in Postgres: all SQL of the feature. */
 export interface EntryStore {
@@ -70,7 +115,10 @@ export function createEntryStore(db: Knex): EntryStore {
         bindings: [entry.projectId, entry.organizationId],
       };
       const insert = insertRowCte(WRITTEN, 'entries', entry, {
-        columns: NEW_ENTRY_COLUMNS, returning: ENTRY_COLUMNS, from: 'counter', computed: { entryNumber: 'counter."entryCounter"' },
+        columns: NEW_ENTRY_COLUMNS,
+        returning: ENTRY_COLUMNS,
+        from: 'counter',
+        computed: { entryNumber: 'counter."entryCounter"' },
       });
       // Planning it cost Postgres a third of a millisecond per create (pg_stat_statements): a prepared statement.
       const row = await commitWrite(db, 'core', write, { ctes: [counter, insert], prepared: 'core-entry-create-v4' });

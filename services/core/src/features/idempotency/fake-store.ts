@@ -8,7 +8,17 @@ export function createFakeIdempotencyStore(now: () => number = Date.now): Idempo
     rows,
     async insertIfAbsent(apiKeyId, key, fingerprint, expiresAt) {
       if (find(apiKeyId, key)) return false;
-      rows.push({ apiKeyId, key, fingerprint, state: 'in_progress', status: null, body: null, headers: null, lockedAt: new Date(now()), expiresAt });
+      rows.push({
+        apiKeyId,
+        key,
+        fingerprint,
+        state: 'in_progress',
+        status: null,
+        body: null,
+        headers: null,
+        lockedAt: new Date(now()),
+        expiresAt,
+      });
       return true;
     },
     async findLocked(apiKeyId, key) {
@@ -17,7 +27,16 @@ export function createFakeIdempotencyStore(now: () => number = Date.now): Idempo
     },
     async restart(apiKeyId, key, fingerprint, expiresAt) {
       const row = find(apiKeyId, key);
-      if (row) Object.assign(row, { fingerprint, state: 'in_progress', status: null, body: null, headers: null, lockedAt: new Date(now()), expiresAt });
+      if (row)
+        Object.assign(row, {
+          fingerprint,
+          state: 'in_progress',
+          status: null,
+          body: null,
+          headers: null,
+          lockedAt: new Date(now()),
+          expiresAt,
+        });
     },
     async complete(apiKeyId, key, status, body, headers) {
       const row = find(apiKeyId, key);

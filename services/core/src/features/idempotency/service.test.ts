@@ -17,7 +17,12 @@ describe('idempotency rules (fake stores)', () => {
     expect(await idem.begin(KEY, 'k1', 'fp')).toEqual({ state: 'started' });
     expect(await idem.begin(KEY, 'k1', 'fp')).toEqual({ state: 'in_use' });
     await idem.complete(KEY, 'k1', 201, { id: 'x' }, { location: '/x' });
-    expect(await idem.begin(KEY, 'k1', 'fp')).toEqual({ state: 'replay', status: 201, body: { id: 'x' }, headers: { location: '/x' } });
+    expect(await idem.begin(KEY, 'k1', 'fp')).toEqual({
+      state: 'replay',
+      status: 201,
+      body: { id: 'x' },
+      headers: { location: '/x' },
+    });
     expect(await idem.begin(KEY, 'k2', 'fp')).toEqual({ state: 'started' });
     expect(await idem.begin('50000000-0000-4000-8000-000000000002', 'k1', 'fp')).toEqual({ state: 'started' });
   });

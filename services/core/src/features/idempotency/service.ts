@@ -35,7 +35,12 @@ export function createIdempotencyService(stores: Stores, clock: { now: () => num
         }
         if (row.fingerprint !== fingerprint) return { state: 'mismatch' } as const;
         if (row.state === 'in_progress') return { state: 'in_use' } as const;
-        return { state: 'replay', status: row.status ?? 0, body: row.body ?? undefined, headers: row.headers ?? undefined } as const;
+        return {
+          state: 'replay',
+          status: row.status ?? 0,
+          body: row.body ?? undefined,
+          headers: row.headers ?? undefined,
+        } as const;
       });
     },
     /** Stores the answer of a started request, to replay. */

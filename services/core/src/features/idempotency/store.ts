@@ -23,7 +23,13 @@ export interface IdempotencyStore {
   /** Makes the key's record a new in-progress one (lockedAt now): a takeover of an expired or abandoned record. */
   restart(apiKeyId: string, key: string, fingerprint: string, expiresAt: Date): Promise<void>;
   /** Stores the answer to replay. */
-  complete(apiKeyId: string, key: string, status: number, body: JsonObject | undefined, headers: JsonObject | undefined): Promise<void>;
+  complete(
+    apiKeyId: string,
+    key: string,
+    status: number,
+    body: JsonObject | undefined,
+    headers: JsonObject | undefined,
+  ): Promise<void>;
   /** Drops the key's record if still in progress (the request failed: a retry may run). */
   release(apiKeyId: string, key: string): Promise<void>;
   /** Drops every expired record. */
@@ -52,7 +58,12 @@ export function createIdempotencyStore(db: Knex): IdempotencyStore {
     async complete(apiKeyId, key, status, body, headers) {
       await db('idempotency_keys')
         .where({ apiKeyId, key })
-        .update({ state: 'done', status, body: body ? JSON.stringify(body) : null, headers: headers ? JSON.stringify(headers) : null });
+        .update({
+          state: 'done',
+          status,
+          body: body ? JSON.stringify(body) : null,
+          headers: headers ? JSON.stringify(headers) : null,
+        });
     },
     async release(apiKeyId, key) {
       await db('idempotency_keys').where({ apiKeyId, key, state: 'in_progress' }).del();

@@ -7,7 +7,10 @@ import type { IntegrationLinkRow } from './store.ts';
 /** integration_link.updated: the link with the fields a re-pointing changed. */
 export function integrationLinkUpdatedEvent(row: IntegrationLinkRow, changedFields: string[]): ActorEvent {
   return {
-    eventName: 'integration_link.updated', entityType: 'integration_link', entityId: row.id, projectId: row.projectId,
+    eventName: 'integration_link.updated',
+    entityType: 'integration_link',
+    entityId: row.id,
+    projectId: row.projectId,
     payload: { ...integrationLinkPayload(row), changedFields },
   };
 }

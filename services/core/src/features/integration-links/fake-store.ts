@@ -16,7 +16,9 @@ export interface FakeAlignTarget {
  * links table the fakes of externalRef features share). `targets` stands for the
  * linkable records of other tables: add to it what a test links to.
  */
-export function createFakeIntegrationLinkStore(rows: IntegrationLinkRow[] = []): IntegrationLinkStore & { rows: IntegrationLinkRow[]; targets: FakeAlignTarget[] } {
+export function createFakeIntegrationLinkStore(
+  rows: IntegrationLinkRow[] = [],
+): IntegrationLinkStore & { rows: IntegrationLinkRow[]; targets: FakeAlignTarget[] } {
   const table = createFakeTable<IntegrationLinkRow>({ rows, defaults: { projectId: null } });
   const targets: FakeAlignTarget[] = [];
   return {

@@ -5,7 +5,9 @@ import type { IntegrationLinkService } from '@cluster/proto';
 import type { createIntegrationLinkService } from './service.ts';
 
 /** IntegrationLinkService over Connect: unpacks requests, calls the rules, packs answers. */
-export function integrationLinkRpc(links: ReturnType<typeof createIntegrationLinkService>): ServiceImpl<typeof IntegrationLinkService> {
+export function integrationLinkRpc(
+  links: ReturnType<typeof createIntegrationLinkService>,
+): ServiceImpl<typeof IntegrationLinkService> {
   return {
     async listIntegrationLinks(req) {
       return links.list(req.actor, bodyOf(req.query), pageArgs(req));

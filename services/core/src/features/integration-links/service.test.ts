@@ -23,7 +23,12 @@ function setup() {
 }
 
 const link = (over: Record<string, unknown> = {}) => ({
-  provider: 'github', externalType: 'issue', externalId: '42', alignEntityType: 'entry', alignEntityId: E1, ...over,
+  provider: 'github',
+  externalType: 'issue',
+  externalId: '42',
+  alignEntityType: 'entry',
+  alignEntityId: E1,
+  ...over,
 });
 
 describe('integration link rules (fake stores)', () => {
@@ -35,13 +40,25 @@ describe('integration link rules (fake stores)', () => {
     expect(res.resource).not.toHaveProperty('projectId');
     expect(stores.integrationLinks.rows[0].projectId).toBe(P1);
     const [write] = stores.written;
-    expect(write.rows[0].row).toMatchObject({ entityType: 'integration_link', action: 'created', entityName: 'github:issue:42', projectId: P1 });
+    expect(write.rows[0].row).toMatchObject({
+      entityType: 'integration_link',
+      action: 'created',
+      entityName: 'github:issue:42',
+      projectId: P1,
+    });
     expect(write.events).toEqual([
       expect.objectContaining({
-        eventName: 'integration_link.created', entityId: res.resource.id, projectId: P1,
+        eventName: 'integration_link.created',
+        entityId: res.resource.id,
+        projectId: P1,
         payload: {
-          integrationLinkId: res.resource.id, organizationId: TEST_ORG, provider: 'github', externalType: 'issue', externalId: '42',
-          alignEntityType: 'entry', alignEntityId: E1,
+          integrationLinkId: res.resource.id,
+          organizationId: TEST_ORG,
+          provider: 'github',
+          externalType: 'issue',
+          externalId: '42',
+          alignEntityType: 'entry',
+          alignEntityId: E1,
         },
       }),
     ]);
@@ -52,7 +69,9 @@ describe('integration link rules (fake stores)', () => {
     const first = await links.create(actor(), link());
     const again = await links.create(actor(), link({ alignEntityId: E2 }));
     expect(again).toEqual({ created: false, resource: first.resource });
-    expect(await reasonOf(links.create(actor({ scope: 'project', scopedProjectId: P2 }), link({ alignEntityId: E2 })))).toBe('conflict');
+    expect(await reasonOf(links.create(actor({ scope: 'project', scopedProjectId: P2 }), link({ alignEntityId: E2 })))).toBe(
+      'conflict',
+    );
     expect(stores.written).toHaveLength(1);
     expect(stores.integrationLinks.rows).toHaveLength(1);
   });
@@ -62,16 +81,23 @@ describe('integration link rules (fake stores)', () => {
     await expect(links.create(actor(), link({ alignEntityType: 'toString' }))).rejects.toMatchObject({
       reason: 'validation_error',
       details: {
-        errors: [{ path: '/alignEntityType', message: 'must be one of: project, entry, release, comment, attachment, user, time_entry, wiki_page, agreement' }],
+        errors: [
+          {
+            path: '/alignEntityType',
+            message: 'must be one of: project, entry, release, comment, attachment, user, time_entry, wiki_page, agreement',
+          },
+        ],
       },
     });
     await expect(links.create(actor(), link({ alignEntityId: E_FOREIGN }))).rejects.toMatchObject({
       details: { errors: [{ path: '/alignEntityId', message: 'must be the id of a entry visible to this key' }] },
     });
     expect(await reasonOf(links.create(actor({ scope: 'project', scopedProjectId: P2 }), link()))).toBe('validation_error');
-    expect(await reasonOf(links.create(actor({ scope: 'project', scopedProjectId: P1 }), link({ alignEntityType: 'user', alignEntityId: U1 })))).toBe(
-      'validation_error',
-    );
+    expect(
+      await reasonOf(
+        links.create(actor({ scope: 'project', scopedProjectId: P1 }), link({ alignEntityType: 'user', alignEntityId: U1 })),
+      ),
+    ).toBe('validation_error');
     expect(stores.written).toEqual([]);
   });
 
@@ -85,7 +111,11 @@ describe('integration link rules (fake stores)', () => {
     const [, moved, same] = stores.written;
     expect(stores.integrationLinks.rows[0]).toMatchObject({ provider: 'github', alignEntityId: E2, projectId: P2 });
     expect(moved.events).toEqual([
-      expect.objectContaining({ eventName: 'integration_link.updated', projectId: P2, payload: expect.objectContaining({ alignEntityId: E2, changedFields: ['alignEntityId'] }) }),
+      expect.objectContaining({
+        eventName: 'integration_link.updated',
+        projectId: P2,
+        payload: expect.objectContaining({ alignEntityId: E2, changedFields: ['alignEntityId'] }),
+      }),
     ]);
     expect(same.events).toEqual([]);
     expect(same.rows[0].row).toMatchObject({ action: 'updated', metadata: expect.objectContaining({ changedFields: [] }) });
@@ -101,13 +131,19 @@ describe('integration link rules (fake stores)', () => {
     expect(page.data.map((l) => l.externalId)).toEqual(['42']);
     expect((await links.list(actor(), { alignEntityType: 'entry' }, { page: 1, pageSize: 25 })).total).toBe(2);
     expect(await reasonOf(links.get(actor({ organizationId: OTHER_ORG }), a.resource.id as string))).toBe('not_found');
-    expect(await reasonOf(links.remove(actor({ scope: 'project', scopedProjectId: P2 }), a.resource.id as string))).toBe('not_found');
+    expect(await reasonOf(links.remove(actor({ scope: 'project', scopedProjectId: P2 }), a.resource.id as string))).toBe(
+      'not_found',
+    );
   });
 
   it("matches a link another feature's externalRef upsert made (the shared links table): created false, nothing written", async () => {
     const { stores, links } = setup();
     const made = await stores.integrationLinks.insertExternalLink({
-      organizationId: TEST_ORG, projectId: P1, ref: { provider: 'github', externalType: 'issue', externalId: '42' }, alignEntityType: 'entry', alignEntityId: E1,
+      organizationId: TEST_ORG,
+      projectId: P1,
+      ref: { provider: 'github', externalType: 'issue', externalId: '42' },
+      alignEntityType: 'entry',
+      alignEntityId: E1,
     });
     const res = await links.create(actor(), link());
     expect(res).toMatchObject({ created: false, resource: { id: made?.id } });

@@ -1,6 +1,9 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import {
-  INTEGRATION_LINK_FILTERS, INTEGRATION_LINK_UPDATABLE_FIELDS, INTEGRATION_LINK_WRITABLE_FIELDS, type IntegrationLinkCreateBody,
+  INTEGRATION_LINK_FILTERS,
+  INTEGRATION_LINK_UPDATABLE_FIELDS,
+  INTEGRATION_LINK_WRITABLE_FIELDS,
+  type IntegrationLinkCreateBody,
   type IntegrationLinkUpdateBody,
 } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
@@ -45,7 +48,11 @@ export function createIntegrationLinkService(stores: Stores) {
       const actor = requireActor(actorIn);
       const filter: LinkFilter = {};
       for (const f of INTEGRATION_LINK_FILTERS) if (typeof filters[f] === 'string') filter[f] = filters[f];
-      const rows = await stores.integrationLinks.list(actor.organizationId, { ...filter, projectId: visibleProjectId(actor) }, page);
+      const rows = await stores.integrationLinks.list(
+        actor.organizationId,
+        { ...filter, projectId: visibleProjectId(actor) },
+        page,
+      );
       return presentPage(rows, presentLink);
     },
 
@@ -55,14 +62,25 @@ export function createIntegrationLinkService(stores: Stores) {
     },
 
     /** 201 with a new link; 200 with the existing one when the external triple is known. */
-    async create(actorIn: Actor | undefined, body: IntegrationLinkCreateBody): Promise<{ resource: JsonObject; created: boolean }> {
+    async create(
+      actorIn: Actor | undefined,
+      body: IntegrationLinkCreateBody,
+    ): Promise<{ resource: JsonObject; created: boolean }> {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const values = pickFields(body, INTEGRATION_LINK_WRITABLE_FIELDS);
         const projectId = await resolveTarget(tx.integrationLinks, actor, values.alignEntityType, values.alignEntityId);
-        const ref: ExternalRef = { provider: String(values.provider), externalType: String(values.externalType), externalId: String(values.externalId) };
+        const ref: ExternalRef = {
+          provider: String(values.provider),
+          externalType: String(values.externalType),
+          externalId: String(values.externalId),
+        };
         const row = await tx.integrationLinks.insertExternalLink({
-          organizationId: actor.organizationId, projectId, ref, alignEntityType: String(values.alignEntityType), alignEntityId: String(values.alignEntityId),
+          organizationId: actor.organizationId,
+          projectId,
+          ref,
+          alignEntityType: String(values.alignEntityType),
+          alignEntityId: String(values.alignEntityId),
         });
         if (!row) {
           const existing = await tx.integrationLinks.findExternalLink(actor.organizationId, ref);
@@ -73,9 +91,11 @@ export function createIntegrationLinkService(stores: Stores) {
           return { resource: presentLink(existing), created: false };
         }
         await tx.record(
-          apiWrite(actor, { entityType: 'integration_link', action: 'created', entityId: row.id, entityName: linkName(row), projectId }, [
-            externalLinkCreatedEvent(row),
-          ]),
+          apiWrite(
+            actor,
+            { entityType: 'integration_link', action: 'created', entityId: row.id, entityName: linkName(row), projectId },
+            [externalLinkCreatedEvent(row)],
+          ),
         );
         return { resource: presentLink(row), created: true };
       });
@@ -88,7 +108,10 @@ export function createIntegrationLinkService(stores: Stores) {
         const values: Record<string, unknown> = pickFields(body, INTEGRATION_LINK_UPDATABLE_FIELDS);
         if (Object.keys(values).length) {
           values.projectId = await resolveTarget(
-            tx.integrationLinks, actor, values.alignEntityType ?? before.alignEntityType, values.alignEntityId ?? before.alignEntityId,
+            tx.integrationLinks,
+            actor,
+            values.alignEntityType ?? before.alignEntityType,
+            values.alignEntityId ?? before.alignEntityId,
           );
         }
         const row = Object.keys(values).length ? await tx.integrationLinks.update(id, values) : before;
@@ -97,7 +120,11 @@ export function createIntegrationLinkService(stores: Stores) {
           apiWrite(
             actor,
             {
-              entityType: 'integration_link', action: 'updated', entityId: id, entityName: linkName(row), projectId: row.projectId,
+              entityType: 'integration_link',
+              action: 'updated',
+              entityId: id,
+              entityName: linkName(row),
+              projectId: row.projectId,
               metadata: { changedFields: changed },
             },
             changed.length ? [integrationLinkUpdatedEvent(row, changed)] : [],
@@ -113,7 +140,13 @@ export function createIntegrationLinkService(stores: Stores) {
         const row = await load(tx.integrationLinks, actor, id, 'update');
         await tx.integrationLinks.remove(id);
         await tx.record(
-          apiWrite(actor, { entityType: 'integration_link', action: 'deleted', entityId: id, entityName: linkName(row), projectId: row.projectId }),
+          apiWrite(actor, {
+            entityType: 'integration_link',
+            action: 'deleted',
+            entityId: id,
+            entityName: linkName(row),
+            projectId: row.projectId,
+          }),
         );
       });
     },

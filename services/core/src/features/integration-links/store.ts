@@ -39,7 +39,11 @@ export const ALIGN_ENTITY_TYPES = Object.keys(ALIGN_TARGETS) as AlignEntityType[
  */
 export interface IntegrationLinkStore extends ExternalLinkMethods {
   /** One page of an organization's links, narrowed to one project's when `projectId` is set. */
-  list(organizationId: string, filter: LinkFilter & { projectId?: string | null }, page: PageArgs): Promise<Page<IntegrationLinkRow>>;
+  list(
+    organizationId: string,
+    filter: LinkFilter & { projectId?: string | null },
+    page: PageArgs,
+  ): Promise<Page<IntegrationLinkRow>>;
   /** A link by id, in any organization (the service checks visibility); non-UUID ids find nothing. */
   find(id: string, opts?: { lock?: RowLock }): Promise<IntegrationLinkRow | undefined>;
   update(id: string, values: Record<string, unknown>): Promise<IntegrationLinkRow>;
@@ -62,7 +66,10 @@ export function createIntegrationLinkStore(db: Knex): IntegrationLinkStore {
       return findById<IntegrationLinkRow>(db, 'integration_links', id, opts.lock);
     },
     async update(id, values) {
-      const [row] = await db('integration_links').where({ id }).update({ ...values, updatedAt: db.fn.now() }).returning('*');
+      const [row] = await db('integration_links')
+        .where({ id })
+        .update({ ...values, updatedAt: db.fn.now() })
+        .returning('*');
       return row as IntegrationLinkRow;
     },
     async remove(id) {

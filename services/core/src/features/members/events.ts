@@ -2,9 +2,24 @@ import type { ActorEvent } from '../../shared/write.ts';
 import type { MemberRow } from './store.ts';
 
 /** project_member.added / .updated / .removed of a membership row (added also by invites with projectIds). */
-export function memberEvent(eventName: string, row: MemberRow, organizationId: string, extra: Record<string, unknown> = {}): ActorEvent {
+export function memberEvent(
+  eventName: string,
+  row: MemberRow,
+  organizationId: string,
+  extra: Record<string, unknown> = {},
+): ActorEvent {
   return {
-    eventName, entityType: 'project_member', entityId: row.id, projectId: row.projectId,
-    payload: { memberId: row.id, projectId: row.projectId, userId: row.userId, roleOverride: row.roleOverride ?? null, organizationId, ...extra },
+    eventName,
+    entityType: 'project_member',
+    entityId: row.id,
+    projectId: row.projectId,
+    payload: {
+      memberId: row.id,
+      projectId: row.projectId,
+      userId: row.userId,
+      roleOverride: row.roleOverride ?? null,
+      organizationId,
+      ...extra,
+    },
   };
 }

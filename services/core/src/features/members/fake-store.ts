@@ -14,7 +14,12 @@ export function createFakeMemberStore(rows: MemberRow[] = []): MemberStore & { r
     rows,
     async list(projectId, { page, pageSize }: PageArgs): Promise<Page<MemberRow>> {
       const all = rows.filter((r) => r.projectId === projectId);
-      return { data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })), page, pageSize, total: all.length };
+      return {
+        data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })),
+        page,
+        pageSize,
+        total: all.length,
+      };
     },
     async find(projectId, memberId) {
       return copy(rows.find((r) => r.id === memberId && r.projectId === projectId));
@@ -39,7 +44,10 @@ export function createFakeMemberStore(rows: MemberRow[] = []): MemberStore & { r
       return { ...row };
     },
     async remove(id) {
-      rows.splice(rows.findIndex((r) => r.id === id), 1);
+      rows.splice(
+        rows.findIndex((r) => r.id === id),
+        1,
+      );
     },
   };
 }

@@ -19,12 +19,27 @@ describe('member rules (fake stores)', () => {
     // bogus: an unknown property the gateway refuses; the core must ignore it all the same.
     const body = unvalidated<MemberCreateBody>({ userId: ada.id, roleOverride: 'tech_lead', metadata: { a: 1 }, bogus: 1 });
     const m = await members.add(testActor(), project.id, body);
-    expect(m).toEqual({ id: expect.any(String), projectId: project.id, userId: ada.id, roleOverride: 'tech_lead', metadata: { a: 1 }, createdAt: expect.any(String) });
+    expect(m).toEqual({
+      id: expect.any(String),
+      projectId: project.id,
+      userId: ada.id,
+      roleOverride: 'tech_lead',
+      metadata: { a: 1 },
+      createdAt: expect.any(String),
+    });
     const [write] = stores.written;
-    expect(write.rows[0].row).toMatchObject({ entityType: 'project_member', action: 'added', entityId: m.id, entityName: 'Ada', projectId: project.id });
+    expect(write.rows[0].row).toMatchObject({
+      entityType: 'project_member',
+      action: 'added',
+      entityId: m.id,
+      entityName: 'Ada',
+      projectId: project.id,
+    });
     expect(write.events).toEqual([
       expect.objectContaining({
-        eventName: 'project_member.added', entityId: m.id, projectId: project.id,
+        eventName: 'project_member.added',
+        entityId: m.id,
+        projectId: project.id,
         payload: { memberId: m.id, projectId: project.id, userId: ada.id, roleOverride: 'tech_lead', organizationId: TEST_ORG },
       }),
     ]);
@@ -33,7 +48,10 @@ describe('member rules (fake stores)', () => {
   it('refuses a duplicate (409 with the userId) and a user of another organization (404), writing nothing', async () => {
     const { stores, project, ada, eve, members } = await setUp();
     await members.add(testActor(), project.id, { userId: ada.id });
-    await expect(members.add(testActor(), project.id, { userId: ada.id })).rejects.toMatchObject({ reason: 'conflict', details: { userId: ada.id } });
+    await expect(members.add(testActor(), project.id, { userId: ada.id })).rejects.toMatchObject({
+      reason: 'conflict',
+      details: { userId: ada.id },
+    });
     expect(await reasonOf(members.add(testActor(), project.id, { userId: eve.id }))).toBe('not_found');
     expect(await reasonOf(members.add(testActor(), project.id, { userId: 'nope' }))).toBe('not_found');
     expect(stores.written).toHaveLength(1);
@@ -47,7 +65,9 @@ describe('member rules (fake stores)', () => {
     await members.update(testActor(), project.id, m.id as string, { roleOverride: 'tech_lead' });
     await members.remove(testActor(), project.id, m.id as string);
     const [, changed, unchanged, removed] = stores.written;
-    expect(changed.events.map((e) => [e.eventName, e.payload.changedFields, e.payload.roleOverride])).toEqual([['project_member.updated', ['roleOverride'], 'tech_lead']]);
+    expect(changed.events.map((e) => [e.eventName, e.payload.changedFields, e.payload.roleOverride])).toEqual([
+      ['project_member.updated', ['roleOverride'], 'tech_lead'],
+    ]);
     expect(unchanged.events).toEqual([]);
     expect(unchanged.rows[0].row).toMatchObject({ action: 'updated', metadata: expect.objectContaining({ changedFields: [] }) });
     expect(removed.events.map((e) => e.eventName)).toEqual(['project_member.removed']);
@@ -55,15 +75,19 @@ describe('member rules (fake stores)', () => {
     expect(stores.members.rows).toEqual([]);
   });
 
-  it("finds a member only under its own project (404), and confines a project key to its project (403)", async () => {
+  it('finds a member only under its own project (404), and confines a project key to its project (403)', async () => {
     const { stores, project, other, ada, members } = await setUp();
     const m = await members.add(testActor(), project.id, { userId: ada.id });
-    expect(await reasonOf(members.update(testActor(), other.id, m.id as string, { roleOverride: 'tech_lead' }))).toBe('not_found');
+    expect(await reasonOf(members.update(testActor(), other.id, m.id as string, { roleOverride: 'tech_lead' }))).toBe(
+      'not_found',
+    );
     expect(await reasonOf(members.remove(testActor(), other.id, m.id as string))).toBe('not_found');
     const key = testActor({ scope: 'project', scopedProjectId: other.id });
     expect(await reasonOf(members.list(key, project.id, { page: 1, pageSize: 25 }))).toBe('scope_violation');
     expect(await reasonOf(members.add(key, project.id, { userId: ada.id }))).toBe('scope_violation');
-    expect(await reasonOf(members.list(testActor({ organizationId: OTHER_ORG }), project.id, { page: 1, pageSize: 25 }))).toBe('not_found');
+    expect(await reasonOf(members.list(testActor({ organizationId: OTHER_ORG }), project.id, { page: 1, pageSize: 25 }))).toBe(
+      'not_found',
+    );
     expect((await members.list(testActor(), project.id, { page: 1, pageSize: 25 })).data.map((r) => r.id)).toEqual([m.id]);
     expect(stores.written).toHaveLength(1);
   });

@@ -55,7 +55,13 @@ export function createMemberService(stores: Stores) {
         await tx.record(
           apiWrite(
             actor,
-            { entityType: 'project_member', action: 'updated', entityId: memberId, projectId, metadata: { changedFields: changed } },
+            {
+              entityType: 'project_member',
+              action: 'updated',
+              entityId: memberId,
+              projectId,
+              metadata: { changedFields: changed },
+            },
             changed.length ? [memberEvent('project_member.updated', row, actor.organizationId, { changedFields: changed })] : [],
           ),
         );

@@ -8,9 +8,17 @@ export function createFakeProjectStore(rows: ProjectRow[] = []): ProjectStore & 
     rows,
     async list(organizationId, filter, { page, pageSize }: PageArgs): Promise<Page<ProjectRow>> {
       const all = rows.filter(
-        (r) => r.organizationId === organizationId && (!filter.id || r.id === filter.id) && (filter.status === undefined || r.status === filter.status),
+        (r) =>
+          r.organizationId === organizationId &&
+          (!filter.id || r.id === filter.id) &&
+          (filter.status === undefined || r.status === filter.status),
       );
-      return { data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })), page, pageSize, total: all.length };
+      return {
+        data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })),
+        page,
+        pageSize,
+        total: all.length,
+      };
     },
     async find(organizationId, id) {
       const row = rows.find((r) => r.id === id && r.organizationId === organizationId);
@@ -18,7 +26,14 @@ export function createFakeProjectStore(rows: ProjectRow[] = []): ProjectStore & 
     },
     async insert(values) {
       const now = new Date();
-      const row = { status: 'active', entryCounter: 0, ...values, id: randomUUID(), createdAt: now, updatedAt: now } as unknown as ProjectRow;
+      const row = {
+        status: 'active',
+        entryCounter: 0,
+        ...values,
+        id: randomUUID(),
+        createdAt: now,
+        updatedAt: now,
+      } as unknown as ProjectRow;
       rows.push(row);
       return { ...row };
     },
@@ -29,7 +44,10 @@ export function createFakeProjectStore(rows: ProjectRow[] = []): ProjectStore & 
       return { ...row };
     },
     async remove(id) {
-      rows.splice(rows.findIndex((r) => r.id === id), 1);
+      rows.splice(
+        rows.findIndex((r) => r.id === id),
+        1,
+      );
     },
     async findById(id) {
       const row = rows.find((r) => r.id === id);

@@ -9,7 +9,10 @@ import type { ProjectRow, ProjectStore } from './store.ts';
  * feature that lives under a project.
  */
 export async function projectInScope(
-  projects: Pick<ProjectStore, 'find'>, actor: Actor, projectId: string, opts: { lock?: boolean } = {},
+  projects: Pick<ProjectStore, 'find'>,
+  actor: Actor,
+  projectId: string,
+  opts: { lock?: boolean } = {},
 ): Promise<ProjectRow> {
   return assertProjectInScope(actor, projectId, await projects.find(actor.organizationId, projectId, opts));
 }

@@ -9,7 +9,16 @@ import { createProjectService } from './service.ts';
 const ORG = '00000000-0000-4000-8000-000000000001';
 const OTHER_ORG = '00000000-0000-4000-8000-000000000002';
 const actor = (over: Partial<Actor> = {}) =>
-  ({ organizationId: ORG, userId: 'u1', apiKeyId: 'k1', scope: 'organization', role: 'admin', permissions: [], requestId: 'r1', ...over }) as Actor;
+  ({
+    organizationId: ORG,
+    userId: 'u1',
+    apiKeyId: 'k1',
+    scope: 'organization',
+    role: 'admin',
+    permissions: [],
+    requestId: 'r1',
+    ...over,
+  }) as Actor;
 
 async function reason(p: Promise<unknown>): Promise<string> {
   try {
@@ -32,10 +41,18 @@ describe('project rules (fake stores)', () => {
     expect(p).not.toHaveProperty('entryCounter');
     const [write] = stores.written;
     expect(write.rows).toEqual([
-      expect.objectContaining({ table: 'audit_events', row: expect.objectContaining({ action: 'created', entityId: p.id, actorId: 'u1' }) }),
+      expect.objectContaining({
+        table: 'audit_events',
+        row: expect.objectContaining({ action: 'created', entityId: p.id, actorId: 'u1' }),
+      }),
     ]);
     expect(write.events).toEqual([
-      expect.objectContaining({ eventName: 'project.created', organizationId: ORG, actorUserId: 'u1', payload: expect.objectContaining({ name: 'Site' }) }),
+      expect.objectContaining({
+        eventName: 'project.created',
+        organizationId: ORG,
+        actorUserId: 'u1',
+        payload: expect.objectContaining({ name: 'Site' }),
+      }),
     ]);
   });
 

@@ -31,9 +31,11 @@ export function createProjectService(stores: Stores) {
       return stores.transaction(async (tx) => {
         const row = await tx.projects.insert({ ...values, organizationId: actor.organizationId, clientId: actor.organizationId });
         await tx.record(
-          apiWrite(actor, { entityType: 'project', action: 'created', entityId: row.id, entityName: row.name, projectId: row.id }, [
-            projectEvent('project.created', row),
-          ]),
+          apiWrite(
+            actor,
+            { entityType: 'project', action: 'created', entityId: row.id, entityName: row.name, projectId: row.id },
+            [projectEvent('project.created', row)],
+          ),
         );
         return presentProject(row);
       });
@@ -49,7 +51,14 @@ export function createProjectService(stores: Stores) {
         await tx.record(
           apiWrite(
             actor,
-            { entityType: 'project', action: 'updated', entityId: id, entityName: row.name, projectId: id, metadata: { changedFields: changed } },
+            {
+              entityType: 'project',
+              action: 'updated',
+              entityId: id,
+              entityName: row.name,
+              projectId: id,
+              metadata: { changedFields: changed },
+            },
             changed.length ? [projectEvent('project.updated', row, { changedFields: changed })] : [],
           ),
         );

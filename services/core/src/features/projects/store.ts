@@ -58,7 +58,10 @@ export function createProjectStore(db: Knex): ProjectStore {
       return db('projects').where({ organizationId }).orderBy('createdAt').select('id', 'name');
     },
     async idsIn(organizationId, ids) {
-      const rows: { id: string }[] = await db('projects').where({ organizationId }).whereIn('id', ids.filter(isUuid)).select('id');
+      const rows: { id: string }[] = await db('projects')
+        .where({ organizationId })
+        .whereIn('id', ids.filter(isUuid))
+        .select('id');
       return new Set(rows.map((r) => r.id));
     },
   };

@@ -17,7 +17,10 @@ export function createFakeReleaseStore(): ReleaseStore & { rows: ReleaseRow[] } 
   return {
     rows: table.rows,
     async list(projectId, filter, page) {
-      return table.page((r) => r.projectId === projectId && Object.entries(filter).every(([f, v]) => v === undefined || r[f] === v), page);
+      return table.page(
+        (r) => r.projectId === projectId && Object.entries(filter).every(([f, v]) => v === undefined || r[f] === v),
+        page,
+      );
     },
     async find(id) {
       return table.find(id);

@@ -19,7 +19,14 @@ describe('release rules (fake stores)', () => {
   it('creates with release.created (dates as ISO strings) and an audit record; hides the once-only flag', async () => {
     const { stores, releases, project } = await setup();
     // bogus: an unknown property the gateway refuses; the core must ignore it all the same.
-    const body = unvalidated<ReleaseCreateBody>({ name: 'R1', version: '1.0', status: 'planning', type: 'minor', ...dates, bogus: 1 });
+    const body = unvalidated<ReleaseCreateBody>({
+      name: 'R1',
+      version: '1.0',
+      status: 'planning',
+      type: 'minor',
+      ...dates,
+      bogus: 1,
+    });
     const r = await releases.create(actor(), project.id, body);
     expect(r).toMatchObject({ name: 'R1', projectId: project.id, creatorId: 'u1', startDate: dates.startDate, releasedAt: null });
     expect(r).not.toHaveProperty('releasedEventSent');
@@ -28,8 +35,19 @@ describe('release rules (fake stores)', () => {
     const [write] = stores.written;
     expect(write.events).toEqual([
       expect.objectContaining({
-        eventName: 'release.created', entityType: 'release', entityId: r.id, projectId: project.id,
-        payload: { releaseId: r.id, projectId: project.id, name: 'R1', status: 'planning', type: 'minor', version: '1.0', ...dates },
+        eventName: 'release.created',
+        entityType: 'release',
+        entityId: r.id,
+        projectId: project.id,
+        payload: {
+          releaseId: r.id,
+          projectId: project.id,
+          name: 'R1',
+          status: 'planning',
+          type: 'minor',
+          version: '1.0',
+          ...dates,
+        },
       }),
     ]);
     expect(write.rows[0].row).toMatchObject({ entityType: 'release', action: 'created', entityName: 'R1' });
@@ -37,12 +55,16 @@ describe('release rules (fake stores)', () => {
 
   it('refuses an endDate before the startDate, on create and on the merged values of an update (400)', async () => {
     const { stores, releases, project } = await setup();
-    await expect(releases.create(actor(), project.id, { name: 'R', startDate: dates.endDate, endDate: dates.startDate })).rejects.toMatchObject({
+    await expect(
+      releases.create(actor(), project.id, { name: 'R', startDate: dates.endDate, endDate: dates.startDate }),
+    ).rejects.toMatchObject({
       reason: 'validation_error',
       details: { errors: [{ path: '/endDate', message: 'must not be before startDate' }] },
     });
     const r = await releases.create(actor(), project.id, { name: 'R', status: 'planning', ...dates });
-    expect(await reasonOf(releases.update(actor(), r.id as string, { endDate: '2024-12-31T00:00:00.000Z' }))).toBe('validation_error');
+    expect(await reasonOf(releases.update(actor(), r.id as string, { endDate: '2024-12-31T00:00:00.000Z' }))).toBe(
+      'validation_error',
+    );
     expect(await reasonOf(releases.update(actor(), r.id as string, { startDate: '2024-12-01T00:00:00.000Z' }))).toBe('no error');
     expect(stores.written).toHaveLength(2);
   });
@@ -67,8 +89,18 @@ describe('release rules (fake stores)', () => {
     expect(typeof released.releasedAt).toBe('string');
     const [moved, done] = stores.written[2].events;
     expect(moved.payload).toMatchObject({ previousStatus: 'in_progress', newStatus: 'released', status: 'released' });
-    expect(done.payload).toEqual({ releaseId: id, projectId: project.id, name: 'R', status: 'released', version: undefined, releasedAt: released.releasedAt });
-    expect(stores.written[5].rows[0].row).toMatchObject({ action: 'updated', metadata: expect.objectContaining({ changedFields: ['name'] }) });
+    expect(done.payload).toEqual({
+      releaseId: id,
+      projectId: project.id,
+      name: 'R',
+      status: 'released',
+      version: undefined,
+      releasedAt: released.releasedAt,
+    });
+    expect(stores.written[5].rows[0].row).toMatchObject({
+      action: 'updated',
+      metadata: expect.objectContaining({ changedFields: ['name'] }),
+    });
   });
 
   it('a release created as released emits release.created and release.released; a given or earlier releasedAt is kept', async () => {

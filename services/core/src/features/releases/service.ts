@@ -22,7 +22,10 @@ function checkDates(startDate: unknown, endDate: unknown): void {
  * fires twice) and sets releasedAt unless already set or given: to the earlier
  * value, or else (`releasedNow`) to the transaction's time. `released`: it is that move.
  */
-function firstRelease(values: Record<string, unknown>, before: ReleaseRow | undefined): { released: boolean; releasedNow: boolean } {
+function firstRelease(
+  values: Record<string, unknown>,
+  before: ReleaseRow | undefined,
+): { released: boolean; releasedNow: boolean } {
   const status = values.status ?? before?.status;
   if (status !== 'released' || before?.releasedEventSent) return { released: false, releasedNow: false };
   if (before && before.status === 'released') return { released: false, releasedNow: false };
@@ -66,7 +69,13 @@ export function createReleaseService(stores: Stores) {
         );
         const events = [releaseCreatedEvent(row)];
         if (released) events.push(releasedEvent(row));
-        await tx.record(apiWrite(actor, { entityType: 'release', action: 'created', entityId: row.id, entityName: row.name, projectId }, events));
+        await tx.record(
+          apiWrite(
+            actor,
+            { entityType: 'release', action: 'created', entityId: row.id, entityName: row.name, projectId },
+            events,
+          ),
+        );
         return presentRelease(row);
       });
     },
@@ -87,7 +96,14 @@ export function createReleaseService(stores: Stores) {
         await tx.record(
           apiWrite(
             actor,
-            { entityType: 'release', action: 'updated', entityId: id, entityName: row.name, projectId: row.projectId, metadata: { changedFields: changed } },
+            {
+              entityType: 'release',
+              action: 'updated',
+              entityId: id,
+              entityName: row.name,
+              projectId: row.projectId,
+              metadata: { changedFields: changed },
+            },
             events,
           ),
         );
@@ -100,7 +116,15 @@ export function createReleaseService(stores: Stores) {
       await stores.transaction(async (tx) => {
         const row = assertVisible(actor, await tx.releases.find(id, { lock: 'update' }), 'release');
         await tx.releases.remove(id);
-        await tx.record(apiWrite(actor, { entityType: 'release', action: 'deleted', entityId: id, entityName: row.name, projectId: row.projectId }));
+        await tx.record(
+          apiWrite(actor, {
+            entityType: 'release',
+            action: 'deleted',
+            entityId: id,
+            entityName: row.name,
+            projectId: row.projectId,
+          }),
+        );
       });
     },
   };

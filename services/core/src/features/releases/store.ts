@@ -43,7 +43,9 @@ export function createReleaseStore(db: Knex): ReleaseStore {
       return findById<ReleaseRow>(db, 'releases', id, opts.lock);
     },
     async insert(values, opts = {}) {
-      const [row] = await db('releases').insert({ ...values, ...releasedAt(opts) }).returning('*');
+      const [row] = await db('releases')
+        .insert({ ...values, ...releasedAt(opts) })
+        .returning('*');
       return row as ReleaseRow;
     },
     async update(id, values, opts = {}) {

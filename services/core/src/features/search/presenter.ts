@@ -12,5 +12,11 @@ const PATHS: Record<string, string> = {
 /** A SearchResult of the spec. */
 export function presentResult(row: SearchRow): JsonObject {
   const type = String(row.type);
-  return { type, id: String(row.id), title: String(row.title), projectId: row.projectId ?? null, url: `${PATHS[type]}${String(row.id)}` };
+  return {
+    type,
+    id: String(row.id),
+    title: String(row.title),
+    projectId: row.projectId ?? null,
+    url: `${PATHS[type]}${String(row.id)}`,
+  };
 }

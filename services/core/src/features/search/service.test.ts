@@ -20,7 +20,10 @@ describe('search rules (fake stores)', () => {
   it('requires a non-blank q (400)', async () => {
     const { search } = setup();
     for (const q of [undefined, '', '   ', 5]) {
-      await expect(search.search(actor(), q)).rejects.toMatchObject({ reason: 'validation_error', details: { errors: [{ path: 'q', message: 'is required' }] } });
+      await expect(search.search(actor(), q)).rejects.toMatchObject({
+        reason: 'validation_error',
+        details: { errors: [{ path: 'q', message: 'is required' }] },
+      });
     }
   });
 
@@ -35,7 +38,15 @@ describe('search rules (fake stores)', () => {
 
   it('asks the store for at most SEARCH_LIMIT results', async () => {
     const { stores, search } = setup();
-    for (let i = 0; i < SEARCH_LIMIT + 5; i++) stores.search.documents.push({ type: 'entry', id: `x${i}`, title: 'many', projectId: P1, organizationId: TEST_ORG, body: '' });
+    for (let i = 0; i < SEARCH_LIMIT + 5; i++)
+      stores.search.documents.push({
+        type: 'entry',
+        id: `x${i}`,
+        title: 'many',
+        projectId: P1,
+        organizationId: TEST_ORG,
+        body: '',
+      });
     expect(await search.search(actor(), 'many')).toHaveLength(SEARCH_LIMIT);
   });
 });

@@ -35,11 +35,23 @@ export function createSnapshotAdmin(stores: Stores) {
         const given = args.summary?.trim();
         const summary = given || templateSummary(project.name, reportType, await tx.snapshots.projectFigures(project.id));
         const row = await tx.snapshots.insert({
-          organizationId: project.organizationId, projectId: project.id, scopeType: 'project', scopeId: project.id,
-          reportType, status: 'ready', summary, narrativeSource: given ? (args.narrativeSource ?? null) : 'template',
+          organizationId: project.organizationId,
+          projectId: project.id,
+          scopeType: 'project',
+          scopeId: project.id,
+          reportType,
+          status: 'ready',
+          summary,
+          narrativeSource: given ? (args.narrativeSource ?? null) : 'template',
         });
         await tx.record(
-          systemWrite(project.organizationId, { entityType: 'snapshot', action: 'created', entityId: row.id, entityName: reportType, projectId: project.id }),
+          systemWrite(project.organizationId, {
+            entityType: 'snapshot',
+            action: 'created',
+            entityId: row.id,
+            entityName: reportType,
+            projectId: project.id,
+          }),
         );
         return { id: row.id };
       });

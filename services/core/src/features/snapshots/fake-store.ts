@@ -15,7 +15,12 @@ export function createFakeSnapshotStore(
     figures,
     async list(projectId, { page, pageSize }: PageArgs): Promise<Page<SnapshotRow>> {
       const all = rows.filter((r) => r.projectId === projectId);
-      return { data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })), page, pageSize, total: all.length };
+      return {
+        data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })),
+        page,
+        pageSize,
+        total: all.length,
+      };
     },
     async insert(values) {
       const row: SnapshotRow = { ...values, id: randomUUID(), createdAt: new Date() };

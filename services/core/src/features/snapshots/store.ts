@@ -3,7 +3,12 @@ import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 
 /** A snapshot row as stored. */
-export type SnapshotRow = Record<string, unknown> & { id: string; organizationId: string; projectId: string | null; reportType: string };
+export type SnapshotRow = Record<string, unknown> & {
+  id: string;
+  organizationId: string;
+  projectId: string | null;
+  reportType: string;
+};
 
 /** A project's current figures, from which the template narrative is written. */
 export interface ProjectFigures {
@@ -19,8 +24,14 @@ export interface SnapshotStore {
   /** One page of a project's snapshots. */
   list(projectId: string, page: PageArgs): Promise<Page<SnapshotRow>>;
   insert(values: {
-    organizationId: string; projectId: string; scopeType: string; scopeId: string; reportType: string; status: string;
-    summary: string; narrativeSource: string | null;
+    organizationId: string;
+    projectId: string;
+    scopeType: string;
+    scopeId: string;
+    reportType: string;
+    status: string;
+    summary: string;
+    narrativeSource: string | null;
   }): Promise<SnapshotRow>;
   /** The figures of a project as of now (entries by status, releases, wiki pages). */
   projectFigures(projectId: string): Promise<ProjectFigures>;
@@ -38,9 +49,20 @@ export function createSnapshotStore(db: Knex): SnapshotStore {
     },
     async projectFigures(projectId) {
       const count = async (table: string, where: Record<string, string> = {}) =>
-        Number((await db(table).where({ projectId, ...where }).count({ n: '*' }).first())?.n ?? 0);
+        Number(
+          (
+            await db(table)
+              .where({ projectId, ...where })
+              .count({ n: '*' })
+              .first()
+          )?.n ?? 0,
+        );
       const byStatus = (await db('entries')
-        .where({ projectId }).select('status').count({ n: '*' }).groupBy('status').orderBy('status')) as { status: string; n: number | string }[];
+        .where({ projectId })
+        .select('status')
+        .count({ n: '*' })
+        .groupBy('status')
+        .orderBy('status')) as { status: string; n: number | string }[];
       return {
         entriesByStatus: byStatus.map((r) => ({ status: r.status, count: Number(r.n) })),
         releases: await count('releases'),

@@ -45,6 +45,8 @@ describe('state machine', () => {
   it('throws a conflict carrying the current status on an illegal move', () => {
     expect(nextStatus('approve', 'submitted')).toBe('locked');
     expect(nextStatus('update', 'rejected')).toBe('rejected');
-    expect(() => nextStatus('approve', 'draft')).toThrow(expect.objectContaining({ reason: 'conflict', details: expect.objectContaining({ currentStatus: 'draft' }) }));
+    expect(() => nextStatus('approve', 'draft')).toThrow(
+      expect.objectContaining({ reason: 'conflict', details: expect.objectContaining({ currentStatus: 'draft' }) }),
+    );
   });
 });

@@ -67,7 +67,10 @@ export function resolveMinutes(
     } else if (fromHours < MIN_MINUTES || fromHours > MAX_MINUTES) {
       problems.push({ path: '/hours', message: `must amount to ${MIN_MINUTES} to ${MAX_MINUTES} minutes (0.01 to 24 hours)` });
     } else if (minutes !== undefined && fromHours !== minutes) {
-      problems.push({ path: '/hours', message: `does not agree with minutes: ${String(body.hours)} hours is ${fromHours} minutes, not ${minutes}` });
+      problems.push({
+        path: '/hours',
+        message: `does not agree with minutes: ${String(body.hours)} hours is ${fromHours} minutes, not ${minutes}`,
+      });
     } else {
       minutes = fromHours;
     }

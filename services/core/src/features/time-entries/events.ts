@@ -19,5 +19,11 @@ export function timeEntryName(row: TimeEntryRow): string {
 
 /** A time.* event of an entry: the shared payload (timeEventPayload) plus the event's own fields. */
 export function timeEvent(eventName: string, row: TimeEntryRow, extra: Record<string, unknown> = {}): ActorEvent {
-  return { eventName, entityType: 'time_entry', entityId: row.id, projectId: row.projectId, payload: { ...timeEventPayload(row), ...extra } };
+  return {
+    eventName,
+    entityType: 'time_entry',
+    entityId: row.id,
+    projectId: row.projectId,
+    payload: { ...timeEventPayload(row), ...extra },
+  };
 }

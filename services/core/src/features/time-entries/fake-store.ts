@@ -29,14 +29,26 @@ export function createFakeTimeEntryStore(
     return (f.from === undefined || d >= f.from) && (f.to === undefined || d <= f.to);
   };
   const matches = (row: TimeEntryRow, organizationId: string, f: TimeEntryFilter) =>
-    row.organizationId === organizationId && (!f.projectId || row.projectId === f.projectId) &&
+    row.organizationId === organizationId &&
+    (!f.projectId || row.projectId === f.projectId) &&
     (f.status === undefined || row.status === f.status) &&
-    (['userId', 'entryId', 'releaseId'] as const).every((k) => f[k] === undefined || row[k] === f[k]) && inRange(row, f);
+    (['userId', 'entryId', 'releaseId'] as const).every((k) => f[k] === undefined || row[k] === f[k]) &&
+    inRange(row, f);
   const add = (values: Record<string, unknown>): TimeEntryRow => {
     const now = new Date();
     const row = {
-      entryId: null, releaseId: null, description: null, billable: true, invoiced: false, externalSystem: null, externalId: null,
-      externalMetadata: null, ...values, id: randomUUID(), createdAt: now, updatedAt: now,
+      entryId: null,
+      releaseId: null,
+      description: null,
+      billable: true,
+      invoiced: false,
+      externalSystem: null,
+      externalId: null,
+      externalMetadata: null,
+      ...values,
+      id: randomUUID(),
+      createdAt: now,
+      updatedAt: now,
     } as unknown as TimeEntryRow; // the service always gives the required columns
     rows.push(row);
     return { ...row };
@@ -48,7 +60,12 @@ export function createFakeTimeEntryStore(
     costs,
     async list(organizationId, filter, { page, pageSize }: PageArgs): Promise<Page<TimeEntryRow>> {
       const all = rows.filter((r) => matches(r, organizationId, filter));
-      return { data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })), page, pageSize, total: all.length };
+      return {
+        data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })),
+        page,
+        pageSize,
+        total: all.length,
+      };
     },
     async find(id) {
       return copy(rows.find((r) => r.id === id));
@@ -57,17 +74,26 @@ export function createFakeTimeEntryStore(
       return copy(rows.find((r) => r.id === id && r.organizationId === organizationId));
     },
     async findSynced(organizationId, externalSystem, externalId) {
-      return copy(rows.find((r) => r.organizationId === organizationId && r.externalSystem === externalSystem && r.externalId === externalId));
+      return copy(
+        rows.find(
+          (r) => r.organizationId === organizationId && r.externalSystem === externalSystem && r.externalId === externalId,
+        ),
+      );
     },
     async linksOf(organizationId, id) {
-      return links.filter((l) => l.organizationId === organizationId && l.alignEntityType === 'time_entry' && l.alignEntityId === id).map((l) => ({ ...l }));
+      return links
+        .filter((l) => l.organizationId === organizationId && l.alignEntityType === 'time_entry' && l.alignEntityId === id)
+        .map((l) => ({ ...l }));
     },
     async insert(values) {
       return add(values);
     },
     async insertSynced(values) {
       const taken = rows.some(
-        (r) => r.organizationId === values.organizationId && r.externalSystem === values.externalSystem && r.externalId === values.externalId,
+        (r) =>
+          r.organizationId === values.organizationId &&
+          r.externalSystem === values.externalSystem &&
+          r.externalId === values.externalId,
       );
       return taken ? undefined : add(values);
     },

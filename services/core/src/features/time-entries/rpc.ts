@@ -1,6 +1,10 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type {
-  SyncTimeEntryBody, TimeEntryApproveBody, TimeEntryCreateBody, TimeEntryReasonBody, TimeEntryUpdateBody,
+  SyncTimeEntryBody,
+  TimeEntryApproveBody,
+  TimeEntryCreateBody,
+  TimeEntryReasonBody,
+  TimeEntryUpdateBody,
 } from '@cluster/contracts';
 import { bodyOf, pageArgs } from '@cluster/platform';
 import type { TimeEntryService } from '@cluster/proto';

@@ -22,15 +22,41 @@ const audits = (stores: FakeStores) => stores.written.flatMap((w) => w.rows.map(
 describe('time entry rules (fake stores)', () => {
   it('logs a draft entry: audit created, time.logged with the spec payload', async () => {
     const { stores, project, user, time } = await setUp();
-    const { resource, created } = await time.create(testActor(), project.id, { userId: user.id, workDate: '2026-03-05', hours: '2.5' });
+    const { resource, created } = await time.create(testActor(), project.id, {
+      userId: user.id,
+      workDate: '2026-03-05',
+      hours: '2.5',
+    });
     expect(created).toBe(true);
-    expect(resource).toMatchObject({ status: 'draft', minutes: 150, hours: '2.50', workDate: '2026-03-05', billable: true, source: 'api' });
+    expect(resource).toMatchObject({
+      status: 'draft',
+      minutes: 150,
+      hours: '2.50',
+      workDate: '2026-03-05',
+      billable: true,
+      source: 'api',
+    });
     expect(stores.written).toHaveLength(1);
-    expect(stores.written[0].rows[0].row).toMatchObject({ action: 'created', entityType: 'time_entry', entityName: '2.50h on 2026-03-05', projectId: project.id });
+    expect(stores.written[0].rows[0].row).toMatchObject({
+      action: 'created',
+      entityType: 'time_entry',
+      entityName: '2.50h on 2026-03-05',
+      projectId: project.id,
+    });
     expect(stores.written[0].events).toEqual([
       expect.objectContaining({
-        eventName: 'time.logged', entityId: resource.id, projectId: project.id, actorUserId: 'u1',
-        payload: expect.objectContaining({ timeEntryId: resource.id, userId: user.id, minutes: 150, hours: '2.50', status: 'draft', entryId: null }),
+        eventName: 'time.logged',
+        entityId: resource.id,
+        projectId: project.id,
+        actorUserId: 'u1',
+        payload: expect.objectContaining({
+          timeEntryId: resource.id,
+          userId: user.id,
+          minutes: 150,
+          hours: '2.50',
+          status: 'draft',
+          entryId: null,
+        }),
       }),
     ]);
   });
@@ -38,12 +64,24 @@ describe('time entry rules (fake stores)', () => {
   it('refuses a bad body with every problem (400) and an unknown user (404), writing nothing', async () => {
     const { stores, project, other, user, time } = await setUp();
     stores.timeEntries.workItems.push({ kind: 'entry', id: '00000000-0000-4000-8000-0000000000e1', projectId: other.id });
-    const bad = time.create(testActor(), project.id, { userId: user.id, workDate: '2026-02-30', entryId: '00000000-0000-4000-8000-0000000000e1' });
+    const bad = time.create(testActor(), project.id, {
+      userId: user.id,
+      workDate: '2026-02-30',
+      entryId: '00000000-0000-4000-8000-0000000000e1',
+    });
     await expect(bad).rejects.toMatchObject({
       reason: 'validation_error',
-      details: { errors: [expect.objectContaining({ path: '/minutes' }), expect.objectContaining({ path: '/workDate' }), expect.objectContaining({ path: '/entryId' })] },
+      details: {
+        errors: [
+          expect.objectContaining({ path: '/minutes' }),
+          expect.objectContaining({ path: '/workDate' }),
+          expect.objectContaining({ path: '/entryId' }),
+        ],
+      },
     });
-    expect(await reasonOf(time.create(testActor(), project.id, { userId: OTHER_ORG, workDate: '2026-03-05', minutes: 10 }))).toBe('not_found');
+    expect(await reasonOf(time.create(testActor(), project.id, { userId: OTHER_ORG, workDate: '2026-03-05', minutes: 10 }))).toBe(
+      'not_found',
+    );
     expect(stores.written).toHaveLength(0);
     expect(stores.timeEntries.rows).toHaveLength(0);
   });
@@ -57,8 +95,21 @@ describe('time entry rules (fake stores)', () => {
     expect((await time.submit(developer, id)).resource.status).toBe('submitted');
     expect((await time.approve(manager, id, { note: 'ok' })).resource.status).toBe('locked');
     expect((await time.unlock(manager, id, { reason: 'typo' })).resource.status).toBe('draft');
-    expect(events(stores)).toEqual(['time.logged', 'time.submitted', 'time.rejected', 'time.submitted', 'time.approved', 'time.unlocked']);
-    expect(audits(stores).map((a) => [a.action, (a.metadata as Record<string, unknown>).previousStatus, (a.metadata as Record<string, unknown>).newStatus])).toEqual([
+    expect(events(stores)).toEqual([
+      'time.logged',
+      'time.submitted',
+      'time.rejected',
+      'time.submitted',
+      'time.approved',
+      'time.unlocked',
+    ]);
+    expect(
+      audits(stores).map((a) => [
+        a.action,
+        (a.metadata as Record<string, unknown>).previousStatus,
+        (a.metadata as Record<string, unknown>).newStatus,
+      ]),
+    ).toEqual([
       ['created', undefined, undefined],
       ['submitted', 'draft', 'submitted'],
       ['rejected', 'submitted', 'rejected'],
@@ -77,7 +128,10 @@ describe('time entry rules (fake stores)', () => {
     const { stores, project, user, time } = await setUp();
     const { resource } = await time.create(testActor(), project.id, { userId: user.id, workDate: '2026-03-05', minutes: 60 });
     const id = resource.id as string;
-    await expect(time.approve(manager, id, {})).rejects.toMatchObject({ reason: 'conflict', details: { currentStatus: 'draft', allowedFrom: ['submitted'] } });
+    await expect(time.approve(manager, id, {})).rejects.toMatchObject({
+      reason: 'conflict',
+      details: { currentStatus: 'draft', allowedFrom: ['submitted'] },
+    });
     expect(await reasonOf(time.unlock(manager, id, { reason: 'x' }))).toBe('conflict');
     await time.submit(developer, id);
     expect(await reasonOf(time.submit(developer, id))).toBe('conflict');
@@ -104,20 +158,39 @@ describe('time entry rules (fake stores)', () => {
 
   it('emits time.updated with the changed fields only (hours moves with minutes); audits an unchanged edit without event', async () => {
     const { stores, project, user, time } = await setUp();
-    const { resource } = await time.create(testActor(), project.id, { userId: user.id, workDate: '2026-03-05', minutes: 60, description: 'a' });
+    const { resource } = await time.create(testActor(), project.id, {
+      userId: user.id,
+      workDate: '2026-03-05',
+      minutes: 60,
+      description: 'a',
+    });
     const id = resource.id as string;
     const updated = await time.update(developer, id, { hours: '1.5', description: 'a', workDate: '2026-03-06' });
     expect(updated).toMatchObject({ minutes: 90, hours: '1.50', workDate: '2026-03-06' });
     await time.update(developer, id, { minutes: 90 });
     const [, changed, unchanged] = stores.written;
-    expect(changed.events.map((e) => [e.eventName, e.payload.changedFields])).toEqual([['time.updated', ['workDate', 'hours', 'minutes']]]);
+    expect(changed.events.map((e) => [e.eventName, e.payload.changedFields])).toEqual([
+      ['time.updated', ['workDate', 'hours', 'minutes']],
+    ]);
     expect(unchanged.events).toEqual([]);
     expect(unchanged.rows[0].row).toMatchObject({ action: 'updated', metadata: expect.objectContaining({ changedFields: [] }) });
   });
 
   it('never emits time.deleted: there is no way to delete a time entry', async () => {
     const { time } = await setUp();
-    expect(Object.keys(time).sort()).toEqual(['approve', 'costSummary', 'create', 'get', 'list', 'reject', 'submit', 'sync', 'timeSummary', 'unlock', 'update']);
+    expect(Object.keys(time).sort()).toEqual([
+      'approve',
+      'costSummary',
+      'create',
+      'get',
+      'list',
+      'reject',
+      'submit',
+      'sync',
+      'timeSummary',
+      'unlock',
+      'update',
+    ]);
   });
 
   it('makes a create with an externalRef an upsert: the link first, then time.logged; a repeat answers the same entry', async () => {
@@ -130,7 +203,11 @@ describe('time entry rules (fake stores)', () => {
     expect(stores.written).toHaveLength(1);
     const [write] = stores.written;
     expect(write.events.map((e) => e.eventName)).toEqual(['integration_link.created', 'time.logged']);
-    expect(write.events[0].payload).toMatchObject({ provider: 'harvest', alignEntityType: 'time_entry', alignEntityId: first.resource.id });
+    expect(write.events[0].payload).toMatchObject({
+      provider: 'harvest',
+      alignEntityType: 'time_entry',
+      alignEntityId: first.resource.id,
+    });
     expect(write.rows[0].row.metadata).toMatchObject({ integrationLinkId: write.events[0].entityId });
     expect(await reasonOf(time.create(testActor(), other.id, body))).toBe('conflict');
     const got = await time.get(testActor(), first.resource.id as string);
@@ -139,12 +216,22 @@ describe('time entry rules (fake stores)', () => {
 
   it('syncs once per externalSystem + externalId: a repeat answers the same entry and link, created false, writing nothing', async () => {
     const { stores, project, other, user, time } = await setUp();
-    const body = { projectId: project.id, userId: user.id, externalSystem: 'toggl', externalId: '42', workDate: '2026-03-05T23:30:00-05:00', minutes: 15 };
+    const body = {
+      projectId: project.id,
+      userId: user.id,
+      externalSystem: 'toggl',
+      externalId: '42',
+      workDate: '2026-03-05T23:30:00-05:00',
+      minutes: 15,
+    };
     const first = await time.sync(testActor(), body);
     const again = await time.sync(testActor(), { ...body, minutes: 20 });
     expect(first.created).toBe(true);
     expect(first.resource).toMatchObject({ workDate: '2026-03-05', source: 'toggl', created: true });
-    expect(again).toMatchObject({ created: false, resource: { id: first.resource.id, integrationLinkId: first.resource.integrationLinkId, minutes: 15 } });
+    expect(again).toMatchObject({
+      created: false,
+      resource: { id: first.resource.id, integrationLinkId: first.resource.integrationLinkId, minutes: 15 },
+    });
     expect(events(stores)).toEqual(['integration_link.created', 'time.logged']);
     expect(audits(stores)[0].metadata).toMatchObject({ via: 'sync', externalSystem: 'toggl', externalId: '42' });
     expect(await reasonOf(time.sync(testActor(), { ...body, projectId: other.id }))).toBe('conflict');
@@ -159,7 +246,9 @@ describe('time entry rules (fake stores)', () => {
     const key = testActor({ scope: 'project', scopedProjectId: project.id });
     expect(await reasonOf(time.get(key, theirs.id as string))).toBe('not_found');
     expect(await reasonOf(time.submit(key, theirs.id as string))).toBe('not_found');
-    expect(await reasonOf(time.create(key, other.id, { userId: user.id, workDate: '2026-03-05', minutes: 10 }))).toBe('scope_violation');
+    expect(await reasonOf(time.create(key, other.id, { userId: user.id, workDate: '2026-03-05', minutes: 10 }))).toBe(
+      'scope_violation',
+    );
     expect(await reasonOf(time.list(key, other.id, {}, { page: 1, pageSize: 25 }))).toBe('scope_violation');
     const page = await time.list(key, undefined, {}, { page: 1, pageSize: 25 });
     expect(page.data.map((e) => e.id)).toEqual([mine.id]);
@@ -168,16 +257,31 @@ describe('time entry rules (fake stores)', () => {
 
   it('filters lists by status, ids and a workDate range, refusing malformed filters (400)', async () => {
     const { project, user, time } = await setUp();
-    for (const workDate of ['2026-03-01', '2026-03-05', '2026-03-09']) await time.create(testActor(), project.id, { userId: user.id, workDate, minutes: 10 });
-    const page = await time.list(testActor(), project.id, { from: '2026-03-02', to: '2026-03-09', status: 'draft', userId: user.id }, { page: 1, pageSize: 25 });
+    for (const workDate of ['2026-03-01', '2026-03-05', '2026-03-09'])
+      await time.create(testActor(), project.id, { userId: user.id, workDate, minutes: 10 });
+    const page = await time.list(
+      testActor(),
+      project.id,
+      { from: '2026-03-02', to: '2026-03-09', status: 'draft', userId: user.id },
+      { page: 1, pageSize: 25 },
+    );
     expect(page.data.map((e) => e.workDate).sort()).toEqual(['2026-03-05', '2026-03-09']);
-    expect(await reasonOf(time.list(testActor(), project.id, { userId: 'nope' }, { page: 1, pageSize: 25 }))).toBe('validation_error');
-    expect(await reasonOf(time.list(testActor(), project.id, { from: '2026-13-01' }, { page: 1, pageSize: 25 }))).toBe('validation_error');
+    expect(await reasonOf(time.list(testActor(), project.id, { userId: 'nope' }, { page: 1, pageSize: 25 }))).toBe(
+      'validation_error',
+    );
+    expect(await reasonOf(time.list(testActor(), project.id, { from: '2026-13-01' }, { page: 1, pageSize: 25 }))).toBe(
+      'validation_error',
+    );
   });
 
   it('sums a time summary by status and by user (most minutes first), within a date range', async () => {
     const { stores, project, user, time } = await setUp();
-    const bob = await stores.users.insert({ organizationId: TEST_ORG, email: 'bob@example.test', name: 'Bob', role: 'developer' });
+    const bob = await stores.users.insert({
+      organizationId: TEST_ORG,
+      email: 'bob@example.test',
+      name: 'Bob',
+      role: 'developer',
+    });
     const log = (userId: string, minutes: number, workDate = '2026-03-05', billable = true) =>
       time.create(testActor(), project.id, { userId, workDate, minutes, billable });
     const a = await log(user.id, 30);
@@ -187,18 +291,35 @@ describe('time entry rules (fake stores)', () => {
     await time.submit(developer, a.resource.id as string);
     const summary = await time.timeSummary(testActor(), project.id, { to: '2026-03-31' });
     expect(summary).toEqual({
-      projectId: project.id, releaseId: null, totalMinutes: 105, totalHours: '1.75', billableMinutes: 90,
+      projectId: project.id,
+      releaseId: null,
+      totalMinutes: 105,
+      totalHours: '1.75',
+      billableMinutes: 90,
       byStatus: { draft: 75, submitted: 30, approved: 0, rejected: 0, locked: 0, invoiced: 0 },
-      byUser: [{ userId: bob.id, totalMinutes: 60 }, { userId: user.id, totalMinutes: 45 }],
+      byUser: [
+        { userId: bob.id, totalMinutes: 60 },
+        { userId: user.id, totalMinutes: 45 },
+      ],
     });
     expect(await reasonOf(time.timeSummary(testActor(), project.id, { releaseId: 'x' }))).toBe('validation_error');
   });
 
   it("answers a cost summary in the organization's currency (USD when it has none)", async () => {
     const { stores, project, time } = await setUp();
-    stores.timeEntries.costs.set(project.id, { plannedCost: '10.00', actualCost: '8.50', approvedCost: null, pendingCost: '8.50' });
+    stores.timeEntries.costs.set(project.id, {
+      plannedCost: '10.00',
+      actualCost: '8.50',
+      approvedCost: null,
+      pendingCost: '8.50',
+    });
     expect(await time.costSummary(testActor(), project.id)).toEqual({
-      projectId: project.id, currency: 'USD', plannedCost: '10.00', actualCost: '8.50', approvedCost: null, pendingCost: '8.50',
+      projectId: project.id,
+      currency: 'USD',
+      plannedCost: '10.00',
+      actualCost: '8.50',
+      approvedCost: null,
+      pendingCost: '8.50',
     });
     stores.organizations.rows.push({ id: TEST_ORG, name: 'Acme', apiEnabled: true, currency: 'EUR' });
     expect(await time.costSummary(testActor(), project.id)).toMatchObject({ currency: 'EUR' });

@@ -1,10 +1,25 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { isUuid } from '@cluster/db';
 import {
-  APPROVER_ROLES, TIME_ENTRY_UPDATABLE_FIELDS, type Role, type SyncTimeEntryBody, type TimeEntryApproveBody, type TimeEntryCreateBody,
-  type TimeEntryReasonBody, type TimeEntryUpdateBody,
+  APPROVER_ROLES,
+  TIME_ENTRY_UPDATABLE_FIELDS,
+  type Role,
+  type SyncTimeEntryBody,
+  type TimeEntryApproveBody,
+  type TimeEntryCreateBody,
+  type TimeEntryReasonBody,
+  type TimeEntryUpdateBody,
 } from '@cluster/contracts';
-import { conflict, forbidden, notFound, requireActor, validation, type Page, type PageArgs, presentPage } from '@cluster/platform';
+import {
+  conflict,
+  forbidden,
+  notFound,
+  requireActor,
+  validation,
+  type Page,
+  type PageArgs,
+  presentPage,
+} from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import { assertVisible, visibleProjectId } from '../../shared/access.ts';
 import { externalLinkCreatedEvent, type ExternalRef } from '../../shared/external-ref.ts';
@@ -48,12 +63,24 @@ export function createTimeEntryService(stores: Stores) {
   }
 
   /** `entryId` and `releaseId` must name a work item of the same project (400 otherwise). */
-  async function checkWorkItems(tx: Stores, projectId: string, body: { entryId?: unknown; releaseId?: unknown }, problems: Problem[]) {
-    for (const [field, kind] of [['entryId', 'entry'], ['releaseId', 'release']] as const) {
+  async function checkWorkItems(
+    tx: Stores,
+    projectId: string,
+    body: { entryId?: unknown; releaseId?: unknown },
+    problems: Problem[],
+  ) {
+    for (const [field, kind] of [
+      ['entryId', 'entry'],
+      ['releaseId', 'release'],
+    ] as const) {
       const v = body[field];
       if (v === undefined || v === null) continue;
       const found = typeof v === 'string' && (await tx.timeEntries.hasWorkItem(kind, v, projectId));
-      if (!found) problems.push({ path: `/${field}`, message: `must be ${field === 'entryId' ? 'an entry' : 'a release'} of this project` });
+      if (!found)
+        problems.push({
+          path: `/${field}`,
+          message: `must be ${field === 'entryId' ? 'an entry' : 'a release'} of this project`,
+        });
     }
   }
 
@@ -70,7 +97,8 @@ export function createTimeEntryService(stores: Stores) {
   async function entryOfRef(actor: Actor, ref: ExternalRef, projectId: string): Promise<TimeEntryRow | undefined> {
     const link = await stores.timeEntries.findExternalLink(actor.organizationId, ref);
     if (!link) return undefined;
-    if (link.alignEntityType !== 'time_entry') throw conflict(`this externalRef is already linked to a ${String(link.alignEntityType)}`);
+    if (link.alignEntityType !== 'time_entry')
+      throw conflict(`this externalRef is already linked to a ${String(link.alignEntityType)}`);
     const row = await stores.timeEntries.findInOrganization(actor.organizationId, link.alignEntityId);
     if (!row) throw conflict('this externalRef is linked to a time entry that no longer exists');
     if (row.projectId !== projectId) throw conflict('this externalRef is already linked to a time entry of another project');
@@ -79,7 +107,10 @@ export function createTimeEntryService(stores: Stores) {
 
   /** A state transition other than an edit: one status move, its event and its audit record. */
   async function transition(
-    actorIn: Actor | undefined, id: string, action: Exclude<TimeEntryAction, 'update'>, body: TransitionBody,
+    actorIn: Actor | undefined,
+    id: string,
+    action: Exclude<TimeEntryAction, 'update'>,
+    body: TransitionBody,
   ): Promise<{ resource: JsonObject }> {
     const actor = requireActor(actorIn);
     if (APPROVER_ACTIONS.includes(action) && !APPROVER_ROLES.includes(actor.role as Role)) {
@@ -95,17 +126,29 @@ export function createTimeEntryService(stores: Stores) {
       const status = nextStatus(action, previousStatus);
       const row = await tx.timeEntries.update(id, { status });
       const extra: Record<string, unknown> =
-        action === 'approve' ? { approverUserId: actor.userId }
-        : action === 'reject' ? { rejecterUserId: actor.userId, reason }
-        : action === 'unlock' ? { unlockedByUserId: actor.userId, reason, status: previousStatus, newStatus: status }
-        : {};
+        action === 'approve'
+          ? { approverUserId: actor.userId }
+          : action === 'reject'
+            ? { rejecterUserId: actor.userId, reason }
+            : action === 'unlock'
+              ? { unlockedByUserId: actor.userId, reason, status: previousStatus, newStatus: status }
+              : {};
       const note = typeof body.note === 'string' ? body.note : undefined;
       await tx.record(
         apiWrite(
           actor,
           {
-            entityType: 'time_entry', action: AUDIT_ACTION_OF[action], entityId: id, entityName: timeEntryName(row), projectId: row.projectId,
-            metadata: { previousStatus, newStatus: status, ...(reason ? { reason } : {}), ...(note !== undefined ? { note } : {}) },
+            entityType: 'time_entry',
+            action: AUDIT_ACTION_OF[action],
+            entityId: id,
+            entityName: timeEntryName(row),
+            projectId: row.projectId,
+            metadata: {
+              previousStatus,
+              newStatus: status,
+              ...(reason ? { reason } : {}),
+              ...(note !== undefined ? { note } : {}),
+            },
           },
           [timeEvent(TIME_EVENT_OF[action], row, extra)],
         ),
@@ -116,7 +159,12 @@ export function createTimeEntryService(stores: Stores) {
 
   return {
     /** A project's entries (projectId) or the organization's (org-scoped keys; a project key sees its project only). */
-    async list(actorIn: Actor | undefined, projectId: string | undefined, filters: Record<string, unknown>, page: PageArgs): Promise<Page<JsonObject>> {
+    async list(
+      actorIn: Actor | undefined,
+      projectId: string | undefined,
+      filters: Record<string, unknown>,
+      page: PageArgs,
+    ): Promise<Page<JsonObject>> {
       const actor = requireActor(actorIn);
       if (projectId) await projectInScope(stores.projects, actor, projectId);
       const ids: { userId?: string; entryId?: string; releaseId?: string } = {};
@@ -150,7 +198,11 @@ export function createTimeEntryService(stores: Stores) {
      * Logs time on a project (draft, time.logged). With `externalRef` the create is an
      * idempotent upsert: the entry already linked to that ref is answered, created false.
      */
-    async create(actorIn: Actor | undefined, projectId: string, body: TimeEntryCreateBody): Promise<{ resource: JsonObject; created: boolean }> {
+    async create(
+      actorIn: Actor | undefined,
+      projectId: string,
+      body: TimeEntryCreateBody,
+    ): Promise<{ resource: JsonObject; created: boolean }> {
       const actor = requireActor(actorIn);
       await projectInScope(stores.projects, actor, projectId);
       const problems: Problem[] = [];
@@ -187,7 +239,11 @@ export function createTimeEntryService(stores: Stores) {
           let integrationLinkId: string | undefined;
           if (ref) {
             const link = await tx.timeEntries.insertExternalLink({
-              organizationId: actor.organizationId, projectId, ref, alignEntityType: 'time_entry', alignEntityId: row.id,
+              organizationId: actor.organizationId,
+              projectId,
+              ref,
+              alignEntityType: 'time_entry',
+              alignEntityId: row.id,
             });
             if (!link) throw new ExternalRefTaken();
             integrationLinkId = link.id;
@@ -197,7 +253,11 @@ export function createTimeEntryService(stores: Stores) {
             apiWrite(
               actor,
               {
-                entityType: 'time_entry', action: 'created', entityId: row.id, entityName: timeEntryName(row), projectId,
+                entityType: 'time_entry',
+                action: 'created',
+                entityId: row.id,
+                entityName: timeEntryName(row),
+                projectId,
                 metadata: integrationLinkId ? { integrationLinkId } : {},
               },
               [...events, timeEvent('time.logged', row)],
@@ -236,11 +296,20 @@ export function createTimeEntryService(stores: Stores) {
         const comparable: Record<string, unknown> = { ...before, workDate: formatWorkDate(before.workDate) };
         const changes = Object.fromEntries(Object.entries(values).filter(([k, v]) => (comparable[k] ?? null) !== (v ?? null)));
         const row = Object.keys(changes).length ? await tx.timeEntries.update(id, changes) : before;
-        const changedFields = TIME_ENTRY_UPDATABLE_FIELDS.filter((f) => f in changes).flatMap((f) => (f === 'minutes' ? ['hours', 'minutes'] : [f]));
+        const changedFields = TIME_ENTRY_UPDATABLE_FIELDS.filter((f) => f in changes).flatMap((f) =>
+          f === 'minutes' ? ['hours', 'minutes'] : [f],
+        );
         await tx.record(
           apiWrite(
             actor,
-            { entityType: 'time_entry', action: 'updated', entityId: id, entityName: timeEntryName(row), projectId: row.projectId, metadata: { changedFields } },
+            {
+              entityType: 'time_entry',
+              action: 'updated',
+              entityId: id,
+              entityName: timeEntryName(row),
+              projectId: row.projectId,
+              metadata: { changedFields },
+            },
             changedFields.length ? [timeEvent('time.updated', row, { changedFields })] : [],
           ),
         );
@@ -269,7 +338,8 @@ export function createTimeEntryService(stores: Stores) {
       await projectInScope(stores.projects, actor, projectId);
       const problems: Problem[] = [];
       for (const f of ['externalSystem', 'externalId'] as const) {
-        if (typeof body[f] !== 'string' || (body[f] as string).trim() === '') problems.push({ path: `/${f}`, message: 'must be a non-empty string' });
+        if (typeof body[f] !== 'string' || (body[f] as string).trim() === '')
+          problems.push({ path: `/${f}`, message: 'must be a non-empty string' });
       }
       const { minutes, problems: durationProblems } = resolveMinutes({ minutes: body.minutes ?? null }, true);
       problems.push(...durationProblems);
@@ -308,7 +378,11 @@ export function createTimeEntryService(stores: Stores) {
         }
         const ref = { provider: externalSystem, externalType: SYNC_LINK_TYPE, externalId };
         const newLink = await tx.timeEntries.insertExternalLink({
-          organizationId: actor.organizationId, projectId, ref, alignEntityType: 'time_entry', alignEntityId: row.id,
+          organizationId: actor.organizationId,
+          projectId,
+          ref,
+          alignEntityType: 'time_entry',
+          alignEntityId: row.id,
         });
         const link = newLink ?? (await tx.timeEntries.findExternalLink(actor.organizationId, ref));
         if (!link) throw new Error('a conflicting integration link is not visible');
@@ -322,7 +396,11 @@ export function createTimeEntryService(stores: Stores) {
             apiWrite(
               actor,
               {
-                entityType: 'time_entry', action: 'created', entityId: row.id, entityName: timeEntryName(row), projectId,
+                entityType: 'time_entry',
+                action: 'created',
+                entityId: row.id,
+                entityName: timeEntryName(row),
+                projectId,
                 metadata: { via: 'sync', externalSystem, externalId, integrationLinkId: link.id },
               },
               [...linkEvents, timeEvent('time.logged', row)],
@@ -340,7 +418,8 @@ export function createTimeEntryService(stores: Stores) {
       const actor = requireActor(actorIn);
       await projectInScope(stores.projects, actor, projectId);
       const releaseId = typeof query.releaseId === 'string' ? query.releaseId : null;
-      if (releaseId !== null && !isUuid(releaseId)) throw validation([{ path: 'releaseId', message: 'must match format "uuid"' }]);
+      if (releaseId !== null && !isUuid(releaseId))
+        throw validation([{ path: 'releaseId', message: 'must match format "uuid"' }]);
       const groups = await stores.timeEntries.minutesGroups(projectId, { releaseId, ...dateRange(query) });
       return timeSummary(projectId, releaseId, groups);
     },

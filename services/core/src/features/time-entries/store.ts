@@ -100,12 +100,17 @@ export function createTimeEntryStore(db: Knex): TimeEntryStore {
       return db('time_entries').where({ id, organizationId }).first() as Promise<TimeEntryRow | undefined>;
     },
     findSynced(organizationId, externalSystem, externalId) {
-      return db('time_entries').where({ organizationId, externalSystem, externalId }).first() as Promise<TimeEntryRow | undefined>;
+      return db('time_entries').where({ organizationId, externalSystem, externalId }).first() as Promise<
+        TimeEntryRow | undefined
+      >;
     },
     linksOf(organizationId, id) {
       return db('integration_links')
         .where({ organizationId, alignEntityType: 'time_entry', alignEntityId: id })
-        .orderBy([{ column: 'createdAt', order: 'asc' }, { column: 'id', order: 'asc' }]);
+        .orderBy([
+          { column: 'createdAt', order: 'asc' },
+          { column: 'id', order: 'asc' },
+        ]);
     },
     async insert(values) {
       const [row] = await db('time_entries').insert(jsonbValues(values, JSON_COLUMNS)).returning('*');
@@ -128,7 +133,11 @@ export function createTimeEntryStore(db: Knex): TimeEntryStore {
     },
     async hasWorkItem(kind, id, projectId) {
       if (!isUuid(id)) return false;
-      return Boolean(await db(kind === 'entry' ? 'entries' : 'releases').where({ id, projectId }).first('id'));
+      return Boolean(
+        await db(kind === 'entry' ? 'entries' : 'releases')
+          .where({ id, projectId })
+          .first('id'),
+      );
     },
     async minutesGroups(projectId, filter) {
       const q = db('time_entries').where({ projectId });
@@ -137,7 +146,12 @@ export function createTimeEntryStore(db: Knex): TimeEntryStore {
       const groups = (await q
         .select('userId', 'status', 'billable')
         .sum({ minutes: 'minutes' })
-        .groupBy('userId', 'status', 'billable')) as { userId: string; status: string; billable: boolean; minutes: number | string }[];
+        .groupBy('userId', 'status', 'billable')) as {
+        userId: string;
+        status: string;
+        billable: boolean;
+        minutes: number | string;
+      }[];
       return groups.map((g) => ({ ...g, minutes: Number(g.minutes) }));
     },
     async costSums(projectId) {

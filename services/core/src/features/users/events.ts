@@ -9,7 +9,12 @@ export function userEventPayload(user: UserRow, actorId: string | null): Record<
 
 /** user.updated with the fields that changed; `actorId` null: made by the operator (admin CLI). */
 export function userUpdatedEvent(user: UserRow, actorId: string | null, changedFields: string[]): ActorEvent {
-  return { eventName: 'user.updated', entityType: 'user', entityId: user.id, payload: { ...userEventPayload(user, actorId), changedFields } };
+  return {
+    eventName: 'user.updated',
+    entityType: 'user',
+    entityId: user.id,
+    payload: { ...userEventPayload(user, actorId), changedFields },
+  };
 }
 
 /** user.invited: a user created by an invitation. */
@@ -20,9 +25,14 @@ export function userInvitedEvent(user: UserRow, actorId: string | null): ActorEv
 /** user.linked: an invitation linked an externalRef to a user that already existed. */
 export function userLinkedEvent(user: UserRow, actorId: string | null, link: ExternalLinkRow): ActorEvent {
   return {
-    eventName: 'user.linked', entityType: 'user', entityId: user.id,
+    eventName: 'user.linked',
+    entityType: 'user',
+    entityId: user.id,
     payload: {
-      ...userEventPayload(user, actorId), integrationLinkId: link.id, provider: link.provider, externalType: link.externalType,
+      ...userEventPayload(user, actorId),
+      integrationLinkId: link.id,
+      provider: link.provider,
+      externalType: link.externalType,
       externalId: link.externalId,
     },
   };
@@ -30,11 +40,15 @@ export function userLinkedEvent(user: UserRow, actorId: string | null, link: Ext
 
 /** user.bulk_invited: one per bulk call that invited (or matched) at least one user, on the organization. */
 export function usersBulkInvitedEvent(
-  organizationId: string, actorId: string | null, counts: { successCount: number; failureCount: number },
+  organizationId: string,
+  actorId: string | null,
+  counts: { successCount: number; failureCount: number },
   users: { userId: string; email: string; status: string; created: boolean }[],
 ): ActorEvent {
   return {
-    eventName: 'user.bulk_invited', entityType: 'organization', entityId: organizationId,
+    eventName: 'user.bulk_invited',
+    entityType: 'organization',
+    entityId: organizationId,
     payload: { organizationId, actorId, successCount: counts.successCount, failureCount: counts.failureCount, users },
   };
 }

@@ -24,9 +24,17 @@ export function createFakeUserStore(
     invites,
     async list(organizationId, filter, { page, pageSize }: PageArgs): Promise<Page<UserRow>> {
       const all = rows.filter(
-        (r) => r.organizationId === organizationId && isMember(r.id, filter.memberOf) && (filter.role === undefined || r.role === filter.role),
+        (r) =>
+          r.organizationId === organizationId &&
+          isMember(r.id, filter.memberOf) &&
+          (filter.role === undefined || r.role === filter.role),
       );
-      return { data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })), page, pageSize, total: all.length };
+      return {
+        data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })),
+        page,
+        pageSize,
+        total: all.length,
+      };
     },
     async find(organizationId, id, opts = {}) {
       return copy(rows.find((r) => r.id === id && r.organizationId === organizationId && isMember(r.id, opts.memberOf)));
@@ -38,7 +46,9 @@ export function createFakeUserStore(
       return copy(rows.find((r) => r.organizationId === organizationId && r.email.toLowerCase() === email.toLowerCase()));
     },
     async listAll(organizationId) {
-      return rows.filter((r) => r.organizationId === organizationId).map(({ id, email, name, role }) => ({ id, email, name, role }));
+      return rows
+        .filter((r) => r.organizationId === organizationId)
+        .map(({ id, email, name, role }) => ({ id, email, name, role }));
     },
     async insert(values) {
       const now = new Date();

@@ -25,8 +25,7 @@ export interface InviteResult {
  * BulkInviteItem), or already refused (its error, with the item as sent when it was an object).
  */
 export type BulkItem =
-  | { index: number; item: BulkInviteItemBody; error?: undefined }
-  | { index: number; item?: JsonObject | null; error: string };
+  { index: number; item: BulkInviteItemBody; error?: undefined } | { index: number; item?: JsonObject | null; error: string };
 
 /** The bulk invite call as the gateway makes it: its items checked one by one (BulkInviteRequest's `invites`). */
 export interface BulkInviteCall {
@@ -69,7 +68,10 @@ export function createInviteService(stores: Stores) {
     },
 
     /** Every item on its own savepoint: one item's failure never undoes another's success. */
-    async bulkInvite(actorIn: Actor | undefined, body: BulkInviteCall): Promise<{ results: BulkResult[]; successCount: number; failureCount: number }> {
+    async bulkInvite(
+      actorIn: Actor | undefined,
+      body: BulkInviteCall,
+    ): Promise<{ results: BulkResult[]; successCount: number; failureCount: number }> {
       const actor = requireActor(actorIn);
       const items = body.invites ?? [];
       const sendInvite = body.sendInvite === true;
@@ -102,7 +104,11 @@ export function createInviteService(stores: Stores) {
         }
         if (successCount) {
           const users = done.map((o) => ({ userId: o.userId, email: o.user.email, status: o.status, created: o.created }));
-          await tx.record(apiWrite(actor, null, [usersBulkInvitedEvent(actor.organizationId, actor.userId || null, { successCount, failureCount }, users)]));
+          await tx.record(
+            apiWrite(actor, null, [
+              usersBulkInvitedEvent(actor.organizationId, actor.userId || null, { successCount, failureCount }, users),
+            ]),
+          );
         }
         return { results, successCount, failureCount };
       });
@@ -126,7 +132,8 @@ async function inviteOne(tx: Stores, actor: Actor, item: BulkInviteItemBody, sen
   const projectIds = [...new Set(item.projectIds ?? [])];
   const known = await tx.projects.idsIn(org, projectIds);
   const unknown = projectIds.map((id, i) => ({ id, i })).filter(({ id }) => !known.has(id));
-  if (unknown.length) throw validation(unknown.map(({ i }) => ({ path: `/projectIds/${i}`, message: 'is not a project of this organization' })));
+  if (unknown.length)
+    throw validation(unknown.map(({ i }) => ({ path: `/projectIds/${i}`, message: 'is not a project of this organization' })));
 
   // One invite per e-mail at a time in an organization (the unique index would otherwise fail a concurrent twin).
   await tx.users.lockInviteEmail(org, email);
@@ -144,7 +151,13 @@ async function inviteOne(tx: Stores, actor: Actor, item: BulkInviteItemBody, sen
   const existing = await tx.users.findByEmail(org, email);
   if (existing) {
     if (!ref) return { user: existing, userId: existing.id, inviteId: null, created: false, status: 'existing' };
-    const link = await tx.users.insertExternalLink({ organizationId: org, projectId: null, ref, alignEntityType: 'user', alignEntityId: existing.id });
+    const link = await tx.users.insertExternalLink({
+      organizationId: org,
+      projectId: null,
+      ref,
+      alignEntityType: 'user',
+      alignEntityId: existing.id,
+    });
     if (link) await tx.record(apiWrite(actor, null, [externalLinkCreatedEvent(link)]));
     return { user: existing, userId: existing.id, inviteId: null, created: false, status: 'linked', link };
   }
@@ -157,11 +170,23 @@ async function inviteOne(tx: Stores, actor: Actor, item: BulkInviteItemBody, sen
   }
   let inviteId: string | null = null;
   if (sendInvite) {
-    const invite = await tx.users.insertInvite({ organizationId: org, userId: user.id, email, invitedByUserId: actor.userId || null, apiKeyId: actor.apiKeyId });
+    const invite = await tx.users.insertInvite({
+      organizationId: org,
+      userId: user.id,
+      email,
+      invitedByUserId: actor.userId || null,
+      apiKeyId: actor.apiKeyId,
+    });
     inviteId = invite.id;
   }
   if (ref) {
-    const link = await tx.users.insertExternalLink({ organizationId: org, projectId: null, ref, alignEntityType: 'user', alignEntityId: user.id });
+    const link = await tx.users.insertExternalLink({
+      organizationId: org,
+      projectId: null,
+      ref,
+      alignEntityType: 'user',
+      alignEntityId: user.id,
+    });
     if (link) events.push(externalLinkCreatedEvent(link));
   }
   if (events.length) await tx.record(apiWrite(actor, null, events));
@@ -171,8 +196,11 @@ async function inviteOne(tx: Stores, actor: Actor, item: BulkInviteItemBody, sen
 /** The audit record of one invitation: invited (created), linked (an externalRef newly linked) or invite_matched. */
 function auditOf(out: Outcome): AuditRecord & { metadata: Record<string, unknown> } {
   return {
-    entityType: 'user', action: out.created ? 'invited' : out.link ? 'linked' : 'invite_matched', entityId: out.userId,
-    entityName: out.user.name, metadata: { status: out.status, created: out.created, inviteId: out.inviteId },
+    entityType: 'user',
+    action: out.created ? 'invited' : out.link ? 'linked' : 'invite_matched',
+    entityId: out.userId,
+    entityName: out.user.name,
+    metadata: { status: out.status, created: out.created, inviteId: out.inviteId },
   };
 }
 

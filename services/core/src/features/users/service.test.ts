@@ -12,14 +12,27 @@ async function setUp() {
   const stores = createFakeStores();
   const project = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Site', description: '' });
   const other = await stores.projects.insert({ organizationId: TEST_ORG, clientId: TEST_ORG, name: 'Other', description: '' });
-  const foreignProject = await stores.projects.insert({ organizationId: OTHER_ORG, clientId: OTHER_ORG, name: 'Theirs', description: '' });
+  const foreignProject = await stores.projects.insert({
+    organizationId: OTHER_ORG,
+    clientId: OTHER_ORG,
+    name: 'Theirs',
+    description: '',
+  });
   const ada = await stores.users.insert({ organizationId: TEST_ORG, email: 'Ada@Example.test', name: 'Ada', role: 'developer' });
   const bob = await stores.users.insert({ organizationId: TEST_ORG, email: 'bob@example.test', name: 'Bob', role: 'client' });
   const eve = await stores.users.insert({ organizationId: OTHER_ORG, email: 'eve@example.test', name: 'Eve', role: 'admin' });
   await stores.members.insert({ projectId: project.id, userId: ada.id });
   return {
-    stores, project, other, foreignProject, ada, bob, eve,
-    users: createUserService(stores), invites: createInviteService(stores), ops: createOperations(stores),
+    stores,
+    project,
+    other,
+    foreignProject,
+    ada,
+    bob,
+    eve,
+    users: createUserService(stores),
+    invites: createInviteService(stores),
+    ops: createOperations(stores),
   };
 }
 
@@ -31,7 +44,16 @@ describe('user rules (fake stores)', () => {
     const all = await users.list(testActor(), {}, page);
     expect(all.data.map((u) => u.id).sort()).toEqual([ada.id, bob.id].sort());
     expect((await users.list(testActor(), { role: 'client' }, page)).data.map((u) => u.id)).toEqual([bob.id]);
-    expect(Object.keys(all.data[0]).sort()).toEqual(['createdAt', 'email', 'id', 'metadata', 'name', 'organizationId', 'role', 'updatedAt']);
+    expect(Object.keys(all.data[0]).sort()).toEqual([
+      'createdAt',
+      'email',
+      'id',
+      'metadata',
+      'name',
+      'organizationId',
+      'role',
+      'updatedAt',
+    ]);
   });
 
   it('shows a project key only the members of its project; another organization nothing (404)', async () => {
@@ -54,11 +76,24 @@ describe('user rules (fake stores)', () => {
     const [changed, unchanged] = stores.written;
     expect(changed.events).toEqual([
       expect.objectContaining({
-        eventName: 'user.updated', entityId: ada.id, actorUserId: 'u1',
-        payload: expect.objectContaining({ userId: ada.id, name: 'Ada L.', role: 'developer', actorId: 'u1', changedFields: ['name'] }),
+        eventName: 'user.updated',
+        entityId: ada.id,
+        actorUserId: 'u1',
+        payload: expect.objectContaining({
+          userId: ada.id,
+          name: 'Ada L.',
+          role: 'developer',
+          actorId: 'u1',
+          changedFields: ['name'],
+        }),
       }),
     ]);
-    expect(changed.rows[0].row).toMatchObject({ entityType: 'user', action: 'updated', entityName: 'Ada L.', metadata: expect.objectContaining({ actorType: 'api_key' }) });
+    expect(changed.rows[0].row).toMatchObject({
+      entityType: 'user',
+      action: 'updated',
+      entityName: 'Ada L.',
+      metadata: expect.objectContaining({ actorType: 'api_key' }),
+    });
     expect(unchanged.events).toEqual([]);
     expect(unchanged.rows[0].row.metadata).toMatchObject({ changedFields: [] });
   });
@@ -71,7 +106,9 @@ describe('user rules (fake stores)', () => {
     expect(stores.written[0].rows).toEqual([]);
     expect(stores.written[0].events).toEqual([
       expect.objectContaining({
-        eventName: 'user.updated', organizationId: TEST_ORG, actorUserId: null,
+        eventName: 'user.updated',
+        organizationId: TEST_ORG,
+        actorUserId: null,
         payload: expect.objectContaining({ role: 'manager', actorId: null, changedFields: ['role'] }),
       }),
     ]);
@@ -83,26 +120,46 @@ describe('user rules (fake stores)', () => {
 describe('invite rules (fake stores)', () => {
   it('creates the user (role user), its memberships and an invitation: project_member.added, then user.invited', async () => {
     const { stores, project, other, invites } = await setUp();
-    const res = await invites.invite(testActor(), { email: ' new@example.test ', name: 'New', projectIds: [project.id, other.id, project.id] });
+    const res = await invites.invite(testActor(), {
+      email: ' new@example.test ',
+      name: 'New',
+      projectIds: [project.id, other.id, project.id],
+    });
     expect(res).toEqual({ userId: expect.any(String), inviteId: expect.any(String), created: true, status: 'invited' });
     expect(await stores.users.find(TEST_ORG, res.userId)).toMatchObject({ email: 'new@example.test', role: 'user' });
-    expect(stores.users.invites).toEqual([expect.objectContaining({ id: res.inviteId, userId: res.userId, invitedByUserId: 'u1', apiKeyId: 'k1' })]);
+    expect(stores.users.invites).toEqual([
+      expect.objectContaining({ id: res.inviteId, userId: res.userId, invitedByUserId: 'u1', apiKeyId: 'k1' }),
+    ]);
     expect(eventNames(stores)).toEqual(['project_member.added', 'project_member.added', 'user.invited']);
     const audit = stores.written.flatMap((w) => w.rows.map((r) => r.row));
-    expect(audit).toEqual([expect.objectContaining({ action: 'invited', entityId: res.userId, metadata: expect.objectContaining({ status: 'invited', created: true, inviteId: res.inviteId }) })]);
+    expect(audit).toEqual([
+      expect.objectContaining({
+        action: 'invited',
+        entityId: res.userId,
+        metadata: expect.objectContaining({ status: 'invited', created: true, inviteId: res.inviteId }),
+      }),
+    ]);
   });
 
   it('sends no invitation when asked not to', async () => {
     const { stores, invites } = await setUp();
-    expect(await invites.invite(testActor(), { email: 'quiet@example.test', name: 'Q', sendInvite: false })).toMatchObject({ created: true, inviteId: null });
+    expect(await invites.invite(testActor(), { email: 'quiet@example.test', name: 'Q', sendInvite: false })).toMatchObject({
+      created: true,
+      inviteId: null,
+    });
     expect(stores.users.invites).toEqual([]);
   });
 
   it('refuses admin roles and projects outside the organization (400), writing nothing', async () => {
     const { stores, project, foreignProject, invites } = await setUp();
-    expect(await reasonOf(invites.invite(testActor(), { email: 'a@example.test', name: 'A', role: 'admin' }))).toBe('validation_error');
-    await expect(invites.invite(testActor(), { email: 'a@example.test', name: 'A', projectIds: [project.id, foreignProject.id] })).rejects.toMatchObject({
-      reason: 'validation_error', details: { errors: [{ path: '/projectIds/1', message: 'is not a project of this organization' }] },
+    expect(await reasonOf(invites.invite(testActor(), { email: 'a@example.test', name: 'A', role: 'admin' }))).toBe(
+      'validation_error',
+    );
+    await expect(
+      invites.invite(testActor(), { email: 'a@example.test', name: 'A', projectIds: [project.id, foreignProject.id] }),
+    ).rejects.toMatchObject({
+      reason: 'validation_error',
+      details: { errors: [{ path: '/projectIds/1', message: 'is not a project of this organization' }] },
     });
     expect(stores.written).toEqual([]);
     expect(stores.users.rows).toHaveLength(3);
@@ -111,23 +168,42 @@ describe('invite rules (fake stores)', () => {
   it('answers an existing e-mail (any case) with that user, created false, audited as invite_matched and without event', async () => {
     const { stores, ada, invites } = await setUp();
     expect(await invites.invite(testActor(), { email: 'ADA@example.TEST', name: 'Whoever', role: 'client' })).toEqual({
-      userId: ada.id, inviteId: null, created: false, status: 'existing',
+      userId: ada.id,
+      inviteId: null,
+      created: false,
+      status: 'existing',
     });
-    expect(stores.written).toEqual([expect.objectContaining({ events: [], rows: [expect.objectContaining({ row: expect.objectContaining({ action: 'invite_matched' }) })] })]);
+    expect(stores.written).toEqual([
+      expect.objectContaining({
+        events: [],
+        rows: [expect.objectContaining({ row: expect.objectContaining({ action: 'invite_matched' }) })],
+      }),
+    ]);
   });
 
   it('links an externalRef to an existing user (user.linked), and answers the linked user on a repeat', async () => {
     const { stores, ada, invites } = await setUp();
     const externalRef = { provider: 'okta', externalType: 'user', externalId: 'O-1' };
     expect(await invites.invite(testActor(), { email: 'ada@example.test', name: 'Ada', externalRef })).toEqual({
-      userId: ada.id, inviteId: null, created: false, status: 'linked',
+      userId: ada.id,
+      inviteId: null,
+      created: false,
+      status: 'linked',
     });
     expect(await invites.invite(testActor(), { email: 'other@example.test', name: 'Other', externalRef })).toEqual({
-      userId: ada.id, inviteId: null, created: false, status: 'linked',
+      userId: ada.id,
+      inviteId: null,
+      created: false,
+      status: 'linked',
     });
     expect(eventNames(stores)).toEqual(['integration_link.created', 'user.linked']);
     const linked = stores.written.flatMap((w) => w.events).find((e) => e.eventName === 'user.linked');
-    expect(linked?.payload).toMatchObject({ userId: ada.id, provider: 'okta', externalId: 'O-1', integrationLinkId: expect.any(String) });
+    expect(linked?.payload).toMatchObject({
+      userId: ada.id,
+      provider: 'okta',
+      externalId: 'O-1',
+      integrationLinkId: expect.any(String),
+    });
     expect(stores.written.flatMap((w) => w.rows.map((r) => r.row.action))).toEqual(['linked', 'invite_matched']);
     expect(stores.users.rows).toHaveLength(3);
   });
@@ -135,9 +211,21 @@ describe('invite rules (fake stores)', () => {
   it('refuses an externalRef already linked to something other than a user (409)', async () => {
     const { stores, invites } = await setUp();
     await stores.wiki.insertExternalLink({
-      organizationId: TEST_ORG, projectId: null, ref: { provider: 'okta', externalType: 'user', externalId: 'W' }, alignEntityType: 'wiki_page', alignEntityId: 'p1',
+      organizationId: TEST_ORG,
+      projectId: null,
+      ref: { provider: 'okta', externalType: 'user', externalId: 'W' },
+      alignEntityType: 'wiki_page',
+      alignEntityId: 'p1',
     });
-    expect(await reasonOf(invites.invite(testActor(), { email: 'w@example.test', name: 'W', externalRef: { provider: 'okta', externalType: 'user', externalId: 'W' } }))).toBe('conflict');
+    expect(
+      await reasonOf(
+        invites.invite(testActor(), {
+          email: 'w@example.test',
+          name: 'W',
+          externalRef: { provider: 'okta', externalType: 'user', externalId: 'W' },
+        }),
+      ),
+    ).toBe('conflict');
   });
 
   it('answers a bulk invite per item in index order, counts, audits each success (bulk) and emits one user.bulk_invited', async () => {
@@ -154,17 +242,35 @@ describe('invite rules (fake stores)', () => {
     expect(res.results).toEqual([
       { email: 'a@example.test', status: 'invited', userId: expect.any(String), inviteId: null, error: null },
       { email: 'ada@example.test', status: 'existing', userId: ada.id, inviteId: null, error: null },
-      { email: 'c@example.test', status: 'error', userId: null, inviteId: null, error: '/projectIds/0: is not a project of this organization' },
+      {
+        email: 'c@example.test',
+        status: 'error',
+        userId: null,
+        inviteId: null,
+        error: '/projectIds/0: is not a project of this organization',
+      },
       { email: 'broken', status: 'error', userId: null, inviteId: null, error: '/email: must match format "email"' },
     ]);
-    expect(stores.written.flatMap((w) => w.rows.map((r) => [r.row.action, (r.row.metadata as Record<string, unknown>).bulk]))).toEqual([
-      ['invited', true], ['invite_matched', true],
+    expect(
+      stores.written.flatMap((w) => w.rows.map((r) => [r.row.action, (r.row.metadata as Record<string, unknown>).bulk])),
+    ).toEqual([
+      ['invited', true],
+      ['invite_matched', true],
     ]);
     expect(eventNames(stores)).toEqual(['user.bulk_invited']);
     const [bulk] = stores.written.flatMap((w) => w.events);
     expect(bulk).toMatchObject({
-      entityType: 'organization', entityId: TEST_ORG,
-      payload: { successCount: 2, failureCount: 2, actorId: 'u1', users: [expect.objectContaining({ email: 'a@example.test', status: 'invited', created: true }), expect.objectContaining({ userId: ada.id, created: false })] },
+      entityType: 'organization',
+      entityId: TEST_ORG,
+      payload: {
+        successCount: 2,
+        failureCount: 2,
+        actorId: 'u1',
+        users: [
+          expect.objectContaining({ email: 'a@example.test', status: 'invited', created: true }),
+          expect.objectContaining({ userId: ada.id, created: false }),
+        ],
+      },
     });
   });
 
@@ -172,7 +278,11 @@ describe('invite rules (fake stores)', () => {
     const { stores, invites } = await setUp();
     const item = { email: 'x@example.test', name: 'X', role: 'admin' } as const;
     const res = await invites.bulkInvite(testActor(), { invites: [{ index: 0, item }], sendInvite: false });
-    expect(res).toMatchObject({ successCount: 0, failureCount: 1, results: [expect.objectContaining({ status: 'error', error: expect.stringContaining('/role') })] });
+    expect(res).toMatchObject({
+      successCount: 0,
+      failureCount: 1,
+      results: [expect.objectContaining({ status: 'error', error: expect.stringContaining('/role') })],
+    });
     expect(stores.written).toEqual([]);
   });
 });

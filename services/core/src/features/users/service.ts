@@ -25,7 +25,10 @@ export function createUserService(stores: Stores) {
       const actor = requireActor(actorIn);
       // The gateway refuses project keys here (scope_violation); should one get through, it sees its members only.
       const role = typeof filters.role === 'string' ? filters.role : undefined;
-      return presentPage(await stores.users.list(actor.organizationId, { memberOf: visibleProjectId(actor), role }, page), presentUser);
+      return presentPage(
+        await stores.users.list(actor.organizationId, { memberOf: visibleProjectId(actor), role }, page),
+        presentUser,
+      );
     },
 
     async get(actorIn: Actor | undefined, id: string) {

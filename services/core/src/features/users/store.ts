@@ -30,7 +30,13 @@ export interface UserStore extends ExternalLinkMethods {
   /** Serialises invitations of one e-mail in an organization for the rest of the transaction. */
   lockInviteEmail(organizationId: string, email: string): Promise<void>;
   /** Records an outbound invitation (no SMTP: a mailer would read the `invites` table). */
-  insertInvite(values: { organizationId: string; userId: string; email: string; invitedByUserId: string | null; apiKeyId: string }): Promise<{ id: string }>;
+  insertInvite(values: {
+    organizationId: string;
+    userId: string;
+    email: string;
+    invitedByUserId: string | null;
+    apiKeyId: string;
+  }): Promise<{ id: string }>;
   /** Deletes an integration link (one whose user is gone). */
   deleteExternalLink(id: string): Promise<void>;
 }
@@ -62,9 +68,11 @@ export function createUserStore(db: Knex): UserStore {
       return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<UserRow | undefined>;
     },
     findByEmail(organizationId, email) {
-      return db('users').select(USER_FIELDS).where({ organizationId }).whereRaw('lower(email) = lower(?)', [email]).first() as Promise<
-        UserRow | undefined
-      >;
+      return db('users')
+        .select(USER_FIELDS)
+        .where({ organizationId })
+        .whereRaw('lower(email) = lower(?)', [email])
+        .first() as Promise<UserRow | undefined>;
     },
     listAll(organizationId) {
       return db('users').where({ organizationId }).orderBy('createdAt').select('id', 'email', 'name', 'role');

@@ -4,7 +4,10 @@ import type { WikiPageRow } from './store.ts';
 /** wiki_page.created / .updated / .deleted. */
 export function wikiPageEvent(eventName: string, row: WikiPageRow, extra: Record<string, unknown> = {}): ActorEvent {
   return {
-    eventName, entityType: 'wiki_page', entityId: row.id, projectId: row.projectId,
+    eventName,
+    entityType: 'wiki_page',
+    entityId: row.id,
+    projectId: row.projectId,
     payload: { wikiPageId: row.id, projectId: row.projectId, organizationId: row.organizationId, title: row.title, ...extra },
   };
 }

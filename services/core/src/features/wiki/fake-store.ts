@@ -5,14 +5,22 @@ import { fakeExternalLinkMethods } from '../../shared/fake-external-links.ts';
 import type { WikiPageRow, WikiStore } from './store.ts';
 
 /** An in-memory WikiStore for unit tests of the rules (no Postgres). Reads return copies; `links` is the shared fake link table. */
-export function createFakeWikiStore(rows: WikiPageRow[] = [], links: ExternalLinkRow[] = []): WikiStore & { rows: WikiPageRow[] } {
+export function createFakeWikiStore(
+  rows: WikiPageRow[] = [],
+  links: ExternalLinkRow[] = [],
+): WikiStore & { rows: WikiPageRow[] } {
   const copy = (row: WikiPageRow | undefined) => row && { ...row };
   return {
     ...fakeExternalLinkMethods(links),
     rows,
     async list(projectId, { page, pageSize }: PageArgs): Promise<Page<WikiPageRow>> {
       const all = rows.filter((r) => r.projectId === projectId);
-      return { data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })), page, pageSize, total: all.length };
+      return {
+        data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })),
+        page,
+        pageSize,
+        total: all.length,
+      };
     },
     async find(id) {
       return copy(rows.find((r) => r.id === id));
@@ -33,10 +41,14 @@ export function createFakeWikiStore(rows: WikiPageRow[] = [], links: ExternalLin
       return { ...row };
     },
     async remove(organizationId, id) {
-      rows.splice(rows.findIndex((r) => r.id === id), 1);
+      rows.splice(
+        rows.findIndex((r) => r.id === id),
+        1,
+      );
       for (let i = links.length - 1; i >= 0; i--) {
         const l = links[i];
-        if (l.organizationId === organizationId && l.alignEntityType === 'wiki_page' && l.alignEntityId === id) links.splice(i, 1);
+        if (l.organizationId === organizationId && l.alignEntityType === 'wiki_page' && l.alignEntityId === id)
+          links.splice(i, 1);
       }
     },
   };

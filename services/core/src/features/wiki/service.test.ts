@@ -23,9 +23,17 @@ describe('wiki rules (fake stores)', () => {
     expect(Object.keys(resource).sort()).toEqual(['content', 'createdAt', 'id', 'projectId', 'title', 'updatedAt']);
     expect(stores.wiki.rows[0]).toMatchObject({ creatorId: 'u1', organizationId: TEST_ORG });
     const [write] = stores.written;
-    expect(write.rows[0].row).toMatchObject({ entityType: 'wiki_page', action: 'created', entityName: 'Home', projectId: project.id });
+    expect(write.rows[0].row).toMatchObject({
+      entityType: 'wiki_page',
+      action: 'created',
+      entityName: 'Home',
+      projectId: project.id,
+    });
     expect(write.events).toEqual([
-      expect.objectContaining({ eventName: 'wiki_page.created', payload: { wikiPageId: resource.id, projectId: project.id, organizationId: TEST_ORG, title: 'Home' } }),
+      expect.objectContaining({
+        eventName: 'wiki_page.created',
+        payload: { wikiPageId: resource.id, projectId: project.id, organizationId: TEST_ORG, title: 'Home' },
+      }),
     ]);
   });
 
@@ -34,7 +42,10 @@ describe('wiki rules (fake stores)', () => {
     const first = await wiki.create(testActor(), project.id, { title: 'Home', externalRef });
     const again = await wiki.create(testActor(), project.id, { title: 'Changed', externalRef });
     expect(again).toEqual({ resource: first.resource, created: false });
-    expect(stores.written.flatMap((w) => w.events.map((e) => e.eventName))).toEqual(['integration_link.created', 'wiki_page.created']);
+    expect(stores.written.flatMap((w) => w.events.map((e) => e.eventName))).toEqual([
+      'integration_link.created',
+      'wiki_page.created',
+    ]);
     expect(await reasonOf(wiki.create(testActor(), other.id, { title: 'Elsewhere', externalRef }))).toBe('conflict');
     expect(stores.wiki.rows).toHaveLength(1);
   });

@@ -34,7 +34,11 @@ export function createWikiService(stores: Stores) {
      * wiki_page.created. With an externalRef already linked to a page of this
      * project: that page, created false; linked to anything else: 409.
      */
-    async create(actorIn: Actor | undefined, projectId: string, body: WikiPageCreateBody): Promise<{ resource: JsonObject; created: boolean }> {
+    async create(
+      actorIn: Actor | undefined,
+      projectId: string,
+      body: WikiPageCreateBody,
+    ): Promise<{ resource: JsonObject; created: boolean }> {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         await projectInScope(tx.projects, actor, projectId);
@@ -42,17 +46,33 @@ export function createWikiService(stores: Stores) {
         if (ref) {
           const link = await tx.wiki.lockExternalRef(actor.organizationId, ref);
           if (link) {
-            const page = link.alignEntityType === 'wiki_page' ? await tx.wiki.findInOrganization(actor.organizationId, link.alignEntityId) : undefined;
+            const page =
+              link.alignEntityType === 'wiki_page'
+                ? await tx.wiki.findInOrganization(actor.organizationId, link.alignEntityId)
+                : undefined;
             if (!page || page.projectId !== projectId) {
-              throw conflict('externalRef is already linked to another record', { alignEntityType: String(link.alignEntityType) });
+              throw conflict('externalRef is already linked to another record', {
+                alignEntityType: String(link.alignEntityType),
+              });
             }
             return { resource: presentWikiPage(page), created: false };
           }
         }
-        const row = await tx.wiki.insert({ ...pickFields(body, WIKI_PAGE_WRITABLE_FIELDS), projectId, organizationId: actor.organizationId, creatorId: actor.userId || null });
+        const row = await tx.wiki.insert({
+          ...pickFields(body, WIKI_PAGE_WRITABLE_FIELDS),
+          projectId,
+          organizationId: actor.organizationId,
+          creatorId: actor.userId || null,
+        });
         const events: ActorEvent[] = [];
         if (ref) {
-          const link = await tx.wiki.insertExternalLink({ organizationId: actor.organizationId, projectId, ref, alignEntityType: 'wiki_page', alignEntityId: row.id });
+          const link = await tx.wiki.insertExternalLink({
+            organizationId: actor.organizationId,
+            projectId,
+            ref,
+            alignEntityType: 'wiki_page',
+            alignEntityId: row.id,
+          });
           if (link) events.push(externalLinkCreatedEvent(link));
         }
         await tx.record(
@@ -76,7 +96,14 @@ export function createWikiService(stores: Stores) {
         await tx.record(
           apiWrite(
             actor,
-            { entityType: 'wiki_page', action: 'updated', entityId: id, entityName: row.title, projectId: row.projectId, metadata: { changedFields: changed } },
+            {
+              entityType: 'wiki_page',
+              action: 'updated',
+              entityId: id,
+              entityName: row.title,
+              projectId: row.projectId,
+              metadata: { changedFields: changed },
+            },
             changed.length ? [wikiPageEvent('wiki_page.updated', row, { changedFields: changed })] : [],
           ),
         );
@@ -90,9 +117,11 @@ export function createWikiService(stores: Stores) {
         const row = await load(tx, actor, id, true);
         await tx.wiki.remove(actor.organizationId, id);
         await tx.record(
-          apiWrite(actor, { entityType: 'wiki_page', action: 'deleted', entityId: id, entityName: row.title, projectId: row.projectId }, [
-            wikiPageEvent('wiki_page.deleted', row),
-          ]),
+          apiWrite(
+            actor,
+            { entityType: 'wiki_page', action: 'deleted', entityId: id, entityName: row.title, projectId: row.projectId },
+            [wikiPageEvent('wiki_page.deleted', row)],
+          ),
         );
       });
     },

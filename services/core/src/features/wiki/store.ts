@@ -14,7 +14,9 @@ export interface WikiStore extends ExternalLinkMethods {
   find(id: string, opts?: { lock?: boolean }): Promise<WikiPageRow | undefined>;
   /** A page of the organization by id, or undefined (the target of an externalRef's link). */
   findInOrganization(organizationId: string, id: string): Promise<WikiPageRow | undefined>;
-  insert(values: { organizationId: string; projectId: string; creatorId: string | null } & Record<string, unknown>): Promise<WikiPageRow>;
+  insert(
+    values: { organizationId: string; projectId: string; creatorId: string | null } & Record<string, unknown>,
+  ): Promise<WikiPageRow>;
   update(id: string, values: Record<string, unknown>): Promise<WikiPageRow>;
   /** Deletes a page and its externalRef links (so the same ref can create a fresh page later). */
   remove(organizationId: string, id: string): Promise<void>;
@@ -40,7 +42,10 @@ export function createWikiStore(db: Knex): WikiStore {
       return row as WikiPageRow;
     },
     async update(id, values) {
-      const [row] = await db('wiki_pages').where({ id }).update({ ...values, updatedAt: db.fn.now() }).returning('*');
+      const [row] = await db('wiki_pages')
+        .where({ id })
+        .update({ ...values, updatedAt: db.fn.now() })
+        .returning('*');
       return row as WikiPageRow;
     },
     async remove(organizationId, id) {

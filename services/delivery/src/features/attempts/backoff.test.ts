@@ -22,13 +22,22 @@ describe('retry schedule', () => {
 
   it('ends with a last attempt at the max age, then dead-letters', () => {
     const now = new Date(t0.getTime() + 86_400_000 - 1000);
-    expect(nextRetry(policy, { failedAttempts: 15, firstAttemptAt: t0, now, random: () => 0.5 })).toMatchObject({ kind: 'retry', delayMs: 1000 });
-    expect(nextRetry(policy, { failedAttempts: 16, firstAttemptAt: t0, now: new Date(t0.getTime() + 86_400_000) })).toEqual({ kind: 'dead_letter' });
+    expect(nextRetry(policy, { failedAttempts: 15, firstAttemptAt: t0, now, random: () => 0.5 })).toMatchObject({
+      kind: 'retry',
+      delayMs: 1000,
+    });
+    expect(nextRetry(policy, { failedAttempts: 16, firstAttemptAt: t0, now: new Date(t0.getTime() + 86_400_000) })).toEqual({
+      kind: 'dead_letter',
+    });
   });
 
   it('waits at least a Retry-After, still within the max age', () => {
-    expect(nextRetry(policy, { failedAttempts: 1, firstAttemptAt: t0, now: t0, retryAfterMs: 60_000, random: () => 0.5 })).toMatchObject({ delayMs: 60_000 });
+    expect(
+      nextRetry(policy, { failedAttempts: 1, firstAttemptAt: t0, now: t0, retryAfterMs: 60_000, random: () => 0.5 }),
+    ).toMatchObject({ delayMs: 60_000 });
     const late = new Date(t0.getTime() + 86_400_000 - 10_000);
-    expect(nextRetry(policy, { failedAttempts: 3, firstAttemptAt: t0, now: late, retryAfterMs: 3_600_000 })).toMatchObject({ delayMs: 10_000 });
+    expect(nextRetry(policy, { failedAttempts: 3, firstAttemptAt: t0, now: late, retryAfterMs: 3_600_000 })).toMatchObject({
+      delayMs: 10_000,
+    });
   });
 });

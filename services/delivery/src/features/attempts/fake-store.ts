@@ -9,7 +9,8 @@ import type { AttemptRecord, AttemptRow, AttemptStore, DeadLetterMessage } from 
  * collects the messages bound for the dead-letter topic.
  */
 export function createFakeAttemptStore(
-  deliveries: FakeDeliveryRow[], subscriptions: SubscriptionRow[],
+  deliveries: FakeDeliveryRow[],
+  subscriptions: SubscriptionRow[],
 ): AttemptStore & { log: (AttemptRow & { deliveryId: string })[]; deadLetters: DeadLetterMessage[] } {
   const log: (AttemptRow & { deliveryId: string })[] = [];
   const deadLetters: DeadLetterMessage[] = [];
@@ -26,14 +27,27 @@ export function createFakeAttemptStore(
     const attempt = delivery.attempts + 1;
     Object.assign(row, {
       status: decision.kind === 'succeeded' ? 'succeeded' : decision.kind === 'dead_letter' ? 'dead_letter' : 'failed',
-      attempts: attempt, responseCode: result.responseCode, responseBody: result.responseBody, error: result.error,
-      durationMs: result.durationMs, nextAttemptAt: decision.kind === 'retry' && live ? decision.at : null,
-      firstAttemptAt: row.firstAttemptAt ?? attemptedAt, lastAttemptAt: attemptedAt, lockedUntil: null, leaseToken: null,
+      attempts: attempt,
+      responseCode: result.responseCode,
+      responseBody: result.responseBody,
+      error: result.error,
+      durationMs: result.durationMs,
+      nextAttemptAt: decision.kind === 'retry' && live ? decision.at : null,
+      firstAttemptAt: row.firstAttemptAt ?? attemptedAt,
+      lastAttemptAt: attemptedAt,
+      lockedUntil: null,
+      leaseToken: null,
       updatedAt: new Date(),
     });
     log.push({
-      deliveryId: row.id, attempt, outcome: result.ok ? 'succeeded' : 'failed', responseCode: result.responseCode,
-      responseBody: result.responseBody, error: result.error, durationMs: result.durationMs, attemptedAt,
+      deliveryId: row.id,
+      attempt,
+      outcome: result.ok ? 'succeeded' : 'failed',
+      responseCode: result.responseCode,
+      responseBody: result.responseBody,
+      error: result.error,
+      durationMs: result.durationMs,
+      attemptedAt,
     });
     return true;
   };

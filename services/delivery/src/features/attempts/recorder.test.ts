@@ -19,7 +19,17 @@ function fakeStore() {
 }
 
 const attempt = (id: string): AttemptRecord => ({
-  delivery: { id, leaseToken: 't', attempts: 0, firstAttemptAt: null, subscriptionId: 's', organizationId: 'o', eventName: 'entry.created', body: '{}', destinationUrl: 'http://r' },
+  delivery: {
+    id,
+    leaseToken: 't',
+    attempts: 0,
+    firstAttemptAt: null,
+    subscriptionId: 's',
+    organizationId: 'o',
+    eventName: 'entry.created',
+    body: '{}',
+    destinationUrl: 'http://r',
+  },
   result: { ok: true, responseCode: 200, responseBody: 'ok', error: null, durationMs: 1 },
   attemptedAt: new Date(),
   decision: { kind: 'succeeded' },

@@ -18,7 +18,11 @@ export interface AttemptRecorder {
  * little longer. Dead letters take the single-row path, with their message for
  * the dead-letter topic.
  */
-export function createAttemptRecorder(store: Pick<AttemptStore, 'recordAttempt' | 'recordAttempts'>, maxBatch = 200, lingerMs = 5): AttemptRecorder {
+export function createAttemptRecorder(
+  store: Pick<AttemptStore, 'recordAttempt' | 'recordAttempts'>,
+  maxBatch = 200,
+  lingerMs = 5,
+): AttemptRecorder {
   type Waiting = { item: AttemptRecord; resolve: (kept: boolean) => void; reject: (err: unknown) => void };
   let queue: Waiting[] = [];
   let writing = false;

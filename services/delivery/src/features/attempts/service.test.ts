@@ -9,13 +9,22 @@ import { decideNextStep, outcomeOf } from './service.ts';
 const policy = { baseMs: 5000, maxAgeMs: 86_400_000, maxStepMs: 7_200_000 };
 const t0 = new Date('2026-01-01T00:00:00Z');
 const at = (ms: number) => new Date(t0.getTime() + ms);
-const failed = (over: Partial<SendResult> = {}): SendResult => ({ ok: false, responseCode: 500, responseBody: 'oops', error: 'HTTP 500', durationMs: 3, ...over });
+const failed = (over: Partial<SendResult> = {}): SendResult => ({
+  ok: false,
+  responseCode: 500,
+  responseBody: 'oops',
+  error: 'HTTP 500',
+  durationMs: 3,
+  ...over,
+});
 const ok: SendResult = { ok: true, responseCode: 200, responseBody: 'ok', error: null, durationMs: 2 };
 const half = () => 0.5;
 
 describe('the step after an attempt', () => {
   it('succeeds on a 2xx, whatever came before', () => {
-    expect(decideNextStep(policy, { attempts: 7, firstAttemptAt: t0 }, ok, at(90_000_000), at(90_000_000))).toEqual({ kind: 'succeeded' });
+    expect(decideNextStep(policy, { attempts: 7, firstAttemptAt: t0 }, ok, at(90_000_000), at(90_000_000))).toEqual({
+      kind: 'succeeded',
+    });
     expect(outcomeOf({ kind: 'succeeded' })).toBe('succeeded');
   });
 
@@ -28,13 +37,23 @@ describe('the step after an attempt', () => {
   });
 
   it('waits at least what a 429/503 asks for', () => {
-    const busy = decideNextStep(policy, { attempts: 0, firstAttemptAt: null }, failed({ responseCode: 429, retryAfterMs: 60_000 }), t0, t0, half);
+    const busy = decideNextStep(
+      policy,
+      { attempts: 0, firstAttemptAt: null },
+      failed({ responseCode: 429, retryAfterMs: 60_000 }),
+      t0,
+      t0,
+      half,
+    );
     expect(busy).toEqual({ kind: 'retry', at: at(60_000) });
   });
 
   it('makes a last attempt at the max age after the first one, then dead-letters', () => {
     const late = at(policy.maxAgeMs - 1000);
-    expect(decideNextStep(policy, { attempts: 14, firstAttemptAt: t0 }, failed(), late, late, half)).toEqual({ kind: 'retry', at: at(policy.maxAgeMs) });
+    expect(decideNextStep(policy, { attempts: 14, firstAttemptAt: t0 }, failed(), late, late, half)).toEqual({
+      kind: 'retry',
+      at: at(policy.maxAgeMs),
+    });
     const deadline = at(policy.maxAgeMs);
     const dead = decideNextStep(policy, { attempts: 15, firstAttemptAt: t0 }, failed(), deadline, deadline);
     expect(dead).toEqual({ kind: 'dead_letter' });
@@ -49,23 +68,56 @@ describe('recording a dead letter (fake stores)', () => {
     const sub = testSubscription();
     stores.subscriptions.rows.push(sub);
     const envelope = { id: randomUUID(), eventName: 'entry.created', payload: { title: 'x' } };
-    await stores.deliveries.insertMany([{ id: envelope.id, organizationId: ORG, subscriptionId: sub.id, eventId: randomUUID(), eventName: 'entry.created', body: JSON.stringify(envelope) }]);
-    const { deliveries: [claimed] } = await stores.deliveries.claim({ limit: 1, leaseMs: 60_000, defaultCap: 3, caps: new Map() });
+    await stores.deliveries.insertMany([
+      {
+        id: envelope.id,
+        organizationId: ORG,
+        subscriptionId: sub.id,
+        eventId: randomUUID(),
+        eventName: 'entry.created',
+        body: JSON.stringify(envelope),
+      },
+    ]);
+    const {
+      deliveries: [claimed],
+    } = await stores.deliveries.claim({ limit: 1, leaseMs: 60_000, defaultCap: 3, caps: new Map() });
     const recorder = createAttemptRecorder(stores.attempts);
     const firstAttemptAt = new Date(now.getTime() - policy.maxAgeMs);
     const delivery = { ...claimed, attempts: 15, firstAttemptAt };
 
     // Another replica took the delivery over: nothing is recorded, nothing dead-lettered.
-    expect(await recorder.record({ delivery: { ...delivery, leaseToken: randomUUID() }, result: failed(), attemptedAt: now, decision: { kind: 'dead_letter' } })).toBe(false);
+    expect(
+      await recorder.record({
+        delivery: { ...delivery, leaseToken: randomUUID() },
+        result: failed(),
+        attemptedAt: now,
+        decision: { kind: 'dead_letter' },
+      }),
+    ).toBe(false);
     expect(stores.attempts.deadLetters).toEqual([]);
 
     expect(await recorder.record({ delivery, result: failed(), attemptedAt: now, decision: { kind: 'dead_letter' } })).toBe(true);
-    expect(stores.deliveries.rows[0]).toMatchObject({ status: 'dead_letter', attempts: 16, nextAttemptAt: null, leaseToken: null });
-    expect(stores.attempts.deadLetters).toEqual([{
-      id: claimed.id, deliveryId: claimed.id, eventName: 'entry.created', subscriptionId: sub.id, organizationId: ORG,
-      destinationUrl: 'https://r.example.com/in', attempts: 16, firstAttemptAt: firstAttemptAt.toISOString(),
-      deadLetteredAt: expect.any(String), lastError: { error: 'HTTP 500', responseCode: 500, responseBody: 'oops' }, envelope,
-    }]);
+    expect(stores.deliveries.rows[0]).toMatchObject({
+      status: 'dead_letter',
+      attempts: 16,
+      nextAttemptAt: null,
+      leaseToken: null,
+    });
+    expect(stores.attempts.deadLetters).toEqual([
+      {
+        id: claimed.id,
+        deliveryId: claimed.id,
+        eventName: 'entry.created',
+        subscriptionId: sub.id,
+        organizationId: ORG,
+        destinationUrl: 'https://r.example.com/in',
+        attempts: 16,
+        firstAttemptAt: firstAttemptAt.toISOString(),
+        deadLetteredAt: expect.any(String),
+        lastError: { error: 'HTTP 500', responseCode: 500, responseBody: 'oops' },
+        envelope,
+      },
+    ]);
     expect(await stores.attempts.listFor(claimed.id)).toEqual([expect.objectContaining({ attempt: 16, outcome: 'failed' })]);
   });
 });

@@ -15,7 +15,18 @@ export type AttemptDecision =
 
 /** One finished attempt, to be recorded with its decision. */
 export interface AttemptRecord {
-  delivery: Pick<ClaimedDelivery, 'id' | 'leaseToken' | 'attempts' | 'firstAttemptAt' | 'subscriptionId' | 'organizationId' | 'eventName' | 'body' | 'destinationUrl'>;
+  delivery: Pick<
+    ClaimedDelivery,
+    | 'id'
+    | 'leaseToken'
+    | 'attempts'
+    | 'firstAttemptAt'
+    | 'subscriptionId'
+    | 'organizationId'
+    | 'eventName'
+    | 'body'
+    | 'destinationUrl'
+  >;
   result: SendResult;
   attemptedAt: Date;
   decision: AttemptDecision;
@@ -85,10 +96,14 @@ export function createAttemptStore(db: Knex): AttemptStore {
       const messages = args.deadLetter
         ? [{ topic: LOGICAL_TOPICS.deliveryDeadLetter, key: delivery.subscriptionId, value: args.deadLetter }]
         : [];
-      const updated = await commitWrite(db, 'delivery', { rows: [], events: [], messages }, {
-        ctes: [
-          {
-            sql: `${WRITTEN} AS (
+      const updated = await commitWrite(
+        db,
+        'delivery',
+        { rows: [], events: [], messages },
+        {
+          ctes: [
+            {
+              sql: `${WRITTEN} AS (
               UPDATE delivery.deliveries d
                  SET status = ?, attempts = ?, "responseCode" = ?, "responseBody" = ?, error = ?, "durationMs" = ?,
                      "nextAttemptAt" = CASE WHEN ?::timestamptz IS NOT NULL AND EXISTS (
@@ -98,27 +113,47 @@ export function createAttemptStore(db: Knex): AttemptStore {
                      "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
                WHERE d.id = ? AND d."leaseToken" = ?
               RETURNING d.id)`,
-            bindings: [
-              status, attempt, result.responseCode, result.responseBody, result.error, result.durationMs,
-              nextAttemptAt, nextAttemptAt, attemptedAt, attemptedAt, delivery.id, delivery.leaseToken,
-            ],
-          },
-          {
-            sql: `attempt_row AS (
+              bindings: [
+                status,
+                attempt,
+                result.responseCode,
+                result.responseBody,
+                result.error,
+                result.durationMs,
+                nextAttemptAt,
+                nextAttemptAt,
+                attemptedAt,
+                attemptedAt,
+                delivery.id,
+                delivery.leaseToken,
+              ],
+            },
+            {
+              sql: `attempt_row AS (
               INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt")
               SELECT id, ?, ?, ?, ?, ?, ?, ?::timestamptz FROM ${WRITTEN})`,
-            bindings: [attempt, result.ok ? 'succeeded' : 'failed', result.responseCode, result.responseBody, result.error, result.durationMs, attemptedAt],
-          },
-        ],
-      });
+              bindings: [
+                attempt,
+                result.ok ? 'succeeded' : 'failed',
+                result.responseCode,
+                result.responseBody,
+                result.error,
+                result.durationMs,
+                attemptedAt,
+              ],
+            },
+          ],
+        },
+      );
       return updated !== undefined;
     },
 
     async recordAttempts(items) {
       if (!items.length) return new Set();
       const col = <T>(f: (i: AttemptRecord) => T) => items.map(f);
-      const { rows } = await db.raw(
-        `WITH input AS (
+      const { rows } = await db
+        .raw(
+          `WITH input AS (
            SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::int[], ?::int[], ?::text[], ?::text[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[])
              AS i(id, token, status, attempt, "responseCode", "responseBody", error, "durationMs", "nextAttemptAt", "attemptedAt", outcome)
          ), upd AS (
@@ -139,14 +174,21 @@ export function createAttemptStore(db: Knex): AttemptStore {
              FROM input i JOIN upd ON upd.id = i.id
          )
          SELECT id FROM upd`,
-        [
-          col((i) => i.delivery.id), col((i) => i.delivery.leaseToken),
-          col((i) => (i.decision.kind === 'succeeded' ? 'succeeded' : 'failed')), col((i) => i.delivery.attempts + 1),
-          col((i) => i.result.responseCode), col((i) => i.result.responseBody), col((i) => i.result.error),
-          col((i) => i.result.durationMs), col((i) => (i.decision.kind === 'retry' ? i.decision.at : null)),
-          col((i) => i.attemptedAt), col((i) => (i.result.ok ? 'succeeded' : 'failed')),
-        ] as Knex.RawBinding[],
-      ).options(prepared('delivery-record-attempts-v2'));
+          [
+            col((i) => i.delivery.id),
+            col((i) => i.delivery.leaseToken),
+            col((i) => (i.decision.kind === 'succeeded' ? 'succeeded' : 'failed')),
+            col((i) => i.delivery.attempts + 1),
+            col((i) => i.result.responseCode),
+            col((i) => i.result.responseBody),
+            col((i) => i.result.error),
+            col((i) => i.result.durationMs),
+            col((i) => (i.decision.kind === 'retry' ? i.decision.at : null)),
+            col((i) => i.attemptedAt),
+            col((i) => (i.result.ok ? 'succeeded' : 'failed')),
+          ] as Knex.RawBinding[],
+        )
+        .options(prepared('delivery-record-attempts-v2'));
       return new Set((rows as { id: string }[]).map((r) => r.id));
     },
 

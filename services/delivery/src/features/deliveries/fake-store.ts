@@ -21,7 +21,9 @@ export type FakeDeliveryRow = DeliveryRecord & {
  * collects the notifier of every insert that left a delivery free to claim.
  */
 export function createFakeDeliveryStore(
-  subscriptions: SubscriptionRow[], rows: FakeDeliveryRow[] = [], clock: () => Date = () => new Date(),
+  subscriptions: SubscriptionRow[],
+  rows: FakeDeliveryRow[] = [],
+  clock: () => Date = () => new Date(),
 ): DeliveryStore & { rows: FakeDeliveryRow[]; notified: string[] } {
   const notified: string[] = [];
   const record = (r: FakeDeliveryRow): DeliveryRecord => {
@@ -42,12 +44,26 @@ export function createFakeDeliveryStore(
         if (rows.some((r) => r.id === n.id)) continue;
         const test = n.test ?? false;
         rows.push({
-          id: n.id, organizationId: n.organizationId, subscriptionId: n.subscriptionId, eventId: n.eventId, eventName: n.eventName,
-          body: n.body, test, status: 'pending', attempts: 0, responseCode: null, responseBody: null, error: null, durationMs: null,
-          nextAttemptAt: test ? null : now, firstAttemptAt: null, lastAttemptAt: null,
+          id: n.id,
+          organizationId: n.organizationId,
+          subscriptionId: n.subscriptionId,
+          eventId: n.eventId,
+          eventName: n.eventName,
+          body: n.body,
+          test,
+          status: 'pending',
+          attempts: 0,
+          responseCode: null,
+          responseBody: null,
+          error: null,
+          durationMs: null,
+          nextAttemptAt: test ? null : now,
+          firstAttemptAt: null,
+          lastAttemptAt: null,
           leaseToken: n.leaseToken ?? null,
           lockedUntil: n.leaseToken && !test ? new Date(now.getTime() + (opts.leaseMs ?? 0)) : null,
-          createdAt: now, updatedAt: now,
+          createdAt: now,
+          updatedAt: now,
         });
         inserted.add(n.id);
         if (!n.leaseToken) free++;
@@ -69,7 +85,12 @@ export function createFakeDeliveryStore(
         const s = subOf(r);
         if (!s || !s.enabled || s.deletedAt) {
           // Written while its subscription was being disabled or deleted: stopped.
-          Object.assign(r, { nextAttemptAt: null, status: 'failed', error: 'retries stopped: subscription disabled or deleted', updatedAt: now });
+          Object.assign(r, {
+            nextAttemptAt: null,
+            status: 'failed',
+            error: 'retries stopped: subscription disabled or deleted',
+            updatedAt: now,
+          });
           continue;
         }
         const n = perOrigin.get(s.destinationOrigin) ?? 0;
@@ -79,9 +100,17 @@ export function createFakeDeliveryStore(
         perOrigin.set(s.destinationOrigin, n + 1);
         Object.assign(r, { lockedUntil: new Date(now.getTime() + leaseMs), leaseToken: randomUUID() });
         taken.push({
-          id: r.id, organizationId: r.organizationId, subscriptionId: r.subscriptionId, eventName: r.eventName, body: r.body,
-          attempts: r.attempts, firstAttemptAt: r.firstAttemptAt, leaseToken: r.leaseToken!, destinationUrl: s.destinationUrl,
-          destinationOrigin: s.destinationOrigin, secretSealed: s.secretSealed,
+          id: r.id,
+          organizationId: r.organizationId,
+          subscriptionId: r.subscriptionId,
+          eventName: r.eventName,
+          body: r.body,
+          attempts: r.attempts,
+          firstAttemptAt: r.firstAttemptAt,
+          leaseToken: r.leaseToken!,
+          destinationUrl: s.destinationUrl,
+          destinationOrigin: s.destinationOrigin,
+          secretSealed: s.secretSealed,
         });
       }
       return { deliveries: taken, more: eligible > taken.length };
@@ -112,7 +141,10 @@ export function createFakeDeliveryStore(
     },
     async list(organizationId, subscriptionId, filter, page) {
       const mine = rows.filter(
-        (r) => r.organizationId === organizationId && r.subscriptionId === subscriptionId && (filter.status === undefined || r.status === filter.status),
+        (r) =>
+          r.organizationId === organizationId &&
+          r.subscriptionId === subscriptionId &&
+          (filter.status === undefined || r.status === filter.status),
       );
       return fakePage(mine.map(record), page);
     },

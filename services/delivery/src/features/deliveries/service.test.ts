@@ -16,7 +16,16 @@ async function deliveries(stores: FakeStores, sub: SubscriptionRow, n: number): 
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const id = randomUUID();
-    await stores.deliveries.insertMany([{ id, organizationId: sub.organizationId, subscriptionId: sub.id, eventId: randomUUID(), eventName: 'entry.created', body: `{"n":${i}}` }]);
+    await stores.deliveries.insertMany([
+      {
+        id,
+        organizationId: sub.organizationId,
+        subscriptionId: sub.id,
+        eventId: randomUUID(),
+        eventName: 'entry.created',
+        body: `{"n":${i}}`,
+      },
+    ]);
     stores.deliveries.rows.at(-1)!.createdAt = new Date(Date.UTC(2026, 0, 1, 0, 0, 0, i));
     ids.push(id);
   }
@@ -24,7 +33,7 @@ async function deliveries(stores: FakeStores, sub: SubscriptionRow, n: number): 
 }
 
 describe('delivery records (fake stores)', () => {
-  it('lists a subscription\'s deliveries newest first, pages them, and filters by status', async () => {
+  it("lists a subscription's deliveries newest first, pages them, and filters by status", async () => {
     const stores = createFakeStores();
     const service = createDeliveryService(stores);
     const sub = subscription(stores);
@@ -49,22 +58,51 @@ describe('delivery records (fake stores)', () => {
     const service = createDeliveryService(stores);
     const sub = subscription(stores);
     const [id] = await deliveries(stores, sub, 1);
-    const { deliveries: [claimed] } = await stores.deliveries.claim({ limit: 1, leaseMs: 60_000, defaultCap: 10, caps: new Map() });
+    const {
+      deliveries: [claimed],
+    } = await stores.deliveries.claim({ limit: 1, leaseMs: 60_000, defaultCap: 10, caps: new Map() });
     const attemptedAt = new Date('2026-01-01T00:00:01.000Z');
     await stores.attempts.recordAttempt({
-      delivery: claimed, attemptedAt, decision: { kind: 'retry', at: new Date('2026-01-01T00:00:06.000Z') },
+      delivery: claimed,
+      attemptedAt,
+      decision: { kind: 'retry', at: new Date('2026-01-01T00:00:06.000Z') },
       result: { ok: false, responseCode: 503, responseBody: 'busy', error: 'HTTP 503', durationMs: 12 },
     });
 
     const [listed] = (await service.list(actor(), sub.id, {}, { page: 1, pageSize: 25 })).data;
     expect(Object.keys(listed).sort()).toEqual([
-      'attempts', 'createdAt', 'durationMs', 'error', 'eventId', 'eventName', 'id', 'nextAttemptAt', 'responseBody', 'responseCode',
-      'status', 'subscriptionId', 'updatedAt',
+      'attempts',
+      'createdAt',
+      'durationMs',
+      'error',
+      'eventId',
+      'eventName',
+      'id',
+      'nextAttemptAt',
+      'responseBody',
+      'responseCode',
+      'status',
+      'subscriptionId',
+      'updatedAt',
     ]);
     const got = await service.get(actor(), sub.id, id);
     expect(got).toMatchObject({
-      id, status: 'failed', attempts: 1, responseCode: 503, nextAttemptAt: '2026-01-01T00:00:06.000Z',
-      attemptLog: [{ attempt: 1, outcome: 'failed', responseCode: 503, responseBody: 'busy', error: 'HTTP 503', durationMs: 12, attemptedAt: '2026-01-01T00:00:01.000Z' }],
+      id,
+      status: 'failed',
+      attempts: 1,
+      responseCode: 503,
+      nextAttemptAt: '2026-01-01T00:00:06.000Z',
+      attemptLog: [
+        {
+          attempt: 1,
+          outcome: 'failed',
+          responseCode: 503,
+          responseBody: 'busy',
+          error: 'HTTP 503',
+          durationMs: 12,
+          attemptedAt: '2026-01-01T00:00:01.000Z',
+        },
+      ],
     });
     expect(got).not.toHaveProperty('body');
     expect(got).not.toHaveProperty('leaseToken');
@@ -82,7 +120,10 @@ describe('delivery records (fake stores)', () => {
     await deliveries(stores, deleted, 1);
     const page = { page: 1, pageSize: 25 };
     for (const id of [foreign.id, deleted.id, randomUUID(), 'not-a-uuid']) {
-      expect(await failure(service.list(actor(), id, {}, page))).toMatchObject({ reason: 'not_found', message: 'webhook not found' });
+      expect(await failure(service.list(actor(), id, {}, page))).toMatchObject({
+        reason: 'not_found',
+        message: 'webhook not found',
+      });
     }
     expect(await failure(service.get(actor(), foreign.id, foreignDelivery))).toMatchObject({ message: 'webhook not found' });
     expect(await failure(service.get(actor(), mine.id, otherDelivery))).toMatchObject({ message: 'delivery not found' });

@@ -8,7 +8,12 @@ import { presentDelivery, presentDeliveryWithAttempts } from './presenter.ts';
 /** Delivery records of a subscription, for GET /webhooks/:id/deliveries[/:deliveryId]. Rules only; SQL is in the stores. */
 export function createDeliveryService(stores: Stores) {
   return {
-    async list(actorIn: Actor | undefined, subscriptionId: string, filters: Record<string, unknown>, page: PageArgs): Promise<Page<JsonObject>> {
+    async list(
+      actorIn: Actor | undefined,
+      subscriptionId: string,
+      filters: Record<string, unknown>,
+      page: PageArgs,
+    ): Promise<Page<JsonObject>> {
       const actor = requireActor(actorIn);
       await subscriptionInScope(stores.subscriptions, actor, subscriptionId);
       const status = typeof filters.status === 'string' ? filters.status : undefined;

@@ -165,7 +165,12 @@ export interface DeliveryStore {
   /** Stops every scheduled attempt of a subscription (disabled or deleted); returns how many. */
   stopPending(subscriptionId: string, reason: string): Promise<number>;
   /** One page of a subscription's delivery records, optionally of one status. */
-  list(organizationId: string, subscriptionId: string, filter: { status?: string }, page: PageArgs): Promise<Page<DeliveryRecord>>;
+  list(
+    organizationId: string,
+    subscriptionId: string,
+    filter: { status?: string },
+    page: PageArgs,
+  ): Promise<Page<DeliveryRecord>>;
   /** A delivery record of the subscription, or undefined. Non-UUID ids find nothing. */
   find(organizationId: string, subscriptionId: string, id: string): Promise<DeliveryRecord | undefined>;
   /** Deliveries of a status with an attempt scheduled (the backlog metrics). */
@@ -183,8 +188,9 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
       for (let i = 0; i < rows.length; i += 500) {
         const chunk = rows.slice(i, i + 500);
         const col = <T>(f: (r: NewDelivery) => T) => chunk.map(f);
-        const { rows: res } = await db.raw(
-          `WITH ins AS (
+        const { rows: res } = await db
+          .raw(
+            `WITH ins AS (
              INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, test, "leaseToken", "lockedUntil", status, "nextAttemptAt")
              SELECT i.id, i.org, i.sub, i.event, i.name, i.body, i.test, i.token,
                     CASE WHEN i.token IS NOT NULL AND NOT i.test THEN now() + (? * interval '1 millisecond') END,
@@ -195,13 +201,21 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
              RETURNING id, "leaseToken" IS NULL AS free
            ), n AS (SELECT count(*) FILTER (WHERE free) AS free FROM ins)
            SELECT ins.id, CASE WHEN n.free > 0 THEN pg_notify(?, ?) END AS notified FROM ins, n`,
-          [
-            opts.leaseMs ?? 0,
-            col((r) => r.id), col((r) => r.organizationId), col((r) => r.subscriptionId), col((r) => r.eventId),
-            col((r) => r.eventName), col((r) => r.body), col((r) => r.test ?? false), col((r) => r.leaseToken ?? null),
-            DUE_CHANNEL, opts.notifier ?? '',
-          ] as Knex.RawBinding[],
-        ).options(prepared('delivery-insert-many-v3'));
+            [
+              opts.leaseMs ?? 0,
+              col((r) => r.id),
+              col((r) => r.organizationId),
+              col((r) => r.subscriptionId),
+              col((r) => r.eventId),
+              col((r) => r.eventName),
+              col((r) => r.body),
+              col((r) => r.test ?? false),
+              col((r) => r.leaseToken ?? null),
+              DUE_CHANNEL,
+              opts.notifier ?? '',
+            ] as Knex.RawBinding[],
+          )
+          .options(prepared('delivery-insert-many-v3'));
         for (const r of res as { id: string }[]) inserted.add(r.id);
       }
       return inserted;
@@ -259,7 +273,8 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
 
     async find(organizationId, subscriptionId, id) {
       if (!isUuid(id)) return undefined;
-      return (await db('delivery.deliveries').where({ id, subscriptionId, organizationId }).first(DELIVERY_FIELDS)) as DeliveryRecord | undefined;
+      return (await db('delivery.deliveries').where({ id, subscriptionId, organizationId }).first(DELIVERY_FIELDS)) as
+        DeliveryRecord | undefined;
     },
 
     async countScheduled(status) {

@@ -12,7 +12,10 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
   return {
     rows,
     async list(organizationId, filter, page) {
-      return fakePage(live(organizationId).filter((r) => filter.enabled === undefined || r.enabled === filter.enabled), page);
+      return fakePage(
+        live(organizationId).filter((r) => filter.enabled === undefined || r.enabled === filter.enabled),
+        page,
+      );
     },
     async find(organizationId, id) {
       const row = live(organizationId).find((r) => r.id === id);
@@ -36,7 +39,13 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
         .filter((r) => organizationIds.includes(r.organizationId) && r.enabled && !r.deletedAt)
         .filter((r) => r.eventNames.some((n) => eventNames.includes(n)))
         .map(({ id, organizationId, eventNames: names, createdAt, destinationUrl, destinationOrigin, secretSealed }) => ({
-          id, organizationId, eventNames: names, createdAt, destinationUrl, destinationOrigin, secretSealed,
+          id,
+          organizationId,
+          eventNames: names,
+          createdAt,
+          destinationUrl,
+          destinationOrigin,
+          secretSealed,
         }));
     },
     async allIds() {

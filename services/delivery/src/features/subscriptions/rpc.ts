@@ -7,7 +7,10 @@ import type { SubscriptionService } from './service.ts';
 /** The subscription methods of WebhookService over Connect: unpacks requests, calls the rules, packs answers. */
 export function subscriptionRpc(
   subscriptions: SubscriptionService,
-): Pick<ServiceImpl<typeof WebhookService>, 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookSecret'> {
+): Pick<
+  ServiceImpl<typeof WebhookService>,
+  'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookSecret'
+> {
   return {
     async listWebhooks(req) {
       return subscriptions.list(req.actor, bodyOf(req.query), pageArgs(req));

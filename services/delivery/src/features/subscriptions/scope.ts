@@ -8,7 +8,10 @@ import type { SubscriptionRow, SubscriptionStore } from './store.ts';
  * every feature under a subscription (deliveries, test calls).
  */
 export async function subscriptionInScope(
-  subscriptions: Pick<SubscriptionStore, 'find'>, actor: Actor, id: string, opts: { lock?: boolean } = {},
+  subscriptions: Pick<SubscriptionStore, 'find'>,
+  actor: Actor,
+  id: string,
+  opts: { lock?: boolean } = {},
 ): Promise<SubscriptionRow> {
   const row = await subscriptions.find(actor.organizationId, id, opts);
   if (!row) throw notFound('webhook');

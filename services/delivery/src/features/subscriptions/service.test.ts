@@ -9,7 +9,9 @@ const secrets = createWebhookSecretBox('unit-test key');
 function service(stores: FakeStores, refused: Record<string, string> = {}) {
   let audited = 0;
   const subscriptions = createSubscriptionService(stores, {
-    secrets, checkDestination: async (url) => refused[url], audited: () => void audited++,
+    secrets,
+    checkDestination: async (url) => refused[url],
+    audited: () => void audited++,
   });
   return { subscriptions, audited: () => audited };
 }
@@ -21,7 +23,12 @@ describe('subscription rules (fake stores)', () => {
     const stores = createFakeStores();
     const { subscriptions, audited } = service(stores);
     const created = await subscriptions.create(actor(), { ...body, description: 'CRM' });
-    expect(created).toMatchObject({ destinationUrl: body.destinationUrl, eventNames: ['entry.created', 'entry.updated'], enabled: true, description: 'CRM' });
+    expect(created).toMatchObject({
+      destinationUrl: body.destinationUrl,
+      eventNames: ['entry.created', 'entry.updated'],
+      enabled: true,
+      description: 'CRM',
+    });
     expect(String(created.hmacSecret)).toMatch(/^whsec_/);
     expect(Object.keys(created)).not.toContain('secretSealed');
     const [row] = stores.subscriptions.rows;
@@ -32,19 +39,35 @@ describe('subscription rules (fake stores)', () => {
 
     expect(stores.written).toHaveLength(1);
     const [write] = stores.written;
-    expect(write.rows).toEqual([{
-      table: 'delivery.audit_outbox',
-      row: expect.objectContaining({
-        entityType: 'webhook_subscription', action: 'created', entityId: row.id,
-        actor: expect.objectContaining({ organizationId: ORG, userId: 'u1' }),
-        metadata: { destinationUrl: body.destinationUrl, eventNames: ['entry.created', 'entry.updated'] },
+    expect(write.rows).toEqual([
+      {
+        table: 'delivery.audit_outbox',
+        row: expect.objectContaining({
+          entityType: 'webhook_subscription',
+          action: 'created',
+          entityId: row.id,
+          actor: expect.objectContaining({ organizationId: ORG, userId: 'u1' }),
+          metadata: { destinationUrl: body.destinationUrl, eventNames: ['entry.created', 'entry.updated'] },
+        }),
+      },
+    ]);
+    expect(write.events).toEqual([
+      expect.objectContaining({
+        eventName: 'webhook.subscription.created',
+        entityType: 'webhook_subscription',
+        entityId: row.id,
+        organizationId: ORG,
+        actorUserId: 'u1',
+        projectId: null,
+        payload: {
+          subscriptionId: row.id,
+          destinationUrl: body.destinationUrl,
+          eventNames: ['entry.created', 'entry.updated'],
+          enabled: true,
+          description: 'CRM',
+        },
       }),
-    }]);
-    expect(write.events).toEqual([expect.objectContaining({
-      eventName: 'webhook.subscription.created', entityType: 'webhook_subscription', entityId: row.id, organizationId: ORG,
-      actorUserId: 'u1', projectId: null,
-      payload: { subscriptionId: row.id, destinationUrl: body.destinationUrl, eventNames: ['entry.created', 'entry.updated'], enabled: true, description: 'CRM' },
-    })]);
+    ]);
     expect(JSON.stringify(write)).not.toContain(String(created.hmacSecret));
     expect(audited()).toBe(1);
   });
@@ -52,7 +75,9 @@ describe('subscription rules (fake stores)', () => {
   it('refuses unknown event names with the spec body and refused destinations as a validation error, writing nothing', async () => {
     const stores = createFakeStores();
     const { subscriptions, audited } = service(stores, { 'http://10.0.0.1/x': 'points to a private address' });
-    const unknown = await failure(subscriptions.create(actor(), { ...body, eventNames: ['entry.created', 'nope', 'nope', 'x.y'] }));
+    const unknown = await failure(
+      subscriptions.create(actor(), { ...body, eventNames: ['entry.created', 'nope', 'nope', 'x.y'] }),
+    );
     expect(unknown).toMatchObject({ reason: 'unknown_event_names', details: { invalid: ['nope', 'x.y'] } });
     const refused = await failure(subscriptions.create(actor(), { ...body, destinationUrl: 'http://10.0.0.1/x' }));
     expect(refused).toMatchObject({ reason: 'validation_error' });
@@ -67,15 +92,30 @@ describe('subscription rules (fake stores)', () => {
     const { subscriptions } = service(stores);
     const { id } = await subscriptions.create(actor(), body);
     await stores.deliveries.insertMany([
-      { id: '10000000-0000-4000-8000-000000000001', organizationId: ORG, subscriptionId: String(id), eventId: null, eventName: 'entry.created', body: '{}' },
+      {
+        id: '10000000-0000-4000-8000-000000000001',
+        organizationId: ORG,
+        subscriptionId: String(id),
+        eventId: null,
+        eventName: 'entry.created',
+        body: '{}',
+      },
     ]);
     const moved = await subscriptions.update(actor(), String(id), { destinationUrl: 'http://hooks.example.com:8080/b' });
-    expect(moved).toMatchObject({ destinationUrl: 'http://hooks.example.com:8080/b', enabled: true, eventNames: ['entry.created', 'entry.updated'] });
+    expect(moved).toMatchObject({
+      destinationUrl: 'http://hooks.example.com:8080/b',
+      enabled: true,
+      eventNames: ['entry.created', 'entry.updated'],
+    });
     expect(stores.subscriptions.rows[0].destinationOrigin).toBe('http://hooks.example.com:8080');
     expect(stores.deliveries.rows[0].nextAttemptAt).not.toBeNull();
 
     await subscriptions.update(actor(), String(id), { enabled: false });
-    expect(stores.deliveries.rows[0]).toMatchObject({ nextAttemptAt: null, status: 'failed', error: 'retries stopped: subscription disabled' });
+    expect(stores.deliveries.rows[0]).toMatchObject({
+      nextAttemptAt: null,
+      status: 'failed',
+      error: 'retries stopped: subscription disabled',
+    });
     const [, first, second] = stores.written;
     expect(first.rows[0].row).toMatchObject({ action: 'updated', metadata: { fields: ['destinationUrl'] } });
     expect(second.rows[0].row).toMatchObject({ action: 'updated', metadata: { fields: ['enabled'] } });
@@ -121,7 +161,8 @@ describe('subscription rules (fake stores)', () => {
       subscriptions.rotateSecret(actor(), String(foreign.id)),
       subscriptions.remove(actor(), String(foreign.id)),
       subscriptions.get(actor(), 'not-a-uuid'),
-    ]) expect(await failure(p)).toMatchObject({ reason: 'not_found' });
+    ])
+      expect(await failure(p)).toMatchObject({ reason: 'not_found' });
     expect(stores.written).toHaveLength(writes);
     const all = await subscriptions.list(actor(), {}, { page: 1, pageSize: 25 });
     expect(all.data.map((s) => s.id).sort()).toEqual([on.id, off.id].sort());

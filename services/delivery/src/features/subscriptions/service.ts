@@ -37,7 +37,10 @@ function checkEventNames(names: unknown): string[] {
 }
 
 const audit = (action: string, entityId: string, metadata?: Record<string, unknown>): AuditRecord => ({
-  entityType: 'webhook_subscription', action, entityId, metadata,
+  entityType: 'webhook_subscription',
+  action,
+  entityId,
+  metadata,
 });
 
 /** Subscriptions of an organization: create, list, get, update, delete, rotate the secret. Rules only; SQL is in the store. */
@@ -86,9 +89,11 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
           secretSealed: ports.secrets.seal(secret, id),
           createdByUserId: actor.userId || null,
         });
-        await tx.record(apiWrite(actor, audit('created', id, { destinationUrl, eventNames }), [
-          subscriptionEvent('webhook.subscription.created', row),
-        ]));
+        await tx.record(
+          apiWrite(actor, audit('created', id, { destinationUrl, eventNames }), [
+            subscriptionEvent('webhook.subscription.created', row),
+          ]),
+        );
         return { ...presentSubscription(row), hmacSecret: secret };
       });
     },

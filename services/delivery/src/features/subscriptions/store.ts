@@ -22,15 +22,26 @@ export type SubscriptionRow = {
 /** What a new subscription is written with (the store sets the timestamps). */
 export type NewSubscription = Pick<
   SubscriptionRow,
-  'id' | 'organizationId' | 'destinationUrl' | 'destinationOrigin' | 'eventNames' | 'enabled' | 'description' | 'secretSealed' | 'createdByUserId'
+  | 'id'
+  | 'organizationId'
+  | 'destinationUrl'
+  | 'destinationOrigin'
+  | 'eventNames'
+  | 'enabled'
+  | 'description'
+  | 'secretSealed'
+  | 'createdByUserId'
 >;
 
 /** The columns an update may change. */
-export type SubscriptionChanges = Partial<Pick<SubscriptionRow, 'destinationUrl' | 'destinationOrigin' | 'eventNames' | 'enabled' | 'description' | 'secretSealed'>>;
+export type SubscriptionChanges = Partial<
+  Pick<SubscriptionRow, 'destinationUrl' | 'destinationOrigin' | 'eventNames' | 'enabled' | 'description' | 'secretSealed'>
+>;
 
 /** What the fan-out needs of a subscription that may receive an event. */
 export type FanoutSubscription = Pick<
-  SubscriptionRow, 'id' | 'organizationId' | 'eventNames' | 'createdAt' | 'destinationUrl' | 'destinationOrigin' | 'secretSealed'
+  SubscriptionRow,
+  'id' | 'organizationId' | 'eventNames' | 'createdAt' | 'destinationUrl' | 'destinationOrigin' | 'secretSealed'
 >;
 
 /** Webhook subscriptions in Postgres: all SQL of the feature. */
@@ -69,7 +80,10 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
       return row as SubscriptionRow;
     },
     async update(id, values) {
-      const [row] = await db('delivery.subscriptions').where({ id }).update({ ...values, updatedAt: db.fn.now() }).returning('*');
+      const [row] = await db('delivery.subscriptions')
+        .where({ id })
+        .update({ ...values, updatedAt: db.fn.now() })
+        .returning('*');
       return row as SubscriptionRow;
     },
     async softDelete(id) {

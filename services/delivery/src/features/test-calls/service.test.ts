@@ -23,7 +23,10 @@ function recordingSender(answer: SendResult) {
   return { sender, sent };
 }
 
-function setup(answer: SendResult = { ok: true, responseCode: 200, responseBody: 'ok', error: null, durationMs: 4 }, clock = { t: new Date('2026-03-01T12:00:00Z') }) {
+function setup(
+  answer: SendResult = { ok: true, responseCode: 200, responseBody: 'ok', error: null, durationMs: 4 },
+  clock = { t: new Date('2026-03-01T12:00:00Z') },
+) {
   const stores: FakeStores = createFakeStores();
   const sub = testSubscription({ eventNames: ['entry.created', 'entry.updated'] });
   sub.secretSealed = secrets.seal(SECRET, sub.id);
@@ -32,9 +35,21 @@ function setup(answer: SendResult = { ok: true, responseCode: 200, responseBody:
   let audited = 0;
   const metrics = {
     deliveries: new Counter({ name: 'unit_deliveries', help: 'unit', labelNames: ['outcome'] as const, registers: [] }),
-    attemptDuration: new Histogram({ name: 'unit_attempt_duration', help: 'unit', labelNames: ['outcome'] as const, registers: [] }),
+    attemptDuration: new Histogram({
+      name: 'unit_attempt_duration',
+      help: 'unit',
+      labelNames: ['outcome'] as const,
+      registers: [],
+    }),
   };
-  const calls = createTestCallService(stores, { sender, secrets, metrics, limitPerHour: 3, clock: () => clock.t, audited: () => void audited++ });
+  const calls = createTestCallService(stores, {
+    sender,
+    secrets,
+    metrics,
+    limitPerHour: 3,
+    clock: () => clock.t,
+    audited: () => void audited++,
+  });
   return { stores, sub, sent, calls, clock, audited: () => audited, metrics };
 }
 
@@ -42,25 +57,53 @@ describe('test calls (fake stores)', () => {
   it('sends a signed synthetic delivery, records it with its attempt, and audits the call', async () => {
     const { stores, sub, sent, calls, audited, metrics } = setup();
     const answer = await calls.fire(actor(), sub.id, { eventName: 'entry.updated' });
-    expect(answer).toEqual({ deliveryId: expect.any(String), subscriptionId: sub.id, eventName: 'entry.updated', firedAt: '2026-03-01T12:00:00.000Z' });
+    expect(answer).toEqual({
+      deliveryId: expect.any(String),
+      subscriptionId: sub.id,
+      eventName: 'entry.updated',
+      firedAt: '2026-03-01T12:00:00.000Z',
+    });
     const [post] = sent;
     expect(post.url).toBe(sub.destinationUrl);
     expect(JSON.parse(post.body)).toEqual({
-      id: answer.deliveryId, eventName: 'entry.updated', schemaVersion: 1, entityType: 'webhook_subscription', entityId: sub.id,
-      occurredAt: '2026-03-01T12:00:00.000Z', actorUserId: 'u1', payload: { test: true, subscriptionId: sub.id, occurredAt: '2026-03-01T12:00:00.000Z' },
+      id: answer.deliveryId,
+      eventName: 'entry.updated',
+      schemaVersion: 1,
+      entityType: 'webhook_subscription',
+      entityId: sub.id,
+      occurredAt: '2026-03-01T12:00:00.000Z',
+      actorUserId: 'u1',
+      payload: { test: true, subscriptionId: sub.id, occurredAt: '2026-03-01T12:00:00.000Z' },
     });
     expect(post.headers['x-service-signature']).toBe(serviceSignature(SECRET, post.body));
-    expect(stores.deliveries.rows).toEqual([expect.objectContaining({ id: answer.deliveryId, test: true, status: 'succeeded', attempts: 1, nextAttemptAt: null })]);
-    expect(stores.written).toEqual([{
-      rows: [{ table: 'delivery.audit_outbox', row: expect.objectContaining({ action: 'tested', entityId: sub.id, metadata: { eventName: 'entry.updated' } }) }],
-      events: [],
-    }]);
+    expect(stores.deliveries.rows).toEqual([
+      expect.objectContaining({ id: answer.deliveryId, test: true, status: 'succeeded', attempts: 1, nextAttemptAt: null }),
+    ]);
+    expect(stores.written).toEqual([
+      {
+        rows: [
+          {
+            table: 'delivery.audit_outbox',
+            row: expect.objectContaining({ action: 'tested', entityId: sub.id, metadata: { eventName: 'entry.updated' } }),
+          },
+        ],
+        events: [],
+      },
+    ]);
     expect(audited()).toBe(1);
-    expect((await metrics.deliveries.get()).values).toEqual([expect.objectContaining({ labels: { outcome: 'succeeded' }, value: 1 })]);
+    expect((await metrics.deliveries.get()).values).toEqual([
+      expect.objectContaining({ labels: { outcome: 'succeeded' }, value: 1 }),
+    ]);
   });
 
   it('answers a failed send with deliveryError and schedules no retry', async () => {
-    const { stores, sub, calls } = setup({ ok: false, responseCode: null, responseBody: null, error: 'ECONNREFUSED: connect', durationMs: 1 });
+    const { stores, sub, calls } = setup({
+      ok: false,
+      responseCode: null,
+      responseBody: null,
+      error: 'ECONNREFUSED: connect',
+      durationMs: 1,
+    });
     const answer = await calls.fire(actor(), sub.id, {});
     expect(answer).toMatchObject({ eventName: 'webhook.test', deliveryError: 'ECONNREFUSED: connect' });
     expect(stores.deliveries.rows[0]).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null });
@@ -81,9 +124,11 @@ describe('test calls (fake stores)', () => {
     expect(sent).toHaveLength(4);
   });
 
-  it('counts a call with a name outside the subscription\'s list (400), and sends nothing for a disabled subscription', async () => {
+  it("counts a call with a name outside the subscription's list (400), and sends nothing for a disabled subscription", async () => {
     const { stores, sub, calls, sent } = setup();
-    expect(await failure(calls.fire(actor(), sub.id, { eventName: 'release.created' }))).toMatchObject({ reason: 'validation_error' });
+    expect(await failure(calls.fire(actor(), sub.id, { eventName: 'release.created' }))).toMatchObject({
+      reason: 'validation_error',
+    });
     expect(stores.testCalls.calls).toHaveLength(1);
     sub.enabled = false;
     const answer = await calls.fire(actor(), sub.id, {});

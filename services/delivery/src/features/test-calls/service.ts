@@ -45,7 +45,9 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
       if (calls.length >= ports.limitPerHour) {
         const frees = new Date(calls[calls.length - ports.limitPerHour]).getTime() + HOUR_MS;
         const retryAfter = Math.max(1, Math.ceil((frees - now.getTime()) / 1000));
-        throw new DomainError('rate_limit', `at most ${ports.limitPerHour} test deliveries per organization per hour`, { retryAfter });
+        throw new DomainError('rate_limit', `at most ${ports.limitPerHour} test deliveries per organization per hour`, {
+          retryAfter,
+        });
       }
       await tx.testCalls.add(organizationId, now);
     });
@@ -66,13 +68,23 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
 
       const deliveryId = randomUUID();
       const envelope: WebhookEnvelope = {
-        id: deliveryId, eventName, schemaVersion: 1, entityType: 'webhook_subscription', entityId: sub.id,
-        occurredAt: firedAt, actorUserId: actor.userId || null,
+        id: deliveryId,
+        eventName,
+        schemaVersion: 1,
+        entityType: 'webhook_subscription',
+        entityId: sub.id,
+        occurredAt: firedAt,
+        actorUserId: actor.userId || null,
         payload: { test: true, subscriptionId: sub.id, occurredAt: firedAt },
       };
       const delivery = {
-        id: deliveryId, organizationId: actor.organizationId, subscriptionId: sub.id, eventName,
-        body: JSON.stringify(envelope), destinationUrl: sub.destinationUrl, secretSealed: sub.secretSealed,
+        id: deliveryId,
+        organizationId: actor.organizationId,
+        subscriptionId: sub.id,
+        eventName,
+        body: JSON.stringify(envelope),
+        destinationUrl: sub.destinationUrl,
+        secretSealed: sub.secretSealed,
       };
       // A test delivery is recorded like any other, with no retry schedule; its lease is held for the send.
       const leaseToken = randomUUID();
@@ -84,7 +96,9 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
         attemptedAt,
         decision: sent.ok ? { kind: 'succeeded' } : { kind: 'final_failure' },
       });
-      await stores.record(apiWrite(actor, { entityType: 'webhook_subscription', action: 'tested', entityId: sub.id, metadata: { eventName } }));
+      await stores.record(
+        apiWrite(actor, { entityType: 'webhook_subscription', action: 'tested', entityId: sub.id, metadata: { eventName } }),
+      );
       ports.audited?.();
       ports.metrics.deliveries.inc({ outcome: sent.ok ? 'succeeded' : 'failed' });
       ports.metrics.attemptDuration.observe({ outcome: sent.ok ? 'succeeded' : 'failed' }, sent.durationMs / 1000);

@@ -8,12 +8,21 @@ import { defineRoute, type RouteDef } from '../../http/route.ts';
  */
 export const agreementRoutes: RouteDef[] = [
   defineRoute({
-    method: 'GET', path: '/projects/:id/agreements', summary: 'List agreements of a project', tag: 'agreements',
-    permission: 'read:agreement', query: ListQuery(), response: { status: 200, schema: ListOf(Agreement) },
+    method: 'GET',
+    path: '/projects/:id/agreements',
+    summary: 'List agreements of a project',
+    tag: 'agreements',
+    permission: 'read:agreement',
+    query: ListQuery(),
+    response: { status: 200, schema: ListOf(Agreement) },
     handler: async (input) => list(await input.clients.agreements.listAgreements(listArgs(input, input.params.id))),
   }),
   defineRoute({
-    method: 'GET', path: '/agreements/:id', summary: 'Get an agreement', tag: 'agreements', permission: 'read:agreement',
+    method: 'GET',
+    path: '/agreements/:id',
+    summary: 'Get an agreement',
+    tag: 'agreements',
+    permission: 'read:agreement',
     response: { status: 200, schema: Agreement },
     handler: async ({ actor, params, clients }) => ok((await clients.agreements.getAgreement({ actor, id: params.id })).resource),
   }),

@@ -6,25 +6,46 @@ import { toStruct } from '../../http/struct.ts';
 /** Project membership (paths of api-decisions.md). */
 export const memberRoutes: RouteDef[] = [
   defineRoute({
-    method: 'GET', path: '/projects/:id/members', summary: 'List members of a project', tag: 'members',
-    permission: 'read:project_member', query: ListQuery(), response: { status: 200, schema: ListOf(ProjectMember) },
+    method: 'GET',
+    path: '/projects/:id/members',
+    summary: 'List members of a project',
+    tag: 'members',
+    permission: 'read:project_member',
+    query: ListQuery(),
+    response: { status: 200, schema: ListOf(ProjectMember) },
     handler: async (input) => list(await input.clients.members.listMembers(listArgs(input, input.params.id))),
   }),
   defineRoute({
-    method: 'POST', path: '/projects/:id/members', summary: 'Add a member (409 if already one)', tag: 'members',
-    permission: 'write:project_member', body: MemberCreate, response: { status: 201, schema: ProjectMember },
+    method: 'POST',
+    path: '/projects/:id/members',
+    summary: 'Add a member (409 if already one)',
+    tag: 'members',
+    permission: 'write:project_member',
+    body: MemberCreate,
+    response: { status: 201, schema: ProjectMember },
     handler: async ({ actor, params, body, clients }) =>
       created((await clients.members.addMember({ actor, parentId: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
-    method: 'PATCH', path: '/projects/:id/members/:memberId', summary: 'Update a member', tag: 'members',
-    permission: 'write:project_member', body: MemberUpdate, response: { status: 200, schema: ProjectMember },
+    method: 'PATCH',
+    path: '/projects/:id/members/:memberId',
+    summary: 'Update a member',
+    tag: 'members',
+    permission: 'write:project_member',
+    body: MemberUpdate,
+    response: { status: 200, schema: ProjectMember },
     handler: async ({ actor, params, body, clients }) =>
-      ok((await clients.members.updateMember({ actor, parentId: params.id, id: params.memberId, body: toStruct(body) })).resource),
+      ok(
+        (await clients.members.updateMember({ actor, parentId: params.id, id: params.memberId, body: toStruct(body) })).resource,
+      ),
   }),
   defineRoute({
-    method: 'DELETE', path: '/projects/:id/members/:memberId', summary: 'Remove a member', tag: 'members',
-    permission: 'delete:project_member', response: { status: 204, description: 'Removed' },
+    method: 'DELETE',
+    path: '/projects/:id/members/:memberId',
+    summary: 'Remove a member',
+    tag: 'members',
+    permission: 'delete:project_member',
+    response: { status: 204, description: 'Removed' },
     handler: async ({ actor, params, clients }) => {
       await clients.members.removeMember({ actor, parentId: params.id, id: params.memberId });
       return noContent();

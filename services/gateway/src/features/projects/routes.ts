@@ -6,29 +6,55 @@ import { toStruct } from '../../http/struct.ts';
 /** Projects of the organization. */
 export const projectRoutes: RouteDef[] = [
   defineRoute({
-    method: 'GET', path: '/projects', summary: 'List projects', tag: 'projects', permission: 'read:project',
-    query: ListQuery(ProjectFilters), response: { status: 200, schema: ListOf(Project) },
+    method: 'GET',
+    path: '/projects',
+    summary: 'List projects',
+    tag: 'projects',
+    permission: 'read:project',
+    query: ListQuery(ProjectFilters),
+    response: { status: 200, schema: ListOf(Project) },
     handler: async (input) => list(await input.clients.projects.listProjects(listArgs(input))),
   }),
   defineRoute({
-    method: 'POST', path: '/projects', summary: 'Create a project', tag: 'projects', permission: 'write:project',
-    orgKeyOnly: true, body: ProjectCreate, response: { status: 201, schema: Project },
-    handler: async ({ actor, body, clients }) => created((await clients.projects.createProject({ actor, body: toStruct(body) })).resource),
+    method: 'POST',
+    path: '/projects',
+    summary: 'Create a project',
+    tag: 'projects',
+    permission: 'write:project',
+    orgKeyOnly: true,
+    body: ProjectCreate,
+    response: { status: 201, schema: Project },
+    handler: async ({ actor, body, clients }) =>
+      created((await clients.projects.createProject({ actor, body: toStruct(body) })).resource),
   }),
   defineRoute({
-    method: 'GET', path: '/projects/:id', summary: 'Get a project', tag: 'projects', permission: 'read:project',
+    method: 'GET',
+    path: '/projects/:id',
+    summary: 'Get a project',
+    tag: 'projects',
+    permission: 'read:project',
     response: { status: 200, schema: Project },
     handler: async ({ actor, params, clients }) => ok((await clients.projects.getProject({ actor, id: params.id })).resource),
   }),
   defineRoute({
-    method: 'PATCH', path: '/projects/:id', summary: 'Update a project', tag: 'projects', permission: 'write:project',
-    body: ProjectUpdate, response: { status: 200, schema: Project },
+    method: 'PATCH',
+    path: '/projects/:id',
+    summary: 'Update a project',
+    tag: 'projects',
+    permission: 'write:project',
+    body: ProjectUpdate,
+    response: { status: 200, schema: Project },
     handler: async ({ actor, params, body, clients }) =>
       ok((await clients.projects.updateProject({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
-    method: 'DELETE', path: '/projects/:id', summary: 'Delete a project', tag: 'projects', permission: 'delete:project',
-    roles: ADMIN_ROLES, response: { status: 204, description: 'Deleted' },
+    method: 'DELETE',
+    path: '/projects/:id',
+    summary: 'Delete a project',
+    tag: 'projects',
+    permission: 'delete:project',
+    roles: ADMIN_ROLES,
+    response: { status: 204, description: 'Deleted' },
     handler: async ({ actor, params, clients }) => {
       await clients.projects.deleteProject({ actor, id: params.id });
       return noContent();

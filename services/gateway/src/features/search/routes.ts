@@ -5,9 +5,18 @@ import { defineRoute, type RouteDef } from '../../http/route.ts';
 /** Global search: up to 25 results, best first, filtered to what the key may see. */
 export const searchRoutes: RouteDef[] = [
   defineRoute({
-    method: 'GET', path: '/search', summary: 'Search projects, entries, releases and wiki pages', tag: 'search',
-    permission: 'read:search', query: SearchQuery,
-    response: { status: 200, schema: ListOf(SearchResult), description: 'At most 25 results, best match first (page 1, pageSize 25, total = results returned)' },
-    handler: async ({ actor, query, clients }) => list(await clients.search.search({ actor, query: { q: query.q }, page: 1, pageSize: 25 })),
+    method: 'GET',
+    path: '/search',
+    summary: 'Search projects, entries, releases and wiki pages',
+    tag: 'search',
+    permission: 'read:search',
+    query: SearchQuery,
+    response: {
+      status: 200,
+      schema: ListOf(SearchResult),
+      description: 'At most 25 results, best match first (page 1, pageSize 25, total = results returned)',
+    },
+    handler: async ({ actor, query, clients }) =>
+      list(await clients.search.search({ actor, query: { q: query.q }, page: 1, pageSize: 25 })),
   }),
 ];

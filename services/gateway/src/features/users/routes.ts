@@ -1,7 +1,16 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import {
-  ADMIN_ROLES, BulkInviteItem, BulkInviteRequest, BulkInviteResponse, InviteRequest, InviteResponse, ListOf, ListQuery, User,
-  UserFilters, UserUpdate,
+  ADMIN_ROLES,
+  BulkInviteItem,
+  BulkInviteRequest,
+  BulkInviteResponse,
+  InviteRequest,
+  InviteResponse,
+  ListOf,
+  ListQuery,
+  User,
+  UserFilters,
+  UserUpdate,
 } from '@cluster/contracts';
 import { DomainError } from '@cluster/platform';
 import { list, listArgs, ok } from '../../http/results.ts';
@@ -18,20 +27,36 @@ function checkItem(item: unknown, index: number): JsonObject {
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     const problems = (err.details?.errors ?? []) as { path: string; message: string }[];
-    return { index, ...(asObject ? { item: asObject } : {}), error: problems.map((p) => `${p.path || '/'}: ${p.message}`).join('; ') };
+    return {
+      index,
+      ...(asObject ? { item: asObject } : {}),
+      error: problems.map((p) => `${p.path || '/'}: ${p.message}`).join('; '),
+    };
   }
 }
 
 /** Users of the organization and invites. */
 export const userRoutes: RouteDef[] = [
   defineRoute({
-    method: 'GET', path: '/users', summary: 'List users of the organization', tag: 'users', permission: 'read:user',
-    orgKeyOnly: true, query: ListQuery(UserFilters), response: { status: 200, schema: ListOf(User) },
+    method: 'GET',
+    path: '/users',
+    summary: 'List users of the organization',
+    tag: 'users',
+    permission: 'read:user',
+    orgKeyOnly: true,
+    query: ListQuery(UserFilters),
+    response: { status: 200, schema: ListOf(User) },
     handler: async (input) => list(await input.clients.users.listUsers(listArgs(input))),
   }),
   defineRoute({
-    method: 'POST', path: '/users/invite', summary: 'Invite a user (idempotent with externalRef)', tag: 'users',
-    permission: 'write:user', roles: ADMIN_ROLES, orgKeyOnly: true, body: InviteRequest,
+    method: 'POST',
+    path: '/users/invite',
+    summary: 'Invite a user (idempotent with externalRef)',
+    tag: 'users',
+    permission: 'write:user',
+    roles: ADMIN_ROLES,
+    orgKeyOnly: true,
+    body: InviteRequest,
     response: { status: 201, schema: InviteResponse, description: 'Created (201) or an existing user (200, created: false)' },
     handler: async ({ actor, body, clients }) => {
       const res = await clients.users.inviteUser({ actor, body: toStruct(body) });
@@ -39,8 +64,14 @@ export const userRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'POST', path: '/users/bulk-invite', summary: 'Invite 1 to 50 users; per-item results', tag: 'users',
-    permission: 'write:user', roles: ADMIN_ROLES, orgKeyOnly: true, body: BulkInviteRequest,
+    method: 'POST',
+    path: '/users/bulk-invite',
+    summary: 'Invite 1 to 50 users; per-item results',
+    tag: 'users',
+    permission: 'write:user',
+    roles: ADMIN_ROLES,
+    orgKeyOnly: true,
+    body: BulkInviteRequest,
     response: { status: 200, schema: BulkInviteResponse },
     handler: async ({ actor, body, clients }) => {
       const invites = body.invites.map(checkItem);
@@ -49,13 +80,22 @@ export const userRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'GET', path: '/users/:id', summary: 'Get a user', tag: 'users', permission: 'read:user',
+    method: 'GET',
+    path: '/users/:id',
+    summary: 'Get a user',
+    tag: 'users',
+    permission: 'read:user',
     response: { status: 200, schema: User },
     handler: async ({ actor, params, clients }) => ok((await clients.users.getUser({ actor, id: params.id })).resource),
   }),
   defineRoute({
-    method: 'PATCH', path: '/users/:id', summary: 'Update a user\'s name or metadata', tag: 'users', permission: 'write:user',
-    body: UserUpdate, response: { status: 200, schema: User },
+    method: 'PATCH',
+    path: '/users/:id',
+    summary: "Update a user's name or metadata",
+    tag: 'users',
+    permission: 'write:user',
+    body: UserUpdate,
+    response: { status: 200, schema: User },
     handler: async ({ actor, params, body, clients }) =>
       ok((await clients.users.updateUser({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
