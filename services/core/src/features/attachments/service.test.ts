@@ -15,7 +15,7 @@ async function setup() {
     description: '',
   });
   stores.written.length = 0;
-  return { stores, attachments, project, entryId: String(entry.id) };
+  return { stores, attachments, project, entryId: entry.id as string };
 }
 
 const file: AttachmentCreateBody = { fileName: 'shot.png', fileSize: '10', fileType: 'image/png', objectPath: 'a/b.png' };

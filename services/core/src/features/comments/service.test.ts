@@ -17,7 +17,7 @@ async function setup() {
     status: 'in_progress',
   });
   stores.written.length = 0;
-  return { stores, comments, entries, project, entry: { ...entry, id: String(entry.id) } };
+  return { stores, comments, entries, project, entry: { ...entry, id: entry.id as string } };
 }
 
 describe('comment rules (fake stores)', () => {

@@ -47,7 +47,8 @@ export function createMemberStore(db: Knex): MemberStore {
       return row as MemberRow | undefined;
     },
     async insertMany(values) {
-      return (await db('project_members').insert(values).returning(MEMBER_FIELDS)) as MemberRow[];
+      const rows: MemberRow[] = await db('project_members').insert(values).returning(MEMBER_FIELDS);
+      return rows;
     },
     async update(id, values) {
       const [row] = await db('project_members').where({ id }).update(jsonbValues(values, JSON_COLUMNS)).returning(MEMBER_FIELDS);

@@ -338,7 +338,7 @@ export function createTimeEntryService(stores: Stores) {
       await projectInScope(stores.projects, actor, projectId);
       const problems: Problem[] = [];
       for (const f of ['externalSystem', 'externalId'] as const) {
-        if (typeof body[f] !== 'string' || (body[f] as string).trim() === '')
+        if (typeof body[f] !== 'string' || body[f].trim() === '')
           problems.push({ path: `/${f}`, message: 'must be a non-empty string' });
       }
       const { minutes, problems: durationProblems } = resolveMinutes({ minutes: body.minutes ?? null }, true);
@@ -441,7 +441,7 @@ function dateRange(filters: Record<string, unknown>): { from?: string; to?: stri
   for (const f of ['from', 'to'] as const) {
     const v = filters[f];
     if (v === undefined) continue;
-    const date = parseWorkDate(typeof v === 'string' ? v : String(v));
+    const date = parseWorkDate(typeof v === 'string' ? v : ''); // the gateway's query schema makes it a string
     if (!date) throw validation([{ path: f, message: 'must be a date YYYY-MM-DD' }]);
     range[f] = date;
   }

@@ -143,19 +143,14 @@ export function createTimeEntryStore(db: Knex): TimeEntryStore {
       const q = db('time_entries').where({ projectId });
       if (filter.releaseId) q.andWhere({ releaseId: filter.releaseId });
       inRange(q, filter);
-      const groups = (await q
+      const groups: { userId: string; status: string; billable: boolean; minutes: number | string }[] = await q
         .select('userId', 'status', 'billable')
         .sum({ minutes: 'minutes' })
-        .groupBy('userId', 'status', 'billable')) as {
-        userId: string;
-        status: string;
-        billable: boolean;
-        minutes: number | string;
-      }[];
+        .groupBy('userId', 'status', 'billable');
       return groups.map((g) => ({ ...g, minutes: Number(g.minutes) }));
     },
     async costSums(projectId) {
-      const { rows } = (await db.raw(
+      const { rows } = await db.raw<{ rows: CostSums[] }>(
         `WITH re AS (SELECT CAST(? AS text) AS num),
          e AS (
            SELECT
@@ -177,7 +172,7 @@ export function createTimeEntryStore(db: Knex): TimeEntryStore {
            CAST(round(sum(committed) FILTER (WHERE approval IN ('pending_admin', 'pending_manager', 'pending_client')), 2) AS text) AS "pendingCost"
          FROM e`,
         [DECIMAL, projectId],
-      )) as { rows: CostSums[] };
+      );
       return rows[0];
     },
   };

@@ -72,11 +72,11 @@ describe('attempt recorder', () => {
 
     // Quiet again (the last batch held two, so one more linger), then a lone attempt is written at once.
     await vi.advanceTimersByTimeAsync(10);
-    recorder.record(attempt('f'));
+    void recorder.record(attempt('f'));
     await vi.advanceTimersByTimeAsync(5);
     calls[3].finish();
     await vi.advanceTimersByTimeAsync(0);
-    recorder.record(attempt('g'));
+    void recorder.record(attempt('g'));
     await tick();
     expect(calls.map((x) => x.ids)).toEqual([['a'], ['b', 'c'], ['d', 'e'], ['f'], ['g']]);
   });

@@ -12,7 +12,7 @@ export function deliveryRpc(
       return deliveries.list(req.actor, req.parentId, bodyOf(req.query), pageArgs(req));
     },
     async getDelivery(req) {
-      const subscriptionId = String(bodyOf(req.query).subscriptionId ?? '');
+      const subscriptionId = bodyOf<{ subscriptionId?: string }>(req.query).subscriptionId ?? '';
       return { resource: await deliveries.get(req.actor, subscriptionId, req.id) };
     },
   };

@@ -273,8 +273,10 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
 
     async find(organizationId, subscriptionId, id) {
       if (!isUuid(id)) return undefined;
-      return (await db('delivery.deliveries').where({ id, subscriptionId, organizationId }).first(DELIVERY_FIELDS)) as
-        DeliveryRecord | undefined;
+      const row: DeliveryRecord | undefined = await db('delivery.deliveries')
+        .where({ id, subscriptionId, organizationId })
+        .first(DELIVERY_FIELDS);
+      return row;
     },
 
     async countScheduled(status) {

@@ -29,7 +29,7 @@ describe('subscription rules (fake stores)', () => {
       enabled: true,
       description: 'CRM',
     });
-    expect(String(created.hmacSecret)).toMatch(/^whsec_/);
+    expect(created.hmacSecret as string).toMatch(/^whsec_/);
     expect(Object.keys(created)).not.toContain('secretSealed');
     const [row] = stores.subscriptions.rows;
     expect(row.destinationOrigin).toBe('https://hooks.example.com:443');
@@ -68,7 +68,7 @@ describe('subscription rules (fake stores)', () => {
         },
       }),
     ]);
-    expect(JSON.stringify(write)).not.toContain(String(created.hmacSecret));
+    expect(JSON.stringify(write)).not.toContain(created.hmacSecret as string);
     expect(audited()).toBe(1);
   });
 
@@ -95,13 +95,13 @@ describe('subscription rules (fake stores)', () => {
       {
         id: '10000000-0000-4000-8000-000000000001',
         organizationId: ORG,
-        subscriptionId: String(id),
+        subscriptionId: id as string,
         eventId: null,
         eventName: 'entry.created',
         body: '{}',
       },
     ]);
-    const moved = await subscriptions.update(actor(), String(id), { destinationUrl: 'http://hooks.example.com:8080/b' });
+    const moved = await subscriptions.update(actor(), id as string, { destinationUrl: 'http://hooks.example.com:8080/b' });
     expect(moved).toMatchObject({
       destinationUrl: 'http://hooks.example.com:8080/b',
       enabled: true,
@@ -110,7 +110,7 @@ describe('subscription rules (fake stores)', () => {
     expect(stores.subscriptions.rows[0].destinationOrigin).toBe('http://hooks.example.com:8080');
     expect(stores.deliveries.rows[0].nextAttemptAt).not.toBeNull();
 
-    await subscriptions.update(actor(), String(id), { enabled: false });
+    await subscriptions.update(actor(), id as string, { enabled: false });
     expect(stores.deliveries.rows[0]).toMatchObject({
       nextAttemptAt: null,
       status: 'failed',
@@ -126,7 +126,7 @@ describe('subscription rules (fake stores)', () => {
     const stores = createFakeStores();
     const { subscriptions } = service(stores);
     const created = await subscriptions.create(actor(), body);
-    const rotated = await subscriptions.rotateSecret(actor(), String(created.id));
+    const rotated = await subscriptions.rotateSecret(actor(), created.id as string);
     expect(rotated.hmacSecret).not.toBe(created.hmacSecret);
     const [row] = stores.subscriptions.rows;
     expect(secrets.open(row.secretSealed, row.id)).toBe(rotated.hmacSecret);
@@ -139,12 +139,12 @@ describe('subscription rules (fake stores)', () => {
     const stores = createFakeStores();
     const { subscriptions } = service(stores);
     const { id } = await subscriptions.create(actor(), body);
-    await subscriptions.remove(actor(), String(id));
+    await subscriptions.remove(actor(), id as string);
     expect(stores.subscriptions.rows[0]).toMatchObject({ enabled: false, deletedAt: expect.any(Date) });
     const last = stores.written.at(-1)!;
     expect(last.events.map((e) => e.eventName)).toEqual(['webhook.subscription.deleted']);
     expect(last.rows[0].row).toMatchObject({ action: 'deleted', metadata: {} });
-    expect(await failure(subscriptions.get(actor(), String(id)))).toMatchObject({ reason: 'not_found' });
+    expect(await failure(subscriptions.get(actor(), id as string))).toMatchObject({ reason: 'not_found' });
     expect((await subscriptions.list(actor(), {}, { page: 1, pageSize: 25 })).total).toBe(0);
   });
 
@@ -156,10 +156,10 @@ describe('subscription rules (fake stores)', () => {
     const off = await subscriptions.create(actor(), { ...body, enabled: false });
     const writes = stores.written.length;
     for (const p of [
-      subscriptions.get(actor(), String(foreign.id)),
-      subscriptions.update(actor(), String(foreign.id), { enabled: false }),
-      subscriptions.rotateSecret(actor(), String(foreign.id)),
-      subscriptions.remove(actor(), String(foreign.id)),
+      subscriptions.get(actor(), foreign.id as string),
+      subscriptions.update(actor(), foreign.id as string, { enabled: false }),
+      subscriptions.rotateSecret(actor(), foreign.id as string),
+      subscriptions.remove(actor(), foreign.id as string),
       subscriptions.get(actor(), 'not-a-uuid'),
     ])
       expect(await failure(p)).toMatchObject({ reason: 'not_found' });
