@@ -5,7 +5,8 @@ import type { MemberRow, MemberStore } from './store.ts';
 export function createFakeMemberStore(rows: MemberRow[] = []): MemberStore & { rows: MemberRow[] } {
   const copy = (row: MemberRow | undefined) => row && { ...row };
   const table = createFakeTable<MemberRow>({ rows, defaults: { roleOverride: null, metadata: null }, updatedAt: false });
-  const taken = (v: { projectId: string; userId: string }) => rows.some((r) => r.projectId === v.projectId && r.userId === v.userId);
+  const taken = (v: { projectId: string; userId: string }) =>
+    rows.some((r) => r.projectId === v.projectId && r.userId === v.userId);
   return {
     rows,
     async list(projectId, page) {
