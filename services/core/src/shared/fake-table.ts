@@ -8,7 +8,8 @@ import type { Page, PageArgs } from '@cluster/platform';
  * writes must not change them), and pages are `fakePage`'s (the order of `paginate`:
  * createdAt desc, id desc). `normalize` turns written values into what the
  * column would hold (e.g. timestamps as Dates); `rows` shares a table with other fakes;
- * `updatedAt: false` for a table without that column.
+ * `updatedAt: false` for a table without that column. `methods` are the same reads and
+ * writes as a store's async methods, for the fakes whose store interface takes them as they are.
  */
 export function createFakeTable<R extends { id: string }>(
   opts: {
@@ -24,30 +25,40 @@ export function createFakeTable<R extends { id: string }>(
   // Strictly increasing timestamps, so that "newest first" is deterministic in tests.
   const now = () => new Date(++clock);
   const touched = (at: Date) => (opts.updatedAt === false ? {} : { updatedAt: at });
+  const find = (id: string): R | undefined => {
+    const row = rows.find((r) => r.id === id);
+    return row && { ...row };
+  };
+  const insert = (values: Record<string, unknown>): R => {
+    const at = now();
+    const row = { id: randomUUID(), ...opts.defaults, ...normalize(values), createdAt: at, ...touched(at) } as unknown as R;
+    rows.push(row);
+    return { ...row };
+  };
+  const update = (id: string, values: Record<string, unknown>): R => {
+    const row = rows.find((r) => r.id === id);
+    if (!row) throw new Error(`fake: no row ${id}`);
+    Object.assign(row, normalize(values), touched(now()));
+    return { ...row };
+  };
+  const remove = (id: string): void => {
+    const i = rows.findIndex((r) => r.id === id);
+    if (i >= 0) rows.splice(i, 1);
+  };
   return {
     rows,
-    find(id: string): R | undefined {
-      const row = rows.find((r) => r.id === id);
-      return row && { ...row };
-    },
-    insert(values: Record<string, unknown>): R {
-      const at = now();
-      const row = { id: randomUUID(), ...opts.defaults, ...normalize(values), createdAt: at, ...touched(at) } as unknown as R;
-      rows.push(row);
-      return { ...row };
-    },
-    update(id: string, values: Record<string, unknown>): R {
-      const row = rows.find((r) => r.id === id);
-      if (!row) throw new Error(`fake: no row ${id}`);
-      Object.assign(row, normalize(values), touched(now()));
-      return { ...row };
-    },
-    remove(id: string): void {
-      const i = rows.findIndex((r) => r.id === id);
-      if (i >= 0) rows.splice(i, 1);
-    },
+    find,
+    insert,
+    update,
+    remove,
     page(where: (row: R) => boolean, page: PageArgs): Page<R> {
       return fakePage(rows.filter(where), page);
+    },
+    methods: {
+      find: async (id: string) => find(id),
+      insert: async (values: Record<string, unknown>) => insert(values),
+      update: async (id: string, values: Record<string, unknown>) => update(id, values),
+      remove: async (id: string) => remove(id),
     },
   };
 }

@@ -13,9 +13,7 @@ export function createFakeAgreementStore(rows: AgreementRow[] = []): AgreementSt
       const row = table.find(id);
       return row?.organizationId === organizationId ? row : undefined;
     },
-    async findById(id) {
-      return table.find(id);
-    },
+    findById: table.methods.find,
     async insert(values) {
       return table.insert({ ...values, status: 'pending_signature', signedAt: null });
     },

@@ -26,11 +26,7 @@ export function createFakeMemberStore(rows: MemberRow[] = []): MemberStore & { r
       if (values.some(taken)) throw new Error('fake: duplicate key value violates unique constraint');
       return values.map((v) => table.insert(v));
     },
-    async update(id, values) {
-      return table.update(id, values);
-    },
-    async remove(id) {
-      table.remove(id);
-    },
+    update: table.methods.update,
+    remove: table.methods.remove,
   };
 }

@@ -19,18 +19,10 @@ export function createFakeProjectStore(rows: ProjectRow[] = []): ProjectStore & 
       const row = rows.find((r) => r.id === id && r.organizationId === organizationId);
       return row && { ...row }; // a copy, as a database read is: later writes must not change it
     },
-    async insert(values) {
-      return table.insert(values);
-    },
-    async update(id, values) {
-      return table.update(id, values);
-    },
-    async remove(id) {
-      table.remove(id);
-    },
-    async findById(id) {
-      return table.find(id);
-    },
+    insert: table.methods.insert,
+    update: table.methods.update,
+    remove: table.methods.remove,
+    findById: table.methods.find,
     async listNames(organizationId) {
       return rows
         .filter((r) => r.organizationId === organizationId)

@@ -16,9 +16,7 @@ export function createFakeSnapshotStore(
     async list(projectId, page) {
       return table.page((r) => r.projectId === projectId, page);
     },
-    async insert(values) {
-      return table.insert(values);
-    },
+    insert: table.methods.insert,
     async projectFigures(projectId) {
       const f = figures.get(projectId) ?? { entriesByStatus: [], releases: 0, released: 0, wikiPages: 0 };
       return { ...f, entriesByStatus: f.entriesByStatus.map((s) => ({ ...s })) };

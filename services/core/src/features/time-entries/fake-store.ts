@@ -55,9 +55,7 @@ export function createFakeTimeEntryStore(
     async list(organizationId, filter, page) {
       return table.page((r) => matches(r, organizationId, filter), page);
     },
-    async find(id) {
-      return table.find(id);
-    },
+    find: table.methods.find,
     async findInOrganization(organizationId, id) {
       return copy(rows.find((r) => r.id === id && r.organizationId === organizationId));
     },
@@ -73,9 +71,7 @@ export function createFakeTimeEntryStore(
         .filter((l) => l.organizationId === organizationId && l.alignEntityType === 'time_entry' && l.alignEntityId === id)
         .map((l) => ({ ...l }));
     },
-    async insert(values) {
-      return table.insert(values);
-    },
+    insert: table.methods.insert,
     async insertSynced(values) {
       const taken = rows.some(
         (r) =>
@@ -85,9 +81,7 @@ export function createFakeTimeEntryStore(
       );
       return taken ? undefined : table.insert(values);
     },
-    async update(id, values) {
-      return table.update(id, values);
-    },
+    update: table.methods.update,
     async hasWorkItem(kind, id, projectId) {
       return workItems.some((w) => w.kind === kind && w.id === id && w.projectId === projectId);
     },

@@ -35,9 +35,7 @@ export function createFakeUserStore(
     async find(organizationId, id, opts = {}) {
       return copy(rows.find((r) => r.id === id && r.organizationId === organizationId && isMember(r.id, opts.memberOf)));
     },
-    async findById(id) {
-      return table.find(id);
-    },
+    findById: table.methods.find,
     async findByEmail(organizationId, email) {
       return copy(rows.find((r) => r.organizationId === organizationId && r.email.toLowerCase() === email.toLowerCase()));
     },
@@ -46,12 +44,8 @@ export function createFakeUserStore(
         .filter((r) => r.organizationId === organizationId)
         .map(({ id, email, name, role }) => ({ id, email, name, role }));
     },
-    async insert(values) {
-      return table.insert(values);
-    },
-    async update(id, values) {
-      return table.update(id, values);
-    },
+    insert: table.methods.insert,
+    update: table.methods.update,
     async lockInviteEmail() {},
     async insertInvite(values) {
       const row = { ...values, id: randomUUID(), channel: 'email', status: 'sent' };

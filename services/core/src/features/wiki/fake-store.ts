@@ -15,19 +15,13 @@ export function createFakeWikiStore(
     async list(projectId, page) {
       return table.page((r) => r.projectId === projectId, page);
     },
-    async find(id) {
-      return table.find(id);
-    },
+    find: table.methods.find,
     async findInOrganization(organizationId, id) {
       const row = table.find(id);
       return row?.organizationId === organizationId ? row : undefined;
     },
-    async insert(values) {
-      return table.insert(values);
-    },
-    async update(id, values) {
-      return table.update(id, values);
-    },
+    insert: table.methods.insert,
+    update: table.methods.update,
     async remove(organizationId, id) {
       table.remove(id);
       for (let i = links.length - 1; i >= 0; i--) {
