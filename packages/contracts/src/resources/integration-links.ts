@@ -41,19 +41,21 @@ export const IntegrationLinkUpdate = Body(
 );
 export type IntegrationLinkUpdateBody = Static<typeof IntegrationLinkUpdate>;
 
+/** The properties of an IntegrationLink but updatedAt: also the link as a time entry lists it (TimeEntryLink). */
+export const integrationLinkProperties = {
+  id: Uuid,
+  organizationId: Uuid,
+  provider: Type.String(),
+  externalType: Type.String(),
+  externalId: Type.String(),
+  alignEntityType: Type.String(),
+  alignEntityId: Uuid,
+  createdAt: DateTime,
+};
+
 /** The spec's IntegrationLink. */
 export const IntegrationLink = Type.Object(
-  {
-    id: Uuid,
-    organizationId: Uuid,
-    provider: Type.String(),
-    externalType: Type.String(),
-    externalId: Type.String(),
-    alignEntityType: Type.String(),
-    alignEntityId: Uuid,
-    createdAt: DateTime,
-    updatedAt: DateTime,
-  },
+  { ...integrationLinkProperties, updatedAt: DateTime },
   { additionalProperties: true, description: 'IntegrationLink' },
 );
 

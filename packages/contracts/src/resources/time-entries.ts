@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Body, DateTime, Nullable, NullableString, StringEnum, Uuid, propertiesOf } from './common.ts';
+import { integrationLinkProperties } from './integration-links.ts';
 
 /** Time entry statuses (spec). */
 export const TIME_ENTRY_STATUSES = ['draft', 'submitted', 'approved', 'rejected', 'locked', 'invoiced'] as const;
@@ -117,17 +118,8 @@ export const TimeEntry = Type.Object(
   { description: 'TimeEntry' },
 );
 
-/** An IntegrationLink as a time entry lists it. */
-const TimeEntryLink = Type.Object({
-  id: Uuid,
-  organizationId: Uuid,
-  provider: Type.String(),
-  externalType: Type.String(),
-  externalId: Type.String(),
-  alignEntityType: Type.String(),
-  alignEntityId: Uuid,
-  createdAt: DateTime,
-});
+/** An IntegrationLink as a time entry lists it (without updatedAt). */
+const TimeEntryLink = Type.Object(integrationLinkProperties);
 
 const withLinksExtras = {
   releaseId: Nullable(Uuid),

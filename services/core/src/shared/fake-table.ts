@@ -1,18 +1,22 @@
 import { randomUUID } from 'node:crypto';
+import { fakePage } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 
 /**
  * An in-memory table for the fake stores of unit tests: rows get an id and
  * timestamps on insert, reads return copies (as a database read does: later
- * writes must not change them), and pages follow the order of `paginate`
- * (createdAt desc, id desc). `normalize` turns written values into what the
- * column would hold (e.g. timestamps as Dates); `rows` shares a table with other fakes.
+ * writes must not change them), and pages are `fakePage`'s (the order of `paginate`:
+ * createdAt desc, id desc). `normalize` turns written values into what the
+ * column would hold (e.g. timestamps as Dates); `rows` shares a table with other fakes;
+ * `updatedAt: false` for a table without that column. `methods` are the same reads and
+ * writes as a store's async methods, for the fakes whose store interface takes them as they are.
  */
 export function createFakeTable<R extends { id: string }>(
   opts: {
     rows?: R[];
     defaults?: Record<string, unknown>;
     normalize?: (values: Record<string, unknown>) => Record<string, unknown>;
+    updatedAt?: boolean;
   } = {},
 ) {
   const rows: R[] = opts.rows ?? [];
@@ -20,41 +24,41 @@ export function createFakeTable<R extends { id: string }>(
   let clock = Date.now();
   // Strictly increasing timestamps, so that "newest first" is deterministic in tests.
   const now = () => new Date(++clock);
+  const touched = (at: Date) => (opts.updatedAt === false ? {} : { updatedAt: at });
+  const find = (id: string): R | undefined => {
+    const row = rows.find((r) => r.id === id);
+    return row && { ...row };
+  };
+  const insert = (values: Record<string, unknown>): R => {
+    const at = now();
+    const row = { id: randomUUID(), ...opts.defaults, ...normalize(values), createdAt: at, ...touched(at) } as unknown as R;
+    rows.push(row);
+    return { ...row };
+  };
+  const update = (id: string, values: Record<string, unknown>): R => {
+    const row = rows.find((r) => r.id === id);
+    if (!row) throw new Error(`fake: no row ${id}`);
+    Object.assign(row, normalize(values), touched(now()));
+    return { ...row };
+  };
+  const remove = (id: string): void => {
+    const i = rows.findIndex((r) => r.id === id);
+    if (i >= 0) rows.splice(i, 1);
+  };
   return {
     rows,
-    find(id: string): R | undefined {
-      const row = rows.find((r) => r.id === id);
-      return row && { ...row };
+    find,
+    insert,
+    update,
+    remove,
+    page(where: (row: R) => boolean, page: PageArgs): Page<R> {
+      return fakePage(rows.filter(where), page);
     },
-    insert(values: Record<string, unknown>): R {
-      const at = now();
-      const row = { id: randomUUID(), ...opts.defaults, ...normalize(values), createdAt: at, updatedAt: at } as unknown as R;
-      rows.push(row);
-      return { ...row };
-    },
-    update(id: string, values: Record<string, unknown>): R {
-      const row = rows.find((r) => r.id === id);
-      if (!row) throw new Error(`fake: no row ${id}`);
-      Object.assign(row, normalize(values), { updatedAt: now() });
-      return { ...row };
-    },
-    remove(id: string): void {
-      const i = rows.findIndex((r) => r.id === id);
-      if (i >= 0) rows.splice(i, 1);
-    },
-    page(where: (row: R) => boolean, { page, pageSize }: PageArgs): Page<R> {
-      const all = rows.filter(where).sort(newestFirst);
-      return {
-        data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })),
-        page,
-        pageSize,
-        total: all.length,
-      };
+    methods: {
+      find: async (id: string) => find(id),
+      insert: async (values: Record<string, unknown>) => insert(values),
+      update: async (id: string, values: Record<string, unknown>) => update(id, values),
+      remove: async (id: string) => remove(id),
     },
   };
-}
-
-function newestFirst(a: { id: string }, b: { id: string }): number {
-  const t = (r: object) => (r as { createdAt?: Date }).createdAt?.getTime() ?? 0;
-  return t(b) - t(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }

@@ -9,14 +9,8 @@ export function createFakeAttachmentStore(): AttachmentStore & { rows: Attachmen
     async list(entryId, page) {
       return table.page((r) => r.entryId === entryId, page);
     },
-    async find(id) {
-      return table.find(id);
-    },
-    async insert(values) {
-      return table.insert(values);
-    },
-    async remove(id) {
-      table.remove(id);
-    },
+    find: table.methods.find,
+    insert: table.methods.insert,
+    remove: table.methods.remove,
   };
 }

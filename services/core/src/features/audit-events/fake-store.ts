@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AUDIT_EVENT_FILTERS } from '@cluster/contracts';
+import { fakePage } from '@cluster/db';
 import type { WriteRecord } from '@cluster/outbox';
-import type { PageArgs } from '@cluster/platform';
 import { AUDIT_TABLE } from '../../shared/write.ts';
 import type { AuditEventRow, AuditEventStore } from './store.ts';
 
@@ -42,16 +42,14 @@ export function createFakeAuditEventStore(written: WriteRecord[]): AuditEventSto
   };
   return {
     rows,
-    async list(organizationId, filter, { page, pageSize }: PageArgs) {
-      const all = rows()
-        .filter(
-          (r) =>
-            r.organizationId === organizationId &&
-            (!filter.projectId || r.projectId === filter.projectId) &&
-            AUDIT_EVENT_FILTERS.every((f) => filter[f] === undefined || r[f] === filter[f]),
-        )
-        .sort((a, b) => (b.createdAt as Date).getTime() - (a.createdAt as Date).getTime() || (a.id < b.id ? 1 : -1));
-      return { data: all.slice((page - 1) * pageSize, page * pageSize), page, pageSize, total: all.length };
+    async list(organizationId, filter, page) {
+      const mine = rows().filter(
+        (r) =>
+          r.organizationId === organizationId &&
+          (!filter.projectId || r.projectId === filter.projectId) &&
+          AUDIT_EVENT_FILTERS.every((f) => filter[f] === undefined || r[f] === filter[f]),
+      );
+      return fakePage(mine, page);
     },
   };
 }

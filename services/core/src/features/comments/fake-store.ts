@@ -10,17 +10,9 @@ export function createFakeCommentStore(): CommentStore & { rows: CommentRow[] } 
     async list(entryId, page) {
       return table.page((r) => r.entryId === entryId, page);
     },
-    async find(id) {
-      return table.find(id);
-    },
-    async insert(values) {
-      return table.insert(values);
-    },
-    async update(id, values) {
-      return table.update(id, values);
-    },
-    async remove(id) {
-      table.remove(id);
-    },
+    find: table.methods.find,
+    insert: table.methods.insert,
+    update: table.methods.update,
+    remove: table.methods.remove,
   };
 }

@@ -31,9 +31,7 @@ export function createFakeEntryStore(deps: {
         page,
       );
     },
-    async find(id) {
-      return table.find(id);
-    },
+    find: table.methods.find,
     async create(entry, write) {
       const project = deps.projects().find((p) => p.id === entry.projectId && p.organizationId === entry.organizationId);
       if (!project) return undefined;
@@ -47,9 +45,7 @@ export function createFakeEntryStore(deps: {
     async update(id, values, opts = {}) {
       return table.update(id, opts.statusChangedNow ? { ...values, statusChangedAt: new Date() } : values);
     },
-    async remove(id) {
-      table.remove(id);
-    },
+    remove: table.methods.remove,
     async isOrganizationUser(organizationId, userId) {
       return users.some((u) => u.id === userId && u.organizationId === organizationId);
     },

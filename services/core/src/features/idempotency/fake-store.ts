@@ -4,21 +4,21 @@ import type { IdempotencyRow, IdempotencyStore } from './store.ts';
 export function createFakeIdempotencyStore(now: () => number = Date.now): IdempotencyStore & { rows: IdempotencyRow[] } {
   const rows: IdempotencyRow[] = [];
   const find = (apiKeyId: string, key: string) => rows.find((r) => r.apiKeyId === apiKeyId && r.key === key);
+  // A key taken for a request in progress: what insertIfAbsent writes and restart resets to.
+  const inProgress = (fingerprint: string, expiresAt: Date): Omit<IdempotencyRow, 'apiKeyId' | 'key'> => ({
+    fingerprint,
+    state: 'in_progress',
+    status: null,
+    body: null,
+    headers: null,
+    lockedAt: new Date(now()),
+    expiresAt,
+  });
   return {
     rows,
     async insertIfAbsent(apiKeyId, key, fingerprint, expiresAt) {
       if (find(apiKeyId, key)) return false;
-      rows.push({
-        apiKeyId,
-        key,
-        fingerprint,
-        state: 'in_progress',
-        status: null,
-        body: null,
-        headers: null,
-        lockedAt: new Date(now()),
-        expiresAt,
-      });
+      rows.push({ apiKeyId, key, ...inProgress(fingerprint, expiresAt) });
       return true;
     },
     async findLocked(apiKeyId, key) {
@@ -27,16 +27,7 @@ export function createFakeIdempotencyStore(now: () => number = Date.now): Idempo
     },
     async restart(apiKeyId, key, fingerprint, expiresAt) {
       const row = find(apiKeyId, key);
-      if (row)
-        Object.assign(row, {
-          fingerprint,
-          state: 'in_progress',
-          status: null,
-          body: null,
-          headers: null,
-          lockedAt: new Date(now()),
-          expiresAt,
-        });
+      if (row) Object.assign(row, inProgress(fingerprint, expiresAt));
     },
     async complete(apiKeyId, key, status, body, headers) {
       const row = find(apiKeyId, key);

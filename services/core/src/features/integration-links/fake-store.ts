@@ -34,15 +34,9 @@ export function createFakeIntegrationLinkStore(
         page,
       );
     },
-    async find(id) {
-      return table.find(id);
-    },
-    async update(id, values) {
-      return table.update(id, values);
-    },
-    async remove(id) {
-      table.remove(id);
-    },
+    find: table.methods.find,
+    update: table.methods.update,
+    remove: table.methods.remove,
     async findAlignTarget(organizationId, type, id) {
       const t = targets.find((x) => x.type === type && x.id === id && x.organizationId === organizationId);
       return t && { projectId: t.projectId };

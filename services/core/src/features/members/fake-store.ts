@@ -1,53 +1,32 @@
-import { randomUUID } from 'node:crypto';
-import type { Page, PageArgs } from '@cluster/platform';
+import { createFakeTable } from '../../shared/fake-table.ts';
 import type { MemberRow, MemberStore } from './store.ts';
 
 /** An in-memory MemberStore for unit tests of the rules (no Postgres). Reads return copies. */
 export function createFakeMemberStore(rows: MemberRow[] = []): MemberStore & { rows: MemberRow[] } {
   const copy = (row: MemberRow | undefined) => row && { ...row };
-  const add = (values: { projectId: string; userId: string } & Record<string, unknown>): MemberRow => {
-    const row: MemberRow = { roleOverride: null, metadata: null, ...values, id: randomUUID(), createdAt: new Date() };
-    rows.push(row);
-    return { ...row };
-  };
+  const table = createFakeTable<MemberRow>({ rows, defaults: { roleOverride: null, metadata: null }, updatedAt: false });
+  const taken = (v: { projectId: string; userId: string }) =>
+    rows.some((r) => r.projectId === v.projectId && r.userId === v.userId);
   return {
     rows,
-    async list(projectId, { page, pageSize }: PageArgs): Promise<Page<MemberRow>> {
-      const all = rows.filter((r) => r.projectId === projectId);
-      return {
-        data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })),
-        page,
-        pageSize,
-        total: all.length,
-      };
+    async list(projectId, page) {
+      return table.page((r) => r.projectId === projectId, page);
     },
     async find(projectId, memberId) {
-      return copy(rows.find((r) => r.id === memberId && r.projectId === projectId));
+      const row = table.find(memberId);
+      return row?.projectId === projectId ? row : undefined;
     },
     async findByUser(projectId, userId) {
       return copy(rows.find((r) => r.projectId === projectId && r.userId === userId));
     },
     async insert(values) {
-      if (rows.some((r) => r.projectId === values.projectId && r.userId === values.userId)) return undefined;
-      return add(values);
+      return taken(values) ? undefined : table.insert(values);
     },
     async insertMany(values) {
-      if (values.some((v) => rows.some((r) => r.projectId === v.projectId && r.userId === v.userId))) {
-        throw new Error('fake: duplicate key value violates unique constraint');
-      }
-      return values.map(add);
+      if (values.some(taken)) throw new Error('fake: duplicate key value violates unique constraint');
+      return values.map((v) => table.insert(v));
     },
-    async update(id, values) {
-      const row = rows.find((r) => r.id === id);
-      if (!row) throw new Error(`fake: no member ${id}`);
-      Object.assign(row, values);
-      return { ...row };
-    },
-    async remove(id) {
-      rows.splice(
-        rows.findIndex((r) => r.id === id),
-        1,
-      );
-    },
+    update: table.methods.update,
+    remove: table.methods.remove,
   };
 }

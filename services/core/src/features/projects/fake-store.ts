@@ -1,58 +1,28 @@
-import { randomUUID } from 'node:crypto';
-import type { Page, PageArgs } from '@cluster/platform';
+import { createFakeTable } from '../../shared/fake-table.ts';
 import type { ProjectRow, ProjectStore } from './store.ts';
 
 /** An in-memory ProjectStore for unit tests of the rules (no Postgres). */
 export function createFakeProjectStore(rows: ProjectRow[] = []): ProjectStore & { rows: ProjectRow[] } {
+  const table = createFakeTable<ProjectRow>({ rows, defaults: { status: 'active', entryCounter: 0 } });
   return {
     rows,
-    async list(organizationId, filter, { page, pageSize }: PageArgs): Promise<Page<ProjectRow>> {
-      const all = rows.filter(
+    async list(organizationId, filter, page) {
+      return table.page(
         (r) =>
           r.organizationId === organizationId &&
           (!filter.id || r.id === filter.id) &&
           (filter.status === undefined || r.status === filter.status),
-      );
-      return {
-        data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })),
         page,
-        pageSize,
-        total: all.length,
-      };
+      );
     },
     async find(organizationId, id) {
       const row = rows.find((r) => r.id === id && r.organizationId === organizationId);
       return row && { ...row }; // a copy, as a database read is: later writes must not change it
     },
-    async insert(values) {
-      const now = new Date();
-      const row = {
-        status: 'active',
-        entryCounter: 0,
-        ...values,
-        id: randomUUID(),
-        createdAt: now,
-        updatedAt: now,
-      } as unknown as ProjectRow;
-      rows.push(row);
-      return { ...row };
-    },
-    async update(id, values) {
-      const row = rows.find((r) => r.id === id);
-      if (!row) throw new Error(`fake: no project ${id}`);
-      Object.assign(row, values, { updatedAt: new Date() });
-      return { ...row };
-    },
-    async remove(id) {
-      rows.splice(
-        rows.findIndex((r) => r.id === id),
-        1,
-      );
-    },
-    async findById(id) {
-      const row = rows.find((r) => r.id === id);
-      return row && { ...row };
-    },
+    insert: table.methods.insert,
+    update: table.methods.update,
+    remove: table.methods.remove,
+    findById: table.methods.find,
     async listNames(organizationId) {
       return rows
         .filter((r) => r.organizationId === organizationId)

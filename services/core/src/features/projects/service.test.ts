@@ -1,33 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ProjectCreateBody } from '@cluster/contracts';
-import type { Actor } from '@cluster/proto';
-import { DomainError } from '@cluster/platform';
 import { createFakeStores } from '../../fake-stores.ts';
-import { unvalidated } from '../../shared/test-kit.ts';
+import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor, unvalidated } from '../../shared/test-kit.ts';
 import { createProjectService } from './service.ts';
-
-const ORG = '00000000-0000-4000-8000-000000000001';
-const OTHER_ORG = '00000000-0000-4000-8000-000000000002';
-const actor = (over: Partial<Actor> = {}) =>
-  ({
-    organizationId: ORG,
-    userId: 'u1',
-    apiKeyId: 'k1',
-    scope: 'organization',
-    role: 'admin',
-    permissions: [],
-    requestId: 'r1',
-    ...over,
-  }) as Actor;
-
-async function reason(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'no error';
-  } catch (err) {
-    return err instanceof DomainError ? err.reason : String(err);
-  }
-}
 
 describe('project rules (fake stores)', () => {
   it('creates a project in the actor organization, audits it and emits project.created', async () => {
@@ -36,7 +11,7 @@ describe('project rules (fake stores)', () => {
     // clientId (update only) and bogus: properties the gateway refuses on create; the core must ignore them all the same.
     const body = unvalidated<ProjectCreateBody>({ name: 'Site', description: 'x', clientId: OTHER_ORG, bogus: 1 });
     const p = await projects.create(actor(), body);
-    expect(p).toMatchObject({ name: 'Site', organizationId: ORG, clientId: ORG });
+    expect(p).toMatchObject({ name: 'Site', organizationId: TEST_ORG, clientId: TEST_ORG });
     expect(p).not.toHaveProperty('bogus');
     expect(p).not.toHaveProperty('entryCounter');
     const [write] = stores.written;
@@ -49,7 +24,7 @@ describe('project rules (fake stores)', () => {
     expect(write.events).toEqual([
       expect.objectContaining({
         eventName: 'project.created',
-        organizationId: ORG,
+        organizationId: TEST_ORG,
         actorUserId: 'u1',
         payload: expect.objectContaining({ name: 'Site' }),
       }),
@@ -74,10 +49,10 @@ describe('project rules (fake stores)', () => {
     const mine = await projects.create(actor(), { name: 'A', description: '' });
     const other = await projects.create(actor(), { name: 'B', description: '' });
     const foreign = await projects.create(actor({ organizationId: OTHER_ORG }), { name: 'C', description: '' });
-    expect(await reason(projects.get(actor(), foreign.id as string))).toBe('not_found');
-    expect(await reason(projects.get(actor(), 'not-a-uuid'))).toBe('not_found');
+    expect(await reasonOf(projects.get(actor(), foreign.id as string))).toBe('not_found');
+    expect(await reasonOf(projects.get(actor(), 'not-a-uuid'))).toBe('not_found');
     const key = actor({ scope: 'project', scopedProjectId: mine.id as string });
-    expect(await reason(projects.update(key, other.id as string, { name: 'x' }))).toBe('scope_violation');
+    expect(await reasonOf(projects.update(key, other.id as string, { name: 'x' }))).toBe('scope_violation');
     const page = await projects.list(key, {}, { page: 1, pageSize: 25 });
     expect(page.data.map((p) => p.id)).toEqual([mine.id]);
     expect(page.total).toBe(1);
@@ -87,7 +62,7 @@ describe('project rules (fake stores)', () => {
     const stores = createFakeStores();
     const projects = createProjectService(stores);
     const foreign = await projects.create(actor({ organizationId: OTHER_ORG }), { name: 'C', description: '' });
-    expect(await reason(projects.remove(actor(), foreign.id as string))).toBe('not_found');
+    expect(await reasonOf(projects.remove(actor(), foreign.id as string))).toBe('not_found');
     expect(stores.written).toHaveLength(1);
     expect(stores.projects.rows).toHaveLength(1);
   });

@@ -22,17 +22,13 @@ export function createFakeReleaseStore(): ReleaseStore & { rows: ReleaseRow[] } 
         page,
       );
     },
-    async find(id) {
-      return table.find(id);
-    },
+    find: table.methods.find,
     async insert(values, opts = {}) {
       return table.insert({ ...values, ...releasedAt(opts) });
     },
     async update(id, values, opts = {}) {
       return table.update(id, { ...values, ...releasedAt(opts) });
     },
-    async remove(id) {
-      table.remove(id);
-    },
+    remove: table.methods.remove,
   };
 }

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { Page, PageArgs } from '@cluster/platform';
+import { createFakeTable } from '../../shared/fake-table.ts';
 import type { ProjectFigures, SnapshotRow, SnapshotStore } from './store.ts';
 
 /**
@@ -10,23 +9,14 @@ export function createFakeSnapshotStore(
   rows: SnapshotRow[] = [],
   figures: Map<string, ProjectFigures> = new Map(),
 ): SnapshotStore & { rows: SnapshotRow[]; figures: Map<string, ProjectFigures> } {
+  const table = createFakeTable<SnapshotRow>({ rows, updatedAt: false });
   return {
     rows,
     figures,
-    async list(projectId, { page, pageSize }: PageArgs): Promise<Page<SnapshotRow>> {
-      const all = rows.filter((r) => r.projectId === projectId);
-      return {
-        data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })),
-        page,
-        pageSize,
-        total: all.length,
-      };
+    async list(projectId, page) {
+      return table.page((r) => r.projectId === projectId, page);
     },
-    async insert(values) {
-      const row: SnapshotRow = { ...values, id: randomUUID(), createdAt: new Date() };
-      rows.push(row);
-      return { ...row };
-    },
+    insert: table.methods.insert,
     async projectFigures(projectId) {
       const f = figures.get(projectId) ?? { entriesByStatus: [], releases: 0, released: 0, wikiPages: 0 };
       return { ...f, entriesByStatus: f.entriesByStatus.map((s) => ({ ...s })) };

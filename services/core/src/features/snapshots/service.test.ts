@@ -59,9 +59,10 @@ describe('snapshot rules (fake stores)', () => {
     await admin.create({ projectId: project.id, reportType: 'monthly', summary: ' All good ', narrativeSource: 'ai' });
     await admin.create({ projectId: project.id, reportType: 'monthly', summary: 'Fine' });
     const data = (await snapshots.list(testActor(), project.id, { page: 1, pageSize: 25 })).data;
+    // Newest first, as the store lists.
     expect(data.map((s) => [s.summary, s.narrativeSource])).toEqual([
-      ['All good', 'ai'],
       ['Fine', null],
+      ['All good', 'ai'],
     ]);
   });
 

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import type { Page, PageArgs } from '@cluster/platform';
 import type { ExternalLinkRow } from '../../shared/external-ref.ts';
 import { fakeExternalLinkMethods } from '../../shared/fake-external-links.ts';
+import { createFakeTable } from '../../shared/fake-table.ts';
 import { formatWorkDate } from './duration.ts';
 import type { CostSums, MinutesGroup, TimeEntryFilter, TimeEntryRow, TimeEntryStore } from './store.ts';
 
@@ -34,9 +33,10 @@ export function createFakeTimeEntryStore(
     (f.status === undefined || row.status === f.status) &&
     (['userId', 'entryId', 'releaseId'] as const).every((k) => f[k] === undefined || row[k] === f[k]) &&
     inRange(row, f);
-  const add = (values: Record<string, unknown>): TimeEntryRow => {
-    const now = new Date();
-    const row = {
+  // The columns' defaults; the service always gives the required columns.
+  const table = createFakeTable<TimeEntryRow>({
+    rows,
+    defaults: {
       entryId: null,
       releaseId: null,
       description: null,
@@ -45,31 +45,17 @@ export function createFakeTimeEntryStore(
       externalSystem: null,
       externalId: null,
       externalMetadata: null,
-      ...values,
-      id: randomUUID(),
-      createdAt: now,
-      updatedAt: now,
-    } as unknown as TimeEntryRow; // the service always gives the required columns
-    rows.push(row);
-    return { ...row };
-  };
+    },
+  });
   return {
     ...fakeExternalLinkMethods(links),
     rows,
     workItems,
     costs,
-    async list(organizationId, filter, { page, pageSize }: PageArgs): Promise<Page<TimeEntryRow>> {
-      const all = rows.filter((r) => matches(r, organizationId, filter));
-      return {
-        data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })),
-        page,
-        pageSize,
-        total: all.length,
-      };
+    async list(organizationId, filter, page) {
+      return table.page((r) => matches(r, organizationId, filter), page);
     },
-    async find(id) {
-      return copy(rows.find((r) => r.id === id));
-    },
+    find: table.methods.find,
     async findInOrganization(organizationId, id) {
       return copy(rows.find((r) => r.id === id && r.organizationId === organizationId));
     },
@@ -85,9 +71,7 @@ export function createFakeTimeEntryStore(
         .filter((l) => l.organizationId === organizationId && l.alignEntityType === 'time_entry' && l.alignEntityId === id)
         .map((l) => ({ ...l }));
     },
-    async insert(values) {
-      return add(values);
-    },
+    insert: table.methods.insert,
     async insertSynced(values) {
       const taken = rows.some(
         (r) =>
@@ -95,14 +79,9 @@ export function createFakeTimeEntryStore(
           r.externalSystem === values.externalSystem &&
           r.externalId === values.externalId,
       );
-      return taken ? undefined : add(values);
+      return taken ? undefined : table.insert(values);
     },
-    async update(id, values) {
-      const row = rows.find((r) => r.id === id);
-      if (!row) throw new Error(`fake: no time entry ${id}`);
-      Object.assign(row, values, { updatedAt: new Date() });
-      return { ...row };
-    },
+    update: table.methods.update,
     async hasWorkItem(kind, id, projectId) {
       return workItems.some((w) => w.kind === kind && w.id === id && w.projectId === projectId);
     },

@@ -249,20 +249,7 @@ export function createTimeEntryService(stores: Stores) {
             integrationLinkId = link.id;
             events.push(externalLinkCreatedEvent(link));
           }
-          await tx.record(
-            apiWrite(
-              actor,
-              {
-                entityType: 'time_entry',
-                action: 'created',
-                entityId: row.id,
-                entityName: timeEntryName(row),
-                projectId,
-                metadata: integrationLinkId ? { integrationLinkId } : {},
-              },
-              [...events, timeEvent('time.logged', row)],
-            ),
-          );
+          await tx.record(loggedWrite(actor, row, projectId, integrationLinkId ? { integrationLinkId } : {}, events));
           return { resource: presentTimeEntry(row), created: true };
         });
       } catch (err) {
@@ -393,17 +380,12 @@ export function createTimeEntryService(stores: Stores) {
         const linkEvents = newLink ? [externalLinkCreatedEvent(newLink)] : [];
         if (created) {
           await tx.record(
-            apiWrite(
+            loggedWrite(
               actor,
-              {
-                entityType: 'time_entry',
-                action: 'created',
-                entityId: row.id,
-                entityName: timeEntryName(row),
-                projectId,
-                metadata: { via: 'sync', externalSystem, externalId, integrationLinkId: link.id },
-              },
-              [...linkEvents, timeEvent('time.logged', row)],
+              row,
+              projectId,
+              { via: 'sync', externalSystem, externalId, integrationLinkId: link.id },
+              linkEvents,
             ),
           );
         } else if (linkEvents.length) {
@@ -433,6 +415,24 @@ export function createTimeEntryService(stores: Stores) {
       return costSummary(projectId, org?.currency, sums);
     },
   };
+}
+
+/**
+ * The write of a new time entry, made through the API or by a sync: its audit record
+ * (created, with `metadata`) and time.logged after the events of its new integration link.
+ */
+function loggedWrite(
+  actor: Actor,
+  row: TimeEntryRow,
+  projectId: string,
+  metadata: Record<string, unknown>,
+  linkEvents: ActorEvent[],
+) {
+  return apiWrite(
+    actor,
+    { entityType: 'time_entry', action: 'created', entityId: row.id, entityName: timeEntryName(row), projectId, metadata },
+    [...linkEvents, timeEvent('time.logged', row)],
+  );
 }
 
 /** The workDate range (inclusive) of a list or summary query: `from` and `to`, each a date YYYY-MM-DD (400 otherwise). */

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import type { Page, PageArgs } from '@cluster/platform';
 import type { ExternalLinkRow } from '../../shared/external-ref.ts';
 import { fakeExternalLinkMethods } from '../../shared/fake-external-links.ts';
+import { createFakeTable } from '../../shared/fake-table.ts';
 import type { WikiPageRow, WikiStore } from './store.ts';
 
 /** An in-memory WikiStore for unit tests of the rules (no Postgres). Reads return copies; `links` is the shared fake link table. */
@@ -9,42 +8,22 @@ export function createFakeWikiStore(
   rows: WikiPageRow[] = [],
   links: ExternalLinkRow[] = [],
 ): WikiStore & { rows: WikiPageRow[] } {
-  const copy = (row: WikiPageRow | undefined) => row && { ...row };
+  const table = createFakeTable<WikiPageRow>({ rows, defaults: { title: '', content: null } });
   return {
     ...fakeExternalLinkMethods(links),
     rows,
-    async list(projectId, { page, pageSize }: PageArgs): Promise<Page<WikiPageRow>> {
-      const all = rows.filter((r) => r.projectId === projectId);
-      return {
-        data: all.slice((page - 1) * pageSize, page * pageSize).map((r) => ({ ...r })),
-        page,
-        pageSize,
-        total: all.length,
-      };
+    async list(projectId, page) {
+      return table.page((r) => r.projectId === projectId, page);
     },
-    async find(id) {
-      return copy(rows.find((r) => r.id === id));
-    },
+    find: table.methods.find,
     async findInOrganization(organizationId, id) {
-      return copy(rows.find((r) => r.id === id && r.organizationId === organizationId));
+      const row = table.find(id);
+      return row?.organizationId === organizationId ? row : undefined;
     },
-    async insert(values) {
-      const now = new Date();
-      const row: WikiPageRow = { title: '', content: null, ...values, id: randomUUID(), createdAt: now, updatedAt: now };
-      rows.push(row);
-      return { ...row };
-    },
-    async update(id, values) {
-      const row = rows.find((r) => r.id === id);
-      if (!row) throw new Error(`fake: no wiki page ${id}`);
-      Object.assign(row, values, { updatedAt: new Date() });
-      return { ...row };
-    },
+    insert: table.methods.insert,
+    update: table.methods.update,
     async remove(organizationId, id) {
-      rows.splice(
-        rows.findIndex((r) => r.id === id),
-        1,
-      );
+      table.remove(id);
       for (let i = links.length - 1; i >= 0; i--) {
         const l = links[i];
         if (l.organizationId === organizationId && l.alignEntityType === 'wiki_page' && l.alignEntityId === id)
