@@ -1,7 +1,7 @@
 import { Counter, Gauge } from 'prom-client';
 import type { Knex } from '@cluster/db';
 import type { Producer } from '@cluster/kafka';
-import { createWaker, type Logger, type Metrics } from '@cluster/platform';
+import { createBatchLoop, type Logger, type Metrics } from '@cluster/platform';
 import { createLeaderConnection } from './leader-connection.ts';
 import { createOutboxPublisher } from './publisher.ts';
 
@@ -49,8 +49,6 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const batchSize = opts.batchSize ?? 500;
   const idleMs = opts.idleMs ?? 1000;
   const counters = relayMetrics(db, table, metrics);
-  // A notification that arrives while a batch is in flight is kept for the next sleep.
-  const waker = createWaker();
   const publisher = createOutboxPublisher({
     newProducer: opts.newProducer,
     topicPrefix: opts.topicPrefix,
@@ -64,7 +62,7 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     lockName: `${schema}:outbox-relay`,
     channel: `${schema}_outbox`,
     logger,
-    onWake: () => waker.wake(),
+    onWake: () => loop.wake(),
   });
 
   const publishBatch = async (): Promise<number> => {
@@ -88,42 +86,28 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     return next;
   };
 
-  let stopping = false;
-  let loop: Promise<void> | undefined;
-  const run = async () => {
-    let backoff = 200;
-    let consecutiveFailures = 0;
-    while (!stopping) {
-      try {
-        waker.clear();
-        const n = await relayBatch();
-        backoff = 200;
-        consecutiveFailures = 0;
-        if (n === batchSize) continue;
-        await waker.sleep(idleMs);
-      } catch (err) {
-        counters.failures.inc();
-        consecutiveFailures++;
-        logger.warn({ err, consecutiveFailures }, 'outbox publish failed; retrying');
-        if (consecutiveFailures % 3 === 0) {
-          // Start afresh, and let another replica lead meanwhile if it can do better.
-          await publisher.replace();
-          await leader.drop();
-        }
-        await waker.sleep(backoff);
-        backoff = Math.min(backoff * 2, 5000);
+  const loop = createBatchLoop({
+    step: relayBatch,
+    batchSize,
+    idleMs,
+    backoff: { initialMs: 200, maxMs: 5000 },
+    onError: async (err, consecutiveFailures) => {
+      counters.failures.inc();
+      logger.warn({ err, consecutiveFailures }, 'outbox publish failed; retrying');
+      if (consecutiveFailures % 3 === 0) {
+        // Start afresh, and let another replica lead meanwhile if it can do better.
+        await publisher.replace();
+        await leader.drop();
       }
-    }
-  };
+    },
+  });
 
   return {
     start() {
-      loop = run();
+      loop.start();
     },
     async stop() {
-      stopping = true;
-      waker.stop();
-      await loop;
+      await loop.stop();
       await queue;
       await leader.drop();
       await publisher.replace();

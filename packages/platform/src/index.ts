@@ -10,3 +10,4 @@ export * from './telemetry.ts';
 export * from './secret-box.ts';
 export * from './waker.ts';
 export * from './handler-kit.ts';
+export * from './batch-loop.ts';

@@ -1,9 +1,12 @@
 import { fromJson } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { Counter, Gauge } from 'prom-client';
-import { createWaker, type Logger, type Metrics } from '@cluster/platform';
+import { createBatchLoop, type Logger, type Metrics } from '@cluster/platform';
 import { ActorSchema, type AuditService } from '@cluster/proto';
 import type { AuditOutboxStore } from './store.ts';
+
+/** Audit records forwarded per batch. */
+const BATCH = 100;
 
 /** The loop that hands the audit records of webhook writes to the core. */
 export interface AuditForwarder {
@@ -51,12 +54,8 @@ export function createAuditForwarder(opts: {
   const malformed = (err: unknown) =>
     err instanceof ConnectError && (err.code === Code.InvalidArgument || err.code === Code.Unauthenticated);
 
-  let stopping = false;
-  let loop: Promise<void> | undefined;
-  const waker = createWaker();
-
   const forwardBatch = (): Promise<number> =>
-    store.forwardOldest(100, async (rows) => {
+    store.forwardOldest(BATCH, async (rows) => {
       for (const row of rows) {
         try {
           await core.recordAuditEvent({
@@ -76,37 +75,24 @@ export function createAuditForwarder(opts: {
       }
     });
 
-  const run = async () => {
-    let backoff = pollMs;
-    while (!stopping) {
-      waker.clear();
-      try {
-        const n = await forwardBatch();
-        backoff = pollMs;
-        if (n === 100) continue;
-        await waker.sleep(pollMs);
-      } catch (err) {
-        logger.warn({ err }, 'audit events not forwarded to the core yet; retrying');
-        await waker.sleep(backoff);
-        backoff = Math.min(backoff * 2, 30_000);
-      }
-    }
-  };
+  const loop = createBatchLoop({
+    step: forwardBatch,
+    batchSize: BATCH,
+    idleMs: pollMs,
+    backoff: { initialMs: pollMs, maxMs: 30_000 },
+    onError: (err) => logger.warn({ err }, 'audit events not forwarded to the core yet; retrying'),
+  });
 
   return {
     start() {
-      loop = run();
+      loop.start();
     },
     async flush() {
       let total = 0;
       for (let n = await forwardBatch(); n > 0; n = await forwardBatch()) total += n;
       return total;
     },
-    wake: waker.wake,
-    async stop() {
-      stopping = true;
-      waker.stop();
-      await loop;
-    },
+    wake: loop.wake,
+    stop: loop.stop,
   };
 }
