@@ -42,4 +42,25 @@ describe('destination safety (WEBHOOK_ALLOW_PRIVATE_DESTINATIONS=false)', () => 
     expect(patched.body.reason).toBe('validation_error');
     expect(r.received).toHaveLength(0);
   });
+
+  it('refuses other spellings of loopback, private and metadata addresses, and documentation ranges', async () => {
+    for (const [url, message] of [
+      ['http://[::127.0.0.1]/h', 'loopback 127.0.0.1 via IPv4-compatible'],
+      ['http://[::ffff:7f00:1]/h', 'loopback 127.0.0.1 via IPv4-mapped'],
+      ['http://[0:0:0:0:0:ffff:127.0.0.1]/h', 'loopback 127.0.0.1 via IPv4-mapped'],
+      ['http://[::ffff:0:7f00:1]/h', 'loopback 127.0.0.1 via IPv4-translated'],
+      ['http://[64:ff9b::a9fe:a9fe]/latest/meta-data/', 'metadata 169.254.169.254 via NAT64'],
+      ['http://[2002:a00:1::1]/h', 'private 10.0.0.1 via 6to4'],
+      ['http://[2001::f5ff:fffe]/h', 'private 10.0.0.1 via Teredo'],
+      ['https://192.0.2.10/h', 'documentation'],
+      ['https://[2001:db8::10]/h', 'documentation'],
+    ]) {
+      const res = await c.api(org.key, 'POST', '/webhooks', { destinationUrl: url, eventNames: ['api_key.created'] });
+      expect(res.status, url).toBe(400);
+      expect(res.body.reason).toBe('validation_error');
+      expect(res.body.details.errors[0].path).toBe('/destinationUrl');
+      expect(JSON.stringify(res.body.details.errors[0]), url).toContain(message);
+    }
+    expect(r.received).toHaveLength(0);
+  });
 });

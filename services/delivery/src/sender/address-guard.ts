@@ -1,76 +1,113 @@
 import dns from 'node:dns';
 import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** Why an address may not receive webhooks, or undefined when it may. */
 export type AddressVerdict = string | undefined;
 
-const v4Rules: [string, number, string][] = [
-  ['0.0.0.0', 8, 'unspecified'],
-  ['10.0.0.0', 8, 'private'],
-  ['100.64.0.0', 10, 'private (carrier-grade NAT)'],
-  ['127.0.0.0', 8, 'loopback'],
-  ['169.254.0.0', 16, 'link-local or metadata'],
-  ['172.16.0.0', 12, 'private'],
-  ['192.0.0.0', 24, 'reserved'],
-  ['192.168.0.0', 16, 'private'],
-  ['198.18.0.0', 15, 'reserved'],
-  ['224.0.0.0', 4, 'multicast'],
-  ['240.0.0.0', 4, 'reserved'],
-];
-const v4Reasons = v4Rules.map(([addr, prefix, reason]) => {
-  const list = new net.BlockList();
-  list.addSubnet(addr, prefix, 'ipv4');
-  return { list, reason };
-});
-/** Cloud metadata endpoints outside the ranges above. */
-const METADATA_V4 = new Set(['168.63.129.16']);
+type Rule<T> = { range: [T, number]; reason: string };
+const v4Rule = (cidr: string, reason: string): Rule<ipaddr.IPv4> => ({ range: ipaddr.IPv4.parseCIDR(cidr), reason });
+const v6Rule = (cidr: string, reason: string): Rule<ipaddr.IPv6> => ({ range: ipaddr.IPv6.parseCIDR(cidr), reason });
 
-const v6Rules: [string, number, string][] = [
-  ['::', 128, 'unspecified'],
-  ['::1', 128, 'loopback'],
-  ['fc00::', 7, 'private (unique local)'],
-  ['fe80::', 10, 'link-local'],
-  ['fec0::', 10, 'site-local'],
-  ['ff00::', 8, 'multicast'],
-  ['2001:db8::', 32, 'reserved'],
+/** IPv4 ranges that may not receive webhooks; the first match names the reason (single addresses first). */
+const V4_RULES = [
+  v4Rule('169.254.169.254/32', 'metadata'),
+  v4Rule('168.63.129.16/32', 'metadata'), // Azure's wire server, outside the ranges below
+  v4Rule('255.255.255.255/32', 'broadcast'),
+  v4Rule('0.0.0.0/8', 'unspecified'),
+  v4Rule('10.0.0.0/8', 'private'),
+  v4Rule('100.64.0.0/10', 'private (carrier-grade NAT)'),
+  v4Rule('127.0.0.0/8', 'loopback'),
+  v4Rule('169.254.0.0/16', 'link-local or metadata'),
+  v4Rule('172.16.0.0/12', 'private'),
+  v4Rule('192.0.0.0/24', 'reserved'),
+  v4Rule('192.0.2.0/24', 'documentation'),
+  v4Rule('192.168.0.0/16', 'private'),
+  v4Rule('198.18.0.0/15', 'reserved'),
+  v4Rule('198.51.100.0/24', 'documentation'),
+  v4Rule('203.0.113.0/24', 'documentation'),
+  v4Rule('224.0.0.0/4', 'multicast'),
+  v4Rule('240.0.0.0/4', 'reserved'),
 ];
-const v6Reasons = v6Rules.map(([addr, prefix, reason]) => {
-  const list = new net.BlockList();
-  list.addSubnet(addr, prefix, 'ipv6');
-  return { list, reason };
-});
 
-/** IPv4 embedded in an IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible or NAT64 (64:ff9b::) IPv6 address. */
-function embeddedV4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const hi = parseInt(hex[1], 16);
-    const lo = parseInt(hex[2], 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  }
-  return undefined;
+/** IPv6 ranges that may not receive webhooks, whatever their last bits hold. */
+const V6_RULES = [
+  v6Rule('::/128', 'unspecified'),
+  v6Rule('::1/128', 'loopback'),
+  v6Rule('fc00::/7', 'private (unique local)'),
+  v6Rule('fe80::/10', 'link-local'),
+  v6Rule('fec0::/10', 'site-local'),
+  v6Rule('ff00::/8', 'multicast'),
+  v6Rule('2001:db8::/32', 'documentation'),
+  v6Rule('3fff::/20', 'documentation'),
+];
+
+/** Where an IPv6 transition form carries an IPv4 address, as the 8 16-bit parts of the IPv6 address. */
+type Embedding = {
+  range: [ipaddr.IPv6, number];
+  form: string;
+  ipv4: (parts: number[]) => [number, number];
+  /** Refused even when the IPv4 inside is public: deprecated forms that no real destination uses. */
+  refuseAll?: string;
+};
+const low32 = (p: number[]): [number, number] => [p[6], p[7]];
+const EMBEDDINGS: Embedding[] = [
+  { range: ipaddr.IPv6.parseCIDR('::ffff:0:0/96'), form: 'IPv4-mapped', ipv4: low32 },
+  {
+    range: ipaddr.IPv6.parseCIDR('::ffff:0:0:0/96'),
+    form: 'IPv4-translated',
+    ipv4: low32,
+    refuseAll: 'reserved (IPv4-translated)',
+  },
+  // After ::/128 and ::1/128 above; deprecated by RFC 4291.
+  { range: ipaddr.IPv6.parseCIDR('::/96'), form: 'IPv4-compatible', ipv4: low32, refuseAll: 'reserved (IPv4-compatible)' },
+  { range: ipaddr.IPv6.parseCIDR('64:ff9b::/96'), form: 'NAT64', ipv4: low32 },
+  // Local-use NAT64 (RFC 8215), read with the /96 layout (the IPv4 in the last 32 bits) that the well-known prefix uses.
+  { range: ipaddr.IPv6.parseCIDR('64:ff9b:1::/48'), form: 'NAT64', ipv4: low32 },
+  { range: ipaddr.IPv6.parseCIDR('2002::/16'), form: '6to4', ipv4: (p) => [p[1], p[2]] },
+  // Teredo: the client's IPv4 is the last 32 bits, inverted.
+  { range: ipaddr.IPv6.parseCIDR('2001::/32'), form: 'Teredo', ipv4: (p) => [~p[6] & 0xffff, ~p[7] & 0xffff] },
+];
+
+function classifyV4(address: ipaddr.IPv4): AddressVerdict {
+  return V4_RULES.find((r) => address.match(r.range))?.reason;
 }
 
-/** Classifies an IP address: loopback, private, link-local, metadata, ... or undefined for a public one. */
+function classifyV6(address: ipaddr.IPv6): AddressVerdict {
+  const rule = V6_RULES.find((r) => address.match(r.range));
+  if (rule) return rule.reason;
+  const embedding = EMBEDDINGS.find((e) => address.match(e.range));
+  if (!embedding) return undefined;
+  const [hi, lo] = embedding.ipv4(address.parts);
+  const inner = new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+  const reason = classifyV4(inner);
+  if (reason) return `${reason} ${inner.toString()} via ${embedding.form}`;
+  return embedding.refuseAll;
+}
+
+/**
+ * Classifies an IP address on its parsed bytes (any spelling of one address gets one answer): loopback, private,
+ * link-local, metadata, documentation, ... or undefined for a public one. IPv6 transition forms (IPv4-mapped,
+ * -compatible, -translated, NAT64, 6to4, Teredo) are judged by the IPv4 address they carry.
+ */
 export function forbiddenAddressReason(address: string): AddressVerdict {
   const family = net.isIP(address);
-  if (family === 4) {
-    if (METADATA_V4.has(address)) return 'metadata';
-    if (address === '169.254.169.254') return 'metadata';
-    for (const r of v4Reasons) if (r.list.check(address, 'ipv4')) return r.reason;
-    if (address === '255.255.255.255') return 'broadcast';
-    return undefined;
-  }
-  if (family === 6) {
-    const inner = embeddedV4(address);
-    if (inner) return forbiddenAddressReason(inner);
-    for (const r of v6Reasons) if (r.list.check(address, 'ipv6')) return r.reason;
-    return undefined;
+  try {
+    if (family === 4) return classifyV4(ipaddr.IPv4.parse(address));
+    if (family === 6) return classifyV6(ipaddr.IPv6.parse(hexIPv6(address)));
+  } catch {
+    // net.isIP accepted what the parsers refuse: fail closed
   }
   return 'not an IP address';
+}
+
+/**
+ * An IPv6 address in hex groups only, without a zone id (which does not change the range). ipaddr.js reads the
+ * dotted `::a.b.c.d` as `::ffff:a.b.c.d` rather than as its bytes (`::ab:cd`), so the WHATWG URL parser writes the
+ * address out first.
+ */
+function hexIPv6(address: string): string {
+  return new URL(`http://[${address.split('%')[0]}]/`).hostname.slice(1, -1);
 }
 
 /** Refused by the SSRF guard; the attempt fails and is retried like any connection error. */
