@@ -95,7 +95,12 @@ describe('member rules (fake stores)', () => {
   it("no cross-tenant oracle: another organization's user, project or member answers as a random id does", async () => {
     const { stores, project, ada, eve, members } = await setUp();
     const RANDOM = '30000000-0000-4000-8000-000000000009';
-    const theirProject = await stores.projects.insert({ organizationId: OTHER_ORG, clientId: OTHER_ORG, name: 'B', description: '' });
+    const theirProject = await stores.projects.insert({
+      organizationId: OTHER_ORG,
+      clientId: OTHER_ORG,
+      name: 'B',
+      description: '',
+    });
     const theirMember = await members.add(testActor({ organizationId: OTHER_ORG }), theirProject.id, { userId: eve.id });
     const writes = stores.written.length;
     // userId: the same 404 for a user of another organization and for no user at all.
@@ -108,9 +113,9 @@ describe('member rules (fake stores)', () => {
       expect(await answerOf(members.add(testActor(), theirProject.id, { userId }))).toEqual(projectGone);
     }
     for (const projectId of [theirProject.id, RANDOM]) {
-      expect(await answerOf(members.update(testActor(), projectId, theirMember.id as string, { roleOverride: 'tech_lead' }))).toEqual(
-        projectGone,
-      );
+      expect(
+        await answerOf(members.update(testActor(), projectId, theirMember.id as string, { roleOverride: 'tech_lead' })),
+      ).toEqual(projectGone);
     }
     // Their member under my project: the same 404 as a random member id.
     const foreignMember = await answerOf(members.remove(testActor(), project.id, theirMember.id as string));

@@ -333,8 +333,18 @@ describe('time entry rules (fake stores)', () => {
     async function foreignWorld() {
       const world = await setUp();
       const { stores } = world;
-      const foreignProject = await stores.projects.insert({ organizationId: OTHER_ORG, clientId: OTHER_ORG, name: 'B', description: '' });
-      const foreignUser = await stores.users.insert({ organizationId: OTHER_ORG, email: 'b@example.test', name: 'B', role: 'developer' });
+      const foreignProject = await stores.projects.insert({
+        organizationId: OTHER_ORG,
+        clientId: OTHER_ORG,
+        name: 'B',
+        description: '',
+      });
+      const foreignUser = await stores.users.insert({
+        organizationId: OTHER_ORG,
+        email: 'b@example.test',
+        name: 'B',
+        role: 'developer',
+      });
       const foreignEntryId = '30000000-0000-4000-8000-0000000000e1';
       const foreignReleaseId = '30000000-0000-4000-8000-0000000000a1';
       stores.timeEntries.workItems.push(
