@@ -42,3 +42,17 @@ export async function reasonOf(p: Promise<unknown>): Promise<string> {
 export function unvalidated<T extends object>(body: Record<string, unknown>): T {
   return body as T;
 }
+
+/**
+ * Everything an API client would see of a refusal (status, reason, message, details), or 'no error':
+ * for the tenant-oracle tests, where two references must get the very same answer.
+ */
+export async function answerOf(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+    return 'no error';
+  } catch (err) {
+    if (!(err instanceof DomainError)) return String(err);
+    return { status: err.status, reason: err.reason, message: err.message, details: err.details ?? null };
+  }
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EntryCreateBody } from '@cluster/contracts';
 import { createFakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor, unvalidated } from '../../shared/test-kit.ts';
+import { answerOf, OTHER_ORG, reasonOf, TEST_ORG, testActor as actor, unvalidated } from '../../shared/test-kit.ts';
 import { createEntryService } from './service.ts';
 
 const USER = '10000000-0000-4000-8000-000000000001';
@@ -219,5 +219,72 @@ describe('entry rules (fake stores)', () => {
     expect(last?.events).toEqual([]);
     expect(last?.rows[0].row).toMatchObject({ action: 'deleted', entityId: b.id, entityName: 'B' });
     expect(stores.entries.rows.map((r) => r.title)).toEqual(['A']);
+  });
+
+  describe('no cross-tenant oracle: the project first, then the references', () => {
+    const RANDOM = '30000000-0000-4000-8000-000000000009';
+    const base = { type: 'bug_report', title: 'A', description: '' } as const;
+
+    async function foreignWorld() {
+      const world = await setup();
+      const foreignProject = await world.stores.projects.insert({ organizationId: OTHER_ORG, clientId: OTHER_ORG, name: 'B' });
+      const foreignRelease = await world.stores.releases.insert({
+        projectId: foreignProject.id,
+        organizationId: OTHER_ORG,
+        name: 'R',
+        startDate: '2025-01-01',
+        endDate: '2025-02-01',
+      });
+      return { ...world, foreignProject, foreignRelease };
+    }
+
+    it("answers 404 on another organization's project whatever the body names (its release, its user, a random id)", async () => {
+      const { stores, entries, foreignProject, foreignRelease } = await foreignWorld();
+      const bodies = [
+        { ...base },
+        { ...base, releaseId: foreignRelease.id },
+        { ...base, releaseId: RANDOM },
+        { ...base, assignedToId: OTHER_USER },
+        { ...base, assignedToId: RANDOM },
+        { ...base, assignedToId: USER, releaseId: RANDOM },
+      ];
+      for (const body of bodies) {
+        expect(await answerOf(entries.create(actor(), foreignProject.id, body)), JSON.stringify(body)).toEqual({
+          status: 404,
+          reason: 'not_found',
+          message: 'project not found',
+          details: null,
+        });
+      }
+      expect(stores.entries.rows).toHaveLength(0);
+      expect(stores.written).toHaveLength(0);
+    });
+
+    it("gives another organization's release or user the same 400 as a random id, on create and on update", async () => {
+      const { entries, project, foreignRelease } = await foreignWorld();
+      for (const field of ['releaseId', 'assignedToId'] as const) {
+        const foreignId = field === 'releaseId' ? foreignRelease.id : OTHER_USER;
+        const foreign = await answerOf(entries.create(actor(), project.id, { ...base, [field]: foreignId }));
+        expect(foreign).toMatchObject({ status: 400, reason: 'validation_error' });
+        expect(await answerOf(entries.create(actor(), project.id, { ...base, [field]: RANDOM }))).toEqual(foreign);
+      }
+      const mine = await entries.create(actor(), project.id, base);
+      for (const field of ['releaseId', 'assignedToId'] as const) {
+        const foreignId = field === 'releaseId' ? foreignRelease.id : OTHER_USER;
+        const foreign = await answerOf(entries.update(actor(), mine.id as string, { [field]: foreignId }));
+        expect(foreign).toMatchObject({ status: 400, reason: 'validation_error' });
+        expect(await answerOf(entries.update(actor(), mine.id as string, { [field]: RANDOM }))).toEqual(foreign);
+      }
+    });
+
+    it("answers 404 on another organization's entry whatever the update names", async () => {
+      const { stores, entries, foreignProject, foreignRelease } = await foreignWorld();
+      const theirs = await entries.create(actor({ organizationId: OTHER_ORG }), foreignProject.id, base);
+      const writes = stores.written.length;
+      for (const body of [{ releaseId: foreignRelease.id }, { releaseId: RANDOM }, { assignedToId: RANDOM }]) {
+        expect(await reasonOf(entries.update(actor(), theirs.id as string, body))).toBe('not_found');
+      }
+      expect(stores.written).toHaveLength(writes);
+    });
   });
 });

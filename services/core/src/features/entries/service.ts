@@ -18,7 +18,16 @@ import type { EntryFilter, NewEntry } from './store.ts';
  */
 const NEW_ENTRY_DEFAULTS = { status: 'open', priority: 'medium' };
 
-/** assignedToId must be a user of the organization; releaseId a release of the same project (else 400). */
+/** Whether a body names another record (assignedToId, releaseId): then checkReferences has to look them up. */
+function hasReferences(values: Record<string, unknown>): boolean {
+  return ['assignedToId', 'releaseId'].some((f) => values[f] !== undefined && values[f] !== null);
+}
+
+/**
+ * assignedToId must be a user of the organization; releaseId a release of the same project (else 400).
+ * Only after `projectId` is known to be visible to the actor (docs/decisions.md, "Tenant isolation"):
+ * another organization's id and a random id then both answer this 400.
+ */
 async function checkReferences(stores: Stores, actor: Actor, projectId: string, values: Record<string, unknown>): Promise<void> {
   const problems: { path: string; message: string }[] = [];
   const assignee = values.assignedToId;
@@ -56,10 +65,13 @@ export function createEntryService(stores: Stores) {
     async create(actorIn: Actor | undefined, projectId: string, body: EntryCreateBody) {
       const actor = requireActor(actorIn);
       if (!isUuid(projectId)) throw notFound('project');
-      // A project key naming another project: 404 if the organization has no such project, else 403.
-      if (actor.scope === 'project' && actor.scopedProjectId !== projectId)
-        await projectInScope(stores.projects, actor, projectId);
       const values = pickFields(body, ENTRY_WRITABLE_FIELDS);
+      // The project first, then the references: another organization's project is 404 whatever the body
+      // names (no existence oracle). A project key naming another project: 404 if the organization has no
+      // such project, else 403. Without references an org key's create stays one statement: the store
+      // writes nothing outside the organization (404 below).
+      if ((actor.scope === 'project' && actor.scopedProjectId !== projectId) || hasReferences(values))
+        await projectInScope(stores.projects, actor, projectId);
       await checkReferences(stores, actor, projectId, values);
       const entry: NewEntry = {
         ...NEW_ENTRY_DEFAULTS,

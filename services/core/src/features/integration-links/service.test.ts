@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IntegrationLinkUpdateBody } from '@cluster/contracts';
 import { createFakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor, unvalidated } from '../../shared/test-kit.ts';
+import { answerOf, OTHER_ORG, reasonOf, TEST_ORG, testActor as actor, unvalidated } from '../../shared/test-kit.ts';
 import { createIntegrationLinkService } from './service.ts';
 
 const P1 = '20000000-0000-4000-8000-000000000001';
@@ -149,5 +149,33 @@ describe('integration link rules (fake stores)', () => {
     expect(res).toMatchObject({ created: false, resource: { id: made?.id } });
     expect(stores.written).toEqual([]);
     expect((await links.list(actor(), {}, { page: 1, pageSize: 25 })).total).toBe(1);
+  });
+
+  it("no cross-tenant oracle: alignEntityId of another organization's record answers as a random id (create, update)", async () => {
+    const { stores, links } = setup();
+    const RANDOM = '30000000-0000-4000-8000-000000000009';
+    const U_FOREIGN = '40000000-0000-4000-8000-000000000002';
+    stores.integrationLinks.targets.push({ type: 'user', id: U_FOREIGN, organizationId: OTHER_ORG, projectId: null });
+    const mine = await links.create(actor(), link());
+    const writes = stores.written.length;
+    for (const [type, foreignId] of [
+      ['entry', E_FOREIGN],
+      ['user', U_FOREIGN],
+    ] as const) {
+      const body = link({ externalId: '99', alignEntityType: type });
+      const theirs = await answerOf(links.create(actor(), { ...body, alignEntityId: foreignId }));
+      expect(theirs, type).toMatchObject({ status: 400, reason: 'validation_error' });
+      expect(await answerOf(links.create(actor(), { ...body, alignEntityId: RANDOM })), type).toEqual(theirs);
+      const id = mine.resource.id as string;
+      const theirsUpdated = await answerOf(links.update(actor(), id, { alignEntityType: type, alignEntityId: foreignId }));
+      expect(theirsUpdated, type).toEqual(theirs);
+      expect(await answerOf(links.update(actor(), id, { alignEntityType: type, alignEntityId: RANDOM })), type).toEqual(theirs);
+    }
+    // Their link by id: 404 whatever the update names.
+    const theirLink = await links.create(actor({ organizationId: OTHER_ORG }), link({ alignEntityId: E_FOREIGN }));
+    for (const alignEntityId of [E1, E_FOREIGN, RANDOM]) {
+      expect(await reasonOf(links.update(actor(), theirLink.resource.id as string, { alignEntityId }))).toBe('not_found');
+    }
+    expect(stores.written).toHaveLength(writes + 1);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MemberCreateBody } from '@cluster/contracts';
 import { createFakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, TEST_ORG, reasonOf, testActor, unvalidated } from '../../shared/test-kit.ts';
+import { answerOf, OTHER_ORG, TEST_ORG, reasonOf, testActor, unvalidated } from '../../shared/test-kit.ts';
 import { createMemberService } from './service.ts';
 
 async function setUp() {
@@ -90,5 +90,37 @@ describe('member rules (fake stores)', () => {
     );
     expect((await members.list(testActor(), project.id, { page: 1, pageSize: 25 })).data.map((r) => r.id)).toEqual([m.id]);
     expect(stores.written).toHaveLength(1);
+  });
+
+  it("no cross-tenant oracle: another organization's user, project or member answers as a random id does", async () => {
+    const { stores, project, ada, eve, members } = await setUp();
+    const RANDOM = '30000000-0000-4000-8000-000000000009';
+    const theirProject = await stores.projects.insert({
+      organizationId: OTHER_ORG,
+      clientId: OTHER_ORG,
+      name: 'B',
+      description: '',
+    });
+    const theirMember = await members.add(testActor({ organizationId: OTHER_ORG }), theirProject.id, { userId: eve.id });
+    const writes = stores.written.length;
+    // userId: the same 404 for a user of another organization and for no user at all.
+    const foreignUser = await answerOf(members.add(testActor(), project.id, { userId: eve.id }));
+    expect(foreignUser).toEqual({ status: 404, reason: 'not_found', message: 'user not found', details: null });
+    expect(await answerOf(members.add(testActor(), project.id, { userId: RANDOM }))).toEqual(foreignUser);
+    // Their project in the path: 404 project whatever the body names, before the user is looked at.
+    const projectGone = { status: 404, reason: 'not_found', message: 'project not found', details: null };
+    for (const userId of [ada.id, eve.id, RANDOM]) {
+      expect(await answerOf(members.add(testActor(), theirProject.id, { userId }))).toEqual(projectGone);
+    }
+    for (const projectId of [theirProject.id, RANDOM]) {
+      expect(
+        await answerOf(members.update(testActor(), projectId, theirMember.id as string, { roleOverride: 'tech_lead' })),
+      ).toEqual(projectGone);
+    }
+    // Their member under my project: the same 404 as a random member id.
+    const foreignMember = await answerOf(members.remove(testActor(), project.id, theirMember.id as string));
+    expect(foreignMember).toMatchObject({ status: 404, reason: 'not_found' });
+    expect(await answerOf(members.remove(testActor(), project.id, RANDOM))).toEqual(foreignMember);
+    expect(stores.written).toHaveLength(writes);
   });
 });
