@@ -114,7 +114,9 @@ describe('paths, pages, ids and dates', () => {
   it('a date-time or date outside years 1..9999 is 400', async () => {
     const releases = `/projects/${org.projectId}/releases`;
     const body = { name: 'R', startDate: '0000-01-01T00:00:00Z', endDate: '2026-01-01T00:00:00Z' };
-    expectError(await c.api(org.key, 'POST', releases, body), 400, 'validation_error', '/startDate');
+    const year0 = await c.api(org.key, 'POST', releases, body);
+    expectError(year0, 400, 'validation_error', '/startDate');
+    expect(year0.body.details.errors).toEqual([{ path: '/startDate', message: 'must have a year from 0001 to 9999' }]);
     expectError(
       await c.api(org.key, 'POST', releases, { ...body, startDate: '2026-01-01T00:00:00Z', endDate: '10000-01-01T00:00:00Z' }),
       400,
