@@ -116,15 +116,28 @@ describe('paths, pages, ids and dates', () => {
     const body = { name: 'R', startDate: '0000-01-01T00:00:00Z', endDate: '2026-01-01T00:00:00Z' };
     const year0 = await c.api(org.key, 'POST', releases, body);
     expectError(year0, 400, 'validation_error', '/startDate');
-    expect(year0.body.details.errors).toEqual([{ path: '/startDate', message: 'must have a year from 0001 to 9999' }]);
+    expect(year0.body.details.errors).toEqual([
+      { path: '/startDate', message: 'must have a year from 0001 to 9999, in UTC too' },
+    ]);
     expectError(
       await c.api(org.key, 'POST', releases, { ...body, startDate: '2026-01-01T00:00:00Z', endDate: '10000-01-01T00:00:00Z' }),
       400,
       'validation_error',
       '/endDate',
     );
+    // An offset must not move the instant out of range either (9999-12-31T23:59:59-14:00 is year 10000 in UTC).
+    for (const [startDate, endDate, path] of [
+      ['0001-01-01T00:00:00+01:00', '2026-01-01T00:00:00Z', '/startDate'],
+      ['2026-01-01T00:00:00Z', '9999-12-31T23:59:59-14:00', '/endDate'],
+    ]) {
+      expectError(await c.api(org.key, 'POST', releases, { ...body, startDate, endDate }), 400, 'validation_error', path);
+    }
     expectError(await c.api(org.key, 'GET', '/time-entries?from=0000-01-01'), 400, 'validation_error', 'from');
-    const ok = await c.api(org.key, 'POST', releases, { ...body, startDate: '0001-01-01T00:00:00Z' });
+    const ok = await c.api(org.key, 'POST', releases, {
+      ...body,
+      startDate: '0001-01-01T00:00:00Z',
+      endDate: '9999-12-31T23:59:59Z',
+    });
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
   });
 });

@@ -16,8 +16,11 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
 
 /** An id. */
 export const Uuid = Type.String({ format: 'uuid' });
-/** Years 0001..9999: year 0000 is valid RFC 3339 but lies outside what Postgres and JavaScript dates round-trip (400, not 500). */
-export const YEAR_PATTERN = '^(?!0000)\\d{4}-';
+/**
+ * Years 0001..9999, in UTC too (no offset moves 0001-01-01 or 9999-12-31 across the edge): year 0000 and 10000 are
+ * valid RFC 3339 or reachable by an offset, but do not round-trip through Postgres and JavaScript dates (400, not 500).
+ */
+export const YEAR_PATTERN = '^(?!0000)(?!0001-01-01[Tt ].*\\+(?!00:00))(?!9999-12-31[Tt ].*-(?!00:00))\\d{4}-';
 /** An RFC 3339 timestamp, year 0001..9999. */
 export const DateTime = Type.String({ format: 'date-time', pattern: YEAR_PATTERN });
 /** A calendar date (YYYY-MM-DD), year 0001..9999. */

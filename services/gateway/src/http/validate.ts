@@ -31,7 +31,7 @@ export function toProblems(errors: ErrorObject[] | null | undefined): { path: st
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === YEAR_PATTERN) {
       if (badFormat.has(path)) continue;
-      message = 'must have a year from 0001 to 9999';
+      message = 'must have a year from 0001 to 9999, in UTC too';
     } else if (e.keyword === 'required') {
       path = `${path}/${(e.params as { missingProperty: string }).missingProperty}`;
       message = 'is required';
