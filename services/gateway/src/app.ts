@@ -15,6 +15,7 @@ import type { Clients } from './clients.ts';
 import { authenticate } from './http/authenticate.ts';
 import { authorize } from './http/authorize.ts';
 import { readRequestBody } from './http/body.ts';
+import { assertSafeQuery } from './http/safe-input.ts';
 import type { GatewayState } from './http/context.ts';
 import { renderError } from './http/errors.ts';
 import { runIdempotent } from './http/idempotency.ts';
@@ -111,13 +112,15 @@ export function buildGateway(deps: GatewayDeps): Koa {
   });
 
   // The v1 pipeline, one named step each (http/): match, authenticate, rate limit, authorize (switch, scope,
-  // permission, role), read the body, then under the Idempotency-Key: validate body and query, run the handler.
+  // permission, role), read the body (JSON only, no NUL, bounded depth; no NUL in the query either), then under the
+  // Idempotency-Key: validate body and query, run the handler.
   app.use(async (ctx) => {
     const { route, params } = matchRoute(ctx, match);
     const { actor, apiEnabled } = await authenticate(ctx, clients);
     await enforceRateLimit(ctx, limiter, actor.apiKeyId);
     authorize(route, actor, apiEnabled);
     const { raw, json } = await readRequestBody(ctx);
+    assertSafeQuery(ctx.query);
     const run = () => runRoute(route, { actor, params, json, query: ctx.query, clients });
     respond(ctx, await runIdempotent(ctx, clients, deps.idempotencyBox, actor.apiKeyId, raw, run));
   });

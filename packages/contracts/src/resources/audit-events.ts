@@ -20,7 +20,7 @@ export const AuditEvent = Type.Object({
 export const AuditEventFilters = propertiesOf(AUDIT_EVENT_FILTERS)({
   entityType: Type.String(),
   action: Type.String(),
-  actorId: Type.String(),
+  actorId: Uuid,
 });
 /** Query of both audit event lists. */
 export const AuditEventQuery = ListQuery(AuditEventFilters);

@@ -16,8 +16,15 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
 
 /** An id. */
 export const Uuid = Type.String({ format: 'uuid' });
-/** An RFC 3339 timestamp. */
-export const DateTime = Type.String({ format: 'date-time' });
+/**
+ * Years 0001..9999, in UTC too (no offset moves 0001-01-01 or 9999-12-31 across the edge): year 0000 and 10000 are
+ * valid RFC 3339 or reachable by an offset, but do not round-trip through Postgres and JavaScript dates (400, not 500).
+ */
+export const YEAR_PATTERN = '^(?!0000)(?!0001-01-01[Tt ].*\\+(?!00:00))(?!9999-12-31[Tt ].*-(?!00:00))\\d{4}-';
+/** An RFC 3339 timestamp, year 0001..9999. */
+export const DateTime = Type.String({ format: 'date-time', pattern: YEAR_PATTERN });
+/** A calendar date (YYYY-MM-DD), year 0001..9999. */
+export const DateOnly = Type.String({ format: 'date', pattern: YEAR_PATTERN });
 /** Any JSON value (jsonb columns such as typeMetadata). */
 export const AnyJson = Type.Unsafe<unknown>({ description: 'any JSON value' });
 /** `string|null`, the most common optional column. */
@@ -62,9 +69,12 @@ export function Body<T extends TProperties, R extends keyof T & string = never>(
   return Type.Object(shaped, { additionalProperties: false, description: opts.description }) as TObject<BodyProperties<T, R>>;
 }
 
-/** Query parameters of every list: page (from 1) and pageSize (1..100, default 25). */
+/** The last page a list serves: page × pageSize (at most 10^8) stays far inside the int32 of the RPCs and SQL offsets. */
+export const MAX_PAGE = 1_000_000;
+
+/** Query parameters of every list: page (1..MAX_PAGE) and pageSize (1..100, default 25). */
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
   pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
 };
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Body, DateTime, Nullable, NullableString, StringEnum, Uuid, propertiesOf } from './common.ts';
+import { Body, DateOnly, DateTime, Nullable, NullableString, StringEnum, Uuid, YEAR_PATTERN, propertiesOf } from './common.ts';
 import { integrationLinkProperties } from './integration-links.ts';
 
 /** Time entry statuses (spec). */
@@ -17,7 +17,7 @@ export const TIME_ENTRY_UPDATE_BODY_ONLY = ['hours'] as const;
 export const TIME_ENTRY_FILTERS = ['status', 'userId', 'entryId', 'releaseId', 'from', 'to'] as const;
 
 const NonEmpty = Type.String({ minLength: 1 });
-const WorkDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
+const WorkDate = Type.String({ format: 'date', pattern: YEAR_PATTERN, description: 'YYYY-MM-DD' });
 /** The sync endpoint also takes an ISO 8601 date-time; the core checks that it is a real date. */
 const WorkDateOrDateTime = Type.String({
   pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?([Zz]|[+-][0-9]{2}:?[0-9]{2})?)?$',
@@ -160,7 +160,7 @@ export const CostSummary = Type.Object({
   pendingCost: NullableString,
 });
 
-const DateQuery = Type.String({ format: 'date' });
+const DateQuery = DateOnly;
 
 /** Query schemas of the time entry filters. */
 export const TimeEntryFilters = propertiesOf(TIME_ENTRY_FILTERS)({

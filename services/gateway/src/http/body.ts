@@ -1,10 +1,14 @@
 import getRawBody from 'raw-body';
 import { DomainError } from '@cluster/platform';
 import type { GatewayContext } from './context.ts';
+import { assertJsonMediaType, assertSafeJson } from './safe-input.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 
-/** Reads the raw body (1 MiB limit: 413 payload_too_large) and parses JSON (400 when it is not JSON). */
+/**
+ * Reads the raw body (1 MiB limit: 413 payload_too_large) and parses JSON: a body declared as anything but JSON is
+ * 415 unsupported_media_type, one that is not JSON, nests deeper than MAX_JSON_DEPTH or holds a NUL is 400.
+ */
 export async function readJsonBody(ctx: GatewayContext): Promise<{ raw: string; json: unknown }> {
   let raw: string;
   try {
@@ -16,13 +20,17 @@ export async function readJsonBody(ctx: GatewayContext): Promise<{ raw: string; 
     throw new DomainError('validation_error', 'request body could not be read');
   }
   if (raw.trim() === '') return { raw, json: undefined };
+  assertJsonMediaType(ctx.request.type);
+  let json: unknown;
   try {
-    return { raw, json: JSON.parse(raw) };
+    json = JSON.parse(raw);
   } catch {
     throw new DomainError('validation_error', 'request body is not valid JSON', {
       errors: [{ path: '', message: 'is not valid JSON' }],
     });
   }
+  assertSafeJson(json);
+  return { raw, json };
 }
 
 /** Pipeline step 5: the raw and parsed body of a write; GET and DELETE are not read. */

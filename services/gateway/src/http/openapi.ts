@@ -54,6 +54,7 @@ export function buildOpenApi(routes: readonly RouteContract[]): Record<string, u
         401: errorResponse('missing_key, invalid_key or key_revoked'),
         403: errorResponse('forbidden or scope_violation'),
         404: errorResponse('not_found'),
+        ...(r.body ? { 415: errorResponse('unsupported_media_type: a body declared as anything but application/json') } : {}),
         429: errorResponse('rate_limit'),
       },
     };

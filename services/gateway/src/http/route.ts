@@ -103,12 +103,25 @@ export function createMatcher(routes: readonly RouteDef[]) {
       if (!m) continue;
       allow.push(c.def.method);
       if (c.def.method === method) {
-        const params = Object.fromEntries(c.names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
+        const values = c.names.map((_, i) => decodeParam(m[i + 1]));
+        // A malformed percent-encoding, or a NUL, names no resource: 404, like any other unknown id.
+        if (values.some((v) => v === undefined)) return { params: {}, allow: [] };
+        const params = Object.fromEntries(c.names.map((n, i) => [n, values[i] ?? '']));
         return { route: c.def, params, allow };
       }
     }
     return { params: {}, allow };
   };
+}
+
+/** A path segment decoded, or undefined when its percent-encoding is malformed or it holds a NUL. */
+function decodeParam(segment: string): string | undefined {
+  try {
+    const value = decodeURIComponent(segment);
+    return value.includes('\0') ? undefined : value;
+  } catch {
+    return undefined;
+  }
 }
 /** A route table's path matcher (createMatcher). */
 export type Matcher = ReturnType<typeof createMatcher>;

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import { YEAR_PATTERN } from '@cluster/contracts';
 import { validation } from '@cluster/platform';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -23,10 +24,15 @@ function compiled(ajv: Ajv, schema: TSchema): ValidateFunction {
 export function toProblems(errors: ErrorObject[] | null | undefined): { path: string; message: string }[] {
   const out: { path: string; message: string }[] = [];
   const seen = new Set<string>();
+  // A value not in its format at all (a date of 'x') gets the format's message only, not the year pattern's too.
+  const badFormat = new Set((errors ?? []).filter((e) => e.keyword === 'format').map((e) => e.instancePath));
   for (const e of errors ?? []) {
     let path = e.instancePath;
     let message = e.message ?? 'is invalid';
-    if (e.keyword === 'required') {
+    if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === YEAR_PATTERN) {
+      if (badFormat.has(path)) continue;
+      message = 'must have a year from 0001 to 9999, in UTC too';
+    } else if (e.keyword === 'required') {
       path = `${path}/${(e.params as { missingProperty: string }).missingProperty}`;
       message = 'is required';
     } else if (e.keyword === 'additionalProperties') {
