@@ -18,6 +18,17 @@ export interface DomainEvent {
   payload: Record<string, unknown>;
 }
 
+/**
+ * A domain event of a write whose organization and (unless it says otherwise)
+ * acting user come from the write's actor: what services build.
+ */
+export type ActorEvent = Omit<DomainEvent, 'organizationId' | 'actorUserId'> & { actorUserId?: string | null };
+
+/** Stamps events with the write's organization and acting user (an event's own `actorUserId`, even null, wins). */
+export function stampEvents(events: ActorEvent[], organizationId: string, actorUserId: string | null): DomainEvent[] {
+  return events.map((e) => ({ ...e, organizationId, actorUserId: e.actorUserId !== undefined ? e.actorUserId : actorUserId }));
+}
+
 /** A row written together with a change, e.g. its audit record. */
 export interface WriteRow {
   /** Table, optionally schema-qualified (`delivery.audit_outbox`). */

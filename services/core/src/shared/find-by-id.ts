@@ -4,13 +4,21 @@ import { isUuid, type Knex } from '@cluster/db';
 export type RowLock = 'share' | 'update';
 
 /**
- * Loads a row of `table` by id, locked for the transaction with `lock`; a non-UUID id
- * finds nothing (no query). The service then checks tenant and scope (assertVisible).
- * For stores only.
+ * Loads a row of `table` by id (and `where`, e.g. its organization), locked for the
+ * transaction with `lock`; a non-UUID id finds nothing (no query). The service then
+ * checks tenant and scope (assertVisible). For stores only.
  */
-export async function findById<T>(db: Knex, table: string, id: string, lock?: RowLock): Promise<T | undefined> {
+export async function findById<T>(
+  db: Knex,
+  table: string,
+  id: string,
+  lock?: RowLock,
+  where: Record<string, string> = {},
+): Promise<T | undefined> {
   if (!isUuid(id)) return undefined;
-  const q = db(table).where({ id }).first();
+  const q = db(table)
+    .where({ ...where, id })
+    .first();
   if (lock === 'update') q.forUpdate();
   if (lock === 'share') q.forShare();
   return (await q) as T | undefined;

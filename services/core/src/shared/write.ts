@@ -1,4 +1,4 @@
-import { commitWrite, type DomainEvent, type OneStatementChange, type WriteRecord } from '@cluster/outbox';
+import { commitWrite, stampEvents, type ActorEvent, type OneStatementChange, type WriteRecord } from '@cluster/outbox';
 import type { Knex } from '@cluster/db';
 import type { Actor } from '@cluster/proto';
 
@@ -19,11 +19,7 @@ export interface AuditRecord {
   metadata?: Record<string, unknown>;
 }
 
-/**
- * A domain event of a write whose organization (and, unless it says otherwise,
- * acting user) come from the write's actor.
- */
-export type ActorEvent = Omit<DomainEvent, 'organizationId' | 'actorUserId'> & { actorUserId?: string | null };
+export type { ActorEvent };
 
 /** Audit metadata of every write made through an API key. */
 export function auditMetadata(actor: Actor, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -65,11 +61,7 @@ function writeOf(organizationId: string, actor: Actor | null, audit: AuditRecord
     rows: audit
       ? [{ table: AUDIT_TABLE, row: auditRow(organizationId, actor, audit), ignoreConflict: audit.id !== undefined }]
       : [],
-    events: events.map((e) => ({
-      ...e,
-      organizationId,
-      actorUserId: e.actorUserId !== undefined ? e.actorUserId : actor?.userId || null,
-    })),
+    events: stampEvents(events, organizationId, actor?.userId || null),
   };
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { toJson } from '@bufbuild/protobuf';
 import type { Knex } from '@cluster/db';
-import { commitWrite, type DomainEvent, type WriteRecord } from '@cluster/outbox';
+import { commitWrite, stampEvents, type ActorEvent, type WriteRecord } from '@cluster/outbox';
 import { ActorSchema, type Actor } from '@cluster/proto';
 
 /**
@@ -18,8 +18,7 @@ export interface AuditRecord {
   metadata?: Record<string, unknown>;
 }
 
-/** A domain event of a write whose organization and acting user come from the write's actor. */
-export type ActorEvent = Omit<DomainEvent, 'organizationId' | 'actorUserId'>;
+export type { ActorEvent };
 
 /**
  * What a write made with an API key leaves behind: its audit record, queued for
@@ -44,7 +43,7 @@ export function apiWrite(actor: Actor, audit: AuditRecord | null, events: ActorE
           },
         ]
       : [],
-    events: events.map((e) => ({ ...e, organizationId: actor.organizationId, actorUserId: actor.userId || null })),
+    events: stampEvents(events, actor.organizationId, actor.userId || null),
   };
 }
 

@@ -1,5 +1,6 @@
 import { isUuid, type Knex, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
+import { findById } from '../../shared/find-by-id.ts';
 
 /** An agreement row as stored. `projectId` null: organization-wide. */
 export type AgreementRow = Record<string, unknown> & {
@@ -34,10 +35,8 @@ export function createAgreementStore(db: Knex): AgreementStore {
       if (!isUuid(id)) return undefined;
       return db('agreements').where({ id, organizationId }).first() as Promise<AgreementRow | undefined>;
     },
-    async findById(id, opts = {}) {
-      if (!isUuid(id)) return undefined;
-      const q = db('agreements').where({ id });
-      return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<AgreementRow | undefined>;
+    findById(id, opts = {}) {
+      return findById<AgreementRow>(db, 'agreements', id, opts.lock ? 'update' : undefined);
     },
     async insert(values) {
       const [row] = await db('agreements').insert(values).returning('*');

@@ -1,4 +1,5 @@
-import { isUuid, type Knex } from '@cluster/db';
+import { type Knex } from '@cluster/db';
+import { findById } from '../../shared/find-by-id.ts';
 
 /** An api_keys row as stored (keyHash included: never answered). */
 export type ApiKeyRow = Record<string, unknown> & {
@@ -45,10 +46,8 @@ export function createApiKeyStore(db: Knex): ApiKeyStore {
         .returning('*');
       return row as ApiKeyRow;
     },
-    async find(id, opts = {}) {
-      if (!isUuid(id)) return undefined;
-      const q = db('api_keys').where({ id });
-      return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<ApiKeyRow | undefined>;
+    find(id, opts = {}) {
+      return findById<ApiKeyRow>(db, 'api_keys', id, opts.lock ? 'update' : undefined);
     },
     async revoke(id) {
       const [row] = await db('api_keys').where({ id }).update({ revokedAt: db.fn.now() }).returning('*');

@@ -1,6 +1,7 @@
 import { PROJECT_JSON_FIELDS } from '@cluster/contracts';
 import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
+import { findById } from '../../shared/find-by-id.ts';
 
 /** A project row as stored (every column; presenters decide what leaves the core). */
 export type ProjectRow = Record<string, unknown> & { id: string; organizationId: string; name: string; status: string };
@@ -31,10 +32,8 @@ export function createProjectStore(db: Knex): ProjectStore {
       if (filter.status !== undefined) q.andWhere({ status: filter.status });
       return paginate<ProjectRow>(q, page);
     },
-    async find(organizationId, id, opts = {}) {
-      if (!isUuid(id)) return undefined;
-      const q = db('projects').where({ id, organizationId });
-      return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<ProjectRow | undefined>;
+    find(organizationId, id, opts = {}) {
+      return findById<ProjectRow>(db, 'projects', id, opts.lock ? 'update' : undefined, { organizationId });
     },
     async insert(values) {
       const [row] = await db('projects').insert(jsonbValues(values, PROJECT_JSON_FIELDS)).returning('*');
@@ -50,9 +49,8 @@ export function createProjectStore(db: Knex): ProjectStore {
     async remove(id) {
       await db('projects').where({ id }).del();
     },
-    async findById(id) {
-      if (!isUuid(id)) return undefined;
-      return db('projects').where({ id }).first() as Promise<ProjectRow | undefined>;
+    findById(id) {
+      return findById<ProjectRow>(db, 'projects', id);
     },
     listNames(organizationId) {
       return db('projects').where({ organizationId }).orderBy('createdAt').select('id', 'name');

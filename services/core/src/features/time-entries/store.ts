@@ -2,6 +2,7 @@ import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import type { ExternalLinkMethods, ExternalLinkRow } from '../../shared/external-ref.ts';
 import { externalLinkMethods } from '../../shared/external-links.ts';
+import { findById } from '../../shared/find-by-id.ts';
 
 /** A time entry row as stored (every column; presenters decide what leaves the core). */
 export type TimeEntryRow = Record<string, unknown> & {
@@ -91,10 +92,8 @@ export function createTimeEntryStore(db: Knex): TimeEntryStore {
       inRange(q, filter);
       return paginate<TimeEntryRow>(q, page);
     },
-    async find(id, opts = {}) {
-      if (!isUuid(id)) return undefined;
-      const q = db('time_entries').where({ id });
-      return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<TimeEntryRow | undefined>;
+    find(id, opts = {}) {
+      return findById<TimeEntryRow>(db, 'time_entries', id, opts.lock ? 'update' : undefined);
     },
     findInOrganization(organizationId, id) {
       return db('time_entries').where({ id, organizationId }).first() as Promise<TimeEntryRow | undefined>;

@@ -1,7 +1,8 @@
-import { isUuid, type Knex, paginate } from '@cluster/db';
+import { type Knex, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import type { ExternalLinkMethods } from '../../shared/external-ref.ts';
 import { externalLinkMethods } from '../../shared/external-links.ts';
+import { findById } from '../../shared/find-by-id.ts';
 
 /** A wiki page row as stored (every column; the presenter decides what leaves the core). */
 export type WikiPageRow = Record<string, unknown> & { id: string; organizationId: string; projectId: string; title: string };
@@ -29,10 +30,8 @@ export function createWikiStore(db: Knex): WikiStore {
     list(projectId, page) {
       return paginate<WikiPageRow>(db('wiki_pages').where({ projectId }), page);
     },
-    async find(id, opts = {}) {
-      if (!isUuid(id)) return undefined;
-      const q = db('wiki_pages').where({ id });
-      return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<WikiPageRow | undefined>;
+    find(id, opts = {}) {
+      return findById<WikiPageRow>(db, 'wiki_pages', id, opts.lock ? 'update' : undefined);
     },
     async findInOrganization(organizationId, id) {
       return db('wiki_pages').where({ id, organizationId }).first() as Promise<WikiPageRow | undefined>;
