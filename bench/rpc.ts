@@ -7,12 +7,26 @@
 // calls/s and CPU ms per call (client + server) for gRPC and the Connect protocol.
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
-import { createLogger, createMetrics, createRpcTransport, createServiceServer } from '@cluster/platform';
+import {
+  attachServiceToken,
+  createLogger,
+  createMetrics,
+  createRpcTransport,
+  createServiceServer,
+  createTokenSigner,
+  createTokenVerifier,
+  devServiceKeys,
+} from '@cluster/platform';
 import { AuthService, type AuthenticateRequest } from '@cluster/proto';
 
 const N = Number(process.env.BENCH_CALLS ?? 5000);
+// Every call carries a service token, as in the cluster (the signer and verifier cache them).
+const sign = createTokenSigner(devServiceKeys('gateway'));
+const auth = { sign, audience: 'core' } as const;
+const interceptors = [attachServiceToken(sign, 'core')];
 const server = createServiceServer({
   service: 'bench',
+  trust: { verify: createTokenVerifier(devServiceKeys('core')), policyOf: () => ({ callers: ['gateway'] }) },
   logger: createLogger('bench', 'silent'),
   metrics: createMetrics('bench'),
   ready: async () => ({}),
@@ -37,11 +51,12 @@ const server = createServiceServer({
 const port = await server.listen(0, '127.0.0.1');
 const baseUrl = `http://127.0.0.1:${port}`;
 const variants = {
-  'platform (Connect, h2)': () => createRpcTransport(baseUrl),
-  'gRPC, h2': () => createGrpcTransport({ baseUrl, acceptCompression: [] }),
-  'Connect binary, h2': () => createConnectTransport({ baseUrl, httpVersion: '2', useBinaryFormat: true, acceptCompression: [] }),
+  'platform (Connect, h2)': () => createRpcTransport(baseUrl, auth),
+  'gRPC, h2': () => createGrpcTransport({ baseUrl, acceptCompression: [], interceptors }),
+  'Connect binary, h2': () =>
+    createConnectTransport({ baseUrl, httpVersion: '2', useBinaryFormat: true, acceptCompression: [], interceptors }),
   'Connect binary, HTTP/1.1': () =>
-    createConnectTransport({ baseUrl, httpVersion: '1.1', useBinaryFormat: true, acceptCompression: [] }),
+    createConnectTransport({ baseUrl, httpVersion: '1.1', useBinaryFormat: true, acceptCompression: [], interceptors }),
 };
 for (const [name, transport] of Object.entries(variants)) {
   const client = createClient(AuthService, transport());

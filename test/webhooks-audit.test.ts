@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { createClient } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
+import { transportAs } from './support/service-calls.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiWrite, readDeliveryConfig, recordWrite, startDelivery } from '@cluster/delivery';
 import { createDb } from '@cluster/db';
@@ -96,7 +96,7 @@ describe('audit events of webhook writes', () => {
   });
 
   it('records an id once: a forwarded audit event that is sent again is not duplicated', async () => {
-    const core = createClient(AuditService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${c.ports.core}` }));
+    const core = createClient(AuditService, transportAs('delivery', 'core', `http://127.0.0.1:${c.ports.core}`));
     const actor = actorOf(org);
     const entityId = randomUUID();
     const id = randomUUID();
@@ -155,7 +155,7 @@ describe('audit events of webhook writes', () => {
       () => dropDatabase(databaseUrl),
       () => replica.shutdown.run('test'),
     );
-    const webhooks = createClient(WebhookService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${replica.port}` }));
+    const webhooks = createClient(WebhookService, transportAs('gateway', 'delivery', `http://127.0.0.1:${replica.port}`));
     const created = await webhooks.createWebhook({
       actor: actorOf(org),
       body: { destinationUrl: 'https://example.com/b', eventNames: ['entry.created'] },

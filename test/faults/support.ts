@@ -4,13 +4,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
 import { WebhookService } from '@cluster/proto';
 import { createDb, type Knex } from '@cluster/db';
 import { commitWrite } from '@cluster/outbox';
 import { portOpen, prepareKafka, stopPid } from '../../scripts/lib/infra.mjs';
 import { freePort, runningPid, spawnService, waitUntil } from '../support/processes.ts';
 import type { Receiver } from '../support/receiver.ts';
+import { transportAs } from '../support/service-calls.ts';
 
 // Fault tests: services as real child processes that can be killed with SIGKILL, and a broker of their own.
 
@@ -123,7 +123,7 @@ export async function subscribeViaRpc(
   url: string,
   eventNames: string[],
 ): Promise<string> {
-  const client = createClient(WebhookService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${deliveryPort}` }));
+  const client = createClient(WebhookService, transportAs('gateway', 'delivery', `http://127.0.0.1:${deliveryPort}`));
   const actor = {
     apiKeyId: randomUUID(),
     organizationId,

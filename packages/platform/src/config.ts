@@ -1,3 +1,13 @@
+import {
+  SERVICE_NAMES,
+  devServiceKeys,
+  devServiceSeed,
+  publicKeyFromRaw,
+  signingKeyFromSeed,
+  type ServiceKeys,
+  type ServiceName,
+} from './service-auth.ts';
+
 // The one place that reads the environment, with each service's `src/config.ts`
 // (which calls these helpers): values are read once at boot, typed, and a bad value
 // fails the start. Packages never read `process.env`; they are handed what they need.
@@ -100,3 +110,54 @@ export function readKafkaConfig() {
   };
 }
 export type KafkaConfig = ReturnType<typeof readKafkaConfig>;
+
+/**
+ * Where a service listens and the keys of its service tokens (docs/security.md).
+ * LISTEN_HOST: 127.0.0.1 unless configured (Kubernetes sets 0.0.0.0).
+ * SERVICE_SIGNING_KEY: this service's Ed25519 seed, 32 bytes in base64.
+ * SERVICE_PUBLIC_KEYS: `name:<base64 public key>,...` of the services it accepts calls from
+ * (one service may be listed twice while its key is rotated).
+ * Outside production, unset keys fall back to the development keys (derived from public
+ * constants); with NODE_ENV=production both are required.
+ */
+export function readServiceConfig(self: ServiceName, production: boolean) {
+  return { listenHost: str('LISTEN_HOST', '127.0.0.1'), serviceKeys: readServiceKeys(self, production) };
+}
+export type ServiceConfig = ReturnType<typeof readServiceConfig>;
+
+function readServiceKeys(self: ServiceName, production: boolean): ServiceKeys {
+  const seed = optionalStr('SERVICE_SIGNING_KEY');
+  const listed = optionalStr('SERVICE_PUBLIC_KEYS');
+  if (production && (!seed || !listed)) {
+    throw new ConfigError('SERVICE_SIGNING_KEY and SERVICE_PUBLIC_KEYS are required when NODE_ENV=production');
+  }
+  const dev = devServiceKeys(self);
+  const seedBytes = seed ? key32('SERVICE_SIGNING_KEY', seed) : undefined;
+  if (production && seedBytes?.equals(devServiceSeed(self))) {
+    throw new ConfigError('SERVICE_SIGNING_KEY is the public development key: generate one (openssl rand -base64 32)');
+  }
+  const signingKey = seedBytes ? signingKeyFromSeed(seedBytes) : dev.signingKey;
+  const publicKeys = listed ? parsePublicKeys(listed) : dev.publicKeys;
+  return { self, signingKey, publicKeys };
+}
+
+function parsePublicKeys(value: string): ServiceKeys['publicKeys'] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const [name, b64] = entry.split(':');
+      if (!(SERVICE_NAMES as readonly string[]).includes(name) || !b64) {
+        throw new ConfigError(`SERVICE_PUBLIC_KEYS: "${name}" is not of the form <service>:<base64 key> with a known service`);
+      }
+      return { service: name as ServiceName, key: publicKeyFromRaw(key32('SERVICE_PUBLIC_KEYS', b64)) };
+    });
+}
+
+/** 32 bytes given in base64, or a ConfigError naming the setting. */
+function key32(name: string, b64: string): Buffer {
+  const bytes = Buffer.from(b64, 'base64');
+  if (bytes.length !== 32) throw new ConfigError(`${name} must be 32 bytes in base64 (openssl rand -base64 32)`);
+  return bytes;
+}

@@ -1,8 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ActorClaims } from './service-auth.ts';
 
 /** Per-request context, carried across awaits so logs and RPCs share one request id. */
 export interface RequestContext {
   requestId: string;
+  /**
+   * The API key's actor once the request is authenticated (the gateway sets it): every RPC
+   * made for the request carries it in its service token (service-auth.ts).
+   */
+  actor?: ActorClaims;
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();

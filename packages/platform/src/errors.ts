@@ -15,6 +15,7 @@ export const REASON_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  actor_changed: 409,
   idempotency_key_in_use: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -38,6 +39,7 @@ const REASON_CODE: Record<Reason, Code> = {
   not_found: Code.NotFound,
   method_not_allowed: Code.Unimplemented,
   conflict: Code.FailedPrecondition,
+  actor_changed: Code.FailedPrecondition,
   idempotency_key_in_use: Code.Aborted,
   payload_too_large: Code.InvalidArgument,
   unsupported_media_type: Code.InvalidArgument,
@@ -47,12 +49,16 @@ const REASON_CODE: Record<Reason, Code> = {
   unavailable: Code.Unavailable,
 };
 
-/** A failure with a public reason. Services throw it; the gateway renders it. */
+/**
+ * A failure with a public reason. Services throw it; the gateway renders it. `remote`: it was
+ * decided by the service an RPC went to (fromConnectError), not by the process that holds it.
+ */
 export class DomainError extends Error {
   constructor(
     readonly reason: Reason,
     message: string,
     readonly details?: JsonObject,
+    readonly remote = false,
   ) {
     super(message);
     this.name = 'DomainError';
@@ -92,7 +98,7 @@ export function fromConnectError(err: unknown): DomainError | undefined {
   if (!(err instanceof ConnectError)) return undefined;
   const [info] = err.findDetails(ErrorInfoSchema);
   if (info && info.reason in REASON_STATUS) {
-    return new DomainError(info.reason as Reason, err.rawMessage, info.details);
+    return new DomainError(info.reason as Reason, err.rawMessage, info.details, true);
   }
   if (err.code === Code.Unavailable || err.code === Code.DeadlineExceeded) {
     return new DomainError('unavailable', 'a backend service is unavailable');

@@ -11,3 +11,4 @@ export * from './secret-box.ts';
 export * from './waker.ts';
 export * from './handler-kit.ts';
 export * from './batch-loop.ts';
+export * from './service-auth.ts';

@@ -8,6 +8,7 @@ import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import { requestContext } from './context.ts';
 import { toConnectError } from './errors.ts';
+import { requireServiceToken, type CallerTrust } from './service-auth.ts';
 import { SpanKind, context, headersGetter, inSpan, propagation } from './telemetry.ts';
 
 /** Tells /readyz whether every dependency is reachable. */
@@ -20,10 +21,13 @@ export interface ServiceServerOptions {
   logger: Logger;
   metrics: Metrics;
   ready: ReadinessCheck;
+  /** Who may call, and how a call's actor is verified (service-auth.ts). */
+  trust: CallerTrust;
 }
 
 export interface ServiceServer {
-  listen(port: number, host?: string): Promise<number>;
+  /** Listens on `host` (LISTEN_HOST: 127.0.0.1 unless configured) and resolves the port. */
+  listen(port: number, host: string): Promise<number>;
   /** Stops accepting connections and closes open ones. */
   close(): Promise<void>;
   /** Marks the service as not ready (first phase of shutdown). */
@@ -68,8 +72,12 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
     );
   };
 
-  // Internal traffic is not compressed (see rpc.ts).
-  const rpc = connectNodeAdapter({ routes: opts.routes, interceptors: [observe], acceptCompression: [] });
+  // Internal traffic is not compressed (see rpc.ts). Every call proves its caller first (service-auth.ts).
+  const rpc = connectNodeAdapter({
+    routes: opts.routes,
+    interceptors: [observe, requireServiceToken(opts.trust)],
+    acceptCompression: [],
+  });
 
   const handle = async (
     req: http.IncomingMessage | http2.Http2ServerRequest,
@@ -121,7 +129,7 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
   });
 
   return {
-    listen(port, host = '0.0.0.0') {
+    listen(port, host) {
       return new Promise((resolve, reject) => {
         front.once('error', reject);
         front.listen(port, host, () => resolve((front.address() as net.AddressInfo).port));

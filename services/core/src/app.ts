@@ -18,7 +18,9 @@ import {
   UserService,
   WikiService,
 } from '@cluster/proto';
-import { createStores } from './stores.ts';
+import { createTokenVerifier, type CallerTrust, type ServiceKeys } from '@cluster/platform';
+import { corePolicy } from './callers.ts';
+import { createStores, type Stores } from './stores.ts';
 import { createAgreementService } from './features/agreements/service.ts';
 import { agreementRpc } from './features/agreements/rpc.ts';
 import { createAttachmentService } from './features/attachments/service.ts';
@@ -55,31 +57,41 @@ import { wikiRpc } from './features/wiki/rpc.ts';
 
 export interface CoreDeps {
   db: Knex;
+  serviceKeys: ServiceKeys;
 }
 
 /**
  * The core's composition of features: stores over the pool, a service per feature
- * over the stores, and each service's Connect implementation on the router. (Pools,
- * the relay and the server are made in start.ts.)
+ * over the stores, each service's Connect implementation on the router, and the trust
+ * its server checks every call against. (Pools, the relay and the server are made in start.ts.)
  */
-export function buildCoreRoutes(deps: CoreDeps) {
+export function buildCore(deps: CoreDeps): { routes: (router: ConnectRouter) => void; trust: CallerTrust } {
   const stores = createStores(deps.db);
-  return (router: ConnectRouter) => {
-    router.service(AuthService, authRpc(createAuthService(stores)));
-    router.service(IdempotencyService, idempotencyRpc(createIdempotencyService(stores)));
-    router.service(ProjectService, projectRpc(createProjectService(stores)));
-    router.service(EntryService, entryRpc(createEntryService(stores)));
-    router.service(CommentService, commentRpc(createCommentService(stores)));
-    router.service(AttachmentService, attachmentRpc(createAttachmentService(stores)));
-    router.service(ReleaseService, releaseRpc(createReleaseService(stores)));
-    router.service(IntegrationLinkService, integrationLinkRpc(createIntegrationLinkService(stores)));
-    router.service(TimeEntryService, timeEntryRpc(createTimeEntryService(stores)));
-    router.service(UserService, userRpc(createUserService(stores), createInviteService(stores)));
-    router.service(MemberService, memberRpc(createMemberService(stores)));
-    router.service(WikiService, wikiRpc(createWikiService(stores)));
-    router.service(AgreementService, agreementRpc(createAgreementService(stores)));
-    router.service(SnapshotService, snapshotRpc(createSnapshotService(stores)));
-    router.service(AuditService, auditEventRpc(createAuditEventService(stores)));
-    router.service(SearchService, searchRpc(createSearchService(stores)));
+  const auth = createAuthService(stores);
+  // Every call proves its caller; the actor of a key is checked against the key's current state.
+  const trust: CallerTrust = {
+    verify: createTokenVerifier(deps.serviceKeys),
+    policyOf: corePolicy,
+    currentActor: (claims) => auth.currentActor(claims),
   };
+  return { routes: (router: ConnectRouter) => coreRoutes(router, stores, auth), trust };
+}
+
+function coreRoutes(router: ConnectRouter, stores: Stores, auth: ReturnType<typeof createAuthService>): void {
+  router.service(AuthService, authRpc(auth));
+  router.service(IdempotencyService, idempotencyRpc(createIdempotencyService(stores)));
+  router.service(ProjectService, projectRpc(createProjectService(stores)));
+  router.service(EntryService, entryRpc(createEntryService(stores)));
+  router.service(CommentService, commentRpc(createCommentService(stores)));
+  router.service(AttachmentService, attachmentRpc(createAttachmentService(stores)));
+  router.service(ReleaseService, releaseRpc(createReleaseService(stores)));
+  router.service(IntegrationLinkService, integrationLinkRpc(createIntegrationLinkService(stores)));
+  router.service(TimeEntryService, timeEntryRpc(createTimeEntryService(stores)));
+  router.service(UserService, userRpc(createUserService(stores), createInviteService(stores)));
+  router.service(MemberService, memberRpc(createMemberService(stores)));
+  router.service(WikiService, wikiRpc(createWikiService(stores)));
+  router.service(AgreementService, agreementRpc(createAgreementService(stores)));
+  router.service(SnapshotService, snapshotRpc(createSnapshotService(stores)));
+  router.service(AuditService, auditEventRpc(createAuditEventService(stores)));
+  router.service(SearchService, searchRpc(createSearchService(stores)));
 }

@@ -1,9 +1,11 @@
-import { int, optionalStr, readKafkaConfig, readProcessConfig, str } from '@cluster/platform';
+import { int, optionalStr, readKafkaConfig, readProcessConfig, readServiceConfig, str } from '@cluster/platform';
 
 /** Core configuration, read once at boot (contract.md names). */
 export function readCoreConfig() {
+  const common = readProcessConfig('core');
   return {
-    ...readProcessConfig('core'),
+    ...common,
+    ...readServiceConfig('core', common.production),
     ...readKafkaConfig(),
     port: int('CORE_PORT', 50051, 0, 65535),
     /** Required; checked by startCore (callers such as the test harness may supply it after reading the rest). */

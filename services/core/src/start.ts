@@ -10,7 +10,7 @@ import {
   createShutdown,
   type Shutdown,
 } from '@cluster/platform';
-import { buildCoreRoutes } from './app.ts';
+import { buildCore } from './app.ts';
 import type { CoreConfig } from './config.ts';
 import { migrations } from './migrations/index.ts';
 import { createOutboxRelay } from '@cluster/outbox';
@@ -57,14 +57,16 @@ export async function startCore(
   );
   sweeper.unref();
 
+  const { routes, trust } = buildCore({ db, serviceKeys: config.serviceKeys });
   const server = createServiceServer({
     service: 'core',
-    routes: buildCoreRoutes({ db }),
+    routes,
+    trust,
     logger,
     metrics,
     ready: async () => ({ postgres: await pingDb(db), kafka: await pingKafka(admin) }),
   });
-  const port = await server.listen(config.port);
+  const port = await server.listen(config.port, config.listenHost);
   logger.info({ port }, 'core listening');
 
   shutdown.add('not_ready', 'readiness', () => server.drain());

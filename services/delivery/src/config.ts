@@ -1,4 +1,14 @@
-import { ConfigError, bool, int, optionalStr, readKafkaConfig, readProcessConfig, str, serviceUrls } from '@cluster/platform';
+import {
+  ConfigError,
+  bool,
+  int,
+  optionalStr,
+  readKafkaConfig,
+  readProcessConfig,
+  readServiceConfig,
+  str,
+  serviceUrls,
+} from '@cluster/platform';
 
 /** A fixed development key material, used only outside production when WEBHOOK_SECRET_KEY is unset. */
 export const DEV_SECRET_KEY_MATERIAL = 'dev-only-webhook-secret-key: set WEBHOOK_SECRET_KEY in production';
@@ -12,6 +22,7 @@ export function readDeliveryConfig() {
   const allowPrivateDestinations = bool('WEBHOOK_ALLOW_PRIVATE_DESTINATIONS', false);
   return {
     ...common,
+    ...readServiceConfig('delivery', common.production),
     ...readKafkaConfig(),
     port: int('DELIVERY_PORT', 50052, 0, 65535),
     /** The core, which keeps the audit trail of webhook writes. */

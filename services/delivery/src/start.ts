@@ -10,6 +10,8 @@ import {
   createLogger,
   createMetrics,
   createServiceServer,
+  createTokenSigner,
+  createTokenVerifier,
   createShutdown,
   withOpenCache,
   type Shutdown,
@@ -99,7 +101,10 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   // Webhook writes queue their audit records with their change (shared/write.ts); this hands them to the core.
   const auditForwarder = createAuditForwarder({
     store: createAuditOutboxStore(db),
-    core: createClient(AuditService, createRpcTransport(config.coreUrl)),
+    core: createClient(
+      AuditService,
+      createRpcTransport(config.coreUrl, { sign: createTokenSigner(config.serviceKeys), audience: 'core' }),
+    ),
     logger,
     metrics,
   });
@@ -144,11 +149,13 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const server = createServiceServer({
     service: 'delivery',
     routes,
+    // The gateway calls for a key whose actor its token carries (and that it authenticated for this very request).
+    trust: { verify: createTokenVerifier(config.serviceKeys), policyOf: () => ({ callers: ['gateway'] }) },
     logger,
     metrics,
     ready: async () => ({ postgres: await pingDb(db), kafka: await pingKafka(admin), consumer: fanout.healthy() }),
   });
-  const port = await server.listen(config.port);
+  const port = await server.listen(config.port, config.listenHost);
   logger.info({ port }, 'delivery listening');
 
   shutdown.add('not_ready', 'readiness', () => server.drain());

@@ -6,6 +6,7 @@ import {
   createLogger,
   createMetrics,
   createServiceServer,
+  createTokenVerifier,
   createShutdown,
   type Shutdown,
 } from '@cluster/platform';
@@ -27,11 +28,12 @@ export async function startEvidence(config: EvidenceConfig): Promise<{ port: num
   const server = createServiceServer({
     service: 'evidence',
     routes: () => {},
+    trust: { verify: createTokenVerifier(config.serviceKeys), policyOf: () => ({ callers: ['gateway'] }) },
     logger,
     metrics,
     ready: async () => ({ postgres: await pingDb(db) }),
   });
-  const port = await server.listen(config.port);
+  const port = await server.listen(config.port, config.listenHost);
   logger.info({ port }, 'evidence listening');
   shutdown.add('not_ready', 'readiness', () => server.drain());
   shutdown.add('stop_intake', 'rpc server', () => server.close());

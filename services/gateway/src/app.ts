@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { Counter, Histogram } from 'prom-client';
 import {
+  DomainError,
   SpanKind,
   SpanStatusCode,
+  claimsOf,
   contextFrom,
   inSpan,
   requestContext,
@@ -12,16 +14,16 @@ import {
   type SecretBox,
 } from '@cluster/platform';
 import type { Clients } from './clients.ts';
-import { authenticate } from './http/authenticate.ts';
+import { createAuthenticator, type Authenticated } from './http/authenticate.ts';
 import { authorize } from './http/authorize.ts';
-import { readRequestBody } from './http/body.ts';
 import { assertSafeQuery } from './http/safe-input.ts';
 import type { GatewayState } from './http/context.ts';
 import { renderError } from './http/errors.ts';
 import { runIdempotent } from './http/idempotency.ts';
 import { API_PREFIX, matchRoute } from './http/match-route.ts';
 import { buildOpenApi } from './http/openapi.ts';
-import { enforceRateLimit, type RateLimiter } from './http/rate-limit.ts';
+import { onceSteps } from './http/once.ts';
+import type { RateLimiter } from './http/rate-limit.ts';
 import { respond } from './http/respond.ts';
 import { createMatcher, type RouteDef } from './http/route.ts';
 import { runRoute } from './http/run-route.ts';
@@ -32,6 +34,10 @@ export interface GatewayDeps {
   idempotencyBox: SecretBox;
   routes: readonly RouteDef[];
   limiter: RateLimiter;
+  /** Failed authentications per client address. */
+  authFailures: RateLimiter;
+  /** Proxies in front of the gateway whose X-Forwarded-For is trusted (TRUSTED_PROXY_HOPS). */
+  trustedProxyHops: number;
   logger: Logger;
   metrics: Metrics;
   ready: () => Promise<Record<string, boolean>>;
@@ -42,6 +48,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Builds the Koa gateway (unstarted, so tests can listen on port 0). */
 export function buildGateway(deps: GatewayDeps): Koa {
   const { clients, routes, limiter, logger, metrics } = deps;
+  const authenticator = createAuthenticator({ auth: clients.auth, failures: deps.authFailures });
   const match = createMatcher(routes);
   const openapi = buildOpenApi(routes);
   const requests = new Counter({
@@ -59,7 +66,10 @@ export function buildGateway(deps: GatewayDeps): Koa {
   });
 
   const app = new Koa<GatewayState>();
-  app.proxy = true;
+  // Behind N trusted proxies, the client is the Nth address from the right of X-Forwarded-For; with none
+  // (the default), the header is ignored and the client is the socket's peer (ctx.ip).
+  app.proxy = deps.trustedProxyHops > 0;
+  app.maxIpsCount = deps.trustedProxyHops;
   app.silent = true;
 
   // Request id, metrics, access log and the one error exit.
@@ -113,16 +123,35 @@ export function buildGateway(deps: GatewayDeps): Koa {
 
   // The v1 pipeline, one named step each (http/): match, authenticate, rate limit, authorize (switch, scope,
   // permission, role), read the body (JSON only, no NUL, bounded depth; no NUL in the query either), then under the
-  // Idempotency-Key: validate body and query, run the handler.
+  // Idempotency-Key: validate body and query, run the handler. A known key's actor comes from the authenticator's
+  // cache and the core checks it again on the call itself; a refusal decided here with a cached actor (429, 403,
+  // 4xx) or the core's actor_changed is only answered after a fresh check of the key, so a revoked key still
+  // answers 401 first and changed grants apply at once. Safe to run twice: a handler makes one backend call,
+  // and nothing here refuses after it.
   app.use(async (ctx) => {
     const { route, params } = matchRoute(ctx, match);
-    const { actor, apiEnabled } = await authenticate(ctx, clients);
-    await enforceRateLimit(ctx, limiter, actor.apiKeyId);
-    authorize(route, actor, apiEnabled);
-    const { raw, json } = await readRequestBody(ctx);
-    assertSafeQuery(ctx.query);
-    const run = () => runRoute(route, { actor, params, json, query: ctx.query, clients });
-    respond(ctx, await runIdempotent(ctx, clients, deps.idempotencyBox, actor.apiKeyId, raw, run));
+    const once = onceSteps(ctx, limiter);
+    const serve = async ({ actor, apiEnabled }: Authenticated) => {
+      const request = requestContext.getStore();
+      if (request) request.actor = claimsOf(actor);
+      await once.rateLimit(actor.apiKeyId);
+      authorize(route, actor, apiEnabled);
+      const { raw, json } = await once.body();
+      assertSafeQuery(ctx.query);
+      const run = () => runRoute(route, { actor, params, json, query: ctx.query, clients });
+      respond(ctx, await runIdempotent(ctx, clients, deps.idempotencyBox, actor.apiKeyId, raw, run));
+    };
+    // The core re-checks the key on every call; the delivery and evidence services cannot, so their routes check it here.
+    const auth = await authenticator.authenticate(ctx, { fresh: (route.backend ?? 'core') !== 'core' });
+    try {
+      await serve(auth);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      if (err.remote && err.status === 401) authenticator.forget(ctx);
+      const decidedOnCache = auth.cached && (!err.remote || err.reason === 'actor_changed');
+      if (!decidedOnCache) throw err;
+      await serve(await authenticator.authenticate(ctx, { fresh: true }));
+    }
   });
 
   return app;

@@ -1,5 +1,5 @@
 import { createClient, type Client } from '@connectrpc/connect';
-import { createRpcTransport } from '@cluster/platform';
+import { createRpcTransport, type TokenSigner } from '@cluster/platform';
 import {
   AuditService,
   AuthService,
@@ -39,10 +39,11 @@ export interface Clients {
   search: Client<typeof SearchService>;
 }
 
-export function createClients(urls: { core: string; delivery: string; evidence: string }): Clients {
-  const core = createRpcTransport(urls.core);
-  const delivery = createRpcTransport(urls.delivery);
-  const evidence = createRpcTransport(urls.evidence);
+/** Clients of the backends, each call carrying the gateway's token for its service (signed by `sign`). */
+export function createClients(urls: { core: string; delivery: string; evidence: string }, sign: TokenSigner): Clients {
+  const core = createRpcTransport(urls.core, { sign, audience: 'core' });
+  const delivery = createRpcTransport(urls.delivery, { sign, audience: 'delivery' });
+  const evidence = createRpcTransport(urls.evidence, { sign, audience: 'evidence' });
   return {
     auth: createClient(AuthService, core),
     idempotency: createClient(IdempotencyService, core),

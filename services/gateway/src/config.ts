@@ -1,4 +1,4 @@
-import { ConfigError, int, optionalStr, readProcessConfig, serviceUrls } from '@cluster/platform';
+import { ConfigError, int, optionalStr, readProcessConfig, readServiceConfig, serviceUrls } from '@cluster/platform';
 
 /** Development key material, used only outside production when IDEMPOTENCY_SECRET_KEY is unset. */
 export const DEV_IDEMPOTENCY_KEY_MATERIAL = 'dev-only-idempotency-key: set IDEMPOTENCY_SECRET_KEY in production';
@@ -12,10 +12,15 @@ export function readGatewayConfig() {
   }
   return {
     ...common,
+    ...readServiceConfig('gateway', common.production),
     idempotencySecretKey,
     port: int('GATEWAY_PORT', 8080, 0, 65535),
     redisUrl: optionalStr('REDIS_URL'),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 1),
+    /** Failed authentications a client address may make per minute before 429 (no lookup then). */
+    authFailureLimitPerMinute: int('AUTH_FAILURE_LIMIT_PER_MINUTE', 120, 1),
+    /** Proxies in front of the gateway whose X-Forwarded-For names the client (0: none, use the peer address). */
+    trustedProxyHops: int('TRUSTED_PROXY_HOPS', 0, 0, 10),
     services: serviceUrls(),
   };
 }

@@ -7,6 +7,7 @@ import {
   createLogger,
   createMetrics,
   createShutdown,
+  createTokenSigner,
   type Shutdown,
 } from '@cluster/platform';
 import { buildGateway } from './app.ts';
@@ -21,10 +22,11 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
   const logger = createLogger('gateway', config.logLevel);
   const metrics = createMetrics('gateway');
   const shutdown = createShutdown(logger, config.shutdownDeadlineMs);
-  const clients = createClients(config.services);
-  const limiter = config.redisUrl
-    ? createRedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)
-    : createMemoryRateLimiter(config.rateLimitPerMinute);
+  const clients = createClients(config.services, createTokenSigner(config.serviceKeys));
+  const newLimiter = (perMinute: number) =>
+    config.redisUrl ? createRedisRateLimiter(config.redisUrl, perMinute) : createMemoryRateLimiter(perMinute);
+  const limiter = newLimiter(config.rateLimitPerMinute);
+  const authFailures = newLimiter(config.authFailureLimitPerMinute);
   if (!config.redisUrl) logger.info('REDIS_URL unset: rate limits are per gateway replica');
 
   let draining = false;
@@ -47,6 +49,8 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
     routes,
     idempotencyBox,
     limiter,
+    authFailures,
+    trustedProxyHops: config.trustedProxyHops,
     logger,
     metrics,
     ready: async () => ({
@@ -59,7 +63,7 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
   const handle = app.callback();
   const server = http.createServer((req, res) => void handle(req, res));
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(config.port, resolve));
+  await new Promise<void>((resolve) => server.listen(config.port, config.listenHost, resolve));
   const port = (server.address() as AddressInfo).port;
   logger.info({ port }, 'gateway listening');
 
@@ -73,7 +77,10 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
         server.closeIdleConnections();
       }),
   );
-  shutdown.add('close', 'rate limiter', () => limiter.close());
+  shutdown.add('close', 'rate limiters', async () => {
+    await limiter.close();
+    await authFailures.close();
+  });
   shutdown.add('close', 'telemetry', () => shutdownTelemetry());
   return { port, shutdown };
 }

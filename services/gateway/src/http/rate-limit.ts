@@ -14,7 +14,10 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
+  /** Counts one request against `key` when the window has room. */
   hit(key: string): Promise<RateDecision>;
+  /** The decision a hit would get now, counting nothing. */
+  peek(key: string): Promise<RateDecision>;
   close(): Promise<void>;
 }
 
@@ -42,15 +45,24 @@ export function createMemoryRateLimiter(limit: number, clock: () => number = Dat
     for (const [k, w] of windows) if (!w.length || w[w.length - 1] <= cutoff) windows.delete(k);
   }, WINDOW_MS);
   sweep.unref();
+  const current = (key: string, now: number) => {
+    const w = windows.get(key) ?? [];
+    while (w.length && w[0] <= now - WINDOW_MS) w.shift();
+    return w;
+  };
   return {
     async hit(key) {
       const now = clock();
-      const w = windows.get(key) ?? [];
-      while (w.length && w[0] <= now - WINDOW_MS) w.shift();
+      const w = current(key, now);
       const allowed = w.length < limit;
       if (allowed) w.push(now);
       windows.set(key, w);
       return decide(limit, w.length, w[0], allowed, now);
+    },
+    async peek(key) {
+      const now = clock();
+      const w = current(key, now);
+      return decide(limit, w.length, w[0], w.length < limit, now);
     },
     async close() {
       clearInterval(sweep);
@@ -74,10 +86,23 @@ local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 return {allowed, count, oldest[2] or now}
 `;
 
+// The count a hit would see, adding nothing.
+const PEEK_SCRIPT = `
+local key, now, window = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+return {redis.call('ZCARD', key), oldest[2] or now}
+`;
+
 /** The same sliding window in Redis, shared by every gateway replica (REDIS_URL). */
 export function createRedisRateLimiter(url: string, limit: number): RateLimiter {
   const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
   return {
+    async peek(key) {
+      const now = Date.now();
+      const [count, oldest] = (await redis.eval(PEEK_SCRIPT, 1, `ratelimit:${key}`, now, WINDOW_MS)) as [number, string];
+      return decide(limit, count, Number(oldest), count < limit, now);
+    },
     async hit(key) {
       const now = Date.now();
       // Unique per hit: replicas (often all pid 1 in containers) must never collide.

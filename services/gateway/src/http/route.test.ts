@@ -35,7 +35,10 @@ const bare = defineRoute({
 });
 
 // Never called: the handlers here do not reach a backend.
-const clients = createClients({ core: 'http://127.0.0.1:9', delivery: 'http://127.0.0.1:9', evidence: 'http://127.0.0.1:9' });
+const clients = createClients(
+  { core: 'http://127.0.0.1:9', delivery: 'http://127.0.0.1:9', evidence: 'http://127.0.0.1:9' },
+  () => Promise.reject(new Error('no backend here')),
+);
 const request = (json: unknown, query: Record<string, unknown> = {}): RouteRequest => ({
   actor: create(ActorSchema, {}),
   params: { id: 't1' },

@@ -42,6 +42,11 @@ export interface RouteContract {
   roles?: readonly Role[];
   /** Organization-wide route: a project-scoped key gets 403 scope_violation. */
   orgKeyOnly?: boolean;
+  /**
+   * The service the handler calls (default core). The core checks the key's actor on every
+   * call; for any other, the gateway checks the key afresh before the route runs.
+   */
+  backend?: 'core' | 'delivery' | 'evidence';
   body?: TSchema;
   query?: TObject;
   response: { status: number; schema?: TSchema; description?: string };

@@ -14,6 +14,10 @@ export function createFakeAuthStore(): AuthStore & { keys: FakeKey[]; touched: s
       const k = keys.find((x) => x.prefix === prefix);
       return k && { ...k };
     },
+    async findCurrent(id) {
+      const k = keys.find((x) => x.id === id);
+      return k && { ...k };
+    },
     async find(id) {
       const k = keys.find((x) => x.id === id);
       return k && { ...k };

@@ -105,4 +105,24 @@ describe('auth rules (fake stores)', () => {
     stores.auth.keys.length = 0;
     expect(await reasonOf(auth.me(testActor({ apiKeyId: KEY_ID })))).toBe('invalid_key');
   });
+
+  it("confirms a service token's actor while the key grants the same, and refuses it once revoked or changed", async () => {
+    const { auth, key, stores } = setup();
+    const { actor } = await auth.authenticate(key, 'r');
+    expect(await auth.currentActor(actor)).toMatchObject({ apiKeyId: KEY_ID, role: 'developer' });
+
+    // The creator's role changed: the gateway authorized with grants the key no longer has.
+    stores.auth.keys[0].role = 'viewer';
+    expect(await reasonOf(auth.currentActor(actor))).toBe('actor_changed');
+    stores.auth.keys[0].role = 'developer';
+    stores.auth.keys[0].apiEnabled = false;
+    expect(await reasonOf(auth.currentActor(actor))).toBe('actor_changed');
+    stores.auth.keys[0].apiEnabled = true;
+    expect(await reasonOf(auth.currentActor({ ...actor, permissions: ['read:project'] }))).toBe('actor_changed');
+
+    stores.auth.keys[0].revokedAt = new Date();
+    expect(await reasonOf(auth.currentActor(actor))).toBe('key_revoked');
+    stores.auth.keys.length = 0;
+    expect(await reasonOf(auth.currentActor(actor))).toBe('invalid_key');
+  });
 });

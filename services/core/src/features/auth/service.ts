@@ -1,7 +1,8 @@
 import { DEFAULT_PERMISSIONS, grantablePermissions, isRole, type Permission } from '@cluster/contracts';
-import { DomainError, requireActor } from '@cluster/platform';
+import { DomainError, claimsOf, requireActor, sameActor, type ActorClaims } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import type { Stores } from '../../stores.ts';
+import type { KeyForAuth } from './store.ts';
 import { keyMatches, prefixOf } from './keys.ts';
 import { presentMe } from './presenter.ts';
 
@@ -11,6 +12,19 @@ export function effectivePermissions(role: string, explicit: string[] | null): P
   if (!explicit) return [...DEFAULT_PERMISSIONS[role]];
   const allowed = grantablePermissions(role);
   return explicit.filter((p): p is Permission => allowed.has(p as Permission));
+}
+
+/** The actor a key row grants. */
+function claimsOfKey(row: KeyForAuth): ActorClaims {
+  return claimsOf({
+    apiKeyId: row.id,
+    organizationId: row.organizationId,
+    userId: row.createdByUserId,
+    role: row.role,
+    scope: row.scope,
+    scopedProjectId: row.scopedProjectId ?? undefined,
+    permissions: effectivePermissions(row.role, row.permissions),
+  });
 }
 
 /** lastUsedAt is a display value: written at most this often per key. */
@@ -39,20 +53,25 @@ export function createAuthService(stores: Stores, clock: { now: () => number } =
       if (row.revokedAt) throw new DomainError('key_revoked', 'API key was revoked');
       // Off the request path.
       touch(row.id);
-      return {
-        apiEnabled: row.apiEnabled,
-        actor: {
-          $typeName: 'cluster.common.v1.Actor',
-          apiKeyId: row.id,
-          organizationId: row.organizationId,
-          userId: row.createdByUserId,
-          role: row.role,
-          scope: row.scope,
-          scopedProjectId: row.scopedProjectId ?? undefined,
-          permissions: effectivePermissions(row.role, row.permissions),
-          requestId,
-        },
-      };
+      return { apiEnabled: row.apiEnabled, actor: { $typeName: 'cluster.common.v1.Actor', ...claimsOfKey(row), requestId } };
+    },
+
+    /**
+     * The key's actor as it is now, for a service token's actor (every call the gateway makes
+     * for a key): 401 when the key is revoked or gone; 409 actor_changed, before anything runs,
+     * when its grants (role, scope, permissions) or its organization's API switch changed since
+     * the gateway authorized the request with them, so the gateway authorizes again.
+     */
+    async currentActor(claimed: ActorClaims): Promise<ActorClaims> {
+      const row = await stores.auth.findCurrent(claimed.apiKeyId);
+      if (!row) throw new DomainError('invalid_key', 'API key not recognised');
+      if (row.revokedAt) throw new DomainError('key_revoked', 'API key was revoked');
+      const current = claimsOfKey(row);
+      if (!row.apiEnabled || !sameActor(current, claimed)) {
+        throw new DomainError('actor_changed', "the key's grants changed during the request; send it again");
+      }
+      touch(row.id);
+      return current;
     },
 
     /** The Me object of the spec. */

@@ -21,6 +21,8 @@ export type ApiKeyRow = Record<string, unknown> & { id: string; organizationId: 
 export interface AuthStore {
   /** The key with this display prefix, joined with its creator and organization; undefined when unknown. */
   findForAuth(prefix: string): Promise<KeyForAuth | undefined>;
+  /** The same, by key id: what a service token's actor is checked against on every call. */
+  findCurrent(id: string): Promise<KeyForAuth | undefined>;
   /** A key by id. */
   find(id: string): Promise<ApiKeyRow | undefined>;
   /** Sets lastUsedAt to now unless it was set in the last 30 seconds (by any replica). */
@@ -30,27 +32,10 @@ export interface AuthStore {
 /** The knex implementation of AuthStore. */
 export function createAuthStore(db: Knex): AuthStore {
   return {
-    async findForAuth(prefix) {
-      // Every request runs this: it is a prepared statement (planning the join cost five times
-      // its execution), with its columns named so a migration that adds one cannot break it.
-      return (await db('api_keys as k')
-        .join('users as u', 'u.id', 'k.createdByUserId')
-        .join('organizations as o', 'o.id', 'k.organizationId')
-        .where('k.prefix', prefix)
-        .first(
-          'k.id',
-          'k.organizationId',
-          'k.createdByUserId',
-          'k.scope',
-          'k.scopedProjectId',
-          'k.permissions',
-          'k.keyHash',
-          'k.revokedAt',
-          'u.role as role',
-          'o.apiEnabled as apiEnabled',
-        )
-        .options(prepared('core-authenticate-v1'))) as KeyForAuth | undefined;
-    },
+    // Every request runs one of these two: prepared statements (planning the join costs five
+    // times its execution), with their columns named so a migration that adds one cannot break them.
+    findForAuth: (prefix) => keyForAuth(db, 'k.prefix', prefix, 'core-authenticate-v1'),
+    findCurrent: (id) => keyForAuth(db, 'k.id', id, 'core-current-actor-v1'),
     async find(id) {
       return (await db('api_keys').where({ id }).first()) as ApiKeyRow | undefined;
     },
@@ -61,4 +46,25 @@ export function createAuthStore(db: Knex): AuthStore {
         .update({ lastUsedAt: db.fn.now() });
     },
   };
+}
+
+/** The key whose `column` is `value`, joined with its creator's role and its organization's API switch. */
+async function keyForAuth(db: Knex, column: 'k.prefix' | 'k.id', value: string, statement: string) {
+  return (await db('api_keys as k')
+    .join('users as u', 'u.id', 'k.createdByUserId')
+    .join('organizations as o', 'o.id', 'k.organizationId')
+    .where(column, value)
+    .first(
+      'k.id',
+      'k.organizationId',
+      'k.createdByUserId',
+      'k.scope',
+      'k.scopedProjectId',
+      'k.permissions',
+      'k.keyHash',
+      'k.revokedAt',
+      'u.role as role',
+      'o.apiEnabled as apiEnabled',
+    )
+    .options(prepared(statement))) as KeyForAuth | undefined;
 }

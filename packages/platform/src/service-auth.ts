@@ -1,0 +1,261 @@
+// Service-to-service authentication (docs/security.md): every RPC carries a short-lived
+// token, an EdDSA-signed JWT whose issuer is the calling service and whose audience is
+// the called one. A call made for an API key's request also carries that key's actor in
+// the token (`act`), so the callee takes the actor from a signature, never from the
+// request message as sent.
+import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { create } from '@bufbuild/protobuf';
+import type { Interceptor } from '@connectrpc/connect';
+import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
+import { ActorSchema, type Actor } from '@cluster/proto';
+import { requestContext } from './context.ts';
+import { DomainError } from './errors.ts';
+
+export const SERVICE_NAMES = ['gateway', 'core', 'delivery', 'evidence'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** What a token says about the API key a call is made for: an Actor without its request id. */
+export type ActorClaims = Omit<Actor, '$typeName' | '$unknown' | 'requestId'>;
+
+/**
+ * A service's own signing key and the public keys of the services it accepts calls from
+ * (a service may have two listed while its key is being rotated).
+ */
+export interface ServiceKeys {
+  self: ServiceName;
+  signingKey: KeyObject;
+  publicKeys: readonly { service: ServiceName; key: KeyObject }[];
+}
+
+/** Seconds a token is valid. A caller reuses one until it has less than REUSE_MARGIN_S left. */
+export const TOKEN_TTL_S = 30;
+const REUSE_MARGIN_S = 10;
+/** Clock difference tolerated between two pods. */
+const CLOCK_TOLERANCE_S = 5;
+/** Bound of each token cache: the cache is cleared when it is full (a burst of new actors). */
+const CACHE_MAX = 10_000;
+
+// An Ed25519 key in DER: a fixed ASN.1 prefix, then the 32 raw bytes.
+const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+/** The Ed25519 private key of a 32-byte seed (the SERVICE_SIGNING_KEY setting, base64). */
+export function signingKeyFromSeed(seed: Buffer): KeyObject {
+  if (seed.length !== 32) throw new Error('an Ed25519 seed is 32 bytes');
+  return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+}
+
+/** The Ed25519 public key of its 32 raw bytes (an entry of SERVICE_PUBLIC_KEYS, base64). */
+export function publicKeyFromRaw(raw: Buffer): KeyObject {
+  if (raw.length !== 32) throw new Error('an Ed25519 public key is 32 bytes');
+  return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
+}
+
+/** The 32 raw bytes of an Ed25519 public key (or of a private key's public half), as SERVICE_PUBLIC_KEYS lists them. */
+export function rawPublicKey(key: KeyObject): Buffer {
+  const spki = (key.type === 'private' ? createPublicKey(key) : key).export({ format: 'der', type: 'spki' });
+  return spki.subarray(SPKI_PREFIX.length);
+}
+
+/** A token's `kid`: names the signing key (a hash of its public half), so a callee picks the one to verify with. */
+export function keyIdOf(key: KeyObject): string {
+  return createHash('sha256').update(rawPublicKey(key)).digest('hex').slice(0, 16);
+}
+
+/**
+ * Development keys: derived from public constants, so anyone can mint them. Only for
+ * `npm start` and tests; the services refuse them with NODE_ENV=production.
+ */
+export function devServiceSeed(service: ServiceName): Buffer {
+  return createHash('sha256').update(`cluster development service key: ${service}`).digest();
+}
+
+/** The development ServiceKeys of a service: its dev seed, and every service's dev public key. */
+export function devServiceKeys(self: ServiceName): ServiceKeys {
+  const publicKeys = SERVICE_NAMES.map((service) => ({
+    service,
+    key: createPublicKey(signingKeyFromSeed(devServiceSeed(service))),
+  }));
+  return { self, signingKey: signingKeyFromSeed(devServiceSeed(self)), publicKeys };
+}
+
+/** The claims of an actor: what a token carries and what a callee compares. */
+export function claimsOf(actor: ActorClaims): ActorClaims {
+  const { apiKeyId, organizationId, userId, role, scope, scopedProjectId, permissions } = actor;
+  return {
+    apiKeyId,
+    organizationId,
+    userId,
+    role,
+    scope,
+    ...(scopedProjectId ? { scopedProjectId } : {}),
+    permissions: [...permissions],
+  };
+}
+
+/** Whether two actors grant the same: same key, organization, user, role, scope and permissions. */
+export function sameActor(a: ActorClaims, b: ActorClaims): boolean {
+  return actorKey(a) === actorKey(b);
+}
+
+function actorKey(a: ActorClaims): string {
+  return JSON.stringify([a.apiKeyId, a.organizationId, a.userId, a.role, a.scope, a.scopedProjectId ?? '', a.permissions]);
+}
+
+/** Signs this service's tokens, one per audience and actor, reused while valid. */
+export type TokenSigner = (audience: ServiceName, actor?: ActorClaims) => Promise<string>;
+
+export function createTokenSigner(keys: ServiceKeys, clock: () => number = Date.now): TokenSigner {
+  const cache = new Map<string, { token: string; expiresAt: number }>();
+  const kid = keyIdOf(keys.signingKey);
+  return async (audience, actor) => {
+    const cacheKey = actor ? `${audience}\n${actorKey(actor)}` : audience;
+    const now = Math.floor(clock() / 1000);
+    const hit = cache.get(cacheKey);
+    if (hit && hit.expiresAt - now > REUSE_MARGIN_S) return hit.token;
+    const expiresAt = now + TOKEN_TTL_S;
+    const token = await new SignJWT(actor ? { act: claimsOf(actor) } : {})
+      .setProtectedHeader({ alg: 'EdDSA', kid })
+      .setIssuer(keys.self)
+      .setAudience(audience)
+      .setIssuedAt(now)
+      .setExpirationTime(expiresAt)
+      .sign(keys.signingKey);
+    if (cache.size >= CACHE_MAX) cache.clear();
+    cache.set(cacheKey, { token, expiresAt });
+    return token;
+  };
+}
+
+/** What a verified token proves: the calling service, and the actor it calls for, if any. */
+export interface VerifiedCall {
+  caller: ServiceName;
+  actor?: ActorClaims;
+}
+
+/** Verifies tokens addressed to this service; a token already verified is looked up, not re-verified. */
+export type TokenVerifier = (token: string) => Promise<VerifiedCall>;
+
+export function createTokenVerifier(keys: ServiceKeys, clock: () => number = Date.now): TokenVerifier {
+  const cache = new Map<string, { call: VerifiedCall; expiresAt: number }>();
+  const byKid = new Map(keys.publicKeys.map((entry) => [keyIdOf(entry.key), entry]));
+  return async (token) => {
+    const now = clock();
+    const hit = cache.get(token);
+    if (hit && hit.expiresAt > now) return hit.call;
+    let verified;
+    try {
+      verified = await jwtVerify(
+        token,
+        (header) => {
+          const entry = header.kid ? byKid.get(header.kid) : undefined;
+          if (!entry) throw new joseErrors.JWSSignatureVerificationFailed('unknown key');
+          return entry.key;
+        },
+        {
+          algorithms: ['EdDSA'],
+          audience: keys.self,
+          requiredClaims: ['iss', 'aud', 'iat', 'exp'],
+          maxTokenAge: TOKEN_TTL_S + CLOCK_TOLERANCE_S,
+          clockTolerance: CLOCK_TOLERANCE_S,
+          currentDate: new Date(now),
+        },
+      );
+    } catch {
+      throw unauthorized('the service token is invalid or expired');
+    }
+    const { payload, protectedHeader } = verified;
+    // The key that verified the signature is listed for one service: the token must be that service's.
+    const caller = byKid.get(protectedHeader.kid ?? '')?.service;
+    if (!caller || payload.iss !== caller) throw unauthorized('the service token is not signed by its issuer');
+    const call: VerifiedCall = { caller, ...(payload.act ? { actor: payload.act as ActorClaims } : {}) };
+    if (cache.size >= CACHE_MAX) cache.clear();
+    cache.set(token, { call, expiresAt: (payload.exp ?? 0) * 1000 + CLOCK_TOLERANCE_S * 1000 });
+    return call;
+  };
+}
+
+function unauthorized(message: string): DomainError {
+  return new DomainError('unauthorized', message);
+}
+
+/** The bearer token of an Authorization header value. */
+function bearerOf(value: string | null): string | undefined {
+  return value?.startsWith('Bearer ') ? value.slice(7) : undefined;
+}
+
+/**
+ * Client side: adds this service's token for the callee to every call, carrying the actor
+ * of the request being served (the request context's, which the gateway sets once it has
+ * authenticated the key), else the actor of the message, if any.
+ */
+export function attachServiceToken(sign: TokenSigner, audience: ServiceName): Interceptor {
+  return (next) => async (req) => {
+    const sent = req.stream ? undefined : (req.message as { actor?: Actor }).actor;
+    const actor = requestContext.getStore()?.actor ?? (sent && claimsOf(sent));
+    req.header.set('authorization', `Bearer ${await sign(audience, actor)}`);
+    return next(req);
+  };
+}
+
+/** Who may call a method, and where its actor comes from. */
+export interface MethodPolicy {
+  callers: readonly ServiceName[];
+  /**
+   * `token` (the default): a message's `actor` is replaced by the token's, and a message's
+   * `apiKeyId` must be the token actor's. `message`: the caller vouches for the actor it
+   * sends (a service forwarding what it verified earlier, e.g. an audit record).
+   */
+  actorFrom?: 'token' | 'message';
+}
+
+/** What a service's interceptor needs: its verifier, its policy, and (core) the check that an actor is still current. */
+export interface CallerTrust {
+  verify: TokenVerifier;
+  /** The policy of `Service/Method` (typeName/name). */
+  policyOf(method: string): MethodPolicy;
+  /**
+   * Resolves a token's actor to the key's current one, refusing a revoked key (401) and an
+   * actor whose grants changed since the token was signed. Only the service owning API keys has it.
+   */
+  currentActor?(claims: ActorClaims): Promise<ActorClaims>;
+}
+
+/**
+ * Server side: refuses a call without a valid token from an allowed caller (401
+ * unauthorized, 403 forbidden), and puts the verified actor on the request message. It runs
+ * inside the server's observing interceptor, which turns its DomainErrors into Connect errors.
+ */
+export function requireServiceToken(trust: CallerTrust): Interceptor {
+  return (next) => async (req) => {
+    const token = bearerOf(req.header.get('authorization'));
+    if (!token) throw unauthorized('this service answers only calls with a service token');
+    const name = `${req.service.typeName}/${req.method.name}`;
+    const call = await trust.verify(token);
+    const policy = trust.policyOf(name);
+    if (!policy.callers.includes(call.caller)) throw new DomainError('forbidden', `${call.caller} may not call ${name}`);
+    if (!req.stream && (policy.actorFrom ?? 'token') === 'token') {
+      await bindActor(req.message as { actor?: Actor; apiKeyId?: string }, req.method.input.field, call, trust, req.header);
+    }
+    return next(req);
+  };
+}
+
+async function bindActor(
+  message: { actor?: Actor; apiKeyId?: string },
+  fields: Record<string, unknown>,
+  call: VerifiedCall,
+  trust: CallerTrust,
+  header: Headers,
+): Promise<void> {
+  const wantsActor = 'actor' in fields;
+  const wantsKey = 'apiKeyId' in fields;
+  if (!wantsActor && !wantsKey) return;
+  if (!call.actor) throw unauthorized('this call needs a token carrying an actor');
+  if (wantsKey && message.apiKeyId !== call.actor.apiKeyId) {
+    throw new DomainError('forbidden', 'the apiKeyId is not the token actor’s');
+  }
+  if (!wantsActor) return;
+  const current = trust.currentActor ? await trust.currentActor(call.actor) : call.actor;
+  message.actor = create(ActorSchema, { ...claimsOf(current), requestId: header.get('x-request-id') ?? '' });
+}

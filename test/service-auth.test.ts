@@ -1,0 +1,168 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import {
+  claimsOf,
+  createTokenSigner,
+  devServiceKeys,
+  signingKeyFromSeed,
+  type ActorClaims,
+  type ServiceName,
+  type TokenSigner,
+} from '@cluster/platform';
+import { AuditService, AuthService, ProjectService, WebhookService, type Actor } from '@cluster/proto';
+import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { transportAs } from './support/service-calls.ts';
+
+/**
+ * No trust inside the cluster (issue 18, item 1; docs/security.md): a call to a backend
+ * that reaches its port directly, bypassing the gateway, must prove its caller with a
+ * service token, and acts only as the actor that token carries and the core confirms.
+ */
+
+let c: TestCluster;
+let a: SeededOrg;
+let b: SeededOrg;
+/** A's actor, as the core resolves A's key. */
+let actorA: Actor;
+
+const core = () => `http://127.0.0.1:${c.ports.core}`;
+const delivery = () => `http://127.0.0.1:${c.ports.delivery}`;
+
+/** A transport that sends exactly `token` (or none) as the service token. */
+function withToken(baseUrl: string, token: () => Promise<string | undefined>) {
+  const attach: Interceptor = (next) => async (req) => {
+    const t = await token();
+    if (t) req.header.set('authorization', `Bearer ${t}`);
+    return next(req);
+  };
+  return createGrpcTransport({ baseUrl, interceptors: [attach] });
+}
+
+/** A signer of `as`'s tokens with the development key of `keyOf` (or a stranger's key) and a clock. */
+function signerOf(as: ServiceName, keyOf: ServiceName | 'stranger', clock: () => number = Date.now): TokenSigner {
+  const signingKey = keyOf === 'stranger' ? signingKeyFromSeed(randomBytes(32)) : devServiceKeys(keyOf).signingKey;
+  return createTokenSigner({ ...devServiceKeys(as), signingKey }, clock);
+}
+
+/** An actor of organization B as an attacker would make it up: admin of everything. */
+function forgedActorOfB(): ActorClaims {
+  return {
+    apiKeyId: randomUUID(),
+    organizationId: b.orgId,
+    userId: b.adminId,
+    role: 'admin',
+    scope: 'organization',
+    permissions: ['read:project', 'write:project', 'delete:project'],
+  };
+}
+
+/** The Connect code a call fails with. */
+async function codeOf(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+    return 'ok';
+  } catch (err) {
+    return Code[ConnectError.from(err).code];
+  }
+}
+
+/** Renames B's project through core's ProjectService over `transport`, with B's forged actor in the message. */
+function renameBsProject(transport: ReturnType<typeof createGrpcTransport>) {
+  return createClient(ProjectService, transport).updateProject({
+    actor: { ...forgedActorOfB(), requestId: 'attack' },
+    id: b.projectId,
+    body: { name: 'owned' },
+  });
+}
+
+beforeAll(async () => {
+  c = await startTestCluster();
+  a = await c.seedOrg('A');
+  b = await c.seedOrg('B');
+  const auth = createClient(AuthService, transportAs('gateway', 'core', core()));
+  actorA = (await auth.authenticate({ key: a.key, requestId: 'r' })).actor!;
+}, 120_000);
+
+afterAll(async () => {
+  await c?.stop();
+});
+
+describe('calls into the core without the gateway', () => {
+  it('are refused without a token, with a token signed by an unknown key, and with an expired token', async () => {
+    expect(await codeOf(renameBsProject(withToken(core(), async () => undefined)))).toBe('Unauthenticated');
+    const stranger = signerOf('gateway', 'stranger');
+    expect(await codeOf(renameBsProject(withToken(core(), () => stranger('core', forgedActorOfB()))))).toBe('Unauthenticated');
+    // Signed by the real gateway key, but a minute ago: 30 s of validity and 5 s of tolerance are over.
+    const late = signerOf('gateway', 'gateway', () => Date.now() - 60_000);
+    expect(await codeOf(renameBsProject(withToken(core(), () => late('core', forgedActorOfB()))))).toBe('Unauthenticated');
+    // The token of another audience does not open the core either.
+    const gateway = signerOf('gateway', 'gateway');
+    expect(await codeOf(renameBsProject(withToken(core(), () => gateway('delivery', forgedActorOfB()))))).toBe('Unauthenticated');
+    expect((await c.api(b.key, 'GET', `/projects/${b.projectId}`)).body.name).toBe('B project');
+  });
+
+  it("act as the token's actor, never the message's: A's token cannot reach B, and a made-up actor is no key", async () => {
+    const gateway = signerOf('gateway', 'gateway');
+    // A's real actor in the token, B's forged one in the message: the core acts as A, and B's project is not A's.
+    expect(await codeOf(renameBsProject(withToken(core(), () => gateway('core', claimsOf(actorA)))))).toBe('NotFound');
+    // A gateway-signed token whose actor is made up: the core finds no such key.
+    expect(await codeOf(renameBsProject(withToken(core(), () => gateway('core', forgedActorOfB()))))).toBe('Unauthenticated');
+    // A token without an actor cannot call an operation that acts for a key.
+    expect(await codeOf(renameBsProject(withToken(core(), () => gateway('core'))))).toBe('Unauthenticated');
+    expect((await c.api(b.key, 'GET', `/projects/${b.projectId}`)).body.name).toBe('B project');
+  });
+
+  it('take the actor from the token for every read too: A lists only its own projects whatever the message says', async () => {
+    const gateway = signerOf('gateway', 'gateway');
+    const projects = createClient(
+      ProjectService,
+      withToken(core(), () => gateway('core', claimsOf(actorA))),
+    );
+    const res = await projects.listProjects({ actor: { ...forgedActorOfB(), requestId: 'attack' } });
+    const ids = res.data.map((p) => p.id);
+    expect(ids).toContain(a.projectId);
+    expect(ids).not.toContain(b.projectId);
+  });
+
+  it('are allowed only from the services each method names: delivery cannot write projects, the gateway cannot forge audit rows', async () => {
+    const deliveryToken = signerOf('delivery', 'delivery');
+    expect(await codeOf(renameBsProject(withToken(core(), () => deliveryToken('core', claimsOf(actorA)))))).toBe(
+      'PermissionDenied',
+    );
+    const audit = createClient(AuditService, transportAs('gateway', 'core', core()));
+    const record = audit.recordAuditEvent({
+      id: randomUUID(),
+      occurredAt: new Date().toISOString(),
+      actor: { ...forgedActorOfB(), requestId: 'attack' },
+      entityType: 'project',
+      action: 'deleted',
+      entityId: b.projectId,
+      metadata: {},
+    });
+    expect(await codeOf(record)).toBe('PermissionDenied');
+    const events = await c.api(b.key, 'GET', `/audit-events?entityId=${b.projectId}&action=deleted`);
+    expect(events.body.data).toEqual([]);
+  });
+});
+
+describe('calls into the delivery service without the gateway', () => {
+  it('are refused without a token and from a service other than the gateway; with A’s token, B’s webhooks stay out of reach', async () => {
+    const created = await c.api(b.key, 'POST', '/webhooks', {
+      destinationUrl: 'https://example.com/hooks',
+      eventNames: ['entry.created'],
+    });
+    expect(created.status).toBe(201);
+    const rotate = (transport: ReturnType<typeof createGrpcTransport>) =>
+      createClient(WebhookService, transport).rotateWebhookSecret({
+        actor: { ...forgedActorOfB(), requestId: 'attack' },
+        id: created.body.id,
+      });
+    expect(await codeOf(rotate(withToken(delivery(), async () => undefined)))).toBe('Unauthenticated');
+    const core = signerOf('core', 'core');
+    expect(await codeOf(rotate(withToken(delivery(), () => core('delivery', forgedActorOfB()))))).toBe('PermissionDenied');
+    const gateway = signerOf('gateway', 'gateway');
+    expect(await codeOf(rotate(withToken(delivery(), () => gateway('delivery', claimsOf(actorA)))))).toBe('NotFound');
+  });
+});
