@@ -12,6 +12,7 @@ import {
   type SecretBox,
 } from '@cluster/platform';
 import type { Clients } from './clients.ts';
+import { answerHeaders } from './http/answer-headers.ts';
 import { authenticate } from './http/authenticate.ts';
 import { authorize } from './http/authorize.ts';
 import { readRequestBody } from './http/body.ts';
@@ -61,6 +62,8 @@ export function buildGateway(deps: GatewayDeps): Koa {
   const app = new Koa<GatewayState>();
   app.proxy = true;
   app.silent = true;
+
+  app.use(answerHeaders);
 
   // Request id, metrics, access log and the one error exit.
   app.use(async (ctx, next) => {
