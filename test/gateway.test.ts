@@ -115,6 +115,23 @@ describe('HTTP behaviour', () => {
     expect(anon.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('answers are nosniff, and /api/v1 answers no-store: a 200, a 401, a 404 and a validation error', async () => {
+    const answers = [
+      await c.api(org.key, 'GET', '/me'),
+      await c.api(undefined, 'GET', '/me'),
+      await c.api(org.key, 'GET', '/nothing-here'),
+      await c.api(org.key, 'POST', '/projects', { name: 'v' }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 401, 404, 400]);
+    for (const { status, headers } of answers) {
+      expect(headers.get('x-content-type-options'), String(status)).toBe('nosniff');
+      expect(headers.get('cache-control'), String(status)).toBe('no-store');
+      expect(headers.get('x-request-id'), String(status)).toBeTruthy();
+    }
+    const health = await fetch(`${c.baseUrl.replace('/api/v1', '')}/healthz`);
+    expect(health.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
   it('serves the OpenAPI 3.1 document generated from the route table', async () => {
     const res = await fetch(`${c.baseUrl}/openapi.json`);
     const doc = await res.json();

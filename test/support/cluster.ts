@@ -119,7 +119,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
     port: 0,
     redisUrl: process.env.REDIS_URL_FOR_TESTS,
     rateLimitPerMinute: Number(process.env.RATE_LIMIT_PER_MINUTE ?? 600),
-    idempotencySecretKey: 'test-idempotency-key-material',
+    idempotencySecretKeys: ['test-idempotency-key-material'],
     services: { core: url(core.port), delivery: url(delivery?.port ?? 1), evidence: url(evidence.port) },
   });
   const adminDb = createDb(databaseUrl, { schema: 'core', poolMax: 3 });

@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConfigError, readKafkaConfig, readProcessConfig, readServiceConfig } from './config.ts';
+import { ConfigError, readKafkaConfig, readProcessConfig, readServiceConfig, retiredKeyWarnings, sealingKeys } from './config.ts';
 import { devServiceKeys, devServiceSeed, rawPublicKey, signingKeyFromSeed } from './service-auth.ts';
 
 afterEach(() => {
@@ -91,5 +92,70 @@ describe('readServiceConfig', () => {
     expect(config.listenHost).toBe('0.0.0.0');
     expect(rawPublicKey(config.serviceKeys.signingKey).toString('base64')).toBe(PUBLIC);
     expect(config.serviceKeys.publicKeys.map((k) => k.service)).toEqual(['gateway', 'delivery', 'gateway']);
+  });
+});
+
+describe('sealingKeys', () => {
+  const good = () => randomBytes(32).toString('base64');
+  /** A 32-byte key whose last digit carries bits beyond the 256 (decoders drop them: two spellings of one key). */
+  const nonCanonical = () => {
+    const key = good();
+    const digits = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    return `${key.slice(0, 42)}${digits[digits.indexOf(key[42]) + 1]}=`;
+  };
+
+  it("outside production: unset is the caller's dev default, any material is accepted", () => {
+    vi.stubEnv('WEBHOOK_SECRET_KEY', '');
+    expect(sealingKeys('WEBHOOK_SECRET_KEY', false)).toBeUndefined();
+    vi.stubEnv('WEBHOOK_SECRET_KEY', 'a dev key');
+    expect(sealingKeys('WEBHOOK_SECRET_KEY', false)).toEqual(['a dev key']);
+  });
+
+  it('reads a keyring: comma-separated, first = current, blanks around entries trimmed; padding optional', () => {
+    const [b, a] = [good(), good().replace(/=$/, '')];
+    vi.stubEnv('WEBHOOK_SECRET_KEY', ` ${b} , ${a}`);
+    expect(sealingKeys('WEBHOOK_SECRET_KEY', true)).toEqual([b, a]);
+  });
+
+  it('in production refuses a missing, placeholder, short, malformed, repeated-byte or passphrase key, naming the variable', () => {
+    const refused: [string, RegExp][] = [
+      ['', /WEBHOOK_SECRET_KEY is required when NODE_ENV=production/],
+      ['CHANGE_ME_32_BYTES_BASE64', /WEBHOOK_SECRET_KEY is a placeholder/],
+      [randomBytes(16).toString('base64'), /WEBHOOK_SECRET_KEY decodes to 16 bytes, not 32/],
+      [randomBytes(33).toString('base64'), /decodes to 33 bytes/],
+      [`${randomBytes(32).toString('base64')}!`, /is not base64/],
+      [nonCanonical(), /is not canonical base64/],
+      [Buffer.alloc(32).toString('base64'), /one byte repeated/],
+      [Buffer.from('correct horse battery staple 123').toString('base64'), /passphrase/],
+    ];
+    for (const [value, message] of refused) {
+      vi.stubEnv('WEBHOOK_SECRET_KEY', value);
+      expect(() => sealingKeys('WEBHOOK_SECRET_KEY', true), value).toThrow(ConfigError);
+      expect(() => sealingKeys('WEBHOOK_SECRET_KEY', true), value).toThrow(message);
+    }
+  });
+
+  it('in production checks the sealing key of a keyring, never quoting it; retired keys are taken with a warning', () => {
+    const short = randomBytes(31).toString('base64');
+    vi.stubEnv('IDEMPOTENCY_SECRET_KEY', `${short},${good()}`);
+    expect(() => sealingKeys('IDEMPOTENCY_SECRET_KEY', true)).toThrow(
+      /the first \(sealing\) key of IDEMPOTENCY_SECRET_KEY decodes to 31 bytes/,
+    );
+    expect(() => sealingKeys('IDEMPOTENCY_SECRET_KEY', true)).not.toThrow(short);
+    const current = good();
+    vi.stubEnv('IDEMPOTENCY_SECRET_KEY', `${current},an old passphrase,${good()}`);
+    const keys = sealingKeys('IDEMPOTENCY_SECRET_KEY', true) ?? [];
+    expect(keys).toHaveLength(3);
+    expect(retiredKeyWarnings('IDEMPOTENCY_SECRET_KEY', keys)).toEqual([
+      'key 2 of 3 of IDEMPOTENCY_SECRET_KEY is not base64: re-seal and remove it (docs/runbook.md)',
+    ]);
+  });
+
+  it('refuses an empty entry or a key listed twice, in any environment', () => {
+    const a = good();
+    vi.stubEnv('WEBHOOK_SECRET_KEY', `${a},,${good()}`);
+    expect(() => sealingKeys('WEBHOOK_SECRET_KEY', false)).toThrow(/empty entry/);
+    vi.stubEnv('WEBHOOK_SECRET_KEY', `${a},${a}`);
+    expect(() => sealingKeys('WEBHOOK_SECRET_KEY', false)).toThrow(/twice/);
   });
 });

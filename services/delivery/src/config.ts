@@ -1,11 +1,10 @@
 import {
-  ConfigError,
   bool,
   int,
-  optionalStr,
   readKafkaConfig,
   readProcessConfig,
   readServiceConfig,
+  sealingKeys,
   str,
   serviceUrls,
 } from '@cluster/platform';
@@ -17,8 +16,6 @@ export const DEV_SECRET_KEY_MATERIAL = 'dev-only-webhook-secret-key: set WEBHOOK
 export function readDeliveryConfig() {
   const common = readProcessConfig('delivery');
   const timeoutMs = int('WEBHOOK_TIMEOUT_MS', 5000, 1);
-  const secretKey = optionalStr('WEBHOOK_SECRET_KEY');
-  if (common.production && !secretKey) throw new ConfigError('WEBHOOK_SECRET_KEY is required when NODE_ENV=production');
   const allowPrivateDestinations = bool('WEBHOOK_ALLOW_PRIVATE_DESTINATIONS', false);
   return {
     ...common,
@@ -43,8 +40,11 @@ export function readDeliveryConfig() {
      */
     clockSkewMs: int('WEBHOOK_CLOCK_SKEW_MS', 2000, 0, 60_000),
     testLimitPerHour: int('WEBHOOK_TEST_LIMIT_PER_HOUR', 10, 1),
-    /** Key material for AES-256-GCM encryption of signing secrets at rest; undefined means the dev default. */
-    secretKey,
+    /**
+     * Keyring for AES-256-GCM encryption of signing secrets at rest (first seals, all open:
+     * a rotation lists the new key first); undefined means the dev default.
+     */
+    secretKeys: sealingKeys('WEBHOOK_SECRET_KEY', common.production),
     /** Sends in flight per replica. */
     concurrency: int('WEBHOOK_CONCURRENCY', 64, 1, 10_000),
     /** Sends in flight per destination (scheme://host:port) per replica, so one slow receiver cannot starve the others. */

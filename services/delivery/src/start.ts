@@ -13,6 +13,7 @@ import {
   createTokenSigner,
   createTokenVerifier,
   createShutdown,
+  retiredKeyWarnings,
   withOpenCache,
   type Shutdown,
 } from '@cluster/platform';
@@ -44,13 +45,15 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const metrics = createMetrics('delivery');
   const shutdown = createShutdown(logger, config.shutdownDeadlineMs);
 
-  if (!config.secretKey) {
+  if (!config.secretKeys) {
     logger.warn('WEBHOOK_SECRET_KEY is unset: signing secrets are sealed with a development key (never do this in production)');
   }
   if (config.allowPrivateDestinations) {
     logger.warn('WEBHOOK_ALLOW_PRIVATE_DESTINATIONS=true: webhooks may target loopback and private addresses');
   }
-  const secrets = withOpenCache(createWebhookSecretBox(config.secretKey ?? DEV_SECRET_KEY_MATERIAL));
+  const secrets = withOpenCache(createWebhookSecretBox(config.secretKeys ?? [DEV_SECRET_KEY_MATERIAL]));
+  logger.info({ keyIds: secrets.keyIds }, 'webhook secret sealing keys (the first seals)');
+  if (config.production) for (const w of retiredKeyWarnings('WEBHOOK_SECRET_KEY', config.secretKeys ?? [])) logger.warn(w);
 
   await ensureDatabase(config.databaseUrl);
   const db = createDb(config.databaseUrl, { schema: 'delivery', application: 'delivery', poolMax: 20, logger });

@@ -14,6 +14,7 @@ import {
   type SecretBox,
 } from '@cluster/platform';
 import type { Clients } from './clients.ts';
+import { answerHeaders } from './http/answer-headers.ts';
 import { createAuthenticator, type Authenticated } from './http/authenticate.ts';
 import { authorize } from './http/authorize.ts';
 import { assertSafeQuery } from './http/safe-input.ts';
@@ -71,6 +72,8 @@ export function buildGateway(deps: GatewayDeps): Koa {
   app.proxy = deps.trustedProxyHops > 0;
   app.maxIpsCount = deps.trustedProxyHops;
   app.silent = true;
+
+  app.use(answerHeaders);
 
   // Request id, metrics, access log and the one error exit.
   app.use(async (ctx, next) => {

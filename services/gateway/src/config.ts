@@ -1,19 +1,16 @@
-import { ConfigError, int, optionalStr, readProcessConfig, readServiceConfig, serviceUrls } from '@cluster/platform';
+import { int, optionalStr, readProcessConfig, readServiceConfig, sealingKeys, serviceUrls } from '@cluster/platform';
 
-/** Development key material, used only outside production when IDEMPOTENCY_SECRET_KEY is unset. */
+/** Development key material, used only outside production when IDEMPOTENCY_SECRET_KEY is unset (refused in production). */
 export const DEV_IDEMPOTENCY_KEY_MATERIAL = 'dev-only-idempotency-key: set IDEMPOTENCY_SECRET_KEY in production';
 
 /** Gateway configuration, read once at boot (contract.md names). */
 export function readGatewayConfig() {
   const common = readProcessConfig('gateway');
-  const idempotencySecretKey = optionalStr('IDEMPOTENCY_SECRET_KEY');
-  if (common.production && !idempotencySecretKey) {
-    throw new ConfigError('IDEMPOTENCY_SECRET_KEY is required when NODE_ENV=production');
-  }
   return {
     ...common,
     ...readServiceConfig('gateway', common.production),
-    idempotencySecretKey,
+    /** Keyring sealing stored Idempotency-Key answers (first seals, all open); undefined means the dev default. */
+    idempotencySecretKeys: sealingKeys('IDEMPOTENCY_SECRET_KEY', common.production),
     port: int('GATEWAY_PORT', 8080, 0, 65535),
     redisUrl: optionalStr('REDIS_URL'),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 1),

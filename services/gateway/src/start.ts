@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   createSecretBox,
+  retiredKeyWarnings,
   initTelemetry,
   shutdownTelemetry,
   createLogger,
@@ -38,12 +39,15 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
       return false;
     }
   };
-  if (!config.idempotencySecretKey)
+  if (!config.idempotencySecretKeys)
     logger.warn('IDEMPOTENCY_SECRET_KEY is unset: stored Idempotency-Key answers are sealed with a development key');
-  const idempotencyBox = createSecretBox(config.idempotencySecretKey ?? DEV_IDEMPOTENCY_KEY_MATERIAL, {
+  const idempotencyBox = createSecretBox(config.idempotencySecretKeys ?? [DEV_IDEMPOTENCY_KEY_MATERIAL], {
     salt: 'cluster.gateway',
     info: 'idempotent-answer-at-rest:v1',
   });
+  logger.info({ keyIds: idempotencyBox.keyIds }, 'idempotency sealing keys (the first seals)');
+  if (config.production)
+    for (const w of retiredKeyWarnings('IDEMPOTENCY_SECRET_KEY', config.idempotencySecretKeys ?? [])) logger.warn(w);
   const app = buildGateway({
     clients,
     routes,

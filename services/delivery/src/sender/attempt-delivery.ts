@@ -23,7 +23,7 @@ export async function attemptDelivery(
         ok: false,
         responseCode: null,
         responseBody: null,
-        error: 'signing secret could not be unsealed (WEBHOOK_SECRET_KEY changed?)',
+        error: 'signing secret could not be unsealed (does WEBHOOK_SECRET_KEY still list the key it was sealed under?)',
         durationMs: 0,
       },
     };

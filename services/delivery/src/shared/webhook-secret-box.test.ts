@@ -6,18 +6,18 @@ import { deliveryHeaders, serviceSignature, standardSignature } from '../sender/
 
 describe('secret box', () => {
   it('round-trips, hides the plaintext, and binds a ciphertext to its subscription and key', () => {
-    const box = createSecretBox('a key');
+    const box = createSecretBox(['a key']);
     const secret = newSigningSecret();
     const sealed = box.seal(secret, 'sub-1');
     expect(sealed).not.toContain(secret.slice(6));
     expect(box.open(sealed, 'sub-1')).toBe(secret);
     expect(box.seal(secret, 'sub-1')).not.toBe(sealed); // fresh IV each time
     expect(() => box.open(sealed, 'sub-2')).toThrow();
-    expect(() => createSecretBox('another key').open(sealed, 'sub-1')).toThrow();
+    expect(() => createSecretBox(['another key']).open(sealed, 'sub-1')).toThrow();
   });
 
   it('caches opened secrets without changing what opens', () => {
-    const cached = withOpenCache(createSecretBox('a key'), 2);
+    const cached = withOpenCache(createSecretBox(['a key']), 2);
     const sealed = cached.seal('s1', 'sub-1');
     expect(cached.open(sealed, 'sub-1')).toBe('s1');
     expect(cached.open(sealed, 'sub-1')).toBe('s1');

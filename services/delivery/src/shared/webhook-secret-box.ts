@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { createSecretBox, type SecretBox } from '@cluster/platform';
 
 /**
- * The box that seals webhook signing secrets: AES-256-GCM under a key derived
- * from WEBHOOK_SECRET_KEY, each ciphertext bound to its subscription id.
+ * The box that seals webhook signing secrets: AES-256-GCM under keys derived from
+ * WEBHOOK_SECRET_KEY's keyring (the first seals, all open), each ciphertext bound to
+ * its subscription id.
  */
-export function createWebhookSecretBox(keyMaterial: string): SecretBox {
-  return createSecretBox(keyMaterial, { salt: 'cluster.delivery', info: 'webhook-secret-at-rest:v1' });
+export function createWebhookSecretBox(keyring: readonly string[]): SecretBox {
+  return createSecretBox(keyring, { salt: 'cluster.delivery', info: 'webhook-secret-at-rest:v1' });
 }
 
 /** A new signing secret in the Standard Webhooks format: `whsec_` + base64 of 32 random bytes. */

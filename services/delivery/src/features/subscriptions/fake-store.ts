@@ -51,5 +51,18 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
     async allIds() {
       return rows.map((r) => r.id);
     },
+    async sealedOtherwise(prefix, afterId, limit) {
+      return rows
+        .filter((r) => !r.secretSealed.startsWith(prefix) && (afterId === null || r.id > afterId))
+        .sort((a, b) => (a.id < b.id ? -1 : 1))
+        .slice(0, limit)
+        .map(({ id, secretSealed }) => ({ id, secretSealed }));
+    },
+    async replaceSealed(id, from, to) {
+      const row = byId(id);
+      if (row.secretSealed !== from) return false;
+      row.secretSealed = to;
+      return true;
+    },
   };
 }

@@ -4,7 +4,7 @@ import { failure, ORG, OTHER_ORG, testActor as actor } from '../../shared/test-f
 import { createWebhookSecretBox } from '../../shared/webhook-secret-box.ts';
 import { createSubscriptionService } from './service.ts';
 
-const secrets = createWebhookSecretBox('unit-test key');
+const secrets = createWebhookSecretBox(['unit-test key']);
 
 function service(stores: FakeStores, refused: Record<string, string> = {}) {
   let audited = 0;

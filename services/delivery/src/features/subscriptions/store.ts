@@ -58,6 +58,13 @@ export interface SubscriptionStore {
   matching(organizationIds: string[], eventNames: string[]): Promise<FanoutSubscription[]>;
   /** Every subscription id, deleted ones included (the retention sweeper's walk). */
   allIds(): Promise<string[]>;
+  /**
+   * Up to `limit` subscriptions (deleted ones included), in id order after `afterId`,
+   * whose secret is not sealed with `prefix`: the re-seal's walk after a key rotation.
+   */
+  sealedOtherwise(prefix: string, afterId: string | null, limit: number): Promise<Pick<SubscriptionRow, 'id' | 'secretSealed'>[]>;
+  /** Replaces a sealed secret if it is still `from` (a secret rotated meanwhile stays); false when it was not. */
+  replaceSealed(id: string, from: string, to: string): Promise<boolean>;
 }
 
 /** The knex implementation of SubscriptionStore. */
@@ -103,6 +110,18 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
     },
     async allIds() {
       return (await db('delivery.subscriptions').select('id')).map((r: { id: string }) => r.id);
+    },
+    async sealedOtherwise(prefix, afterId, limit) {
+      const q = db('delivery.subscriptions')
+        .whereRaw('left("secretSealed", ?) <> ?', [prefix.length, prefix])
+        .orderBy('id')
+        .limit(limit)
+        .select('id', 'secretSealed');
+      if (afterId) q.andWhere('id', '>', afterId);
+      return q;
+    },
+    async replaceSealed(id, from, to) {
+      return (await db('delivery.subscriptions').where({ id, secretSealed: from }).update({ secretSealed: to })) === 1;
     },
   };
 }

@@ -7,7 +7,7 @@ import { failure, OTHER_ORG, testActor as actor, testSubscription } from '../../
 import { createWebhookSecretBox } from '../../shared/webhook-secret-box.ts';
 import { createTestCallService } from './service.ts';
 
-const secrets = createWebhookSecretBox('unit-test key');
+const secrets = createWebhookSecretBox(['unit-test key']);
 const SECRET = 'whsec_dGVzdC1jYWxsLXNlY3JldC10ZXN0LWNhbGwtc2VjcmV0';
 
 /** An HttpSender that answers `answer` and keeps what it was asked to send. */

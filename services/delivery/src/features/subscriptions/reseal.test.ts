@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { sealedPrefix } from '@cluster/platform';
+import { testSubscription } from '../../shared/test-fixtures.ts';
+import { createWebhookSecretBox } from '../../shared/webhook-secret-box.ts';
+import { createFakeSubscriptionStore } from './fake-store.ts';
+import { resealSecrets } from './reseal.ts';
+
+describe('resealSecrets (fake store)', () => {
+  it('moves every secret, deleted subscriptions included, to the current key without changing it', async () => {
+    const oldBox = createWebhookSecretBox(['key A']);
+    const rows = Array.from({ length: 5 }, (_, i) => testSubscription({ deletedAt: i === 0 ? new Date() : null }));
+    for (const [i, row] of rows.entries()) row.secretSealed = oldBox.seal(`whsec_${i}`, row.id);
+    const store = createFakeSubscriptionStore(rows);
+    const rotated = createWebhookSecretBox(['key B', 'key A']);
+
+    const report = await resealSecrets(store, rotated, 2);
+
+    expect(report).toEqual({ currentKeyId: rotated.keyIds[0], resealed: 5, unopenable: [] });
+    const onlyB = createWebhookSecretBox(['key B']);
+    for (const [i, row] of store.rows.entries()) {
+      expect(row.secretSealed.startsWith(sealedPrefix(onlyB.keyIds[0]))).toBe(true);
+      expect(onlyB.open(row.secretSealed, row.id)).toBe(`whsec_${i}`);
+    }
+    expect(await resealSecrets(store, rotated, 2)).toMatchObject({ resealed: 0, unopenable: [] });
+  });
+
+  it('reports secrets no listed key opens and leaves them as they are', async () => {
+    const lost = testSubscription();
+    lost.secretSealed = createWebhookSecretBox(['a removed key']).seal('whsec_lost', lost.id);
+    const kept = lost.secretSealed;
+    const store = createFakeSubscriptionStore([lost]);
+    const report = await resealSecrets(store, createWebhookSecretBox(['key B', 'key A']));
+    expect(report).toMatchObject({ resealed: 0, unopenable: [lost.id] });
+    expect(store.rows[0].secretSealed).toBe(kept);
+  });
+});

@@ -1,0 +1,218 @@
+import { execFile } from 'node:child_process';
+import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { createClient } from '@connectrpc/connect';
+import { rawPublicKey, signingKeyFromSeed } from '@cluster/platform';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDeliveryConfig, startDelivery } from '@cluster/delivery';
+import { readGatewayConfig, startGateway } from '@cluster/gateway';
+import { WebhookService } from '@cluster/proto';
+import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { exited, spawnService } from './support/processes.ts';
+import { transportAs } from './support/service-calls.ts';
+import { createReceivers, verifyServiceSignature, verifyStandardSignature, type Receiver } from './support/receiver.ts';
+
+// A key rotation as an operator runs it (docs/runbook.md, "Rotate a sealing key"), against real
+// services: what was sealed under the old key, or before key ids existed, keeps working.
+const ROOT = path.resolve(import.meta.dirname, '..');
+const A = randomBytes(32).toString('base64');
+const B = randomBytes(32).toString('base64');
+
+let c: TestCluster;
+let org: SeededOrg;
+const receivers = createReceivers();
+const cleanup: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  // No delivery service of the cluster's own: each step starts one with its keyring, as a rolled deployment would.
+  c = await startTestCluster({ withoutDelivery: true, env: { WEBHOOK_POLL_MS: '100' } });
+  org = await c.seedOrg('Key Rotation Org');
+});
+afterAll(async () => {
+  for (const f of cleanup.reverse()) await f().catch(() => {});
+  await receivers.closeAll();
+  await c?.stop();
+});
+
+/** A delivery service on the cluster's database and topics with WEBHOOK_SECRET_KEY = `keys`; stop() shuts it down. */
+async function deliveryWith(keys: string[]) {
+  const replica = await startDelivery({
+    ...readDeliveryConfig(),
+    secretKeys: keys,
+    port: 0,
+    databaseUrl: c.databaseUrl,
+    kafkaBrokers: c.brokers,
+    topicPrefix: c.topicPrefix,
+    coreUrl: `http://127.0.0.1:${c.ports.core}`,
+  });
+  let stopped = false;
+  const stop = async () => {
+    if (!stopped) await replica.shutdown.run('test');
+    stopped = true;
+  };
+  cleanup.push(stop);
+  const webhooks = createClient(WebhookService, transportAs('gateway', 'delivery', `http://127.0.0.1:${replica.port}`));
+  const subscribe = async (url: string) => {
+    const actor = { apiKeyId: org.keyId, organizationId: org.orgId, userId: org.adminId, role: 'admin', scope: 'organization' };
+    const created = await webhooks.createWebhook({ actor, body: { destinationUrl: url, eventNames: ['api_key.created'] } });
+    return { id: created.resource?.id as string, secret: created.resource?.hmacSecret as string };
+  };
+  return { subscribe, stop };
+}
+
+/** A value as the delivery service sealed signing secrets before key ids (`v1:iv:tag:ct`, same derivation). */
+function sealedBeforeKeyIds(material: string, secret: string, subscriptionId: string): string {
+  const key = Buffer.from(hkdfSync('sha256', material, 'cluster.delivery', 'webhook-secret-at-rest:v1', 32));
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(subscriptionId));
+  const ct = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+  return ['v1', iv.toString('base64'), cipher.getAuthTag().toString('base64'), ct.toString('base64')].join(':');
+}
+
+async function sql<T>(text: string, values: unknown[] = []): Promise<T[]> {
+  const db = new pg.Client({ connectionString: c.databaseUrl });
+  await db.connect();
+  try {
+    return (await db.query(text, values)).rows as T[];
+  } finally {
+    await db.end();
+  }
+}
+
+const sealedOf = async (id: string) =>
+  (await sql<{ s: string }>('SELECT "secretSealed" AS s FROM delivery.subscriptions WHERE id = $1', [id]))[0].s;
+
+/** Mints a key (api_key.created), then waits for each receiver's next request and checks both signatures. */
+async function expectSignedDelivery(subs: { receiver: Receiver; secret: string }[]) {
+  const next = subs.map(({ receiver }) => receiver.received.length + 1);
+  await c.admin.createKey({ user: org.adminId, scope: 'organization' });
+  for (const [i, { receiver, secret }] of subs.entries()) {
+    const got = (await receiver.waitFor(next[i], undefined, 30_000))[next[i] - 1];
+    expect(verifyServiceSignature(secret, got)).toBe(true);
+    expect(verifyStandardSignature(secret, got)).toBe(true);
+  }
+}
+
+describe('rotating WEBHOOK_SECRET_KEY', () => {
+  it('secrets sealed under key A, or before key ids, still sign after a restart with "B,A"; re-sealed, with "B" alone', async () => {
+    const [r1, r2, r3] = [await receivers.start(), await receivers.start(), await receivers.start()];
+
+    // Before: WEBHOOK_SECRET_KEY=A. One subscription sealed now, one as stored before key ids.
+    const before = await deliveryWith([A]);
+    const current = await before.subscribe(r1.url);
+    const legacy = await before.subscribe(r2.url);
+    await sql('UPDATE delivery.subscriptions SET "secretSealed" = $1 WHERE id = $2', [
+      sealedBeforeKeyIds(A, legacy.secret, legacy.id),
+      legacy.id,
+    ]);
+    expect(await sealedOf(current.id)).toMatch(/^v2:[0-9a-f]{12}:/);
+    await expectSignedDelivery([
+      { receiver: r1, secret: current.secret },
+      { receiver: r2, secret: legacy.secret },
+    ]);
+    await before.stop();
+
+    // Rolled with WEBHOOK_SECRET_KEY=B,A: old values open, new ones are sealed under B.
+    const rotated = await deliveryWith([B, A]);
+    const fresh = await rotated.subscribe(r3.url);
+    const keyIdOf = (sealed: string) => sealed.split(':')[1];
+    expect(keyIdOf(await sealedOf(fresh.id))).not.toBe(keyIdOf(await sealedOf(current.id)));
+    await expectSignedDelivery([
+      { receiver: r1, secret: current.secret },
+      { receiver: r2, secret: legacy.secret },
+      { receiver: r3, secret: fresh.secret },
+    ]);
+
+    // Re-sealed under B (the runbook's command), A can leave the keyring.
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'services/delivery/src/reseal-secrets.ts')],
+      { cwd: ROOT, env: { ...process.env, DATABASE_URL: c.databaseUrl, WEBHOOK_SECRET_KEY: `${B},${A}`, LOG_LEVEL: 'silent' } },
+    );
+    expect(JSON.parse(stdout)).toMatchObject({ resealed: 2, unopenable: [] });
+    const bId = keyIdOf(await sealedOf(fresh.id));
+    for (const id of [current.id, legacy.id]) expect(keyIdOf(await sealedOf(id))).toBe(bId);
+    await rotated.stop();
+
+    await deliveryWith([B]);
+    await expectSignedDelivery([
+      { receiver: r1, secret: current.secret },
+      { receiver: r2, secret: legacy.secret },
+      { receiver: r3, secret: fresh.secret },
+    ]);
+  });
+});
+
+describe('rotating IDEMPOTENCY_SECRET_KEY', () => {
+  it('a gateway with keyring "B,old" replays an answer another gateway sealed under the old key', async () => {
+    const url = (port: number) => `http://127.0.0.1:${port}`;
+    const gateway = await startGateway({
+      ...readGatewayConfig(),
+      port: 0,
+      // The test cluster's gateway seals with this material (test/support/cluster.ts).
+      idempotencySecretKeys: [B, 'test-idempotency-key-material'],
+      services: { core: url(c.ports.core), delivery: url(1), evidence: url(c.ports.evidence) },
+    });
+    cleanup.push(() => gateway.shutdown.run('test'));
+    const body = JSON.stringify({ name: 'rotated replay', description: '' });
+    const post = (base: string, key: string) =>
+      fetch(`${base}/projects`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body,
+      });
+    const first = await post(c.baseUrl, 'rotation-1');
+    const replay = await post(`${url(gateway.port)}/api/v1`, 'rotation-1');
+    expect(first.status).toBe(201);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replay.json()).toEqual(await first.json());
+  });
+});
+
+describe('production keys', () => {
+  // Valid service-token keys, so that the sealing keys are what a start is refused for.
+  const seed = randomBytes(32);
+  const serviceKeys = {
+    SERVICE_SIGNING_KEY: seed.toString('base64'),
+    SERVICE_PUBLIC_KEYS: `gateway:${rawPublicKey(signingKeyFromSeed(seed)).toString('base64')}`,
+  };
+
+  /** Runs a service's main.ts with NODE_ENV=production and `env`; its exit code and stderr (killed after 30 s). */
+  async function refusal(service: 'delivery' | 'gateway', env: Record<string, string>) {
+    const child = spawnService(
+      service,
+      {
+        NODE_ENV: 'production',
+        WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'false',
+        DATABASE_URL: c.databaseUrl,
+        ...serviceKeys,
+        ...env,
+      },
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited(child);
+    clearTimeout(timer);
+    return { code: child.exitCode, stderr };
+  }
+
+  it('a service refuses to start with a missing, placeholder or short key, naming the variable', async () => {
+    const [missing, placeholder, short] = await Promise.all([
+      refusal('gateway', { IDEMPOTENCY_SECRET_KEY: '' }),
+      refusal('delivery', { WEBHOOK_SECRET_KEY: 'CHANGE_ME_32_BYTES_BASE64' }),
+      refusal('gateway', { IDEMPOTENCY_SECRET_KEY: randomBytes(16).toString('base64') }),
+    ]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('ConfigError: IDEMPOTENCY_SECRET_KEY is required when NODE_ENV=production');
+    expect(placeholder.code).toBe(1);
+    expect(placeholder.stderr).toContain('ConfigError: WEBHOOK_SECRET_KEY is a placeholder');
+    expect(short.code).toBe(1);
+    expect(short.stderr).toContain('ConfigError: IDEMPOTENCY_SECRET_KEY decodes to 16 bytes, not 32');
+  });
+});
