@@ -26,6 +26,34 @@ export function prepared(name: string): { name: string } {
   return { name };
 }
 
+/** A named statement for runPrepared: its SQL text never varies; change the name's version when it does. */
+export interface PreparedStatement {
+  name: string;
+  text: string;
+}
+
+/** The pool side of knex's client, which knex's typings do not expose. */
+interface PoolClient {
+  acquireConnection(): Promise<pg.ClientBase>;
+  releaseConnection(connection: pg.ClientBase): Promise<unknown>;
+}
+
+/**
+ * Runs a named prepared statement on a connection of knex's pool (its search_path set),
+ * without knex's query builder and runner: for the few statements every request runs,
+ * where their per-call cost shows in a profile (bench/README.md). The rules of
+ * `prepared` apply. Everything else goes through knex.
+ */
+export async function runPrepared<T>(db: Knex, statement: PreparedStatement, values: unknown[]): Promise<T[]> {
+  const pool = db.client as PoolClient;
+  const connection = await pool.acquireConnection();
+  try {
+    return (await connection.query<T & pg.QueryResultRow>({ name: statement.name, text: statement.text, values })).rows;
+  } finally {
+    await pool.releaseConnection(connection);
+  }
+}
+
 /** A knex pool on one schema of the database. */
 export function createDb(
   url: string,

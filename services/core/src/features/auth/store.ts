@@ -1,4 +1,4 @@
-import { prepared, type Knex } from '@cluster/db';
+import { isUuid, runPrepared, type Knex, type PreparedStatement } from '@cluster/db';
 
 /** What authenticating a key reads: the key, its creator's role and its organization's API switch. */
 export type KeyForAuth = {
@@ -29,13 +29,28 @@ export interface AuthStore {
   touchLastUsed(id: string): Promise<void>;
 }
 
+// The key joined with its creator's role and its organization's API switch, by prefix or by id.
+const KEY_FOR_AUTH = `
+  select k."id", k."organizationId", k."createdByUserId", k."scope", k."scopedProjectId", k."permissions",
+         k."keyHash", k."revokedAt", u."role" as "role", o."apiEnabled" as "apiEnabled"
+  from "api_keys" as k
+  join "users" as u on u."id" = k."createdByUserId"
+  join "organizations" as o on o."id" = k."organizationId"`;
+const BY_PREFIX: PreparedStatement = { name: 'core-authenticate-v2', text: `${KEY_FOR_AUTH} where k."prefix" = $1 limit 1` };
+const BY_ID: PreparedStatement = { name: 'core-current-actor-v1', text: `${KEY_FOR_AUTH} where k."id" = $1 limit 1` };
+
 /** The knex implementation of AuthStore. */
 export function createAuthStore(db: Knex): AuthStore {
   return {
-    // Every request runs one of these two: prepared statements (planning the join costs five
-    // times its execution), with their columns named so a migration that adds one cannot break them.
-    findForAuth: (prefix) => keyForAuth(db, 'k.prefix', prefix, 'core-authenticate-v1'),
-    findCurrent: (id) => keyForAuth(db, 'k.id', id, 'core-current-actor-v1'),
+    // Every request runs one of these two: prepared statements (planning the join costs five times
+    // its execution) run without knex's builder, with their columns named so a migration that adds
+    // one cannot break them.
+    async findForAuth(prefix) {
+      return (await runPrepared<KeyForAuth>(db, BY_PREFIX, [prefix]))[0];
+    },
+    async findCurrent(id) {
+      return isUuid(id) ? (await runPrepared<KeyForAuth>(db, BY_ID, [id]))[0] : undefined;
+    },
     async find(id) {
       return (await db('api_keys').where({ id }).first()) as ApiKeyRow | undefined;
     },
@@ -46,25 +61,4 @@ export function createAuthStore(db: Knex): AuthStore {
         .update({ lastUsedAt: db.fn.now() });
     },
   };
-}
-
-/** The key whose `column` is `value`, joined with its creator's role and its organization's API switch. */
-async function keyForAuth(db: Knex, column: 'k.prefix' | 'k.id', value: string, statement: string) {
-  return (await db('api_keys as k')
-    .join('users as u', 'u.id', 'k.createdByUserId')
-    .join('organizations as o', 'o.id', 'k.organizationId')
-    .where(column, value)
-    .first(
-      'k.id',
-      'k.organizationId',
-      'k.createdByUserId',
-      'k.scope',
-      'k.scopedProjectId',
-      'k.permissions',
-      'k.keyHash',
-      'k.revokedAt',
-      'u.role as role',
-      'o.apiEnabled as apiEnabled',
-    )
-    .options(prepared(statement))) as KeyForAuth | undefined;
 }
