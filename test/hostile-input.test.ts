@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EMAIL_MAX, EXTERNAL_ID_MAX, EXTERNAL_NAME_MAX } from '@cluster/contracts';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 
 let c: TestCluster;
@@ -161,5 +163,77 @@ describe('media type', () => {
       'content-type': 'application/merge-patch+json',
     });
     expect(suffixed.status).toBe(200);
+  });
+});
+
+/** `n` distinct characters of 4 UTF-8 bytes each: nothing for Postgres to compress, the most bytes per character. */
+const astral = (n: number, from = 0): string =>
+  Array.from({ length: n }, (_, i) => String.fromCodePoint(0x20000 + from + i)).join('');
+
+/** `n` letters and digits that do not repeat in any way a compressor could use. */
+const letters = (n: number): string => {
+  let s = '';
+  while (s.length < n) s += randomUUID().replace(/-/g, '');
+  return s.slice(0, n);
+};
+
+describe('unique keys', () => {
+  it('an external name or id past its bound is 400 (past a btree entry it was a 500); at the bound, in 4-byte characters, it is stored', async () => {
+    const entryId = (
+      await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, { type: 'bug_report', title: 't', description: 'd' })
+    ).body.id;
+    const link = (provider: string, externalType: string, externalId: string) => ({
+      provider,
+      externalType,
+      externalId,
+      alignEntityType: 'entry',
+      alignEntityId: entryId,
+    });
+    const name = astral(EXTERNAL_NAME_MAX);
+    const id = astral(EXTERNAL_ID_MAX, 1000);
+    expectError(
+      await c.api(org.key, 'POST', '/integration-links', link('github', 'issue', letters(EXTERNAL_ID_MAX + 1))),
+      400,
+      'validation_error',
+      '/externalId',
+    );
+    expectError(
+      await c.api(org.key, 'POST', '/integration-links', link(letters(EXTERNAL_NAME_MAX + 1), 'issue', '1')),
+      400,
+      'validation_error',
+      '/provider',
+    );
+    const stored = await c.api(org.key, 'POST', '/integration-links', link(name, astral(EXTERNAL_NAME_MAX, 500), id));
+    expect(stored.status, JSON.stringify(stored.body).slice(0, 300)).toBe(201);
+
+    const sync = { projectId: org.projectId, userId: org.adminId, workDate: '2026-03-05', minutes: 5 };
+    const longSync = await c.api(org.key, 'POST', '/time-entries/sync', {
+      ...sync,
+      externalSystem: 'toggl',
+      externalId: letters(EXTERNAL_ID_MAX + 1),
+    });
+    expectError(longSync, 400, 'validation_error', '/externalId');
+    const synced = await c.api(org.key, 'POST', '/time-entries/sync', { ...sync, externalSystem: name, externalId: id });
+    expect(synced.status, JSON.stringify(synced.body).slice(0, 300)).toBeLessThan(300);
+
+    const ref = { provider: 'confluence', externalType: 'page', externalId: letters(EXTERNAL_ID_MAX + 1) };
+    const page = await c.api(org.key, 'POST', `/projects/${org.projectId}/wiki-pages`, { title: 'W', externalRef: ref });
+    expectError(page, 400, 'validation_error', '/externalRef/externalId');
+  });
+
+  it(`an e-mail longer than ${EMAIL_MAX} characters is 400 (past the unique index on e-mails it was a 500)`, async () => {
+    const domain = '@long.example';
+    const tooLong = `${letters(EMAIL_MAX + 1 - domain.length)}${domain}`;
+    expectError(
+      await c.api(org.key, 'POST', '/users/invite', { email: tooLong, name: 'Long' }),
+      400,
+      'validation_error',
+      '/email',
+    );
+    const longest = await c.api(org.key, 'POST', '/users/invite', {
+      email: `${letters(EMAIL_MAX - domain.length)}${domain}`,
+      name: 'Long',
+    });
+    expect(longest.status, JSON.stringify(longest.body)).toBe(201);
   });
 });

@@ -135,6 +135,26 @@ describe('GET /search', () => {
     expect((await search(org.key, 'skua')).body.data).toEqual([]);
   });
 
+  it('indexes the first 1,000 characters of a title and 100,000 of a body: 800 KB of distinct words are no 500', async () => {
+    // Indexed whole, either is a tsvector past Postgres' 1 MB (it was a 500); words past the bound are not found.
+    const words = Array.from({ length: 130_000 }, (_, i) => `w${i.toString(36)}`).join(' ');
+    const page = await c.api(org.key, 'POST', `/projects/${org.projectId}/wiki-pages`, {
+      title: 'Archive',
+      content: `egret ${words} spoonbill`,
+    });
+    expect(page.status, JSON.stringify(page.body).slice(0, 300)).toBe(201);
+    expect(ids((await search(org.key, 'egret')).body)).toEqual([page.body.id]);
+    expect((await search(org.key, 'spoonbill')).body.data).toEqual([]);
+    const entry = await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, {
+      type: 'bug_report',
+      title: `bustard ${words} bittern`,
+      description: 'd',
+    });
+    expect(entry.status, JSON.stringify(entry.body).slice(0, 300)).toBe(201);
+    expect(ids((await search(org.key, 'bustard')).body)).toEqual([entry.body.id]);
+    expect((await search(org.key, 'bittern')).body.data).toEqual([]);
+  });
+
   it("filters to the key's organization, and a project key to its project", async () => {
     const mine = await entry(org.projectId, org.orgId, 'Puffin alert');
     const inB = await entry(projectB, org.orgId, 'Puffin dashboard');

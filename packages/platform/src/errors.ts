@@ -14,6 +14,7 @@ export const REASON_STATUS = {
   scope_violation: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   actor_changed: 409,
   idempotency_key_in_use: 409,
@@ -21,6 +22,7 @@ export const REASON_STATUS = {
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   rate_limit: 429,
+  headers_too_large: 431,
   internal_error: 500,
   unavailable: 503,
 } as const;
@@ -38,6 +40,7 @@ const REASON_CODE: Record<Reason, Code> = {
   scope_violation: Code.PermissionDenied,
   not_found: Code.NotFound,
   method_not_allowed: Code.Unimplemented,
+  request_timeout: Code.DeadlineExceeded,
   conflict: Code.FailedPrecondition,
   actor_changed: Code.FailedPrecondition,
   idempotency_key_in_use: Code.Aborted,
@@ -45,6 +48,7 @@ const REASON_CODE: Record<Reason, Code> = {
   unsupported_media_type: Code.InvalidArgument,
   idempotency_key_reused: Code.FailedPrecondition,
   rate_limit: Code.ResourceExhausted,
+  headers_too_large: Code.InvalidArgument,
   internal_error: Code.Internal,
   unavailable: Code.Unavailable,
 };

@@ -13,6 +13,7 @@ import {
 } from '@cluster/platform';
 import { buildGateway } from './app.ts';
 import { createClients } from './clients.ts';
+import { answerClientError } from './http/client-error.ts';
 import { DEV_IDEMPOTENCY_KEY_MATERIAL, type GatewayConfig } from './config.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts';
 import { routes } from './routes.ts';
@@ -66,6 +67,8 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
   });
   const handle = app.callback();
   const server = http.createServer((req, res) => void handle(req, res));
+  // What Node's parser refuses (a 100k query string, broken HTTP) gets the spec's error body too.
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(config.port, config.listenHost, resolve));
   const port = (server.address() as AddressInfo).port;

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Body, DateTime, Uuid, propertiesOf } from './common.ts';
+import { EXTERNAL_ID_MAX, EXTERNAL_NAME_MAX } from './external-ref.ts';
 
 /** Every column an integration link create sets; the order is the order of `changedFields`. */
 export const INTEGRATION_LINK_WRITABLE_FIELDS = [
@@ -17,9 +18,10 @@ export const INTEGRATION_LINK_FILTERS = ['provider', 'externalType', 'externalId
 
 const NonEmpty = Type.String({ minLength: 1 });
 const linkFields = propertiesOf(INTEGRATION_LINK_WRITABLE_FIELDS)({
-  provider: NonEmpty,
-  externalType: NonEmpty,
-  externalId: NonEmpty,
+  // The unique key of a link: bounded so that it fits a btree entry (EXTERNAL_NAME_MAX).
+  provider: Type.String({ minLength: 1, maxLength: EXTERNAL_NAME_MAX }),
+  externalType: Type.String({ minLength: 1, maxLength: EXTERNAL_NAME_MAX }),
+  externalId: Type.String({ minLength: 1, maxLength: EXTERNAL_ID_MAX }),
   alignEntityType: NonEmpty,
   alignEntityId: Uuid,
 });

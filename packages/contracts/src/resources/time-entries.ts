@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Body, DateOnly, DateTime, Nullable, NullableString, StringEnum, Uuid, YEAR_PATTERN, propertiesOf } from './common.ts';
+import { EXTERNAL_ID_MAX, EXTERNAL_NAME_MAX } from './external-ref.ts';
 import { integrationLinkProperties } from './integration-links.ts';
 
 /** Time entry statuses (spec). */
@@ -28,8 +29,11 @@ const Hours = Type.String({
   pattern: '^[0-9]{1,5}(\\.[0-9]{1,2})?$',
   description: 'decimal hours with at most 2 decimals, for example "2.5"; must agree with minutes when both are given',
 });
+/** An external system's name and a record's id in it: the unique key of a synchronised entry (EXTERNAL_NAME_MAX). */
+const ExternalSystem = Type.String({ minLength: 1, maxLength: EXTERNAL_NAME_MAX });
+const ExternalRecordId = Type.String({ minLength: 1, maxLength: EXTERNAL_ID_MAX });
 const TimeEntryExternalRef = Type.Object(
-  { provider: NonEmpty, externalType: NonEmpty, externalId: NonEmpty },
+  { provider: ExternalSystem, externalType: ExternalSystem, externalId: ExternalRecordId },
   { additionalProperties: false, description: 'makes the create an idempotent upsert and writes an IntegrationLink' },
 );
 
@@ -84,8 +88,8 @@ export const SyncTimeEntry = Body(
     userId: Type.String({ minLength: 1, format: 'uuid' }),
     workDate: WorkDateOrDateTime,
     minutes: Minutes,
-    externalSystem: NonEmpty,
-    externalId: NonEmpty,
+    externalSystem: ExternalSystem,
+    externalId: ExternalRecordId,
     billable: Type.Boolean({ default: true }),
     description: Nullable(Type.String({ maxLength: 2000 })),
     entryId: Nullable(Uuid),

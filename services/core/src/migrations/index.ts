@@ -5,6 +5,15 @@ import { entriesExtras } from './003-entries-extras.ts';
 import { peopleAndPages } from './004-people-and-pages.ts';
 import { timeEntries } from './005-time-entries.ts';
 import { outboxHeaders } from './006-outbox-headers.ts';
+import { searchDocumentBounds } from './007-search-document-bounds.ts';
 
 /** Every migration of the core schema, in order. Append; never edit a released one. */
-export const migrations: Migration[] = [spine, workItems, entriesExtras, peopleAndPages, timeEntries, outboxHeaders];
+export const migrations: Migration[] = [
+  spine,
+  workItems,
+  entriesExtras,
+  peopleAndPages,
+  timeEntries,
+  outboxHeaders,
+  searchDocumentBounds,
+];
