@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // Builds services/*/dist once per run: process-based tests start what production runs.
+    globalSetup: ['test/support/global-setup.ts'],
     include: ['test/**/*.test.ts', 'services/*/src/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },

@@ -1,8 +1,12 @@
 // `npm run --silent admin -- <command>`: the admin CLI against the local cluster's
-// database (or DATABASE_URL). Prints one JSON object; errors on stderr, exit 1.
+// database (or DATABASE_URL), built first (services/core/dist/admin-cli.js). Prints one
+// JSON object; errors on stderr, exit 1.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { build } from './build.mjs';
 import { ROOT } from './lib/bootstrap.mjs';
+
+await build();
 
 const pgPort = process.env.LOCAL_PG_PORT ?? '54329';
 const env = {
@@ -12,7 +16,7 @@ const env = {
 };
 const res = spawnSync(
   process.execPath,
-  ['--import', 'tsx', path.join(ROOT, 'services/core/src/admin/cli.ts'), ...process.argv.slice(2)],
+  ['--enable-source-maps', path.join(ROOT, 'services/core/dist/admin-cli.js'), ...process.argv.slice(2)],
   {
     cwd: ROOT,
     env,

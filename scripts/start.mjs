@@ -5,6 +5,10 @@ import readline from 'node:readline';
 import { bootstrap, ROOT } from './lib/bootstrap.mjs';
 
 bootstrap();
+// Imported once bootstrap has installed the dependencies (esbuild among them).
+const { build } = await import('./build.mjs');
+process.stderr.write('[setup] building the services (npm run build: services/*/dist)\n');
+await build();
 const { ensureKafka, ensurePostgres, stopInfra, stopPid } = await import('./lib/infra.mjs');
 
 const started = {};
@@ -44,7 +48,7 @@ try {
   }
 
   const run = (name) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services', name, 'src', 'main.ts')], {
+    const child = spawn(process.execPath, ['--enable-source-maps', path.join(ROOT, 'services', name, 'dist', 'main.js')], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,7 +86,7 @@ try {
   await waitReady(`http://127.0.0.1:${gatewayPort}/readyz`, 'gateway');
 
   const demo = JSON.parse(
-    execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/core/src/admin/cli.ts'), 'demo'], {
+    execFileSync(process.execPath, ['--enable-source-maps', path.join(ROOT, 'services/core/dist/admin-cli.js'), 'demo'], {
       cwd: ROOT,
       env,
     }).toString(),

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { dropDatabase, freshDatabaseUrl } from './support/cluster.ts';
 import type { Json } from './support/json.ts';
+import { distArgs } from './support/processes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const databaseUrl = freshDatabaseUrl('cli');
@@ -13,7 +14,7 @@ function admin(...args: string[]): Promise<{ code: number; json: Json; stderr: s
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'services/core/src/admin/cli.ts'), ...args],
+      [...distArgs('core', 'admin-cli'), ...args],
       {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: databaseUrl },

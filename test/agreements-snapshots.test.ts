@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { createProject, keyLacking, projectKey, sql } from './support/people.ts';
+import { distArgs } from './support/processes.ts';
 
 let c: TestCluster;
 let org: SeededOrg;
@@ -18,7 +19,7 @@ const SNAPSHOT_KEYS = ['createdAt', 'id', 'narrativeSource', 'reportType', 'scop
 /** Runs the real admin CLI against the test database, as an operator would. */
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/core/src/admin/cli.ts'), ...args], {
+    const child = spawn(process.execPath, [...distArgs('core', 'admin-cli'), ...args], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: c.databaseUrl, LOG_LEVEL: 'silent' },
     });

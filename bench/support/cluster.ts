@@ -5,6 +5,7 @@ import { createDb } from '@cluster/db';
 import { dropDatabase, freshDatabaseUrl, requireEnv } from '../../test/support/cluster.ts';
 import type { Json } from '../../test/support/json.ts';
 import { serviceProcess, type ServiceProcess } from '../../test/faults/support.ts';
+import { buildServices } from '../../test/support/processes.ts';
 import { clusterGroups, cpuMeter } from './cpu.ts';
 
 export interface ApiAnswer {
@@ -38,7 +39,8 @@ export interface BenchCluster {
 }
 
 /**
- * Starts the cluster for a benchmark. `env` adds service settings. BENCH_PROFILE=dir
+ * Builds and starts the cluster for a benchmark (the services run their dist, as in
+ * production). `env` adds service settings. BENCH_PROFILE=dir
  * writes a CPU profile of each service there; BENCH_NODE_ARGS adds node flags.
  */
 export async function startBenchCluster(tag: string, env: Record<string, string> = {}): Promise<BenchCluster> {
@@ -57,6 +59,7 @@ export async function startBenchCluster(tag: string, env: Record<string, string>
     ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
     ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ];
+  buildServices();
   const procs: ServiceProcess[] = [];
   const stop = async () => {
     for (const p of [...procs].reverse()) await p.stop();

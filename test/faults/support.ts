@@ -16,7 +16,7 @@ import { transportAs } from '../support/service-calls.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A service (core or delivery) running as `node --import tsx services/<name>/src/main.ts`. */
+/** A service (core or delivery) running as `node services/<name>/dist/main.js`, as in production. */
 export interface ServiceProcess {
   port: number;
   /** The running child's process id (for CPU accounting in benchmarks). */

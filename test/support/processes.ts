@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -16,21 +16,31 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Runs a service's main.ts as a real process, as `npm start` does (LOG_LEVEL warn unless `env` says otherwise). */
+/**
+ * `npm run build` without its `buf generate`: bundles each services/<name>/dist from the current
+ * sources, so processes started from dist run what the tests were written against.
+ * Vitest's global setup runs it once per run; benchmarks run it before their cluster.
+ */
+export function buildServices(): void {
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+}
+
+/** Node's arguments for a built entry point, as production runs it (`main`, or core's `admin-cli`). */
+export function distArgs(name: 'core' | 'delivery' | 'evidence' | 'gateway', entry = 'main'): string[] {
+  return ['--enable-source-maps', path.join(ROOT, 'services', name, 'dist', `${entry}.js`)];
+}
+
+/** Runs a service's built main.js as a real process, as `npm start` does (LOG_LEVEL warn unless `env` says otherwise). */
 export function spawnService(
   name: 'core' | 'delivery' | 'evidence' | 'gateway',
   env: Record<string, string>,
   opts: { nodeArgs?: string[]; stdio?: StdioOptions } = {},
 ): ChildProcess {
-  return spawn(
-    process.execPath,
-    [...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(ROOT, 'services', name, 'src', 'main.ts')],
-    {
-      cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-      stdio: opts.stdio ?? ['ignore', 'ignore', 'inherit'],
-    },
-  );
+  return spawn(process.execPath, [...(opts.nodeArgs ?? []), ...distArgs(name)], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: opts.stdio ?? ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 /** Polls `check` until it is true (a throw counts as false); fails after `timeoutMs`. */
