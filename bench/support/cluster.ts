@@ -6,7 +6,7 @@ import { dropDatabase, freshDatabaseUrl, requireEnv } from '../../test/support/c
 import type { Json } from '../../test/support/json.ts';
 import { serviceProcess, type ServiceProcess } from '../../test/faults/support.ts';
 import { buildServices } from '../../test/support/processes.ts';
-import { clusterGroups, cpuMeter } from './cpu.ts';
+import { clusterGroups, cpuMeter, type ProcessGroups } from './cpu.ts';
 
 export interface ApiAnswer {
   status: number;
@@ -30,8 +30,8 @@ export interface BenchCluster {
   call(key: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<ApiAnswer>;
   /** A new organization with an admin key (minted as the admin CLI does) and `projects` projects made through the API. */
   newOrg(name: string, projects: number): Promise<BenchOrg>;
-  /** CPU accounting of the three services, Postgres, Kafka and this process. */
-  meter(): ReturnType<typeof cpuMeter>;
+  /** CPU accounting of the three services, Postgres, Kafka, this process and any `extra` groups. */
+  meter(extra?: ProcessGroups): ReturnType<typeof cpuMeter>;
   /** The services' last log lines (printed when a run fails). */
   tails(): string;
   /** Stops the services and drops the database. */
@@ -121,14 +121,18 @@ export async function startBenchCluster(tag: string, env: Record<string, string>
       databaseUrl,
       call,
       newOrg,
-      meter: () =>
-        cpuMeter(
-          clusterGroups([
-            { name: 'gateway', pid: () => gateway.pid },
-            { name: 'core', pid: () => core.pid },
-            { name: 'delivery', pid: () => delivery.pid },
-          ]),
-        ),
+      meter: (extra = []) =>
+        cpuMeter([
+          ...clusterGroups(
+            [
+              { name: 'gateway', pid: () => gateway.pid },
+              { name: 'core', pid: () => core.pid },
+              { name: 'delivery', pid: () => delivery.pid },
+            ],
+            new URL(databaseUrl).pathname.slice(1),
+          ),
+          ...extra,
+        ]),
       tails: () => procs.map((p) => `---- ${p.tail()}`).join('\n'),
       async stop() {
         await api.close();
@@ -142,17 +146,22 @@ export async function startBenchCluster(tag: string, env: Record<string, string>
   }
 }
 
+/** The body of the benchmarks' write, an integrator filing a bug (the `i`th one). */
+export function bugReport(i: number) {
+  return {
+    type: 'bug_report',
+    title: `Checkout button does nothing #${i}`,
+    description: 'Clicking "Pay" on the checkout page shows a spinner forever.',
+    priority: 'high',
+  };
+}
+
 /** `count` entry creates (`POST /projects/:id/entries`, round-robin over the projects) by `clients` concurrent clients. */
 export function entryWriter(cluster: BenchCluster, org: BenchOrg) {
   let n = 0;
   const write = () => {
     const i = ++n;
-    return cluster.call(org.key, 'POST', `/projects/${org.projectIds[i % org.projectIds.length]}/entries`, {
-      type: 'bug_report',
-      title: `Checkout button does nothing #${i}`,
-      description: 'Clicking "Pay" on the checkout page shows a spinner forever.',
-      priority: 'high',
-    });
+    return cluster.call(org.key, 'POST', `/projects/${org.projectIds[i % org.projectIds.length]}/entries`, bugReport(i));
   };
   return {
     /** One write; resolves with the API's answer. */
