@@ -11,7 +11,7 @@ import { readGatewayConfig, startGateway } from '@cluster/gateway';
 import { WebhookService } from '@cluster/proto';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { exited, spawnService } from './support/processes.ts';
-import { transportAs } from './support/service-calls.ts';
+import { jsonOf, transportAs } from './support/service-calls.ts';
 import { createReceivers, verifyServiceSignature, verifyStandardSignature, type Receiver } from './support/receiver.ts';
 
 // A key rotation as an operator runs it (docs/runbook.md, "Rotate a sealing key"), against real
@@ -57,7 +57,8 @@ async function deliveryWith(keys: string[]) {
   const subscribe = async (url: string) => {
     const actor = { apiKeyId: org.keyId, organizationId: org.orgId, userId: org.adminId, role: 'admin', scope: 'organization' };
     const created = await webhooks.createWebhook({ actor, body: { destinationUrl: url, eventNames: ['api_key.created'] } });
-    return { id: created.resource?.id as string, secret: created.resource?.hmacSecret as string };
+    const webhook = jsonOf(created.resource);
+    return { id: webhook.id as string, secret: webhook.hmacSecret as string };
   };
   return { subscribe, stop };
 }

@@ -13,7 +13,7 @@ import {
 } from '@cluster/platform';
 import { AuditService, AuthService, ProjectService, WebhookService, type Actor } from '@cluster/proto';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
-import { transportAs } from './support/service-calls.ts';
+import { jsonOf, transportAs } from './support/service-calls.ts';
 
 /**
  * No trust inside the cluster (issue 18, item 1; docs/security.md): a call to a backend
@@ -121,7 +121,7 @@ describe('calls into the core without the gateway', () => {
       withToken(core(), () => gateway('core', claimsOf(actorA))),
     );
     const res = await projects.listProjects({ actor: { ...forgedActorOfB(), requestId: 'attack' } });
-    const ids = res.data.map((p) => p.id);
+    const ids = jsonOf(res.data).map((p: { id: string }) => p.id);
     expect(ids).toContain(a.projectId);
     expect(ids).not.toContain(b.projectId);
   });

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { createClient } from '@connectrpc/connect';
-import { transportAs } from './support/service-calls.ts';
+import { jsonOf, transportAs } from './support/service-calls.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiWrite, readDeliveryConfig, recordWrite, startDelivery } from '@cluster/delivery';
 import { createDb } from '@cluster/db';
@@ -160,7 +160,7 @@ describe('audit events of webhook writes', () => {
       actor: actorOf(org),
       body: { destinationUrl: 'https://example.com/b', eventNames: ['entry.created'] },
     });
-    const id = created.resource?.id as string;
+    const id = jsonOf(created.resource).id as string;
 
     await sleep(1500);
     expect(await auditActions(id)).toEqual([]);

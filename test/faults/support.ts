@@ -10,7 +10,7 @@ import { commitWrite } from '@cluster/outbox';
 import { portOpen, prepareKafka, stopPid } from '../../scripts/lib/infra.mjs';
 import { freePort, runningPid, spawnService, waitUntil } from '../support/processes.ts';
 import type { Receiver } from '../support/receiver.ts';
-import { transportAs } from '../support/service-calls.ts';
+import { jsonOf, transportAs } from '../support/service-calls.ts';
 
 // Fault tests: services as real child processes that can be killed with SIGKILL, and a broker of their own.
 
@@ -134,9 +134,9 @@ export async function subscribeViaRpc(
     requestId: '',
   };
   const res = await client.createWebhook({ actor, body: { destinationUrl: url, eventNames } });
-  const id = res.resource?.id;
-  if (typeof id !== 'string') throw new Error(`createWebhook answered no id: ${JSON.stringify(res.resource)}`);
-  return id;
+  const webhook = jsonOf(res.resource);
+  if (typeof webhook.id !== 'string') throw new Error(`createWebhook answered no id: ${JSON.stringify(webhook)}`);
+  return webhook.id;
 }
 
 /**

@@ -42,11 +42,6 @@ export function bodyOf<T extends object = Record<string, unknown>>(v: JsonObject
   return (v ?? {}) as T;
 }
 
-/** A plain object as a protobuf Struct value (what the RPC messages carry). */
-export function asStruct(v: object): JsonObject {
-  return v as JsonObject;
-}
-
 /**
  * A database row as JSON for an RPC answer: Dates to ISO strings, undefined dropped.
  * `only` keeps just those keys (in that order); `omit` drops those keys.
@@ -68,4 +63,18 @@ export function rowToJson(
 /** A page with its rows presented. */
 export function presentPage<R, T>(p: Page<R>, present: (row: R) => T): Page<T> {
   return { ...p, data: p.data.map(present) };
+}
+
+/**
+ * A presented resource (or array of them) as the UTF-8 JSON bytes an answer carries
+ * (`ResourceResponse.resource`, `ListResponse.data`). Serialised once here; the gateway
+ * writes these bytes as they are, so resources never go through a protobuf Struct.
+ */
+export function jsonBytes(value: object): Uint8Array {
+  return Buffer.from(JSON.stringify(value));
+}
+
+/** A page of presented resources as a list RPC's answer: its rows as one JSON array (jsonBytes). */
+export function jsonPage(p: Page<object>): { data: Uint8Array; page: number; pageSize: number; total: number } {
+  return { data: jsonBytes(p.data), page: p.page, pageSize: p.pageSize, total: p.total };
 }

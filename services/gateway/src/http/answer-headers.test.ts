@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, createRouterTransport } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, createMetrics, createSecretBox } from '@cluster/platform';
+import { createLogger, createMetrics, createSecretBox, jsonBytes } from '@cluster/platform';
 import { AuthService } from '@cluster/proto';
 import { buildGateway } from '../app.ts';
 import { createClients } from '../clients.ts';
@@ -20,7 +20,7 @@ const auth = createRouterTransport(({ service }) =>
       const actor = { apiKeyId: 'k1', organizationId: 'o1', userId: 'u1', role: 'admin', scope: 'organization', permissions };
       return { actor, apiEnabled: true };
     },
-    getMe: () => ({ resource: { id: 'k1' } }),
+    getMe: () => ({ resource: jsonBytes({ id: 'k1' }) }),
   }),
 );
 const unreachable = 'http://127.0.0.1:1';
@@ -102,6 +102,9 @@ describe('answer headers and request ids', () => {
     expect(lines.find((l) => l.msg === 'unhandled error')).toMatchObject({ level: 'error', requestId: idOf('unhandled') });
     expect(lines.find((l) => l.msg === 'backend unavailable')).toMatchObject({ level: 'warn', requestId: idOf('backendDown') });
     expect(JSON.parse(answers.unhandled.body).details.requestId).toBe(idOf('unhandled'));
+    // A resource is the backend's JSON bytes, written as they are, declared as JSON.
+    expect(answers.ok.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(answers.ok.body).toBe('{"id":"k1"}');
   });
 
   it('operational answers are nosniff with a request id, and may be cached', async () => {

@@ -39,7 +39,7 @@ export async function withIdempotency(
     const sealed = (begun.body as { sealed?: string } | undefined)?.sealed;
     return {
       status: begun.status,
-      body: sealed ? JSON.parse(box.open(sealed, `${apiKeyId}|${key}`)) : undefined,
+      body: sealed ? Buffer.from(box.open(sealed, `${apiKeyId}|${key}`)) : undefined,
       headers: { ...((begun.headers as Record<string, string>) ?? {}), 'Idempotent-Replayed': 'true' },
     };
   }
@@ -52,7 +52,7 @@ export async function withIdempotency(
       await clients.idempotency.releaseIdempotent({ apiKeyId, key }).catch(() => {});
       throw err;
     }
-    await store(clients, box, apiKeyId, key, { status, body: errorBodyOf(err) });
+    await store(clients, box, apiKeyId, key, { status, body: Buffer.from(JSON.stringify(errorBodyOf(err))) });
     throw err;
   }
   await store(clients, box, apiKeyId, key, result);
@@ -68,7 +68,8 @@ function errorBodyOf(err: DomainError): unknown {
 /**
  * Stores an answer for replay. The body is sealed (AES-256-GCM, bound to the API key
  * and Idempotency-Key): answers can hold secrets shown once, such as a webhook's
- * hmacSecret, and must not sit in clear in the database for 24 hours.
+ * hmacSecret, and must not sit in clear in the database for 24 hours. What is sealed is
+ * the answer's JSON text exactly as it was written, and a replay writes that text again.
  */
 async function store(clients: Clients, box: SecretBox, apiKeyId: string, key: string, result: RouteResult): Promise<void> {
   const headers: JsonObject = {};
@@ -77,7 +78,7 @@ async function store(clients: Clients, box: SecretBox, apiKeyId: string, key: st
     apiKeyId,
     key,
     status: result.status,
-    body: result.body === undefined ? undefined : { sealed: box.seal(JSON.stringify(result.body), `${apiKeyId}|${key}`) },
+    body: result.body === undefined ? undefined : { sealed: box.seal(Buffer.from(result.body).toString(), `${apiKeyId}|${key}`) },
     headers,
   });
 }

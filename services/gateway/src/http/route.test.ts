@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Type } from '@sinclair/typebox';
 import { Body, ListQuery, StringEnum } from '@cluster/contracts';
-import { DomainError } from '@cluster/platform';
+import { DomainError, jsonBytes } from '@cluster/platform';
 import { create } from '@bufbuild/protobuf';
 import { ActorSchema } from '@cluster/proto';
 import { createClients } from '../clients.ts';
 import { ok } from './results.ts';
-import { defineRoute, type RouteRequest } from './route.ts';
+import { defineRoute, type RouteRequest, type RouteResult } from './route.ts';
 
 const ThingCreate = Body({ name: Type.String({ minLength: 1 }), size: Type.Integer() }, { required: ['name'] });
 const ThingQuery = ListQuery({ colour: StringEnum(['red', 'blue']) });
@@ -22,7 +22,7 @@ const echo = defineRoute({
   response: { status: 201 },
   handler: async ({ body, query, params }) => ({
     status: 201,
-    body: { name: body.name, size: body.size ?? null, query, params },
+    body: jsonBytes({ name: body.name, size: body.size ?? null, query, params }),
   }),
 });
 const bare = defineRoute({
@@ -31,7 +31,7 @@ const bare = defineRoute({
   summary: 'Poke a thing',
   tag: 'things',
   response: { status: 200 },
-  handler: async ({ body, query }) => ok({ body, query }),
+  handler: async ({ body, query }) => ok(jsonBytes({ body, query })),
 });
 
 // Never called: the handlers here do not reach a backend.
@@ -46,6 +46,12 @@ const request = (json: unknown, query: Record<string, unknown> = {}): RouteReque
   query,
   clients,
 });
+
+/** A run's result with its JSON body parsed. */
+async function parsed(run: Promise<RouteResult>): Promise<{ status: number; body: unknown }> {
+  const { status, body } = await run;
+  return { status, body: body && JSON.parse(Buffer.from(body).toString()) };
+}
 
 /** The problems of the 400 a run throws. */
 async function problems(run: Promise<unknown>): Promise<unknown> {
@@ -71,7 +77,7 @@ describe('defineRoute', () => {
   });
 
   it('hands the handler the validated body and the coerced query, with defaults', async () => {
-    const result = await echo.run(request({ name: 'a', size: 2 }, { colour: 'red', pageSize: '5', other: 'kept' }));
+    const result = await parsed(echo.run(request({ name: 'a', size: 2 }, { colour: 'red', pageSize: '5', other: 'kept' })));
     expect(result).toEqual({
       status: 201,
       body: { name: 'a', size: 2, query: { colour: 'red', page: 1, pageSize: 5, other: 'kept' }, params: { id: 't1' } },
@@ -94,6 +100,6 @@ describe('defineRoute', () => {
   });
 
   it('gives a route without schemas empty input, whatever the request carried', async () => {
-    expect(await bare.run(request([1, 2], { q: 'x' }))).toEqual({ status: 200, body: { body: {}, query: {} } });
+    expect(await parsed(bare.run(request([1, 2], { q: 'x' })))).toEqual({ status: 200, body: { body: {}, query: {} } });
   });
 });

@@ -26,7 +26,12 @@ export interface RouteRequest {
 /** What a handler answers: the status, the body, and headers to set. */
 export interface RouteResult {
   status: number;
-  body?: unknown;
+  /**
+   * The answer as UTF-8 JSON bytes, written as they are: the backend's serialised resource or
+   * page (`results.ts`), or a stored answer replayed. A handler that needs a field of a resource
+   * parses the bytes itself.
+   */
+  body?: Uint8Array;
   headers?: Record<string, string>;
 }
 

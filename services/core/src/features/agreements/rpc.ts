@@ -1,5 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import { pageArgs } from '@cluster/platform';
+import { jsonBytes, jsonPage, pageArgs } from '@cluster/platform';
 import type { AgreementService } from '@cluster/proto';
 import type { createAgreementService } from './service.ts';
 
@@ -7,10 +7,10 @@ import type { createAgreementService } from './service.ts';
 export function agreementRpc(agreements: ReturnType<typeof createAgreementService>): ServiceImpl<typeof AgreementService> {
   return {
     async listAgreements(req) {
-      return agreements.list(req.actor, req.parentId, pageArgs(req));
+      return jsonPage(await agreements.list(req.actor, req.parentId, pageArgs(req)));
     },
     async getAgreement(req) {
-      return { resource: await agreements.get(req.actor, req.id) };
+      return { resource: jsonBytes(await agreements.get(req.actor, req.id)) };
     },
   };
 }

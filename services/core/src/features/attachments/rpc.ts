@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { AttachmentCreateBody } from '@cluster/contracts';
-import { bodyOf, pageArgs } from '@cluster/platform';
+import { bodyOf, jsonBytes, jsonPage, pageArgs } from '@cluster/platform';
 import type { AttachmentService } from '@cluster/proto';
 import type { createAttachmentService } from './service.ts';
 
@@ -8,16 +8,16 @@ import type { createAttachmentService } from './service.ts';
 export function attachmentRpc(attachments: ReturnType<typeof createAttachmentService>): ServiceImpl<typeof AttachmentService> {
   return {
     async listAttachments(req) {
-      return attachments.list(req.actor, req.parentId, pageArgs(req));
+      return jsonPage(await attachments.list(req.actor, req.parentId, pageArgs(req)));
     },
     async registerAttachment(req) {
       return {
-        resource: await attachments.register(req.actor, req.parentId, bodyOf<AttachmentCreateBody>(req.body)),
+        resource: jsonBytes(await attachments.register(req.actor, req.parentId, bodyOf<AttachmentCreateBody>(req.body))),
         created: true,
       };
     },
     async getAttachment(req) {
-      return { resource: await attachments.get(req.actor, req.id) };
+      return { resource: jsonBytes(await attachments.get(req.actor, req.id)) };
     },
     async deleteAttachment(req) {
       await attachments.remove(req.actor, req.id);

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import { bodyOf, pageArgs } from '@cluster/platform';
+import { bodyOf, jsonPage, pageArgs } from '@cluster/platform';
 import type { AuditService } from '@cluster/proto';
 import type { createAuditEventService } from './service.ts';
 
@@ -7,7 +7,7 @@ import type { createAuditEventService } from './service.ts';
 export function auditEventRpc(auditEvents: ReturnType<typeof createAuditEventService>): ServiceImpl<typeof AuditService> {
   return {
     async listAuditEvents(req) {
-      return auditEvents.list(req.actor, req.parentId || undefined, bodyOf(req.query), pageArgs(req));
+      return jsonPage(await auditEvents.list(req.actor, req.parentId || undefined, bodyOf(req.query), pageArgs(req)));
     },
     async recordAuditEvent(req) {
       await auditEvents.record(req.actor, {

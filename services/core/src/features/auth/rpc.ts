@@ -1,4 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
+import { jsonBytes } from '@cluster/platform';
 import type { AuthService } from '@cluster/proto';
 import type { createAuthService } from './service.ts';
 
@@ -9,7 +10,7 @@ export function authRpc(auth: ReturnType<typeof createAuthService>): ServiceImpl
       return auth.authenticate(req.key, req.requestId);
     },
     async getMe(req) {
-      return { resource: await auth.me(req.actor) };
+      return { resource: jsonBytes(await auth.me(req.actor)) };
     },
   };
 }

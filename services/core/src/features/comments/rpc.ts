@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { CommentCreateBody, CommentUpdateBody } from '@cluster/contracts';
-import { bodyOf, pageArgs } from '@cluster/platform';
+import { bodyOf, jsonBytes, jsonPage, pageArgs } from '@cluster/platform';
 import type { CommentService } from '@cluster/proto';
 import type { createCommentService } from './service.ts';
 
@@ -8,16 +8,19 @@ import type { createCommentService } from './service.ts';
 export function commentRpc(comments: ReturnType<typeof createCommentService>): ServiceImpl<typeof CommentService> {
   return {
     async listComments(req) {
-      return comments.list(req.actor, req.parentId, pageArgs(req));
+      return jsonPage(await comments.list(req.actor, req.parentId, pageArgs(req)));
     },
     async createComment(req) {
-      return { resource: await comments.create(req.actor, req.parentId, bodyOf<CommentCreateBody>(req.body)), created: true };
+      return {
+        resource: jsonBytes(await comments.create(req.actor, req.parentId, bodyOf<CommentCreateBody>(req.body))),
+        created: true,
+      };
     },
     async getComment(req) {
-      return { resource: await comments.get(req.actor, req.id) };
+      return { resource: jsonBytes(await comments.get(req.actor, req.id)) };
     },
     async updateComment(req) {
-      return { resource: await comments.update(req.actor, req.id, bodyOf<CommentUpdateBody>(req.body)) };
+      return { resource: jsonBytes(await comments.update(req.actor, req.id, bodyOf<CommentUpdateBody>(req.body))) };
     },
     async deleteComment(req) {
       await comments.remove(req.actor, req.id);

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { IntegrationLinkCreateBody, IntegrationLinkUpdateBody } from '@cluster/contracts';
-import { bodyOf, pageArgs } from '@cluster/platform';
+import { bodyOf, jsonBytes, jsonPage, pageArgs } from '@cluster/platform';
 import type { IntegrationLinkService } from '@cluster/proto';
 import type { createIntegrationLinkService } from './service.ts';
 
@@ -10,16 +10,17 @@ export function integrationLinkRpc(
 ): ServiceImpl<typeof IntegrationLinkService> {
   return {
     async listIntegrationLinks(req) {
-      return links.list(req.actor, bodyOf(req.query), pageArgs(req));
+      return jsonPage(await links.list(req.actor, bodyOf(req.query), pageArgs(req)));
     },
     async createIntegrationLink(req) {
-      return links.create(req.actor, bodyOf<IntegrationLinkCreateBody>(req.body));
+      const { resource, created } = await links.create(req.actor, bodyOf<IntegrationLinkCreateBody>(req.body));
+      return { resource: jsonBytes(resource), created };
     },
     async getIntegrationLink(req) {
-      return { resource: await links.get(req.actor, req.id) };
+      return { resource: jsonBytes(await links.get(req.actor, req.id)) };
     },
     async updateIntegrationLink(req) {
-      return { resource: await links.update(req.actor, req.id, bodyOf<IntegrationLinkUpdateBody>(req.body)) };
+      return { resource: jsonBytes(await links.update(req.actor, req.id, bodyOf<IntegrationLinkUpdateBody>(req.body))) };
     },
     async deleteIntegrationLink(req) {
       await links.remove(req.actor, req.id);

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { MemberCreateBody, MemberUpdateBody } from '@cluster/contracts';
-import { bodyOf, pageArgs } from '@cluster/platform';
+import { bodyOf, jsonBytes, jsonPage, pageArgs } from '@cluster/platform';
 import type { MemberService } from '@cluster/proto';
 import type { createMemberService } from './service.ts';
 
@@ -8,13 +8,16 @@ import type { createMemberService } from './service.ts';
 export function memberRpc(members: ReturnType<typeof createMemberService>): ServiceImpl<typeof MemberService> {
   return {
     async listMembers(req) {
-      return members.list(req.actor, req.parentId, pageArgs(req));
+      return jsonPage(await members.list(req.actor, req.parentId, pageArgs(req)));
     },
     async addMember(req) {
-      return { resource: await members.add(req.actor, req.parentId, bodyOf<MemberCreateBody>(req.body)), created: true };
+      return {
+        resource: jsonBytes(await members.add(req.actor, req.parentId, bodyOf<MemberCreateBody>(req.body))),
+        created: true,
+      };
     },
     async updateMember(req) {
-      return { resource: await members.update(req.actor, req.parentId, req.id, bodyOf<MemberUpdateBody>(req.body)) };
+      return { resource: jsonBytes(await members.update(req.actor, req.parentId, req.id, bodyOf<MemberUpdateBody>(req.body))) };
     },
     async removeMember(req) {
       await members.remove(req.actor, req.parentId, req.id);

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { ReleaseCreateBody, ReleaseUpdateBody } from '@cluster/contracts';
-import { bodyOf, pageArgs } from '@cluster/platform';
+import { bodyOf, jsonBytes, jsonPage, pageArgs } from '@cluster/platform';
 import type { ReleaseService } from '@cluster/proto';
 import type { createReleaseService } from './service.ts';
 
@@ -8,16 +8,19 @@ import type { createReleaseService } from './service.ts';
 export function releaseRpc(releases: ReturnType<typeof createReleaseService>): ServiceImpl<typeof ReleaseService> {
   return {
     async listReleases(req) {
-      return releases.list(req.actor, req.parentId, bodyOf(req.query), pageArgs(req));
+      return jsonPage(await releases.list(req.actor, req.parentId, bodyOf(req.query), pageArgs(req)));
     },
     async createRelease(req) {
-      return { resource: await releases.create(req.actor, req.parentId, bodyOf<ReleaseCreateBody>(req.body)), created: true };
+      return {
+        resource: jsonBytes(await releases.create(req.actor, req.parentId, bodyOf<ReleaseCreateBody>(req.body))),
+        created: true,
+      };
     },
     async getRelease(req) {
-      return { resource: await releases.get(req.actor, req.id) };
+      return { resource: jsonBytes(await releases.get(req.actor, req.id)) };
     },
     async updateRelease(req) {
-      return { resource: await releases.update(req.actor, req.id, bodyOf<ReleaseUpdateBody>(req.body)) };
+      return { resource: jsonBytes(await releases.update(req.actor, req.id, bodyOf<ReleaseUpdateBody>(req.body))) };
     },
     async deleteRelease(req) {
       await releases.remove(req.actor, req.id);

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import { bodyOf } from '@cluster/platform';
+import { bodyOf, jsonPage } from '@cluster/platform';
 import type { SearchService } from '@cluster/proto';
 import { SEARCH_LIMIT, type createSearchService } from './service.ts';
 
@@ -8,7 +8,7 @@ export function searchRpc(search: ReturnType<typeof createSearchService>): Servi
   return {
     async search(req) {
       const data = await search.search(req.actor, bodyOf(req.query).q);
-      return { data, page: 1, pageSize: SEARCH_LIMIT, total: data.length };
+      return jsonPage({ data, page: 1, pageSize: SEARCH_LIMIT, total: data.length });
     },
   };
 }

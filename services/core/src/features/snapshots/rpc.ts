@@ -1,5 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import { pageArgs } from '@cluster/platform';
+import { jsonPage, pageArgs } from '@cluster/platform';
 import type { SnapshotService } from '@cluster/proto';
 import type { createSnapshotService } from './service.ts';
 
@@ -7,7 +7,7 @@ import type { createSnapshotService } from './service.ts';
 export function snapshotRpc(snapshots: ReturnType<typeof createSnapshotService>): ServiceImpl<typeof SnapshotService> {
   return {
     async listSnapshots(req) {
-      return snapshots.list(req.actor, req.parentId, pageArgs(req));
+      return jsonPage(await snapshots.list(req.actor, req.parentId, pageArgs(req)));
     },
   };
 }

@@ -6,7 +6,7 @@ import type {
   TimeEntryReasonBody,
   TimeEntryUpdateBody,
 } from '@cluster/contracts';
-import { bodyOf, pageArgs } from '@cluster/platform';
+import { bodyOf, jsonBytes, jsonPage, pageArgs } from '@cluster/platform';
 import type { TimeEntryService } from '@cluster/proto';
 import type { createTimeEntryService } from './service.ts';
 
@@ -14,37 +14,43 @@ import type { createTimeEntryService } from './service.ts';
 export function timeEntryRpc(timeEntries: ReturnType<typeof createTimeEntryService>): ServiceImpl<typeof TimeEntryService> {
   return {
     async listTimeEntries(req) {
-      return timeEntries.list(req.actor, req.parentId || undefined, bodyOf(req.query), pageArgs(req));
+      return jsonPage(await timeEntries.list(req.actor, req.parentId || undefined, bodyOf(req.query), pageArgs(req)));
     },
     async createTimeEntry(req) {
-      return timeEntries.create(req.actor, req.parentId, bodyOf<TimeEntryCreateBody>(req.body));
+      const { resource, created } = await timeEntries.create(req.actor, req.parentId, bodyOf<TimeEntryCreateBody>(req.body));
+      return { resource: jsonBytes(resource), created };
     },
     async getTimeEntry(req) {
-      return { resource: await timeEntries.get(req.actor, req.id) };
+      return { resource: jsonBytes(await timeEntries.get(req.actor, req.id)) };
     },
     async updateTimeEntry(req) {
-      return { resource: await timeEntries.update(req.actor, req.id, bodyOf<TimeEntryUpdateBody>(req.body)) };
+      return { resource: jsonBytes(await timeEntries.update(req.actor, req.id, bodyOf<TimeEntryUpdateBody>(req.body))) };
     },
     async submitTimeEntry(req) {
-      return timeEntries.submit(req.actor, req.id);
+      const { resource } = await timeEntries.submit(req.actor, req.id);
+      return { resource: jsonBytes(resource) };
     },
     async approveTimeEntry(req) {
-      return timeEntries.approve(req.actor, req.id, bodyOf<TimeEntryApproveBody>(req.body));
+      const { resource } = await timeEntries.approve(req.actor, req.id, bodyOf<TimeEntryApproveBody>(req.body));
+      return { resource: jsonBytes(resource) };
     },
     async rejectTimeEntry(req) {
-      return timeEntries.reject(req.actor, req.id, bodyOf<TimeEntryReasonBody>(req.body));
+      const { resource } = await timeEntries.reject(req.actor, req.id, bodyOf<TimeEntryReasonBody>(req.body));
+      return { resource: jsonBytes(resource) };
     },
     async unlockTimeEntry(req) {
-      return timeEntries.unlock(req.actor, req.id, bodyOf<TimeEntryReasonBody>(req.body));
+      const { resource } = await timeEntries.unlock(req.actor, req.id, bodyOf<TimeEntryReasonBody>(req.body));
+      return { resource: jsonBytes(resource) };
     },
     async syncTimeEntry(req) {
-      return timeEntries.sync(req.actor, bodyOf<SyncTimeEntryBody>(req.body));
+      const { resource, created } = await timeEntries.sync(req.actor, bodyOf<SyncTimeEntryBody>(req.body));
+      return { resource: jsonBytes(resource), created };
     },
     async getTimeSummary(req) {
-      return { resource: await timeEntries.timeSummary(req.actor, req.id, bodyOf(req.query)) };
+      return { resource: jsonBytes(await timeEntries.timeSummary(req.actor, req.id, bodyOf(req.query))) };
     },
     async getCostSummary(req) {
-      return { resource: await timeEntries.costSummary(req.actor, req.id) };
+      return { resource: jsonBytes(await timeEntries.costSummary(req.actor, req.id)) };
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { InviteRequestBody, UserUpdateBody } from '@cluster/contracts';
-import { asStruct, bodyOf, pageArgs } from '@cluster/platform';
+import { bodyOf, jsonBytes, jsonPage, pageArgs } from '@cluster/platform';
 import type { UserService } from '@cluster/proto';
 import type { BulkInviteCall, createInviteService } from './invite.ts';
 import type { createUserService } from './service.ts';
@@ -12,20 +12,20 @@ export function userRpc(
 ): ServiceImpl<typeof UserService> {
   return {
     async listUsers(req) {
-      return users.list(req.actor, bodyOf(req.query), pageArgs(req));
+      return jsonPage(await users.list(req.actor, bodyOf(req.query), pageArgs(req)));
     },
     async getUser(req) {
-      return { resource: await users.get(req.actor, req.id) };
+      return { resource: jsonBytes(await users.get(req.actor, req.id)) };
     },
     async updateUser(req) {
-      return { resource: await users.update(req.actor, req.id, bodyOf<UserUpdateBody>(req.body)) };
+      return { resource: jsonBytes(await users.update(req.actor, req.id, bodyOf<UserUpdateBody>(req.body))) };
     },
     async inviteUser(req) {
       const res = await invites.invite(req.actor, bodyOf<InviteRequestBody>(req.body));
-      return { resource: asStruct(res), created: res.created };
+      return { resource: jsonBytes(res), created: res.created };
     },
     async bulkInvite(req) {
-      return { resource: asStruct(await invites.bulkInvite(req.actor, bodyOf<BulkInviteCall>(req.body))) };
+      return { resource: jsonBytes(await invites.bulkInvite(req.actor, bodyOf<BulkInviteCall>(req.body))) };
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { WikiPageCreateBody, WikiPageUpdateBody } from '@cluster/contracts';
-import { bodyOf, pageArgs } from '@cluster/platform';
+import { bodyOf, jsonBytes, jsonPage, pageArgs } from '@cluster/platform';
 import type { WikiService } from '@cluster/proto';
 import type { createWikiService } from './service.ts';
 
@@ -8,16 +8,17 @@ import type { createWikiService } from './service.ts';
 export function wikiRpc(wiki: ReturnType<typeof createWikiService>): ServiceImpl<typeof WikiService> {
   return {
     async listWikiPages(req) {
-      return wiki.list(req.actor, req.parentId, pageArgs(req));
+      return jsonPage(await wiki.list(req.actor, req.parentId, pageArgs(req)));
     },
     async createWikiPage(req) {
-      return wiki.create(req.actor, req.parentId, bodyOf<WikiPageCreateBody>(req.body));
+      const { resource, created } = await wiki.create(req.actor, req.parentId, bodyOf<WikiPageCreateBody>(req.body));
+      return { resource: jsonBytes(resource), created };
     },
     async getWikiPage(req) {
-      return { resource: await wiki.get(req.actor, req.id) };
+      return { resource: jsonBytes(await wiki.get(req.actor, req.id)) };
     },
     async updateWikiPage(req) {
-      return { resource: await wiki.update(req.actor, req.id, bodyOf<WikiPageUpdateBody>(req.body)) };
+      return { resource: jsonBytes(await wiki.update(req.actor, req.id, bodyOf<WikiPageUpdateBody>(req.body))) };
     },
     async deleteWikiPage(req) {
       await wiki.remove(req.actor, req.id);

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import { bodyOf, pageArgs } from '@cluster/platform';
+import { bodyOf, jsonBytes, jsonPage, pageArgs } from '@cluster/platform';
 import type { WebhookService } from '@cluster/proto';
 import type { DeliveryService } from './service.ts';
 
@@ -9,11 +9,11 @@ export function deliveryRpc(
 ): Pick<ServiceImpl<typeof WebhookService>, 'listDeliveries' | 'getDelivery'> {
   return {
     async listDeliveries(req) {
-      return deliveries.list(req.actor, req.parentId, bodyOf(req.query), pageArgs(req));
+      return jsonPage(await deliveries.list(req.actor, req.parentId, bodyOf(req.query), pageArgs(req)));
     },
     async getDelivery(req) {
       const subscriptionId = bodyOf<{ subscriptionId?: string }>(req.query).subscriptionId ?? '';
-      return { resource: await deliveries.get(req.actor, subscriptionId, req.id) };
+      return { resource: jsonBytes(await deliveries.get(req.actor, subscriptionId, req.id)) };
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { WebhookCreateBody, WebhookUpdateBody } from '@cluster/contracts';
-import { bodyOf, pageArgs } from '@cluster/platform';
+import { bodyOf, jsonBytes, jsonPage, pageArgs } from '@cluster/platform';
 import type { WebhookService } from '@cluster/proto';
 import type { SubscriptionService } from './service.ts';
 
@@ -13,23 +13,23 @@ export function subscriptionRpc(
 > {
   return {
     async listWebhooks(req) {
-      return subscriptions.list(req.actor, bodyOf(req.query), pageArgs(req));
+      return jsonPage(await subscriptions.list(req.actor, bodyOf(req.query), pageArgs(req)));
     },
     async createWebhook(req) {
-      return { resource: await subscriptions.create(req.actor, bodyOf<WebhookCreateBody>(req.body)), created: true };
+      return { resource: jsonBytes(await subscriptions.create(req.actor, bodyOf<WebhookCreateBody>(req.body))), created: true };
     },
     async getWebhook(req) {
-      return { resource: await subscriptions.get(req.actor, req.id) };
+      return { resource: jsonBytes(await subscriptions.get(req.actor, req.id)) };
     },
     async updateWebhook(req) {
-      return { resource: await subscriptions.update(req.actor, req.id, bodyOf<WebhookUpdateBody>(req.body)) };
+      return { resource: jsonBytes(await subscriptions.update(req.actor, req.id, bodyOf<WebhookUpdateBody>(req.body))) };
     },
     async deleteWebhook(req) {
       await subscriptions.remove(req.actor, req.id);
       return {};
     },
     async rotateWebhookSecret(req) {
-      return { resource: await subscriptions.rotateSecret(req.actor, req.id) };
+      return { resource: jsonBytes(await subscriptions.rotateSecret(req.actor, req.id)) };
     },
   };
 }

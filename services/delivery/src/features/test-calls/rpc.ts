@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { WebhookTestRequestBody } from '@cluster/contracts';
-import { bodyOf } from '@cluster/platform';
+import { bodyOf, jsonBytes } from '@cluster/platform';
 import type { WebhookService } from '@cluster/proto';
 import type { TestCallService } from './service.ts';
 
@@ -8,7 +8,7 @@ import type { TestCallService } from './service.ts';
 export function testCallRpc(testCalls: TestCallService): Pick<ServiceImpl<typeof WebhookService>, 'testWebhook'> {
   return {
     async testWebhook(req) {
-      return { resource: await testCalls.fire(req.actor, req.id, bodyOf<WebhookTestRequestBody>(req.body)) };
+      return { resource: jsonBytes(await testCalls.fire(req.actor, req.id, bodyOf<WebhookTestRequestBody>(req.body))) };
     },
   };
 }

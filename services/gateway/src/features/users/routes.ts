@@ -13,7 +13,7 @@ import {
   UserUpdate,
 } from '@cluster/contracts';
 import { DomainError } from '@cluster/platform';
-import { list, listArgs, ok } from '../../http/results.ts';
+import { list, listArgs, ok, upserted } from '../../http/results.ts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
 import { toStruct } from '../../http/struct.ts';
 import { validateBody } from '../../http/validate.ts';
@@ -59,8 +59,7 @@ export const userRoutes: RouteDef[] = [
     body: InviteRequest,
     response: { status: 201, schema: InviteResponse, description: 'Created (201) or an existing user (200, created: false)' },
     handler: async ({ actor, body, clients }) => {
-      const res = await clients.users.inviteUser({ actor, body: toStruct(body) });
-      return { status: res.created ? 201 : 200, body: res.resource };
+      return upserted(await clients.users.inviteUser({ actor, body: toStruct(body) }));
     },
   }),
   defineRoute({
