@@ -91,7 +91,8 @@ function frameName(node: ProfileNode): string {
 /** Which service ran: the first services/<name>/src/main.ts among the frames. */
 function serviceOf(profile: Profile): string | undefined {
   for (const { callFrame } of profile.nodes) {
-    const match = /services\/([\w-]+)\/src\/main\.ts$/.exec(callFrame.url);
+    // The entry point: its compiled bundle (dist/main.js), or its source when run through tsx.
+    const match = /services\/([\w-]+)\/(?:src\/main\.ts|dist\/main\.js)$/.exec(callFrame.url);
     if (match) return match[1];
   }
   return undefined;
