@@ -22,53 +22,25 @@ if (lint.status !== 0) {
   process.exit(1);
 }
 
-const { ensureKafka, ensurePostgres, stopInfra } = await import('./lib/infra.mjs');
-const started = {};
-let code;
-try {
-  const [pg, kafka] = await Promise.all([ensurePostgres(), ensureKafka()]);
-  if (pg.started) started.postgres = pg;
-  if (kafka.started) started.kafka = kafka;
-  mkdirSync(path.join(ROOT, '.data'), { recursive: true });
-  const report = path.join(ROOT, '.data', 'vitest-report.json');
-  const res = spawnSync(
-    'npx',
-    [
-      '--no-install',
-      'vitest',
-      'run',
-      '--reporter=default',
-      '--reporter=json',
-      `--outputFile.json=${report}`,
-      ...process.argv.slice(2),
-    ],
-    {
-      cwd: ROOT,
-      stdio: 'inherit',
-      env: {
-        ...process.env,
-        TEST_DATABASE_URL: pg.url,
-        KAFKA_BROKERS: kafka.brokers,
-        LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-      },
-    },
-  );
-  code = res.status ?? 1;
-  if (existsSync(report)) {
-    const r = JSON.parse(readFileSync(report, 'utf8'));
-    // A file that fails before its tests run (a beforeAll, an import) counts as one failure too;
-    // a file whose failure is already a failed test is not counted twice.
-    const brokenFiles = (r.testResults ?? []).filter(
-      (f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'),
-    ).length;
-    const failed = r.numFailedTests + brokenFiles;
-    process.stdout.write(`\n${r.numPassedTests} passed, ${failed} failed\n`);
-    if (r.numTotalTests === 0 || failed > 0 || r.success === false) code = code || 1;
-  } else {
+const { runVitest } = await import('./lib/infra.mjs');
+const report = path.join(ROOT, '.data', 'vitest-report.json');
+mkdirSync(path.dirname(report), { recursive: true });
+const args = ['--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
+process.exit(await runVitest(args, { after: summarise }));
+
+/** Prints "N passed, M failed" from vitest's JSON report; the exit code is non-zero on any failure. */
+function summarise(status) {
+  if (!existsSync(report)) {
     process.stdout.write('\n0 passed, 1 failed\n');
-    code = code || 1;
+    return status || 1;
   }
-} finally {
-  await stopInfra(started);
+  const r = JSON.parse(readFileSync(report, 'utf8'));
+  // A file that fails before its tests run (a beforeAll, an import) counts as one failure too;
+  // a file whose failure is already a failed test is not counted twice.
+  const brokenFiles = (r.testResults ?? []).filter(
+    (f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'),
+  ).length;
+  const failed = r.numFailedTests + brokenFiles;
+  process.stdout.write(`\n${r.numPassedTests} passed, ${failed} failed\n`);
+  return r.numTotalTests === 0 || failed > 0 || r.success === false ? status || 1 : status;
 }
-process.exit(code);

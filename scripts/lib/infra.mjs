@@ -3,7 +3,7 @@
 // Kafka's jars from Maven Central), each started as a detached process with a pid
 // file under .data/, reused when already running, and only used when
 // DATABASE_URL / KAFKA_BROKERS are not given.
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -315,4 +315,33 @@ export async function stopPid(pid, { name, graceMs = 15000, signal = 'SIGTERM' }
 export async function stopInfra(started) {
   if (started.kafka?.pid) await stopPid(started.kafka.pid, { name: 'Kafka', graceMs: 20000 });
   if (started.postgres?.pid) await stopPid(started.postgres.pid, { name: 'PostgreSQL', signal: 'SIGINT' });
+}
+
+/**
+ * Runs vitest (`args` after `vitest run`) against the local Postgres and Kafka, started when
+ * DATABASE_URL / KAFKA_BROKERS are not given and stopped afterwards, whatever happens; `env`
+ * adds variables. `after(status)` runs before the servers stop and returns the exit code
+ * (default: vitest's). The one test runner of `npm test` and `npm run fuzz`.
+ */
+export async function runVitest(args, { env = {}, after = (status) => status } = {}) {
+  const started = {};
+  try {
+    const [pg, kafka] = await Promise.all([ensurePostgres(), ensureKafka()]);
+    if (pg.started) started.postgres = pg;
+    if (kafka.started) started.kafka = kafka;
+    const res = spawnSync('npx', ['--no-install', 'vitest', 'run', ...args], {
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        TEST_DATABASE_URL: pg.url,
+        KAFKA_BROKERS: kafka.brokers,
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+        ...env,
+      },
+    });
+    return after(res.status ?? 1);
+  } finally {
+    await stopInfra(started);
+  }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DomainError } from './errors.ts';
+import { reasonOf } from './test-kit.ts';
 import {
   TOKEN_TTL_S,
   createTokenSigner,
@@ -26,14 +26,6 @@ const ACTOR: ActorClaims = {
 /** Verifies as `core` with the development keys, at `now` ms. */
 function coreVerifier(now: () => number, keys: ServiceKeys = devServiceKeys('core')) {
   return createTokenVerifier(keys, now);
-}
-
-async function reasonOf(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  return err instanceof DomainError ? err.reason : `not refused: ${String(err)}`;
 }
 
 describe('service tokens', () => {

@@ -24,16 +24,6 @@ export function testActor(over: Partial<Actor> = {}): Actor {
   } as Actor;
 }
 
-/** The DomainError reason a promise rejects with ('no error' when it resolves; the message of any other error). */
-export async function reasonOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'no error';
-  } catch (err) {
-    return err instanceof DomainError ? err.reason : String(err);
-  }
-}
-
 /**
  * A body the gateway would refuse (an unknown key, a read-only field), typed as the body a
  * service takes: for tests of the core's own defences behind the gateway's validation. The
@@ -56,3 +46,5 @@ export async function answerOf(p: Promise<unknown>): Promise<unknown> {
     return { status: err.status, reason: err.reason, message: err.message, details: err.details ?? null };
   }
 }
+
+export { reasonOf } from '@cluster/platform/test-kit';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { reasonOf } from '@cluster/platform/test-kit';
 import { create } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
 import { DomainError, toConnectError } from '@cluster/platform';
@@ -37,14 +38,6 @@ function fakeAuth(valid: Set<string>) {
     },
   } as unknown as Client<typeof AuthService>;
   return { client, calls };
-}
-
-async function reasonOf(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  return err instanceof DomainError ? err.reason : `not refused: ${String(err)}`;
 }
 
 describe('authenticator (pipeline step 2)', () => {
