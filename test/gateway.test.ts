@@ -100,6 +100,14 @@ describe('HTTP behaviour', () => {
     expect(wrong.status).toBe(405);
     expect(wrong.body.reason).toBe('method_not_allowed');
     expect(wrong.headers.get('allow')).toBe('GET, POST');
+    // Neither adds a metrics series named after the raw path (one per id would grow without bound).
+    await c.api(org.key, 'DELETE', `/projects/${org.projectId}/entries`);
+    const metrics = await (await fetch(`${c.baseUrl.replace('/api/v1', '')}/metrics`)).text();
+    const series = metrics
+      .split('\n')
+      .filter((l) => l.startsWith('gateway_http_requests_total{') && l.includes('method="DELETE"'));
+    expect(series.some((l) => l.includes('route="unmatched"') && l.includes('status="405"'))).toBe(true);
+    expect(metrics).not.toContain(org.projectId);
   });
 
   it('a body over 1 MiB is 413 payload_too_large', async () => {

@@ -100,7 +100,8 @@ export function buildGateway(deps: GatewayDeps): Koa {
         if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       }),
     );
-    const route = ctx.state.route?.path ?? (ctx.status === 404 ? 'unmatched' : ctx.path);
+    // Label by the route's pattern, never the raw path (one series per id): anything without a route is 'unmatched'.
+    const route = ctx.state.route?.path ?? 'unmatched';
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     requests.inc({ method: ctx.method, route, status: String(ctx.status) });
     duration.observe({ method: ctx.method, route }, seconds);
