@@ -58,7 +58,7 @@ export function rawPublicKey(key: KeyObject): Buffer {
 }
 
 /** A token's `kid`: names the signing key (a hash of its public half), so a callee picks the one to verify with. */
-export function keyIdOf(key: KeyObject): string {
+function keyIdOf(key: KeyObject): string {
   return createHash('sha256').update(rawPublicKey(key)).digest('hex').slice(0, 16);
 }
 
