@@ -18,3 +18,4 @@ export * from './resources/agreements.ts';
 export * from './resources/snapshots.ts';
 export * from './resources/search.ts';
 export * from './resources/webhooks.ts';
+export * from './resources/code-evidence.ts';
