@@ -13,8 +13,8 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 
 /** Entry points by service: output name (without .js) -> source file under src/. */
 const ENTRY_POINTS = {
-  core: { main: 'main.ts', 'admin-cli': 'admin/cli.ts' },
-  delivery: { main: 'main.ts' },
+  core: { main: 'main.ts', 'admin-cli': 'admin/cli.ts', migrate: 'migrate.ts' },
+  delivery: { main: 'main.ts', migrate: 'migrate.ts', 'reseal-secrets': 'reseal-secrets.ts' },
   evidence: { main: 'main.ts' },
   gateway: { main: 'main.ts' },
 };

@@ -161,7 +161,7 @@ describe('HTTP behaviour', () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toContain('gateway_http_requests_total');
     expect(metrics).toContain('gateway_http_request_duration_seconds_bucket');
-    expect(metrics).toContain('gateway_process_cpu_seconds_total');
+    expect(metrics).toContain('process_cpu_seconds_total{service="gateway"}');
     const core = await (await fetch(`http://127.0.0.1:${c.ports.core}/metrics`)).text();
     expect(core).toContain('core_outbox_backlog');
     expect(core).toContain('core_rpc_requests_total');

@@ -32,7 +32,7 @@ async function exportedNames(): Promise<Set<string>> {
   return names;
 }
 
-/** Metric names of our services (gateway_, core_, delivery_, evidence_) mentioned in a file. */
+/** Metric names (of the pattern's shape) mentioned in a file. */
 function mentioned(file: string, pattern: RegExp): string[] {
   const text = readFileSync(path.join(ROOT, file), 'utf8');
   return [...new Set([...text.matchAll(pattern)].map((m) => m[1]))];
@@ -41,12 +41,14 @@ function mentioned(file: string, pattern: RegExp): string[] {
 describe('observability hand-over', () => {
   it('the dashboard, the alerts and the runbook name only metrics the services export', async () => {
     const exported = await exportedNames();
-    const inQueries = /\b((?:gateway|core|delivery|evidence)_[a-z0-9_]+)\b/g;
+    // Our prefixed metrics, and the default Node metrics under their standard names.
+    const inQueries = /\b((?:gateway|core|delivery|evidence|process|nodejs)_[a-z0-9_]+)\b/g;
     // Backticked names in docs (wildcards like `delivery_*` and bare prefixes aside).
     const backticked = /`((?:gateway|core|delivery|evidence)_[a-z0-9_]*[a-z0-9])(?:\{[^`]*\})?`/g;
     const referenced = {
-      'k8s/dashboard.json': mentioned('k8s/dashboard.json', inQueries),
-      'k8s/monitoring.yaml': mentioned('k8s/monitoring.yaml', inQueries),
+      'k8s/base/dashboard.json': mentioned('k8s/base/dashboard.json', inQueries),
+      'k8s/base/monitoring.yaml': mentioned('k8s/base/monitoring.yaml', inQueries),
+      'k8s/tests/alerts.test.yaml': mentioned('k8s/tests/alerts.test.yaml', inQueries),
       'docs/runbook.md': mentioned('docs/runbook.md', backticked),
       'docs/decisions-webhooks.md': mentioned('docs/decisions-webhooks.md', backticked),
     };

@@ -10,7 +10,7 @@ import { readDeliveryConfig, startDelivery } from '@cluster/delivery';
 import { readGatewayConfig, startGateway } from '@cluster/gateway';
 import { WebhookService } from '@cluster/proto';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
-import { exited, spawnService } from './support/processes.ts';
+import { distArgs, exited, spawnService } from './support/processes.ts';
 import { jsonOf, transportAs } from './support/service-calls.ts';
 import { createReceivers, verifyServiceSignature, verifyStandardSignature, type Receiver } from './support/receiver.ts';
 
@@ -127,12 +127,11 @@ describe('rotating WEBHOOK_SECRET_KEY', () => {
       { receiver: r3, secret: fresh.secret },
     ]);
 
-    // Re-sealed under B (the runbook's command), A can leave the keyring.
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'services/delivery/src/reseal-secrets.ts')],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: c.databaseUrl, WEBHOOK_SECRET_KEY: `${B},${A}`, LOG_LEVEL: 'silent' } },
-    );
+    // Re-sealed under B (the runbook's command, the built file the image carries), A can leave the keyring.
+    const { stdout } = await promisify(execFile)(process.execPath, distArgs('delivery', 'reseal-secrets'), {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: c.databaseUrl, WEBHOOK_SECRET_KEY: `${B},${A}`, LOG_LEVEL: 'silent' },
+    });
     expect(JSON.parse(stdout)).toMatchObject({ resealed: 2, unopenable: [] });
     const bId = keyIdOf(await sealedOf(fresh.id));
     for (const id of [current.id, legacy.id]) expect(keyIdOf(await sealedOf(id))).toBe(bId);

@@ -25,7 +25,7 @@ export function buildServices(): void {
   execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
 }
 
-/** Node's arguments for a built entry point, as production runs it (`main`, or core's `admin-cli`). */
+/** Node's arguments for a built entry point, as production runs it (`main`, `migrate`, core's `admin-cli`, delivery's `reseal-secrets`). */
 export function distArgs(name: 'core' | 'delivery' | 'evidence' | 'gateway', entry = 'main'): string[] {
   return ['--enable-source-maps', path.join(ROOT, 'services', name, 'dist', `${entry}.js`)];
 }

@@ -123,6 +123,31 @@ export async function migrate(knex: Knex, schema: string, migrations: Migration[
   });
 }
 
+/**
+ * Refuses to start on a schema that lacks migrations this build needs (MIGRATE_ON_START=false:
+ * the migration Job runs them; docs/deploy.md). A pod started before the Job finished exits
+ * with this message and is restarted, rather than serving against an old schema.
+ */
+export async function assertMigrated(knex: Knex, schema: string, migrations: Migration[]): Promise<void> {
+  const table = await knex.raw<{ rows: { present: boolean }[] }>('SELECT to_regclass(?) IS NOT NULL AS present', [
+    `"${schema}".knex_migrations`,
+  ]);
+  const done = table.rows[0]?.present
+    ? new Set((await knex.withSchema(schema).select('name').from('knex_migrations')).map((r: { name: string }) => r.name))
+    : new Set<string>();
+  const missing = migrations.map((m) => m.name).filter((name) => !done.has(name));
+  if (missing.length > 0)
+    throw new Error(
+      `schema "${schema}" lacks migrations ${missing.join(', ')}: run the migration job (MIGRATE_ON_START=false), docs/deploy.md`,
+    );
+}
+
+/** Migrates at start, or (MIGRATE_ON_START=false, a migration Job does it) checks that it was done. */
+export async function prepareSchema(knex: Knex, schema: string, migrations: Migration[], migrateOnStart: boolean): Promise<void> {
+  if (migrateOnStart) await migrate(knex, schema, migrations);
+  else await assertMigrated(knex, schema, migrations);
+}
+
 /** True when the database answers. */
 export async function pingDb(knex: Knex): Promise<boolean> {
   try {
@@ -188,4 +213,23 @@ export function jsonbValues(values: Record<string, unknown>, jsonColumns: readon
   const out = { ...values };
   for (const c of jsonColumns) if (out[c] !== null && out[c] !== undefined) out[c] = JSON.stringify(out[c]);
   return out;
+}
+
+/**
+ * The migration Job's work for one service (`node services/<name>/dist/migrate.js`):
+ * the database at `url` and the service's schema brought to this build's migrations,
+ * under the same advisory lock as a start-up migration. Prints one JSON line.
+ */
+export async function runMigrations(schema: string, migrations: Migration[], url: string): Promise<void> {
+  await ensureDatabase(url);
+  const db = createDb(url, { schema, application: `${schema}-migrate`, poolMax: 1 });
+  try {
+    await migrate(db, schema, migrations);
+    await assertMigrated(db, schema, migrations);
+    process.stdout.write(
+      `${JSON.stringify({ level: 'info', service: schema, migrations: migrations.length, msg: 'schema migrated' })}\n`,
+    );
+  } finally {
+    await db.destroy();
+  }
 }

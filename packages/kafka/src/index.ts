@@ -26,6 +26,12 @@ export function physicalTopic(logical: string, prefix: string): string {
   return `${prefix}${logical}`;
 }
 
+/**
+ * Partitions of the domain-event topic: the most delivery consumers that get work
+ * (k8s/base/delivery.yaml scales delivery up to this many replicas, no further).
+ */
+export const DOMAIN_EVENT_PARTITIONS = 6;
+
 /** Kafka topics of this process, with its topic prefix (KAFKA_TOPIC_PREFIX). */
 export function topicNames(prefix: string) {
   return {

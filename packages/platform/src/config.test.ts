@@ -9,12 +9,20 @@ afterEach(() => {
 
 describe('readProcessConfig', () => {
   it('has the documented defaults when nothing is set', () => {
-    for (const name of ['NODE_ENV', 'LOG_LEVEL', 'SHUTDOWN_DEADLINE_MS', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME'])
+    for (const name of [
+      'NODE_ENV',
+      'LOG_LEVEL',
+      'SHUTDOWN_DEADLINE_MS',
+      'MIGRATE_ON_START',
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'OTEL_SERVICE_NAME',
+    ])
       vi.stubEnv(name, '');
     expect(readProcessConfig('core')).toEqual({
       production: false,
       logLevel: 'info',
       shutdownDeadlineMs: 20_000,
+      migrateOnStart: true,
       telemetry: { otlpEndpoint: undefined, serviceName: 'core' },
     });
   });
@@ -23,12 +31,14 @@ describe('readProcessConfig', () => {
     vi.stubEnv('NODE_ENV', 'production');
     vi.stubEnv('LOG_LEVEL', 'silent');
     vi.stubEnv('SHUTDOWN_DEADLINE_MS', '5000');
+    vi.stubEnv('MIGRATE_ON_START', 'false');
     vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', 'http://collector:4318');
     vi.stubEnv('OTEL_SERVICE_NAME', 'core-eu');
     expect(readProcessConfig('core')).toEqual({
       production: true,
       logLevel: 'silent',
       shutdownDeadlineMs: 5000,
+      migrateOnStart: false,
       telemetry: { otlpEndpoint: 'http://collector:4318', serviceName: 'core-eu' },
     });
   });

@@ -155,6 +155,11 @@ export function readProcessConfig(service: string) {
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     /** Hard deadline of a graceful shutdown. */
     shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', 20_000, 0),
+    /**
+     * Services with a schema migrate it at start (true), or only check it is current (false:
+     * Kubernetes runs the migration Job before the rollout; docs/deploy.md).
+     */
+    migrateOnStart: bool('MIGRATE_ON_START', true),
     telemetry: {
       /** OTLP/HTTP base URL; traces are exported only when it is set. */
       otlpEndpoint: optionalStr('OTEL_EXPORTER_OTLP_ENDPOINT'),

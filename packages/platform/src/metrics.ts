@@ -1,6 +1,11 @@
+import { Code } from '@connectrpc/connect';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** One registry per process, with default Node metrics and service-prefixed names. */
+/**
+ * One registry per process. Our own metrics carry the service's prefix (`core_rpc_...`); the
+ * default Node metrics keep their standard names (`process_cpu_seconds_total`, `nodejs_*`) so
+ * stock Node.js dashboards match, told apart by the `service` label every series carries.
+ */
 export interface Metrics {
   registry: Registry;
   prefix: string;
@@ -12,7 +17,7 @@ export function createMetrics(service: string): Metrics {
   const registry = new Registry();
   const prefix = `${service.replace(/-/g, '_')}_`;
   registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry, prefix });
+  collectDefaultMetrics({ register: registry });
   const rpcRequests = new Counter({
     name: `${prefix}rpc_requests_total`,
     help: 'Connect/gRPC requests handled, by method and result code.',
@@ -27,4 +32,9 @@ export function createMetrics(service: string): Metrics {
     registers: [registry],
   });
   return { registry, prefix, rpcRequests, rpcDuration };
+}
+
+/** The `code` label of an RPC result: Connect's code name in snake case (`not_found`, `internal`). */
+export function codeName(code: Code): string {
+  return (Code[code] ?? 'unknown').replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
 }

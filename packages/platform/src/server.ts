@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import type { Logger } from './logger.ts';
-import type { Metrics } from './metrics.ts';
+import { codeName, type Metrics } from './metrics.ts';
 import { requestContext } from './context.ts';
 import { toConnectError } from './errors.ts';
 import { requireServiceToken, type CallerTrust } from './service-auth.ts';
@@ -62,7 +62,7 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
           } catch (err) {
             const connectErr = toConnectError(err);
             if (connectErr.rawMessage === 'internal error') logger.error({ err, method }, 'rpc failed');
-            metrics.rpcRequests.inc({ method, code: String(connectErr.code) });
+            metrics.rpcRequests.inc({ method, code: codeName(connectErr.code) });
             throw connectErr;
           } finally {
             end();

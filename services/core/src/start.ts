@@ -1,5 +1,5 @@
-import { createDb, ensureDatabase, migrate, pingDb } from '@cluster/db';
-import { createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
+import { createDb, ensureDatabase, pingDb, prepareSchema } from '@cluster/db';
+import { DOMAIN_EVENT_PARTITIONS, createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
 import {
   ConfigError,
   initTelemetry,
@@ -29,11 +29,14 @@ export async function startCore(
 
   await ensureDatabase(config.databaseUrl);
   const db = createDb(config.databaseUrl, { schema: 'core', application: 'core', logger });
-  await migrate(db, 'core', migrations);
+  await prepareSchema(db, 'core', migrations, config.migrateOnStart);
 
   const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: 'core', logger, logLevel: config.kafkaClientLogLevel });
   const topics = topicNames(config.topicPrefix);
-  await ensureTopics(kafka, [{ topic: topics.domainEvents, numPartitions: 6 }, { topic: topics.deliveryDeadLetter }]);
+  await ensureTopics(kafka, [
+    { topic: topics.domainEvents, numPartitions: DOMAIN_EVENT_PARTITIONS },
+    { topic: topics.deliveryDeadLetter },
+  ]);
   const admin = kafka.admin();
   await admin.connect();
 

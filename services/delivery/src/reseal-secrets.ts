@@ -1,4 +1,4 @@
-// `node --import tsx services/delivery/src/reseal-secrets.ts`: re-seals every stored webhook
+// `node services/delivery/dist/reseal-secrets.js` (built by `npm run build`; in the image too): re-seals every stored webhook
 // signing secret under the current key of WEBHOOK_SECRET_KEY (docs/runbook.md, "Rotate a
 // sealing key"), with the delivery service's own configuration (DATABASE_URL, the keyring).
 // Prints one JSON object; exit code 1 when some secret opened under no listed key.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createDb, ensureDatabase, migrate, pingDb } from '@cluster/db';
-import { createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
+import { createDb, ensureDatabase, pingDb, prepareSchema } from '@cluster/db';
+import { DOMAIN_EVENT_PARTITIONS, createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
 import { createOutboxRelay } from '@cluster/outbox';
 import {
   ConfigError,
@@ -57,11 +57,14 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
 
   await ensureDatabase(config.databaseUrl);
   const db = createDb(config.databaseUrl, { schema: 'delivery', application: 'delivery', poolMax: 20, logger });
-  await migrate(db, 'delivery', migrations);
+  await prepareSchema(db, 'delivery', migrations, config.migrateOnStart);
 
   const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: 'delivery', logger, logLevel: config.kafkaClientLogLevel });
   const topics = topicNames(config.topicPrefix);
-  await ensureTopics(kafka, [{ topic: topics.domainEvents, numPartitions: 6 }, { topic: topics.deliveryDeadLetter }]);
+  await ensureTopics(kafka, [
+    { topic: topics.domainEvents, numPartitions: DOMAIN_EVENT_PARTITIONS },
+    { topic: topics.deliveryDeadLetter },
+  ]);
   const admin = kafka.admin();
   await admin.connect();
 

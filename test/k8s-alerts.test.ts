@@ -1,0 +1,117 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+
+// The alerts and the dashboard as Prometheus and Grafana read them: promtool parses every
+// expression and runs the rule unit tests (k8s/tests/alerts.test.yaml); each alert's runbook_url
+// names a drill that exists. (test/observability.test.ts checks the metric names against a
+// live scrape.) promtool comes from the Debian package `prometheus` (README, prerequisites).
+const ROOT = path.resolve(import.meta.dirname, '..');
+const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+
+interface Rule {
+  alert?: string;
+  record?: string;
+  expr: string;
+  annotations?: Record<string, string>;
+}
+const rules: Rule[] = parse(read('k8s/base/monitoring.yaml')).spec.groups.flatMap((g: { rules: Rule[] }) => g.rules);
+const dashboard = JSON.parse(read('k8s/base/dashboard.json'));
+
+let work: string;
+beforeAll(() => {
+  work = mkdtempSync(path.join(tmpdir(), 'alerts-'));
+});
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** Runs promtool in the work directory; its output when it fails. */
+function promtool(...args: string[]): { ok: boolean; output: string } {
+  try {
+    return { ok: true, output: execFileSync('promtool', args, { cwd: work, encoding: 'utf8', stdio: 'pipe' }) };
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? e.message}` };
+  }
+}
+
+/** GitHub's anchor of a Markdown heading. */
+function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+describe('alert rules', () => {
+  it('parse, and pass their unit tests', () => {
+    writeFileSync(path.join(work, 'rules.yaml'), stringify({ groups: parse(read('k8s/base/monitoring.yaml')).spec.groups }));
+    copyFileSync(path.join(ROOT, 'k8s/tests/alerts.test.yaml'), path.join(work, 'alerts.test.yaml'));
+    const check = promtool('check', 'rules', 'rules.yaml');
+    expect(check.ok, check.output).toBe(true);
+    const tests = promtool('test', 'rules', 'alerts.test.yaml');
+    expect(tests.ok, tests.output).toBe(true);
+  });
+
+  it('each have a unit test that makes them fire', () => {
+    const tested = new Set(
+      parse(read('k8s/tests/alerts.test.yaml')).tests.flatMap(
+        (t: { alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[] }) =>
+          (t.alert_rule_test ?? []).filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname),
+      ),
+    );
+    const untested = rules.filter((r) => r.alert && !tested.has(r.alert)).map((r) => r.alert);
+    expect(untested).toEqual([]);
+  });
+
+  it('point at a drill of docs/runbook.md that exists', () => {
+    const anchors = new Set(
+      read('docs/runbook.md')
+        .split('\n')
+        .filter((l) => /^#{1,6} /.test(l))
+        .map((l) => anchorOf(l.replace(/^#+ /, ''))),
+    );
+    for (const r of rules.filter((x) => x.alert)) {
+      const url = r.annotations?.runbook_url ?? '';
+      expect(url, r.alert).toMatch(/^https:\/\/.+\/docs\/runbook\.md#[a-z0-9-]+$/);
+      expect(anchors.has(url.split('#')[1]), `${r.alert}: ${url}`).toBe(true);
+    }
+  });
+});
+
+describe('the dashboard', () => {
+  const panels: {
+    title: string;
+    datasource: { uid: string };
+    fieldConfig: { defaults: { unit?: string } };
+    targets: { expr: string }[];
+  }[] = dashboard.panels;
+
+  it('chooses its data source, namespace and pod by variables', () => {
+    expect(dashboard.templating.list.map((v: { name: string; type: string }) => `${v.name}:${v.type}`)).toEqual([
+      'datasource:datasource',
+      'namespace:query',
+      'pod:query',
+    ]);
+    for (const p of panels) {
+      expect(p.datasource.uid, p.title).toBe('${datasource}');
+      expect(p.fieldConfig.defaults.unit, p.title).toBeTruthy();
+      for (const t of p.targets) expect(t.expr, p.title).toContain('namespace=~"$namespace", pod=~"$pod"');
+    }
+  });
+
+  it('has queries Prometheus parses', () => {
+    // The variables as Grafana substitutes them with "All" selected.
+    const exprs = panels.flatMap((p) => p.targets.map((t) => t.expr.replaceAll('$namespace', '.*').replaceAll('$pod', '.*')));
+    const asRules = exprs.map((expr, i) => ({ record: `dashboard:panel_${i}`, expr }));
+    writeFileSync(path.join(work, 'dashboard-rules.yaml'), stringify({ groups: [{ name: 'dashboard', rules: asRules }] }));
+    const check = promtool('check', 'rules', 'dashboard-rules.yaml');
+    expect(check.ok, check.output).toBe(true);
+    expect(exprs.length).toBeGreaterThan(10);
+  });
+});
