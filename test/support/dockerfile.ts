@@ -1,0 +1,152 @@
+import { execFileSync, execSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Replays a Dockerfile without Docker, to check that the image it describes builds and runs
+ * (test/image.test.ts). Each stage gets its own directory as its root filesystem; WORKDIR, ENV,
+ * COPY (the build context, or `--from=<stage>`) and RUN (`sh -c` in the working directory,
+ * `--mount` flags dropped) are replayed; USER and CMD are recorded. The base images are not:
+ * the commands run on this machine's Node and shell, which is the image's Node major version.
+ */
+export interface ReplayedStage {
+  name: string;
+  root: string;
+  workdir: string;
+  env: Record<string, string>;
+  user?: string;
+  cmd?: string[];
+}
+
+interface Instruction {
+  op: string;
+  args: string;
+}
+
+/** The instructions of a Dockerfile: comments dropped, continuation lines joined. */
+export function parseDockerfile(text: string): Instruction[] {
+  const out: Instruction[] = [];
+  let pending = '';
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!pending && (line === '' || line.startsWith('#'))) continue;
+    if (line.endsWith('\\')) {
+      pending += `${line.slice(0, -1)} `;
+      continue;
+    }
+    const full = `${pending}${line}`.trim();
+    pending = '';
+    const m = /^(\w+)\s+(.*)$/s.exec(full);
+    if (m) out.push({ op: m[1].toUpperCase(), args: m[2] });
+  }
+  return out;
+}
+
+/** A .dockerignore pattern as a test on a context-relative path (globs `**`, `*`, `?`; a directory covers its files). */
+function ignoreMatcher(pattern: string): (file: string) => boolean {
+  const body = pattern
+    .replace(/^\/+/, '')
+    .replace(/[.+^$(){}|\[\]\\]/g, (c) => `\\${c}`)
+    .replace(/\*\*\//g, '\u0000')
+    .replace(/\*/g, '[^/]*')
+    .replace(/\?/g, '[^/]')
+    .replace(/\u0000/g, '(?:.*/)?');
+  const re = new RegExp(`^${body}(?:/.*)?$`);
+  return (file) => re.test(file);
+}
+
+/** The build context: the repository's files (tracked and untracked, not git-ignored) less .dockerignore. */
+export function contextFiles(contextDir: string): string[] {
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
+    cwd: contextDir,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter(Boolean);
+  let ignore: ((f: string) => boolean)[] = [];
+  try {
+    ignore = readFileSync(path.join(contextDir, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'))
+      .map(ignoreMatcher);
+  } catch {
+    /* no .dockerignore */
+  }
+  return files.filter((f) => !ignore.some((m) => m(f)));
+}
+
+/** Replays `dockerfile` with `contextDir` as the build context, each stage under `workDir`. */
+export function replayDockerfile(opts: {
+  dockerfile: string;
+  contextDir: string;
+  workDir: string;
+  log?: (line: string) => void;
+}): ReplayedStage[] {
+  const stages: ReplayedStage[] = [];
+  const context = contextFiles(opts.contextDir);
+  let stage: ReplayedStage | undefined;
+  const inStage = (p: string, s: ReplayedStage) => path.join(s.root, path.isAbsolute(p) ? p : path.join(s.workdir, p));
+  for (const { op, args } of parseDockerfile(readFileSync(opts.dockerfile, 'utf8'))) {
+    if (op === 'FROM') {
+      const m = /^\S+(?:\s+AS\s+(\S+))?$/i.exec(args);
+      const name = m?.[1] ?? `stage${stages.length}`;
+      stage = { name, root: path.join(opts.workDir, name), workdir: '/', env: {} };
+      mkdirSync(stage.root, { recursive: true });
+      stages.push(stage);
+      continue;
+    }
+    if (!stage) throw new Error(`${op} before FROM`);
+    const s = stage;
+    opts.log?.(`[${s.name}] ${op} ${args}`);
+    switch (op) {
+      case 'WORKDIR':
+        s.workdir = path.posix.resolve(s.workdir, args);
+        mkdirSync(inStage('.', s), { recursive: true });
+        break;
+      case 'ENV':
+        for (const m of args.matchAll(/(\w+)=("[^"]*"|\S+)/g)) s.env[m[1]] = m[2].replace(/^"|"$/g, '');
+        if (!args.includes('=')) {
+          const [k, ...v] = args.split(/\s+/);
+          s.env[k] = v.join(' ');
+        }
+        break;
+      case 'COPY': {
+        const parts = args.split(/\s+/);
+        const from = parts[0].startsWith('--from=') ? parts.shift()!.slice('--from='.length) : undefined;
+        const dst = inStage(parts.pop()!, s);
+        for (const src of parts) {
+          if (from) {
+            const source = stages.find((x) => x.name === from);
+            if (!source) throw new Error(`COPY --from=${from}: no such stage`);
+            cpSync(path.join(source.root, src), dst, { recursive: true });
+          } else if (src === '.') {
+            for (const f of context) cpSync(path.join(opts.contextDir, f), path.join(dst, f), { recursive: true });
+          } else {
+            cpSync(path.join(opts.contextDir, src), dst, { recursive: true });
+          }
+        }
+        break;
+      }
+      case 'RUN': {
+        const command = args.replace(/^(--mount=\S+\s+)+/, '');
+        execSync(command, {
+          cwd: inStage('.', s),
+          env: { ...process.env, ...s.env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+          shell: '/bin/sh',
+        });
+        break;
+      }
+      case 'USER':
+        s.user = args;
+        break;
+      case 'CMD':
+        s.cmd = JSON.parse(args) as string[];
+        break;
+      default:
+        throw new Error(`unsupported instruction ${op}`);
+    }
+  }
+  return stages;
+}
