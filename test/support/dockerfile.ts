@@ -46,11 +46,14 @@ export function parseDockerfile(text: string): Instruction[] {
 function ignoreMatcher(pattern: string): (file: string) => boolean {
   const body = pattern
     .replace(/^\/+/, '')
-    .replace(/[.+^$(){}|\[\]\\]/g, (c) => `\\${c}`)
-    .replace(/\*\*\//g, '\u0000')
-    .replace(/\*/g, '[^/]*')
-    .replace(/\?/g, '[^/]')
-    .replace(/\u0000/g, '(?:.*/)?');
+    .split('**/')
+    .map((part) =>
+      part
+        .replace(/[.+^$(){}|[\]\\]/g, (c) => `\\${c}`)
+        .replace(/\*/g, '[^/]*')
+        .replace(/\?/g, '[^/]'),
+    )
+    .join('(?:.*/)?');
   const re = new RegExp(`^${body}(?:/.*)?$`);
   return (file) => re.test(file);
 }
