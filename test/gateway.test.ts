@@ -110,6 +110,23 @@ describe('HTTP behaviour', () => {
     expect(metrics).not.toContain(org.projectId);
   });
 
+  it('counts a 404 or 405 with a key against its limit, with the headers; a bad key there is 401', async () => {
+    const { key } = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
+    const missing = await c.api(key, 'GET', '/nothing-here');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('x-ratelimit-limit')).toBe('600');
+    expect(missing.headers.get('x-ratelimit-remaining')).toBe('599');
+    const wrong = await c.api(key, 'PUT', '/projects');
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('x-ratelimit-remaining')).toBe('598');
+    expect((await c.api(key, 'GET', '/me')).headers.get('x-ratelimit-remaining')).toBe('597');
+    const bad = await c.api('fbk_not_a_key', 'GET', '/nothing-here');
+    expect(bad.status).toBe(401);
+    const none = await c.api(undefined, 'GET', '/nothing-here');
+    expect(none.status).toBe(404);
+    expect(none.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
   it('a body over 1 MiB is 413 payload_too_large', async () => {
     const res = await c.api(org.key, 'POST', '/projects', { name: 'big', description: 'x'.repeat(1024 * 1024 + 10) });
     expect(res.status).toBe(413);

@@ -84,6 +84,16 @@ describe('release create', () => {
     });
   });
 
+  it('takes calendar dates (YYYY-MM-DD) for start and end, as midnight UTC', async () => {
+    const res = await c.api(org.key, 'POST', `/projects/${org.projectId}/releases`, {
+      name: 'Dated',
+      startDate: '2026-12-01',
+      endDate: '2026-12-31',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ startDate: '2026-12-01T00:00:00.000Z', endDate: '2026-12-31T00:00:00.000Z' });
+  });
+
   const bad: BadCase[] = [
     { name: 'missing name', body: { startDate: minimal.startDate, endDate: minimal.endDate }, path: '/name' },
     { name: 'missing startDate', body: { name: 'x', endDate: minimal.endDate }, path: '/startDate' },
@@ -92,6 +102,8 @@ describe('release create', () => {
     { name: 'name a number', body: { ...minimal, name: 1 }, path: '/name' },
     { name: 'startDate not a date-time', body: { ...minimal, startDate: 'next week' }, path: '/startDate' },
     { name: 'endDate a number', body: { ...minimal, endDate: 20260601 }, path: '/endDate' },
+    { name: 'startDate a date that does not exist', body: { ...minimal, startDate: '2026-13-01' }, path: '/startDate' },
+    { name: 'endDate a calendar date before startDate', body: { ...minimal, endDate: '2026-04-30' }, path: '/endDate' },
     { name: 'endDate before startDate', body: { ...minimal, endDate: '2026-04-01T00:00:00Z' }, path: '/endDate' },
     { name: 'status outside the enum', body: { ...minimal, status: 'shipped' }, path: '/status' },
     { name: 'type outside the enum', body: { ...minimal, type: 'tiny' }, path: '/type' },

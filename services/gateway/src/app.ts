@@ -15,7 +15,7 @@ import {
 } from '@cluster/platform';
 import type { Clients } from './clients.ts';
 import { answerHeaders } from './http/answer-headers.ts';
-import { createAuthenticator, type Authenticated } from './http/authenticate.ts';
+import { apiKeyOf, createAuthenticator, type Authenticated } from './http/authenticate.ts';
 import { authorize } from './http/authorize.ts';
 import { assertSafeQuery } from './http/safe-input.ts';
 import type { GatewayState } from './http/context.ts';
@@ -133,8 +133,19 @@ export function buildGateway(deps: GatewayDeps): Koa {
   // answers 401 first and changed grants apply at once. Safe to run twice: a handler makes one backend call,
   // and nothing here refuses after it.
   app.use(async (ctx) => {
-    const { route, params } = matchRoute(ctx, match);
     const once = onceSteps(ctx, limiter);
+    let matched: ReturnType<typeof matchRoute>;
+    try {
+      matched = matchRoute(ctx, match);
+    } catch (refusal) {
+      // No such route (404) or method (405): a request with a key still proves it (401 otherwise)
+      // and counts against its limit, so its answer carries the X-RateLimit-* headers like any other.
+      if (apiKeyOf(ctx.get('authorization'), ctx.get('x-api-key'))) {
+        await once.rateLimit((await authenticator.authenticate(ctx, { fresh: false })).actor.apiKeyId);
+      }
+      throw refusal;
+    }
+    const { route, params } = matched;
     const serve = async ({ actor, apiEnabled }: Authenticated) => {
       const request = requestContext.getStore();
       if (request) request.actor = claimsOf(actor);

@@ -25,6 +25,14 @@ export const YEAR_PATTERN = '^(?!0000)(?!0001-01-01[Tt ].*\\+(?!00:00))(?!9999-1
 export const DateTime = Type.String({ format: 'date-time', pattern: YEAR_PATTERN });
 /** A calendar date (YYYY-MM-DD), year 0001..9999. */
 export const DateOnly = Type.String({ format: 'date', pattern: YEAR_PATTERN });
+/**
+ * A body field the spec calls a date but stores as a timestamp (release start and end): a calendar
+ * date (YYYY-MM-DD, taken as midnight UTC) or an RFC 3339 date-time. Answers carry the date-time.
+ */
+export const DateOrDateTime = Type.Unsafe<string>({
+  anyOf: [DateOnly, DateTime],
+  description: 'a calendar date (YYYY-MM-DD, midnight UTC) or an RFC 3339 date-time',
+});
 /** Any JSON value (jsonb columns such as typeMetadata). */
 export const AnyJson = Type.Unsafe<unknown>({ description: 'any JSON value' });
 /** `string|null`, the most common optional column. */

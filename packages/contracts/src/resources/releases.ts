@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Body, DateTime, Money, Nullable, NullableString, StringEnum, Uuid, propertiesOf } from './common.ts';
+import { Body, DateOrDateTime, DateTime, Money, Nullable, NullableString, StringEnum, Uuid, propertiesOf } from './common.ts';
 
 /** Values of a release's `status`, `type`, `targetAudience` and `riskLevel` (spec). */
 export const RELEASE_STATUSES = ['planning', 'active', 'in_progress', 'testing', 'completed', 'released', 'archived'] as const;
@@ -49,8 +49,8 @@ const releaseFields = propertiesOf(
   RELEASE_IGNORED_FIELDS,
 )({
   name: Type.String({ minLength: 1 }),
-  startDate: DateTime,
-  endDate: DateTime,
+  startDate: DateOrDateTime,
+  endDate: DateOrDateTime,
   description: NullableString,
   version: NullableString,
   status: StringEnum(RELEASE_STATUSES),

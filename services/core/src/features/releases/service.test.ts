@@ -53,6 +53,18 @@ describe('release rules (fake stores)', () => {
     expect(write.rows[0].row).toMatchObject({ entityType: 'release', action: 'created', entityName: 'R1' });
   });
 
+  it('takes a calendar date as midnight UTC', async () => {
+    const { releases, project } = await setup();
+    const r = await releases.create(actor(), project.id, {
+      name: 'R',
+      startDate: '2026-12-01',
+      endDate: '2026-12-31T12:00:00+02:00',
+    });
+    expect(r).toMatchObject({ startDate: '2026-12-01T00:00:00.000Z', endDate: '2026-12-31T10:00:00.000Z' });
+    const u = await releases.update(actor(), r.id as string, { endDate: '2027-01-15' });
+    expect(u).toMatchObject({ endDate: '2027-01-15T00:00:00.000Z' });
+  });
+
   it('refuses an endDate before the startDate, on create and on the merged values of an update (400)', async () => {
     const { stores, releases, project } = await setup();
     await expect(

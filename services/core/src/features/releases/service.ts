@@ -10,6 +10,15 @@ import { releaseCreatedEvent, releasedEvent, releaseStatusChangedEvent } from '.
 import { presentRelease } from './presenter.ts';
 import type { ReleaseFilter, ReleaseRow } from './store.ts';
 
+/** A calendar date of a body (the contract accepts YYYY-MM-DD for start and end) as midnight UTC. */
+function datesAsUtc(values: Record<string, unknown>): Record<string, unknown> {
+  for (const field of ['startDate', 'endDate'] as const) {
+    const v = values[field];
+    if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) values[field] = `${v}T00:00:00.000Z`;
+  }
+  return values;
+}
+
 /** endDate may not lie before startDate (checked on the merged values of an update too). */
 function checkDates(startDate: unknown, endDate: unknown): void {
   const start = new Date(startDate as string | Date).getTime();
@@ -60,7 +69,7 @@ export function createReleaseService(stores: Stores) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         await projectInScope(tx.projects, actor, projectId);
-        const values: Record<string, unknown> = pickFields(body, RELEASE_WRITABLE_FIELDS);
+        const values = datesAsUtc(pickFields(body, RELEASE_WRITABLE_FIELDS));
         checkDates(values.startDate, values.endDate);
         const { released, releasedNow } = firstRelease(values, undefined);
         const row = await tx.releases.insert(
@@ -84,7 +93,7 @@ export function createReleaseService(stores: Stores) {
       const actor = requireActor(actorIn);
       return stores.transaction(async (tx) => {
         const before = assertVisible(actor, await tx.releases.find(id, { lock: 'update' }), 'release');
-        const values: Record<string, unknown> = pickFields(body, RELEASE_WRITABLE_FIELDS);
+        const values = datesAsUtc(pickFields(body, RELEASE_WRITABLE_FIELDS));
         checkDates(values.startDate ?? before.startDate, values.endDate ?? before.endDate);
         const { released, releasedNow } = firstRelease(values, before);
         const row = Object.keys(values).length ? await tx.releases.update(id, values, { releasedNow }) : before;
