@@ -15,21 +15,62 @@ const started = {};
 const children = [];
 let stopping = false;
 
+// The local servers, started (or found running) before the services; a stop while they are
+// still starting waits for them, so that it can stop the ones this run started.
+let infra = Promise.resolve([]);
+const startedBy = (settled) => settled.map((r) => (r.status === 'fulfilled' && r.value.started ? r.value : undefined));
+
 async function stopAll(code) {
   if (stopping) return;
   stopping = true;
-  process.stderr.write('\n[start] stopping the cluster\n');
+  process.stderr.write('\n[start] stopping the cluster (Ctrl-C again to force)\n');
   await Promise.all(children.reverse().map((c) => stopPid(c.pid, { name: c.name, graceMs: 20000 })));
-  await stopInfra(started);
+  const [postgres, kafka] = startedBy(await infra);
+  await stopInfra({ postgres, kafka });
   process.exit(code);
 }
-process.on('SIGINT', () => void stopAll(0));
-process.on('SIGTERM', () => void stopAll(0));
+
+/** A second signal while stopping: SIGKILL to everything started, at once. */
+function forceStop() {
+  process.stderr.write('\n[start] forced: killing every process it started\n');
+  for (const pid of [...children.map((c) => c.pid), started.kafka?.pid, started.postgres?.pid]) {
+    try {
+      if (pid) process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  process.exit(130);
+}
+
+// Ctrl-C reaches the whole foreground group; a supervisor or a closed terminal may signal
+// npm or this process alone (npm passes SIGINT and SIGTERM on; SIGHUP is a closed terminal).
+// One Ctrl-C arrives twice (from the terminal, and passed on by npm): a repeat within a second
+// is that echo, not the second Ctrl-C that forces.
+let firstSignalAt = 0;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+  process.on(signal, () => {
+    if (!stopping) {
+      firstSignalAt = Date.now();
+      return void stopAll(0);
+    }
+    if (Date.now() - firstSignalAt > 1000) forceStop();
+  });
+
+// npm runs this script as its child (`exec`, so that npm's signals reach it). Should npm die
+// without passing a signal on (SIGKILL), the cluster stops all the same: this process is re-parented.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void stopAll(0);
+}, 1000).unref();
 
 try {
-  const [pg, kafka] = await Promise.all([ensurePostgres(), ensureKafka()]);
-  if (pg.started) started.postgres = pg;
-  if (kafka.started) started.kafka = kafka;
+  infra = Promise.allSettled([ensurePostgres(), ensureKafka()]);
+  const settled = await infra;
+  [started.postgres, started.kafka] = startedBy(settled);
+  if (stopping) await new Promise(() => {}); // stopAll stops them and exits
+  for (const r of settled) if (r.status === 'rejected') throw r.reason;
+  const [pg, kafka] = settled.map((r) => r.value);
   const db = new URL(pg.url);
   if (!process.env.DATABASE_URL) db.pathname = '/cluster';
 

