@@ -19,6 +19,15 @@ const ENTRY_POINTS = {
   gateway: { main: 'main.ts' },
 };
 
+/**
+ * Files a service reads at run time from beside its bundle, copied from dev dependencies so that
+ * the image needs none of their packages: the API reference page's renderer (Redoc's standalone
+ * bundle, served at /api/v1/docs).
+ */
+const ASSETS = {
+  gateway: { 'redoc.standalone.js': 'node_modules/redoc/bundles/redoc.standalone.js' },
+};
+
 /** Bare imports outside the workspace stay imports, resolved at run time from the node_modules above dist. */
 const externalDependencies = {
   name: 'external-dependencies',
@@ -63,6 +72,8 @@ async function buildService(name) {
     plugins: [externalDependencies],
   });
   outputFiles.forEach(writeAtomically);
+  for (const [out, from] of Object.entries(ASSETS[name] ?? {}))
+    writeAtomically({ path: path.join(dir, 'dist', out), contents: readFileSync(path.join(ROOT, from)) });
 }
 
 /** Builds every service (in parallel; esbuild takes well under a second for all four). */

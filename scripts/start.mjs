@@ -140,7 +140,7 @@ try {
       `  Base URL:      ${base}`,
       `  Demo API key:  ${demo.apiKey.key}   (organization-scoped, role admin)`,
       `  Try:           curl -H "Authorization: Bearer ${demo.apiKey.key}" ${base}/me`,
-      `  OpenAPI:       ${base}/openapi.json`,
+      `  OpenAPI:       ${base}/openapi.json   (reference page: ${base}/docs)`,
       '  Admin CLI:     npm run --silent admin -- <command>',
       '  Stop:          Ctrl-C',
       '',

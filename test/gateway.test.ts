@@ -161,13 +161,12 @@ describe('HTTP behaviour', () => {
     const res = await fetch(`${c.baseUrl}/openapi.json`);
     const doc = await res.json();
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.paths['/api/v1/projects'].post.requestBody.content['application/json'].schema.required).toEqual([
-      'name',
-      'description',
-    ]);
-    expect(doc.paths['/api/v1/projects/{id}'].patch.requestBody.content['application/json'].schema.additionalProperties).toBe(
-      false,
-    );
+    const body = (path: string, method: string) => {
+      const ref: string = doc.paths[path][method].requestBody.content['application/json'].schema.$ref;
+      return doc.components.schemas[ref.replace('#/components/schemas/', '')];
+    };
+    expect(body('/api/v1/projects', 'post').required).toEqual(['name', 'description']);
+    expect(body('/api/v1/projects/{id}', 'patch').additionalProperties).toBe(false);
   });
 
   it('exposes health, readiness and metrics', async () => {

@@ -132,6 +132,11 @@ describe('the image', () => {
       body: JSON.stringify({ name: 'Image check', description: 'written through the replayed image' }),
     });
     expect(project.status).toBe(201);
+    // The reference page's renderer comes with the gateway's bundle (a dev dependency, not in the image).
+    const renderer = await fetch(`http://127.0.0.1:${ports.gateway}/api/v1/docs/redoc.standalone.js`);
+    expect(renderer.status).toBe(200);
+    expect((await renderer.text()).length).toBeGreaterThan(100_000);
+    expect(existsSync(path.join(app, 'node_modules', 'redoc'))).toBe(false);
 
     // A read-only root filesystem would refuse any of these writes.
     const after = snapshot(app);

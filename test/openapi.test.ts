@@ -1,19 +1,80 @@
-import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { buildOpenApi, routes } from '@cluster/gateway';
 
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+type Schema = Record<string, unknown>;
+interface Operation {
+  operationId: string;
+  tags: string[];
+  parameters: { name: string; in: string; description?: string }[];
+  requestBody?: { content: { 'application/json': { schema: Schema } } };
+  responses: Record<string, { $ref?: string; content?: { 'application/json': { schema: Schema } } }>;
+}
+interface Doc {
+  info: { license?: unknown; contact?: unknown };
+  tags: { name: string; description: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema>; responses: Record<string, unknown> };
+}
+
 describe('OpenAPI document', () => {
-  const doc = buildOpenApi(routes) as { paths: Record<string, Record<string, { operationId: string }>> };
+  const doc = buildOpenApi(routes) as unknown as Doc;
+  const operations = Object.values(doc.paths).flatMap((ops) => Object.values(ops));
 
   it('docs/openapi.json is the current one (run `npm run openapi` after changing routes)', () => {
-    const committed = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '..', 'docs', 'openapi.json'), 'utf8'));
+    const committed = JSON.parse(readFileSync(path.join(ROOT, 'docs', 'openapi.json'), 'utf8'));
     expect(committed).toEqual(doc);
   });
 
   it('has one unique operationId per route', () => {
-    const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
+    const ids = operations.map((o) => o.operationId);
     expect(ids).toHaveLength(routes.length);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('passes redocly lint with the recommended rules, without a warning', () => {
+    const out = execFileSync(
+      'npx',
+      ['--no-install', 'redocly', 'lint', 'docs/openapi.json', '--extends', 'recommended', '--format', 'json'],
+      { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    const report = JSON.parse(out) as { totals: { errors: number; warnings: number }; problems: { message: string }[] };
+    expect(report.problems.map((p) => p.message)).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+  });
+
+  it('names its schemas: every request body is a $ref, every answer refers to a named resource', () => {
+    for (const name of ['Entry', 'EntryCreate', 'Release', 'Project', 'TimeEntry', 'Webhook', 'ErrorBody', 'ApiError'])
+      expect(doc.components.schemas[name], name).toBeDefined();
+    for (const op of operations) {
+      const body = op.requestBody?.content['application/json'].schema;
+      if (body) expect(body.$ref, op.operationId).toMatch(/^#\/components\/schemas\/[A-Z]\w+$/);
+      for (const [status, answer] of Object.entries(op.responses)) {
+        const schema = answer.content?.['application/json'].schema;
+        if (Number(status) >= 400) expect(answer.$ref, `${op.operationId} ${status}`).toMatch(/^#\/components\/responses\//);
+        else if (schema) expect(JSON.stringify(schema), op.operationId).toContain('"$ref":"#/components/schemas/');
+      }
+    }
+  });
+
+  it('describes every error body with one schema, the unknown_event_names answer included', () => {
+    const apiError = JSON.stringify(doc.components.schemas.ApiError);
+    expect(apiError).toContain('#/components/schemas/ErrorBody');
+    expect(apiError).toContain('#/components/schemas/UnknownEventNamesBody');
+    for (const answer of Object.values(doc.components.responses))
+      expect(JSON.stringify(answer)).toContain('#/components/schemas/ApiError');
+  });
+
+  it('declares and describes its tags, and describes every parameter; license and contact are set', () => {
+    const declared = new Map(doc.tags.map((t) => [t.name, t.description]));
+    for (const op of operations) for (const tag of op.tags) expect(declared.get(tag), tag).toBeTruthy();
+    for (const op of operations)
+      for (const p of op.parameters) expect(p.description, `${op.operationId} ${p.in} ${p.name}`).toBeTruthy();
+    expect(doc.info.license).toBeDefined();
+    expect(doc.info.contact).toBeDefined();
   });
 });

@@ -22,6 +22,7 @@ import type { GatewayState } from './http/context.ts';
 import { renderError } from './http/errors.ts';
 import { runIdempotent } from './http/idempotency.ts';
 import { API_PREFIX, matchRoute } from './http/match-route.ts';
+import { createReferencePage } from './http/reference-page.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { onceSteps } from './http/once.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
@@ -108,7 +109,8 @@ export function buildGateway(deps: GatewayDeps): Koa {
     logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000) }, 'request');
   });
 
-  // Operational endpoints, no authentication.
+  // Operational endpoints and the public documents, no authentication.
+  const referencePage = createReferencePage();
   app.use(async (ctx, next) => {
     if (ctx.path === '/healthz') return void (ctx.body = { status: 'ok' });
     if (ctx.path === '/readyz') {
@@ -122,6 +124,7 @@ export function buildGateway(deps: GatewayDeps): Koa {
       return void (ctx.body = await metrics.registry.metrics());
     }
     if (ctx.path === `${API_PREFIX}/openapi.json`) return void (ctx.body = openapi);
+    if (referencePage(ctx)) return;
     await next();
   });
 

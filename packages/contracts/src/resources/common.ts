@@ -107,8 +107,31 @@ export function ListOf<T extends TSchema>(item: T) {
 }
 
 /** The spec's error body. */
-export const ErrorBody = Type.Object({
-  reason: Type.String(),
-  message: Type.String(),
-  details: Type.Optional(Type.Object({}, { additionalProperties: true })),
-});
+export const ErrorBody = Type.Object(
+  {
+    reason: Type.String({ description: 'machine-readable reason, e.g. validation_error, forbidden, not_found, rate_limit' }),
+    message: Type.String({ description: 'for people' }),
+    details: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: 'validation_error: `errors` [{path, message}]; forbidden: `permission`; 500: `requestId`',
+        },
+      ),
+    ),
+  },
+  { description: 'The error answer of every route' },
+);
+
+/** The one exception the contract fixes: 400 for unknown webhook event names. */
+export const UnknownEventNamesBody = Type.Object(
+  {
+    error: Type.Literal('unknown_event_names'),
+    invalid: Type.Array(Type.String(), { description: 'the names that are not in the event vocabulary' }),
+  },
+  { description: 'The 400 answer of a webhook create or update with unknown event names' },
+);
+
+/** Every error body the API answers: the common shape, or the webhook event names' own. */
+export const ApiError = Type.Union([ErrorBody, UnknownEventNamesBody], { description: 'An error answer' });
