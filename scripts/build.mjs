@@ -104,5 +104,7 @@ export async function build() {
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const started = performance.now();
   await build();
-  process.stderr.write(`[build] services/*/dist and packages/{${PUBLISHED.join(',')}}/dist in ${Math.round(performance.now() - started)} ms\n`);
+  process.stderr.write(
+    `[build] services/*/dist and packages/{${PUBLISHED.join(',')}}/dist in ${Math.round(performance.now() - started)} ms\n`,
+  );
 }

@@ -7,7 +7,11 @@ function basePayload(row: Record<string, unknown>) {
 }
 
 /** An entry.* event of an entry (row or new entry), with the base payload and `extra`. */
-export function entryEvent(eventName: EmittedEventName, row: Record<string, unknown>, extra: Record<string, unknown> = {}): ActorEvent {
+export function entryEvent(
+  eventName: EmittedEventName,
+  row: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): ActorEvent {
   return {
     eventName,
     entityType: 'entry',
