@@ -20,6 +20,8 @@ import {
 } from './event-payloads.ts';
 import { Nullable, StringEnum } from './resources/common.ts';
 
+export { NAMED_PAYLOAD_BASES } from './event-payloads.ts';
+
 // The one source of truth of the event vocabulary's documentation: GET /webhooks/event-types
 // serves it, and `npm run event-docs` writes docs/events.md and the per-event messages of
 // docs/asyncapi.yaml from it (test/event-docs.test.ts checks both are current). A name of
@@ -51,13 +53,13 @@ export const EVENT_GROUPS: readonly EventGroup[] = [
     id: 'entry',
     title: 'Entries and comments',
     intro:
-      "Source: `features/entries/service.ts` and `features/comments/service.ts`. Envelope `projectId`: the entry's project. Fields every entry event carries (**entry base**): `entryId`, `projectId`, `title`, `type`, `status` (the current status).",
+      "Source: `features/entries/service.ts` and `features/comments/service.ts`. Envelope `projectId`: the entry's project. Fields every entry event carries (**entry base**): `entryId`, `projectId`, `title`, `type`, `status` (the current status). Deleting an entry writes an audit record only (there is no `entry.deleted`); attachments emit no events.",
   },
   {
     id: 'release',
     title: 'Releases',
     intro:
-      "Source: `features/releases/service.ts`. Envelope `projectId`: the release's project. Deleting a release emits nothing.",
+      "Source: `features/releases/service.ts`. Envelope `projectId`: the release's project. Deleting a release emits nothing; its entries' `releaseId` becomes null, also without an event.",
   },
   {
     id: 'cost',

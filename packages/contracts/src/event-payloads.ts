@@ -117,3 +117,10 @@ export const bulkUsers = Type.Array(
 );
 
 export { Id, When, Text, ChangedFields };
+
+/** The shared field sets docs/events.md names instead of listing them in every row. */
+export const NAMED_PAYLOAD_BASES: readonly { name: string; fields: TProperties }[] = [
+  { name: 'entry base', fields: entryBase },
+  { name: 'time base', fields: timeBase },
+  { name: 'user base', fields: userBase },
+];
