@@ -18,7 +18,10 @@ describe('the event catalogue', () => {
     for (const [name, def] of Object.entries(EMITTED_EVENTS)) {
       expect(vocabulary.has(name) || internal.has(name), name).toBe(true);
       expect(def.group === 'internal', name).toBe(internal.has(name));
-      expect(EVENT_GROUPS.map((g) => g.id), name).toContain(def.group);
+      expect(
+        EVENT_GROUPS.map((g) => g.id),
+        name,
+      ).toContain(def.group);
     }
   });
 
@@ -47,7 +50,11 @@ describe('the event catalogue', () => {
 
   it('has closed payload schemas of emitted events: every field required, no other allowed, occurredAt among them', () => {
     for (const e of EVENT_CATALOGUE.filter((x) => x.emitted)) {
-      const schema = e.payloadSchema as { properties: Record<string, unknown>; required: string[]; additionalProperties: boolean };
+      const schema = e.payloadSchema as {
+        properties: Record<string, unknown>;
+        required: string[];
+        additionalProperties: boolean;
+      };
       expect(schema.additionalProperties, e.name).toBe(false);
       expect([...schema.required].sort(), e.name).toEqual(Object.keys(schema.properties).sort());
       expect(schema.required, e.name).toContain('occurredAt');
