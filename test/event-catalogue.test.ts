@@ -99,6 +99,12 @@ describe('GET /webhooks/event-types', () => {
   });
 });
 
+/**
+ * Emitted names whose emitting path is too slow or too involved for the scenario below, by the
+ * test file that makes them fire and checks them with expectCatalogued (test/support/catalogue.ts).
+ */
+const EMITTED_ELSEWHERE: Record<string, string> = {};
+
 /** Makes every emitting path of the core and the delivery service fire at least once. */
 async function everyEmittingPath(): Promise<void> {
   const ok = async (method: string, path: string, body?: unknown, key = org.key) => {
@@ -190,7 +196,7 @@ describe('the catalogue against what the cluster emits', () => {
   it('every event on the domain-event topic is catalogued as emitted, with a payload its served schema accepts; every emitted name was seen', async () => {
     await everyEmittingPath();
     const served = new Map(((await catalogue()).body.data as EventType[]).map((e) => [e.name, e]));
-    const onKafka = Object.keys(EMITTED_EVENTS).filter((n) => n !== 'webhook.test');
+    const onKafka = Object.keys(EMITTED_EVENTS).filter((n) => n !== 'webhook.test' && !Object.hasOwn(EMITTED_ELSEWHERE, n));
     await c.events.waitFor((e) => e.eventName === 'webhook.subscription.deleted');
     const events = await c.events.settle(() => true, 1000);
     const seen = new Set(events.map((e) => e.eventName));
