@@ -27,7 +27,7 @@ export default defineConfig(
       parserOptions: {
         projectService: {
           // Files outside every workspace's tsconfig (root scripts and configs).
-          allowDefaultProject: ['*.ts', 'scripts/*.ts', 'scripts/lib/*.d.mts'],
+          allowDefaultProject: ['*.ts', 'scripts/*.ts', 'scripts/lib/*.ts', 'scripts/lib/*.d.mts'],
           defaultProject: 'tsconfig.base.json',
         },
         tsconfigRootDir: import.meta.dirname,

@@ -3,11 +3,17 @@
 // their .ts sources) are bundled in; every other package stays an import resolved
 // from node_modules at run time. Production, `npm start`, the k8s image and the
 // tests' service processes run these files: `node services/<name>/dist/main.js`.
+// The publishable packages (PUBLISHED: ESM + .d.ts in packages/<name>/dist, what npm
+// gets) are compiled by tsc with their tsconfig.build.json.
 // Assumes generated code exists (`buf generate`; `npm start` and `npm test` run it).
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
 import * as esbuild from 'esbuild';
+
+const ts = createRequire(import.meta.url)('typescript');
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -76,13 +82,40 @@ async function buildService(name) {
     writeAtomically({ path: path.join(dir, 'dist', out), contents: readFileSync(path.join(ROOT, from)) });
 }
 
-/** Builds every service (in parallel; esbuild takes well under a second for all four). */
+/** Workspace packages published to npm with their own dist (JavaScript and declarations). */
+const PUBLISHED = ['webhook-verify'];
+
+/** Compiles one published package with tsc (its tsconfig.build.json); a type error fails the build. */
+function buildPackage(name) {
+  const config = path.join(ROOT, 'packages', name, 'tsconfig.build.json');
+  const parsed = ts.getParsedCommandLineOfConfigFile(config, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  if (!parsed) throw new Error(`cannot read ${config}`);
+  // Unchanged sources since the last build (their hash is stamped in dist): nothing to do.
+  const hash = createHash('sha256');
+  for (const f of [config, ...parsed.fileNames].sort()) hash.update(f).update(readFileSync(f));
+  const stamp = path.join(parsed.options.outDir, '.sources-sha256');
+  const digest = hash.digest('hex');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) return;
+  const program = ts.createProgram(parsed.fileNames, parsed.options);
+  const { diagnostics } = program.emit(undefined, (file, text) => writeAtomically({ path: file, contents: Buffer.from(text) }));
+  const errors = [...ts.getPreEmitDiagnostics(program), ...diagnostics].filter((d) => d.category === ts.DiagnosticCategory.Error);
+  if (errors.length) {
+    const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' };
+    throw new Error(`packages/${name}:\n${ts.formatDiagnostics(errors, host)}`);
+  }
+  writeAtomically({ path: stamp, contents: Buffer.from(digest) });
+}
+
+/** Builds every service (in parallel; esbuild takes well under a second for all four) and every published package. */
 export async function build() {
   await Promise.all(Object.keys(ENTRY_POINTS).map(buildService));
+  PUBLISHED.forEach(buildPackage);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const started = performance.now();
   await build();
-  process.stderr.write(`[build] services/*/dist in ${Math.round(performance.now() - started)} ms\n`);
+  process.stderr.write(
+    `[build] services/*/dist and packages/{${PUBLISHED.join(',')}}/dist in ${Math.round(performance.now() - started)} ms\n`,
+  );
 }

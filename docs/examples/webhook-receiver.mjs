@@ -1,63 +1,44 @@
-// A minimal webhook receiver that verifies what it gets, with Node.js alone (no packages).
+// A minimal webhook receiver that verifies what it gets, with @cluster/webhook-verify
+// (packages/webhook-verify: no dependencies beyond node:crypto) and Node's http module.
 //
 //   WEBHOOK_SECRET=whsec_... PORT=4000 node docs/examples/webhook-receiver.mjs
 //
-// It checks, in order: the Standard Webhooks signature (binds id, timestamp and body),
-// the X-Service-Signature (HMAC of the raw body), the timestamp (replay protection,
-// 5 minutes), and the delivery id (de-duplication of retries). Only then does it act.
+// verify() checks the Standard Webhooks signature (it binds the delivery id, the timestamp
+// and the raw body; any of several space-separated signatures may match, as during a
+// secret rotation) in constant time, and the timestamp (replay protection, 5 minutes).
+// The replay guard remembers processed delivery ids for 25 hours, so a retry of a
+// delivery already handled is answered 2xx without acting again.
+// With Koa or Express, use koaWebhookVerifier / expressWebhookVerifier instead (README).
 import http from 'node:http';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createMemoryReplayGuard, isWebhookVerificationError, verify } from '@cluster/webhook-verify';
 
 const secret = process.env.WEBHOOK_SECRET;
 if (!secret) throw new Error('set WEBHOOK_SECRET to the hmacSecret you got when subscribing');
-const TOLERANCE_S = 5 * 60;
-const seen = new Map(); // delivery id -> when first processed; keep ids for at least 25 hours
-
-const safeEqual = (a, b) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
-function verify(headers, rawBody) {
-  // 1. Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the
-  //    base64-decoded part of the secret after "whsec_".
-  const id = headers['webhook-id'];
-  const timestamp = headers['webhook-timestamp'];
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const expectedV1 = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(rawBody).digest('base64');
-  const v1ok = String(headers['webhook-signature'] ?? '')
-    .split(' ')
-    .some((s) => safeEqual(s, `v1,${expectedV1}`));
-  if (!v1ok) return 'bad webhook-signature';
-
-  // 2. The spec's header: sha256=<hex HMAC-SHA256 of the raw body>, keyed with the secret string as given.
-  const expectedHex = `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
-  if (!safeEqual(String(headers['x-service-signature'] ?? ''), expectedHex)) return 'bad X-Service-Signature';
-
-  // 3. Replay protection: reject a timestamp more than 5 minutes away from our clock.
-  const ts = Number(headers['x-service-timestamp']);
-  if (!Number.isInteger(ts) || Math.abs(Date.now() / 1000 - ts) > TOLERANCE_S) return 'stale timestamp';
-  if (String(ts) !== String(timestamp)) return 'timestamps disagree';
-  return undefined;
-}
+const seen = createMemoryReplayGuard();
 
 const server = http.createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     const rawBody = Buffer.concat(chunks); // verify the exact bytes, before any JSON parsing
-    const problem = verify(req.headers, rawBody);
-    if (problem) {
-      console.log(`rejected: ${problem}`);
-      res.writeHead(401, { 'content-type': 'text/plain' }).end(problem);
+    let webhook;
+    try {
+      webhook = verify(rawBody, req.headers, secret, { toleranceSeconds: 300 });
+    } catch (err) {
+      if (!isWebhookVerificationError(err)) throw err;
+      console.log(`rejected: ${err.code}: ${err.message}`);
+      res.writeHead(err.status, { 'content-type': 'text/plain' }).end(err.code);
       return;
     }
-    const deliveryId = req.headers['x-service-delivery-id'];
-    if (seen.has(deliveryId)) {
+    if (seen.has(webhook.id)) {
+      console.log(`duplicate ${webhook.id}`);
       res.writeHead(200, { 'content-type': 'text/plain' }).end('already processed');
       return;
     }
-    seen.set(deliveryId, Date.now());
-    const event = JSON.parse(rawBody.toString('utf8'));
+    const event = webhook.payload;
     console.log(`verified ${event.eventName} ${event.id} entity=${event.entityType}/${event.entityId}`);
-    // Answer fast (under 5 s); do slow work after answering.
+    // Answer fast (under 5 s); do slow work after answering. Remember the id once handled.
+    seen.remember(webhook.id);
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
   });
 });

@@ -19,3 +19,4 @@ export * from './resources/snapshots.ts';
 export * from './resources/search.ts';
 export * from './resources/webhooks.ts';
 export * from './resources/code-evidence.ts';
+export * from './event-catalogue.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from '@cluster/db';
-import type { EventEnvelope } from '@cluster/contracts';
+import type { EmittedEventName, EventEnvelope } from '@cluster/contracts';
 import { LOGICAL_TOPICS } from '@cluster/kafka';
 import { traceHeaders } from '@cluster/platform';
 
@@ -22,7 +22,11 @@ export interface DomainEvent {
  * A domain event of a write whose organization and (unless it says otherwise)
  * acting user come from the write's actor: what services build.
  */
-export type ActorEvent = Omit<DomainEvent, 'organizationId' | 'actorUserId'> & { actorUserId?: string | null };
+export type ActorEvent = Omit<DomainEvent, 'organizationId' | 'actorUserId' | 'eventName'> & {
+  /** Only a name the event catalogue defines (with its payload schema) can be emitted. */
+  eventName: EmittedEventName;
+  actorUserId?: string | null;
+};
 
 /** Stamps events with the write's organization and acting user (an event's own `actorUserId`, even null, wins). */
 export function stampEvents(events: ActorEvent[], organizationId: string, actorUserId: string | null): DomainEvent[] {

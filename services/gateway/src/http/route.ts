@@ -48,10 +48,11 @@ export interface RouteContract {
   /** Organization-wide route: a project-scoped key gets 403 scope_violation. */
   orgKeyOnly?: boolean;
   /**
-   * The service the handler calls (default core). The core checks the key's actor on every
-   * call; for any other, the gateway checks the key afresh before the route runs.
+   * The service the handler calls (default core), or `gateway` for a route the gateway answers
+   * itself (from @cluster/contracts). The core checks the key's actor on every call; for any
+   * other, the gateway checks the key afresh before the route runs.
    */
-  backend?: 'core' | 'delivery' | 'evidence';
+  backend?: 'core' | 'delivery' | 'evidence' | 'gateway';
   body?: TSchema;
   query?: TObject;
   response: { status: number; schema?: TSchema; description?: string };

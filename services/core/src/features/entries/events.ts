@@ -1,3 +1,4 @@
+import type { EmittedEventName } from '@cluster/contracts';
 import type { ActorEvent } from '../../shared/write.ts';
 
 /** The fields every entry event carries (spec: entry.created). */
@@ -6,7 +7,11 @@ function basePayload(row: Record<string, unknown>) {
 }
 
 /** An entry.* event of an entry (row or new entry), with the base payload and `extra`. */
-export function entryEvent(eventName: string, row: Record<string, unknown>, extra: Record<string, unknown> = {}): ActorEvent {
+export function entryEvent(
+  eventName: EmittedEventName,
+  row: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): ActorEvent {
   return {
     eventName,
     entityType: 'entry',
@@ -37,7 +42,7 @@ export function updateEvents(before: Record<string, unknown>, row: Record<string
   const cost = row.costApprovalStatus;
   if (changed.includes('costApprovalStatus') && (cost === 'approved' || cost === 'rejected')) {
     events.push({
-      ...entryEvent(`cost.${cost}`, row),
+      ...entryEvent(cost === 'approved' ? 'cost.approved' : 'cost.rejected', row),
       payload: {
         entryId: row.id,
         projectId: row.projectId,

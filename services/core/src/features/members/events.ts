@@ -1,9 +1,10 @@
+import type { EmittedEventName } from '@cluster/contracts';
 import type { ActorEvent } from '../../shared/write.ts';
 import type { MemberRow } from './store.ts';
 
 /** project_member.added / .updated / .removed of a membership row (added also by invites with projectIds). */
 export function memberEvent(
-  eventName: string,
+  eventName: EmittedEventName,
   row: MemberRow,
   organizationId: string,
   extra: Record<string, unknown> = {},

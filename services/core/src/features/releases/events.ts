@@ -1,7 +1,8 @@
+import type { EmittedEventName } from '@cluster/contracts';
 import type { ActorEvent } from '../../shared/write.ts';
 import type { ReleaseRow } from './store.ts';
 
-function releaseEvent(eventName: string, row: ReleaseRow, payload: Record<string, unknown>): ActorEvent {
+function releaseEvent(eventName: EmittedEventName, row: ReleaseRow, payload: Record<string, unknown>): ActorEvent {
   return { eventName, entityType: 'release', entityId: row.id, projectId: row.projectId, payload };
 }
 

@@ -1,3 +1,4 @@
+import type { EmittedEventName } from '@cluster/contracts';
 import type { ActorEvent } from '../../shared/write.ts';
 import { formatHours, formatWorkDate } from './duration.ts';
 import { timeEventPayload } from './presenter.ts';
@@ -5,7 +6,7 @@ import type { TimeEntryAction } from './state-machine.ts';
 import type { TimeEntryRow } from './store.ts';
 
 /** The event of each state transition (an edit is time.updated, only when a field changed). */
-export const TIME_EVENT_OF: Record<Exclude<TimeEntryAction, 'update'>, string> = {
+export const TIME_EVENT_OF: Record<Exclude<TimeEntryAction, 'update'>, EmittedEventName> = {
   submit: 'time.submitted',
   approve: 'time.approved',
   reject: 'time.rejected',
@@ -18,7 +19,7 @@ export function timeEntryName(row: TimeEntryRow): string {
 }
 
 /** A time.* event of an entry: the shared payload (timeEventPayload) plus the event's own fields. */
-export function timeEvent(eventName: string, row: TimeEntryRow, extra: Record<string, unknown> = {}): ActorEvent {
+export function timeEvent(eventName: EmittedEventName, row: TimeEntryRow, extra: Record<string, unknown> = {}): ActorEvent {
   return {
     eventName,
     entityType: 'time_entry',

@@ -1,8 +1,9 @@
+import type { EmittedEventName } from '@cluster/contracts';
 import type { ActorEvent } from '../../shared/write.ts';
 import type { WikiPageRow } from './store.ts';
 
 /** wiki_page.created / .updated / .deleted. */
-export function wikiPageEvent(eventName: string, row: WikiPageRow, extra: Record<string, unknown> = {}): ActorEvent {
+export function wikiPageEvent(eventName: EmittedEventName, row: WikiPageRow, extra: Record<string, unknown> = {}): ActorEvent {
   return {
     eventName,
     entityType: 'wiki_page',

@@ -1,8 +1,9 @@
+import type { EmittedEventName } from '@cluster/contracts';
 import type { ActorEvent } from '../../shared/write.ts';
 import type { SubscriptionRow } from './store.ts';
 
 /** webhook.subscription.created / .deleted: the subscription as it is (never its secret). */
-export function subscriptionEvent(eventName: string, row: SubscriptionRow): ActorEvent {
+export function subscriptionEvent(eventName: EmittedEventName, row: SubscriptionRow): ActorEvent {
   return {
     eventName,
     entityType: 'webhook_subscription',

@@ -2,7 +2,10 @@ import {
   Delivery,
   DeliveryDetail,
   DeliveryFilters,
+  EventTypeList,
+  EventTypeQuery,
   ListOf,
+  PUBLIC_EVENT_TYPES,
   ListQuery,
   Webhook,
   WebhookCreate,
@@ -16,10 +19,19 @@ import { created, list, listArgs, noContent, ok } from '../../http/results.ts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
 import { toStruct } from '../../http/struct.ts';
 
+/** The catalogue's answers, serialised once: it is the same for every key (`emitted` filters it). */
+const catalogueAnswers = new Map(
+  [undefined, true, false].map((emitted) => {
+    const data = PUBLIC_EVENT_TYPES.filter((e) => emitted === undefined || e.emitted === emitted);
+    return [emitted, Buffer.from(JSON.stringify({ data, total: data.length }))];
+  }),
+);
+
 /**
  * Webhook subscriptions and their delivery records. Subscriptions belong to the
  * organization, so every path needs an organization-scoped key (api-decisions.md:
- * other organization-wide paths answer a project key 403 scope_violation).
+ * other organization-wide paths answer a project key 403 scope_violation), except the
+ * event catalogue: it holds no organization's data, so any key with read:webhook reads it.
  */
 export const webhookRoutes: RouteDef[] = [
   defineRoute({
@@ -46,6 +58,18 @@ export const webhookRoutes: RouteDef[] = [
     response: { status: 201, schema: WebhookWithSecret },
     handler: async ({ actor, body, clients }) =>
       created((await clients.webhooks.createWebhook({ actor, body: toStruct(body) })).resource),
+  }),
+  // Before /webhooks/:id, which would otherwise take "event-types" for an id: the first match wins.
+  defineRoute({
+    method: 'GET',
+    path: '/webhooks/event-types',
+    summary: 'The event catalogue: every event name with its payload schema',
+    tag: 'webhooks',
+    backend: 'gateway',
+    permission: 'read:webhook',
+    query: EventTypeQuery,
+    response: { status: 200, schema: EventTypeList },
+    handler: async ({ query }) => ok(catalogueAnswers.get(query.emitted)!),
   }),
   defineRoute({
     method: 'GET',

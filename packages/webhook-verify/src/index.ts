@@ -1,0 +1,33 @@
+// @cluster/webhook-verify: verify the webhooks of the feedback platform's developer API.
+// No runtime dependencies beyond node:crypto. See README.md.
+export { WebhookVerificationError, isWebhookVerificationError, type WebhookVerificationErrorCode } from './errors.ts';
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  headerOf,
+  safeEqual,
+  serviceSignature,
+  sign,
+  standardSignature,
+  standardWebhooksKey,
+  verify,
+  type HeaderSource,
+  type SignatureScheme,
+  type VerifiedWebhook,
+  type VerifyOptions,
+} from './verify.ts';
+export {
+  DEFAULT_REPLAY_TTL_SECONDS,
+  createMemoryReplayGuard,
+  type MemoryReplayGuard,
+  type MemoryReplayGuardOptions,
+  type ReplayGuard,
+} from './replay-guard.ts';
+export {
+  expressWebhookVerifier,
+  koaWebhookVerifier,
+  type ExpressLikeRequest,
+  type ExpressLikeResponse,
+  type KoaLikeContext,
+  type RequestStream,
+  type WebhookMiddlewareOptions,
+} from './middleware.ts';
