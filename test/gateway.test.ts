@@ -102,7 +102,7 @@ describe('HTTP behaviour', () => {
     expect(wrong.headers.get('allow')).toBe('GET, POST');
     // Neither adds a metrics series named after the raw path (one per id would grow without bound).
     await c.api(org.key, 'DELETE', `/projects/${org.projectId}/entries`);
-    const metrics = await (await fetch(`${c.baseUrl.replace('/api/v1', '')}/metrics`)).text();
+    const metrics = await (await fetch(`http://127.0.0.1:${c.ports.gatewayMetrics}/metrics`)).text();
     const series = metrics
       .split('\n')
       .filter((l) => l.startsWith('gateway_http_requests_total{') && l.includes('method="DELETE"'));
@@ -174,7 +174,9 @@ describe('HTTP behaviour', () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     const ready = await (await fetch(`${base}/readyz`)).json();
     expect(ready.checks.core).toBe(true);
-    const metrics = await (await fetch(`${base}/metrics`)).text();
+    // Prometheus' own port; the public API port does not answer /metrics.
+    expect((await fetch(`${base}/metrics`)).status).toBe(404);
+    const metrics = await (await fetch(`http://127.0.0.1:${c.ports.gatewayMetrics}/metrics`)).text();
     expect(metrics).toContain('gateway_http_requests_total');
     expect(metrics).toContain('gateway_http_request_duration_seconds_bucket');
     expect(metrics).toContain('process_cpu_seconds_total{service="gateway"}');

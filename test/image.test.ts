@@ -56,6 +56,7 @@ function podEnvironment(ports: Record<(typeof SERVICES)[number], number>): Recor
     DELIVERY_PORT: String(ports.delivery),
     EVIDENCE_PORT: String(ports.evidence),
     GATEWAY_PORT: String(ports.gateway),
+    GATEWAY_METRICS_PORT: '0',
     CORE_URL: `http://127.0.0.1:${ports.core}`,
     DELIVERY_URL: `http://127.0.0.1:${ports.delivery}`,
     EVIDENCE_URL: `http://127.0.0.1:${ports.evidence}`,

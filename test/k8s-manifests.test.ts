@@ -175,10 +175,23 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
     expect(commands).toEqual(['services/core/dist/migrate.js', 'services/delivery/dist/migrate.js']);
   });
 
-  it('exposes only the public paths through the Ingress, never /metrics', () => {
+  it('exposes only the public paths through the Ingress; Prometheus scrapes the gateway on its own port', () => {
     const ingress = objs().find((o) => o.kind === 'Ingress')!;
-    const paths = ingress.spec!.rules.flatMap((r: { http: { paths: { path: string }[] } }) => r.http.paths.map((p) => p.path));
-    expect(paths.sort()).toEqual(['/.well-known', '/api', '/hooks', '/mcp']);
+    type Path = { path: string; backend: { service: { port: { name: string } } } };
+    const paths: Path[] = ingress.spec!.rules.flatMap((r: { http: { paths: Path[] } }) => r.http.paths);
+    expect(paths.map((p) => p.path).sort()).toEqual(['/.well-known', '/api', '/hooks', '/mcp']);
+    expect(new Set(paths.map((p) => p.backend.service.port.name))).toEqual(new Set(['http']));
+    const monitor = objs().find((o) => o.kind === 'ServiceMonitor' && o.metadata.name === 'gateway')!;
+    expect(monitor.spec!.endpoints.map((e: { port: string }) => e.port)).toEqual(['metrics']);
+    const policy = objs().find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'gateway')!;
+    const portsFrom = (ns: string) =>
+      policy
+        .spec!.ingress.filter((r: { from: { namespaceSelector: { matchLabels: Record<string, string> } }[] }) =>
+          r.from.some((f) => f.namespaceSelector.matchLabels['kubernetes.io/metadata.name'] === ns),
+        )
+        .flatMap((r: { ports: { port: number }[] }) => r.ports.map((p) => p.port));
+    expect(portsFrom('ingress-nginx')).toEqual([8080]);
+    expect(portsFrom('monitoring')).toEqual([9464]);
   });
 
   it('refers only to ConfigMaps and Secrets it carries, or, in prod, the two Secrets made out of band', () => {

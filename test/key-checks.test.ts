@@ -27,6 +27,7 @@ beforeAll(async () => {
     const gateway = await startGateway({
       ...readGatewayConfig(),
       port: 0,
+      metricsPort: 0,
       redisUrl: REDIS_URL,
       rateLimitPerMinute: 1_000_000,
       authFailureLimitPerMinute: FAILURES_PER_MINUTE,

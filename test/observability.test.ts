@@ -18,7 +18,7 @@ afterAll(async () => {
 /** Every series name the services export, from their /metrics TYPE lines (histograms with their suffixes). */
 async function exportedNames(): Promise<Set<string>> {
   const names = new Set<string>();
-  const ports = [c.ports.gateway, c.ports.core, c.ports.delivery, c.ports.evidence];
+  const ports = [c.ports.gatewayMetrics, c.ports.core, c.ports.delivery, c.ports.evidence];
   for (const port of ports) {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     for (const line of text.split('\n')) {

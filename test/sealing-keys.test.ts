@@ -152,6 +152,7 @@ describe('rotating IDEMPOTENCY_SECRET_KEY', () => {
     const gateway = await startGateway({
       ...readGatewayConfig(),
       port: 0,
+      metricsPort: 0,
       // The test cluster's gateway seals with this material (test/support/cluster.ts).
       idempotencySecretKeys: [B, 'test-idempotency-key-material'],
       services: { core: url(c.ports.core), delivery: url(1), evidence: url(c.ports.evidence) },

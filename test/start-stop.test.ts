@@ -77,6 +77,7 @@ async function startCluster(): Promise<{ npm: ChildProcess; started: { pid: numb
     LOCAL_PG_PORT: String(await freePort()),
     LOCAL_KAFKA_PORT: String(await freePair()),
     GATEWAY_PORT: String(await freePort()),
+    GATEWAY_METRICS_PORT: String(await freePort()),
     CORE_PORT: String(await freePort()),
     DELIVERY_PORT: String(await freePort()),
     EVIDENCE_PORT: String(await freePort()),

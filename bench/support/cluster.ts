@@ -79,6 +79,7 @@ export async function startBenchCluster(tag: string, env: Record<string, string>
         CORE_URL: `http://127.0.0.1:${core.port}`,
         DELIVERY_URL: `http://127.0.0.1:${delivery.port}`,
         EVIDENCE_URL: 'http://127.0.0.1:1',
+        GATEWAY_METRICS_PORT: '0',
       },
       { readyPath: '/healthz', nodeArgs },
     );

@@ -31,7 +31,8 @@ export interface TestCluster {
   /** A fresh organization with an admin user, a project, and an org-scoped admin key. */
   seedOrg(name?: string): Promise<SeededOrg>;
   events: EventLog;
-  ports: { core: number; delivery: number; evidence: number; gateway: number };
+  /** `gatewayMetrics`: the gateway's Prometheus port (its API port does not serve /metrics). */
+  ports: { core: number; delivery: number; evidence: number; gateway: number; gatewayMetrics: number };
   flushOutbox(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -117,6 +118,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   const gateway = await startGateway({
     ...readGatewayConfig(),
     port: 0,
+    metricsPort: 0,
     redisUrl: process.env.REDIS_URL_FOR_TESTS,
     rateLimitPerMinute: Number(process.env.RATE_LIMIT_PER_MINUTE ?? 600),
     idempotencySecretKeys: ['test-idempotency-key-material'],
@@ -171,7 +173,13 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
     api,
     seedOrg,
     events,
-    ports: { core: core.port, delivery: delivery?.port ?? 0, evidence: evidence.port, gateway: gateway.port },
+    ports: {
+      core: core.port,
+      delivery: delivery?.port ?? 0,
+      evidence: evidence.port,
+      gateway: gateway.port,
+      gatewayMetrics: gateway.metricsPort,
+    },
     flushOutbox: core.flushOutbox,
     async stop() {
       await events.stop();

@@ -119,10 +119,6 @@ export function buildGateway(deps: GatewayDeps): Koa {
       ctx.status = ok ? 200 : 503;
       return void (ctx.body = { ready: ok, checks });
     }
-    if (ctx.path === '/metrics') {
-      ctx.type = metrics.registry.contentType;
-      return void (ctx.body = await metrics.registry.metrics());
-    }
     if (ctx.path === `${API_PREFIX}/openapi.json`) return void (ctx.body = openapi);
     if (referencePage(ctx)) return;
     await next();

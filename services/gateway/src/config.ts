@@ -12,6 +12,8 @@ export function readGatewayConfig() {
     /** Keyring sealing stored Idempotency-Key answers (first seals, all open); undefined means the dev default. */
     idempotencySecretKeys: sealingKeys('IDEMPOTENCY_SECRET_KEY', common.production),
     port: int('GATEWAY_PORT', 8080, 0, 65535),
+    /** Prometheus' port: /metrics is served here only, never on the public API port (Kubernetes: the Ingress does not route to it). */
+    metricsPort: int('GATEWAY_METRICS_PORT', 9464, 0, 65535),
     redisUrl: optionalStr('REDIS_URL'),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 1),
     /** Failed authentications a client address may make per minute before 429 (no lookup then). */

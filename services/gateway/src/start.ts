@@ -19,7 +19,7 @@ import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-lim
 import { routes } from './routes.ts';
 
 /** Composition root of the gateway. */
-export async function startGateway(config: GatewayConfig): Promise<{ port: number; shutdown: Shutdown }> {
+export async function startGateway(config: GatewayConfig): Promise<{ port: number; metricsPort: number; shutdown: Shutdown }> {
   initTelemetry('gateway', config.telemetry);
   const logger = createLogger('gateway', config.logLevel);
   const metrics = createMetrics('gateway');
@@ -72,7 +72,20 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(config.port, config.listenHost, resolve));
   const port = (server.address() as AddressInfo).port;
-  logger.info({ port }, 'gateway listening');
+  // Prometheus scrapes its own port: the public one never answers /metrics.
+  const metricsServer = http.createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      () => res.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve) => metricsServer.listen(config.metricsPort, config.listenHost, resolve));
+  const metricsPort = (metricsServer.address() as AddressInfo).port;
+  logger.info({ port, metricsPort }, 'gateway listening');
 
   shutdown.add('not_ready', 'readiness', () => void (draining = true));
   shutdown.add(
@@ -84,10 +97,11 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
         server.closeIdleConnections();
       }),
   );
+  shutdown.add('close', 'metrics server', () => new Promise<void>((resolve) => metricsServer.close(() => resolve())));
   shutdown.add('close', 'rate limiters', async () => {
     await limiter.close();
     await authFailures.close();
   });
   shutdown.add('close', 'telemetry', () => shutdownTelemetry());
-  return { port, shutdown };
+  return { port, metricsPort, shutdown };
 }
