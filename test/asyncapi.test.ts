@@ -15,6 +15,16 @@ describe('AsyncAPI document of the Kafka topics', () => {
     expect(document?.version()).toBe('3.0.0');
   });
 
+  it('documents the trace context and the dead-letter headers, and a server for any deployment', async () => {
+    const { document } = await new Parser().parse(doc);
+    const envelope = document!.components().messages().get('EventEnvelope')!.headers()!.json() as { properties: object };
+    expect(Object.keys(envelope.properties)).toEqual(['event-name', 'event-id', 'traceparent', 'tracestate']);
+    const deadLetter = document!.components().messages().get('DeadLetter')!.headers()!.json() as { properties: object };
+    expect(Object.keys(deadLetter.properties)).toEqual(['event-name', 'event-id', 'traceparent', 'tracestate']);
+    const cluster = document!.servers().get('cluster')!;
+    expect(cluster.variables().get('bootstrap')?.defaultValue()).toBe('kafka-bootstrap.kafka.svc:9092');
+  });
+
   it('names the topics the services really use', async () => {
     const { document } = await new Parser().parse(doc);
     const addresses = document!
