@@ -1,7 +1,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config.ts';
 import { currentRequestId } from './context.ts';
-import { currentTraceId } from './telemetry.ts';
+import { currentTraceIds } from './telemetry.ts';
 
 export type { Logger };
 
@@ -18,8 +18,7 @@ export function createLogger(service: string, level: LogLevel, destination?: Des
       formatters: { level: (label) => ({ level: label }) },
       mixin() {
         const requestId = currentRequestId();
-        const traceId = currentTraceId();
-        return { ...(requestId ? { requestId } : {}), ...(traceId ? { traceId } : {}) };
+        return { ...(requestId ? { requestId } : {}), ...currentTraceIds() };
       },
       redact: {
         paths: [

@@ -69,8 +69,13 @@ export function tracer(service: string) {
 
 /** The current trace id, for log lines. */
 export function currentTraceId(): string | undefined {
+  return currentTraceIds()?.traceId;
+}
+
+/** The active span's trace and span ids, for log lines (every line written inside a span carries both). */
+export function currentTraceIds(): { traceId: string; spanId: string } | undefined {
   const ctx = trace.getActiveSpan()?.spanContext();
-  return ctx && trace.isSpanContextValid(ctx) ? ctx.traceId : undefined;
+  return ctx && trace.isSpanContextValid(ctx) ? { traceId: ctx.traceId, spanId: ctx.spanId } : undefined;
 }
 
 /** Trace headers of the active context, to store beside work that continues elsewhere (outbox rows). */
