@@ -17,9 +17,9 @@ describe('AsyncAPI document of the Kafka topics', () => {
 
   it('documents the trace context and the dead-letter headers, and a server for any deployment', async () => {
     const { document } = await new Parser().parse(doc);
-    const envelope = document!.components().messages().get('EventEnvelope')!.headers()!.json() as { properties: object };
+    const envelope = document!.components().messages().get('EventEnvelope')!.headers()!.json<{ properties: object }>();
     expect(Object.keys(envelope.properties)).toEqual(['event-name', 'event-id', 'traceparent', 'tracestate']);
-    const deadLetter = document!.components().messages().get('DeadLetter')!.headers()!.json() as { properties: object };
+    const deadLetter = document!.components().messages().get('DeadLetter')!.headers()!.json<{ properties: object }>();
     expect(Object.keys(deadLetter.properties)).toEqual(['event-name', 'event-id', 'traceparent', 'tracestate']);
     const cluster = document!.servers().get('cluster')!;
     expect(cluster.variables().get('bootstrap')?.defaultValue()).toBe('kafka-bootstrap.kafka.svc:9092');
