@@ -141,6 +141,7 @@ try {
       `  Demo API key:  ${demo.apiKey.key}   (organization-scoped, role admin)`,
       `  Try:           curl -H "Authorization: Bearer ${demo.apiKey.key}" ${base}/me`,
       `  OpenAPI:       ${base}/openapi.json   (reference page: ${base}/docs)`,
+      `  MCP:           http://localhost:${gatewayPort}/mcp   (same key, docs/mcp.md)`,
       '  Admin CLI:     npm run --silent admin -- <command>',
       '  Stop:          Ctrl-C',
       '',

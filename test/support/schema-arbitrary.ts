@@ -136,6 +136,8 @@ function validString(schema: JsonSchema, pools: ValuePools, name: string): fc.Ar
       return isoDateTime.arbitrary;
     case 'date':
       return isoDate.arbitrary;
+    case 'date-or-date-time':
+      return fc.oneof(isoDateTime.arbitrary, isoDate.arbitrary);
     case 'email':
       return fc
         .oneof({ weight: 9, arbitrary: fc.emailAddress() }, fc.constant(`${incompressible(3000)}@long.example`))

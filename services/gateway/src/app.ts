@@ -29,6 +29,7 @@ import type { RateLimiter } from './http/rate-limit.ts';
 import { respond } from './http/respond.ts';
 import { createMatcher, type RouteDef } from './http/route.ts';
 import { runRoute } from './http/run-route.ts';
+import { createMcpEndpoint, type McpSettings } from './mcp/endpoint.ts';
 
 export interface GatewayDeps {
   clients: Clients;
@@ -43,6 +44,8 @@ export interface GatewayDeps {
   logger: Logger;
   metrics: Metrics;
   ready: () => Promise<Record<string, boolean>>;
+  /** The tool-protocol endpoint's settings. */
+  mcp: McpSettings;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -123,6 +126,9 @@ export function buildGateway(deps: GatewayDeps): Koa {
     if (referencePage(ctx)) return;
     await next();
   });
+
+  // The tool-protocol endpoint (/mcp, its privacy link and its protected-resource metadata): the v1 routes as tools.
+  app.use(createMcpEndpoint({ routes, clients, authenticator, limiter, settings: deps.mcp, logger }));
 
   // The v1 pipeline, one named step each (http/): match, authenticate, rate limit, authorize (switch, scope,
   // permission, role), read the body (JSON only, no NUL, bounded depth; no NUL in the query either), then under the

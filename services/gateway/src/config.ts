@@ -1,4 +1,4 @@
-import { int, optionalStr, readProcessConfig, readServiceConfig, sealingKeys, serviceUrls } from '@cluster/platform';
+import { int, list, optionalStr, readProcessConfig, readServiceConfig, sealingKeys, serviceUrls, str } from '@cluster/platform';
 
 /** Development key material, used only outside production when IDEMPOTENCY_SECRET_KEY is unset (refused in production). */
 export const DEV_IDEMPOTENCY_KEY_MATERIAL = 'dev-only-idempotency-key: set IDEMPOTENCY_SECRET_KEY in production';
@@ -21,6 +21,21 @@ export function readGatewayConfig() {
     /** Proxies in front of the gateway whose X-Forwarded-For names the client (0: none, use the peer address). */
     trustedProxyHops: int('TRUSTED_PROXY_HOPS', 0, 0, 10),
     services: serviceUrls(),
+    /** The tool-protocol endpoint (/mcp, docs/mcp.md). */
+    mcp: {
+      /** Browser origins allowed to call /mcp (none by default; a request without Origin is always allowed). */
+      allowedOrigins: list('MCP_ALLOWED_ORIGINS', ''),
+      /**
+       * Outside production with MCP_ALLOWED_ORIGINS unset, pages served from loopback (localhost,
+       * 127.0.0.1, [::1], any port) may call /mcp too, as the MCP SDK's own DNS-rebinding guard allows.
+       */
+      allowLoopbackOrigins: !common.production && !optionalStr('MCP_ALLOWED_ORIGINS'),
+      privacyPolicyUrl: str('PRIVACY_POLICY_URL', 'https://feedback.example.com/privacy'),
+      /** OAuth authorization servers named in the protected-resource metadata (none: API keys only). */
+      authorizationServers: list('MCP_AUTHORIZATION_SERVERS', ''),
+      /** The gateway's public base URL (https://api.example.com); unset: taken from each request. */
+      publicBaseUrl: optionalStr('PUBLIC_BASE_URL'),
+    },
   };
 }
 export type GatewayConfig = ReturnType<typeof readGatewayConfig>;

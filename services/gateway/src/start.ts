@@ -56,6 +56,7 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
     limiter,
     authFailures,
     trustedProxyHops: config.trustedProxyHops,
+    mcp: config.mcp,
     logger,
     metrics,
     ready: async () => ({

@@ -29,10 +29,13 @@ export const DateOnly = Type.String({ format: 'date', pattern: YEAR_PATTERN });
  * A body field the spec calls a date but stores as a timestamp (release start and end): a calendar
  * date (YYYY-MM-DD, taken as midnight UTC) or an RFC 3339 date-time. Answers carry the date-time.
  */
-export const DateOrDateTime = Type.Unsafe<string>({
-  anyOf: [DateOnly, DateTime],
+export const DateOrDateTime = Type.String({
+  format: 'date-or-date-time',
+  pattern: YEAR_PATTERN,
   description: 'a calendar date (YYYY-MM-DD, midnight UTC) or an RFC 3339 date-time',
 });
+/** The format of DateOrDateTime, which the gateway's validator defines (`date` or `date-time`). */
+export const DATE_OR_DATE_TIME_FORMAT = 'date-or-date-time';
 /** Any JSON value (jsonb columns such as typeMetadata). */
 export const AnyJson = Type.Unsafe<unknown>({ description: 'any JSON value' });
 /** `string|null`, the most common optional column. */

@@ -38,6 +38,7 @@ beforeAll(async () => {
     idempotencyBox: createSecretBox(['unit-test key'], { salt: 'test', info: 'test' }),
     limiter: createMemoryRateLimiter(1000),
     authFailures: createMemoryRateLimiter(1000),
+    mcp: { allowedOrigins: [], privacyPolicyUrl: 'https://example.test/privacy', authorizationServers: [] },
     trustedProxyHops: 0,
     logger: createLogger('gateway', 'info', { write: (line: string) => void lines.push(JSON.parse(line)) }),
     metrics: createMetrics('gateway'),

@@ -36,6 +36,7 @@ async function gateway(trustedProxyHops: number): Promise<string> {
     limiter: createMemoryRateLimiter(1000),
     authFailures: createMemoryRateLimiter(1),
     trustedProxyHops,
+    mcp: { allowedOrigins: [], privacyPolicyUrl: 'https://example.test/privacy', authorizationServers: [] },
     logger: createLogger('gateway', 'silent'),
     metrics: createMetrics('gateway'),
     ready: async () => ({}),

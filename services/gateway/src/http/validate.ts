@@ -1,13 +1,34 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { YEAR_PATTERN } from '@cluster/contracts';
+import { DATE_OR_DATE_TIME_FORMAT, YEAR_PATTERN } from '@cluster/contracts';
 import { validation } from '@cluster/platform';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
-const queryAjv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: true, useDefaults: true }));
+type FormatCheck = ((s: string) => boolean) | RegExp | { validate: ((s: string) => boolean) | RegExp };
+const passes = (check: FormatCheck | undefined, s: string): boolean => {
+  const v = check && typeof check === 'object' && 'validate' in check ? check.validate : check;
+  return typeof v === 'function' ? v(s) : v instanceof RegExp ? v.test(s) : false;
+};
+
+/**
+ * An Ajv with the standard formats and ours: `date-or-date-time` (DateOrDateTime of
+ * @cluster/contracts) is a calendar date or a date-time, each by its own standard rule.
+ */
+export function createAjv(options: { coerce?: boolean } = {}): Ajv {
+  const ajv = addFormats(
+    new Ajv({ allErrors: true, strict: false, ...(options.coerce ? { coerceTypes: true, useDefaults: true } : {}) }),
+  );
+  const date = fullFormats.date as FormatCheck;
+  const dateTime = fullFormats['date-time'] as FormatCheck;
+  ajv.addFormat(DATE_OR_DATE_TIME_FORMAT, { type: 'string', validate: (s: string) => passes(date, s) || passes(dateTime, s) });
+  return ajv;
+}
+
+const bodyAjv = createAjv();
+const queryAjv = createAjv({ coerce: true });
 
 const cache = new WeakMap<TSchema, ValidateFunction>();
 

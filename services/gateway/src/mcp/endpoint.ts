@@ -1,0 +1,196 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Next } from 'koa';
+import { PERMISSIONS } from '@cluster/contracts';
+import { DomainError, claimsOf, fromConnectError, requestContext, validation, type Logger } from '@cluster/platform';
+import type { Clients } from '../clients.ts';
+import type { Authenticator } from '../http/authenticate.ts';
+import { authorize } from '../http/authorize.ts';
+import { readRequestBody } from '../http/body.ts';
+import type { GatewayContext } from '../http/context.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
+import type { RouteDef } from '../http/route.ts';
+import { createAjv, toProblems } from '../http/validate.ts';
+import { TOOL_SPECS } from './tools.ts';
+import { toolInput, type ToolInput } from './tool-input.ts';
+
+/** Settings of the tool-protocol endpoint (gateway config: MCP_ALLOWED_ORIGINS, PRIVACY_POLICY_URL, ...). */
+export interface McpSettings {
+  /** Origins a browser may call /mcp from; a request without Origin (server to server) is always allowed. */
+  allowedOrigins: readonly string[];
+  /** Loopback origins allowed too (development default, config.ts). */
+  allowLoopbackOrigins?: boolean;
+  privacyPolicyUrl: string;
+  /** OAuth authorization servers of the protected-resource metadata (none: API keys only). */
+  authorizationServers: readonly string[];
+  /** This gateway's public base URL; unset: taken from the request (its host, and its protocol behind a trusted proxy). */
+  publicBaseUrl?: string;
+}
+
+export const MCP_PATH = '/mcp';
+export const PRIVACY_PATH = '/mcp/privacy';
+export const METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+/** A tool of the endpoint: what it advertises, the route it runs, and its argument check. */
+interface RouteTool {
+  tool: Tool;
+  route: RouteDef;
+  input: ToolInput;
+  check: (args: unknown) => boolean;
+  errors: () => ReturnType<typeof toProblems>;
+}
+
+/**
+ * The tool-protocol endpoint (Model Context Protocol, Streamable HTTP) with the official SDK's
+ * server and transport, stateless: a server and transport per HTTP request (docs/decisions.md).
+ * Order of refusals: an Origin outside the allow-list 403 before anything else; no, a bad or a
+ * revoked key 401 with WWW-Authenticate pointing at the protected-resource metadata; then per
+ * tool call the key's rate limit, its permissions and scope, and the arguments, as tool errors.
+ */
+export function createMcpEndpoint(deps: {
+  routes: readonly RouteDef[];
+  clients: Clients;
+  authenticator: Authenticator;
+  limiter: RateLimiter;
+  settings: McpSettings;
+  logger: Logger;
+}) {
+  const { settings } = deps;
+  const ajv = createAjv();
+  const tools: RouteTool[] = [];
+  for (const spec of TOOL_SPECS) {
+    const route = deps.routes.find((r) => r.method === spec.method && r.path === spec.path);
+    // The evidence route comes with the evidence service; a tool is listed only when its route exists.
+    if (!route) continue;
+    const input = toolInput(route);
+    const validate = ajv.compile(input.schema);
+    tools.push({
+      route,
+      input,
+      check: (args) => validate(args),
+      errors: () => toProblems(validate.errors),
+      tool: {
+        name: spec.name,
+        title: spec.title,
+        description: `${spec.description} (${spec.method} /api/v1${spec.path}${route.permission ? `; needs ${route.permission}` : ''})`,
+        inputSchema: input.schema as Tool['inputSchema'],
+        annotations: {
+          title: spec.title,
+          readOnlyHint: spec.method === 'GET',
+          destructiveHint: spec.method !== 'GET' && spec.destructive === true,
+          idempotentHint: spec.method === 'GET' || spec.method === 'PATCH',
+          openWorldHint: false,
+        },
+      },
+    });
+  }
+
+  const baseUrl = (ctx: GatewayContext) => settings.publicBaseUrl?.replace(/\/$/, '') ?? `${ctx.protocol}://${ctx.host}`;
+  const metadataUrl = (ctx: GatewayContext) => `${baseUrl(ctx)}${METADATA_PATH}`;
+
+  /** Runs one tool call as the route would run: rate limit, permission and scope, arguments, handler. */
+  async function call(
+    ctx: GatewayContext,
+    auth: Awaited<ReturnType<Authenticator['authenticate']>>,
+    name: string,
+    args: unknown,
+  ): Promise<CallToolResult> {
+    const found = tools.find((t) => t.tool.name === name);
+    try {
+      if (!found) throw new DomainError('not_found', `no tool named ${name}`);
+      const rate = await deps.limiter.hit(auth.actor.apiKeyId);
+      if (!rate.allowed) throw new DomainError('rate_limit', 'rate limit exceeded', { retryAfter: rate.retryAfter });
+      authorize(found.route, auth.actor, auth.apiEnabled);
+      const given = args ?? {};
+      if (!found.check(given)) throw validation(found.errors());
+      const { params, query, json } = found.input.split(given as Record<string, unknown>);
+      const result = await found.route.run({ actor: auth.actor, params, query, json, clients: deps.clients });
+      const text = result.body ? Buffer.from(result.body).toString('utf8') : '';
+      return {
+        content: [{ type: 'text', text: text || JSON.stringify({ status: result.status }) }],
+        ...(text.startsWith('{') ? { structuredContent: JSON.parse(text) as Record<string, unknown> } : {}),
+      };
+    } catch (err) {
+      const known = err instanceof DomainError ? err : fromConnectError(err);
+      if (!known) {
+        deps.logger.error({ err, tool: name }, 'tool call failed');
+        return toolError({ reason: 'internal', message: 'internal error' });
+      }
+      if (known.status === 401) throw known; // the key was revoked meanwhile: the whole request is refused
+      return toolError({ reason: known.reason, message: known.message, ...(known.details ? { details: known.details } : {}) });
+    }
+  }
+
+  async function serveMcp(ctx: GatewayContext): Promise<void> {
+    let auth;
+    try {
+      auth = await deps.authenticator.authenticate(ctx, { fresh: true });
+    } catch (err) {
+      if (err instanceof DomainError && err.status === 401)
+        ctx.set('WWW-Authenticate', `Bearer resource_metadata="${metadataUrl(ctx)}"`);
+      throw err;
+    }
+    const request = requestContext.getStore();
+    if (request) request.actor = claimsOf(auth.actor);
+    const json = ctx.method === 'POST' ? (await readRequestBody(ctx)).json : undefined;
+
+    const server = new Server({ name: 'feedback-api', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.tool) }));
+    server.setRequestHandler(CallToolRequestSchema, (req) => call(ctx, auth, req.params.name, req.params.arguments));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    ctx.respond = false;
+    ctx.res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(ctx.req, ctx.res, json);
+  }
+
+  /** Koa middleware: /mcp, /mcp/privacy and the protected-resource metadata; anything else goes on. */
+  return async (ctx: GatewayContext, next: Next): Promise<void> => {
+    if (ctx.path === METADATA_PATH && ctx.method === 'GET') {
+      ctx.body = {
+        resource: `${baseUrl(ctx)}${MCP_PATH}`,
+        authorization_servers: settings.authorizationServers,
+        scopes_supported: [...PERMISSIONS],
+        bearer_methods_supported: ['header'],
+        resource_name: 'Feedback platform developer API (tool-protocol endpoint)',
+        resource_documentation: `${baseUrl(ctx)}/api/v1/docs`,
+        resource_policy_uri: settings.privacyPolicyUrl,
+      };
+      return;
+    }
+    if (ctx.path !== MCP_PATH && ctx.path !== PRIVACY_PATH) return next();
+    // DNS-rebinding protection: a browser page of another origin is refused before anything else.
+    const origin = ctx.get('origin');
+    if (origin && !settings.allowedOrigins.includes(origin) && !(settings.allowLoopbackOrigins && isLoopbackOrigin(origin)))
+      throw new DomainError('forbidden', `origin ${origin} may not call the tool-protocol endpoint`);
+    if (ctx.path === PRIVACY_PATH) {
+      if (ctx.method !== 'GET') throw methodNotAllowed(ctx, 'GET');
+      return ctx.redirect(settings.privacyPolicyUrl);
+    }
+    if (ctx.method !== 'POST') throw methodNotAllowed(ctx, 'POST');
+    await serveMcp(ctx);
+  };
+}
+
+function methodNotAllowed(ctx: GatewayContext, allow: string): DomainError {
+  ctx.set('Allow', allow);
+  return new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`);
+}
+
+function toolError(body: { reason: string; message: string; details?: unknown }): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}
+
+/** `http(s)://localhost`, `127.0.0.1` or `[::1]`, with or without a port. */
+function isLoopbackOrigin(origin: string): boolean {
+  return /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(origin);
+}

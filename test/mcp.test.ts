@@ -1,0 +1,227 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PERMISSIONS } from '@cluster/contracts';
+import { routes, TOOL_SPECS } from '@cluster/gateway';
+import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+
+// The tool-protocol endpoint as an AI assistant uses it: the official SDK's client over
+// Streamable HTTP, against the real cluster, with the same API keys as the REST API.
+let c: TestCluster;
+let org: SeededOrg;
+let other: SeededOrg;
+let mcpUrl: URL;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  c = await startTestCluster();
+  org = await c.seedOrg('Assistant');
+  other = await c.seedOrg('Elsewhere');
+  mcpUrl = new URL(c.baseUrl.replace('/api/v1', '/mcp'));
+}, 120_000);
+afterAll(async () => {
+  for (const client of clients) await client.close();
+  await c?.stop();
+});
+
+/** An SDK client connected with `key`. */
+async function connect(key: string): Promise<Client> {
+  const client = new Client({ name: 'test-assistant', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
+  clients.push(client);
+  return client;
+}
+
+/** The JSON a tool answered, and whether it was a tool error. */
+async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const res = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const text = res.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+  return { isError: res.isError === true, body: JSON.parse(text) as Record<string, unknown> };
+}
+
+/** A raw POST to /mcp (initialize), for the refusals that come before the protocol. */
+function rawPost(headers: Record<string, string>) {
+  return fetch(mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    }),
+  });
+}
+
+describe('the tool-protocol endpoint', () => {
+  it('lists a tool per spec, each with the four annotations and an object input schema from the route', async () => {
+    const client = await connect(org.key);
+    const { tools } = await client.listTools();
+    // 22 tools; one of them (release evidence) appears with the evidence route.
+    expect(TOOL_SPECS).toHaveLength(22);
+    const served = TOOL_SPECS.filter((t) => routes.some((r) => r.method === t.method && r.path === t.path)).map((t) => t.name);
+    expect(tools.map((t) => t.name).sort()).toEqual([...served].sort());
+    expect(served.length).toBeGreaterThanOrEqual(21);
+    for (const tool of tools) {
+      expect(tool.annotations, tool.name).toMatchObject({
+        title: expect.any(String),
+        readOnlyHint: expect.any(Boolean),
+        destructiveHint: expect.any(Boolean),
+        openWorldHint: false,
+      });
+      expect(tool.inputSchema.type, tool.name).toBe('object');
+      const spec = TOOL_SPECS.find((t) => t.name === tool.name)!;
+      expect(tool.annotations!.readOnlyHint, tool.name).toBe(spec.method === 'GET');
+    }
+    const create = tools.find((t) => t.name === 'create_entry')!;
+    expect(create.inputSchema.required).toEqual(expect.arrayContaining(['projectId', 'title', 'type', 'description']));
+  });
+
+  it('reads and writes as the REST API does: the write is visible over REST and its event reaches Kafka', async () => {
+    const client = await connect(org.key);
+    const projects = await callTool(client, 'list_projects');
+    expect(projects.isError).toBe(false);
+    expect((projects.body.data as { id: string }[]).map((p) => p.id)).toContain(org.projectId);
+
+    const created = await callTool(client, 'create_entry', {
+      projectId: org.projectId,
+      title: 'Made by an assistant',
+      type: 'feature_request',
+      description: 'through create_entry',
+    });
+    expect(created.body).not.toHaveProperty('reason');
+    expect(created.isError).toBe(false);
+    const id = created.body.id as string;
+    const rest = await c.api(org.key, 'GET', `/entries/${id}`);
+    expect(rest.status).toBe(200);
+    expect(rest.body).toMatchObject({ title: 'Made by an assistant', projectId: org.projectId });
+    const [event] = await c.events.waitFor((e) => e.eventName === 'entry.created' && e.entityId === id);
+    expect(event.organizationId).toBe(org.orgId);
+    const audit = await c.api(org.key, 'GET', `/audit-events?entityType=entry`);
+    expect(JSON.stringify(audit.body)).toContain(id);
+  });
+
+  it('refuses another origin with 403 before anything else, even with a valid key; no Origin is fine', async () => {
+    const refused = await rawPost({ authorization: `Bearer ${org.key}`, origin: 'https://evil.example' });
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).reason).toBe('forbidden');
+    const noKeyEither = await rawPost({ origin: 'https://evil.example' });
+    expect(noKeyEither.status).toBe(403);
+    expect((await rawPost({ authorization: `Bearer ${org.key}` })).status).toBe(200);
+  });
+
+  it('answers hostile bodies and other methods with 4xx, never 500', async () => {
+    const post = (body: string) =>
+      fetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${org.key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body,
+      });
+    for (const body of [
+      'not json',
+      '[]',
+      '{"jsonrpc":"2.0"}',
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}',
+    ]) {
+      const res = await post(body);
+      expect(res.status, body).toBeGreaterThanOrEqual(200);
+      expect(res.status, body).toBeLessThan(500);
+    }
+    const get = await fetch(mcpUrl, { headers: { authorization: `Bearer ${org.key}` } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it('answers 401 with WWW-Authenticate naming the metadata for no key, a bad key and a revoked key', async () => {
+    const { id, key } = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
+    expect((await rawPost({ authorization: `Bearer ${key}` })).status).toBe(200);
+    await c.admin.revokeKey(id);
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer fbk_not_a_key' },
+      { authorization: `Bearer ${key}` },
+    ];
+    for (const headers of attempts) {
+      const res = await rawPost(headers);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe(
+        `Bearer resource_metadata="${c.baseUrl.replace('/api/v1', '')}/.well-known/oauth-protected-resource"`,
+      );
+    }
+  });
+
+  it('keeps a project-scoped key in its project through every tool', async () => {
+    const { key } = await c.admin.createKey({ user: org.adminId, scope: 'project', project: org.projectId });
+    const client = await connect(key);
+    const theirs = await c.api(other.key, 'POST', `/projects/${other.projectId}/entries`, {
+      title: 'Theirs',
+      type: 'bug_report',
+      description: 'not yours',
+    });
+    const reached = [
+      await callTool(client, 'get_project', { projectId: other.projectId }),
+      await callTool(client, 'get_entry', { entryId: theirs.body.id }),
+      await callTool(client, 'update_entry', { entryId: theirs.body.id, title: 'Mine now' }),
+      await callTool(client, 'list_entries', { projectId: other.projectId }),
+    ];
+    for (const r of reached) {
+      expect(r.isError, JSON.stringify(r.body)).toBe(true);
+      expect(['not_found', 'scope_violation'], JSON.stringify(r.body)).toContain(r.body.reason);
+      expect(['not_found', 'scope_violation']).toContain(r.body.reason);
+    }
+    expect(reached[1].body.reason).toBe('not_found');
+    expect((await c.api(other.key, 'GET', `/entries/${theirs.body.id}`)).body.title).toBe('Theirs');
+  });
+
+  it('answers a missing permission, bad arguments and an unknown tool as tool errors with the reason', async () => {
+    const { key } = await c.admin.createKey({ user: org.adminId, scope: 'organization', permissions: 'read:entry,read:project' });
+    const client = await connect(key);
+    const denied = await callTool(client, 'create_entry', {
+      projectId: org.projectId,
+      title: 'x',
+      type: 'feedback',
+      description: 'd',
+    });
+    expect(denied).toMatchObject({ isError: true, body: { reason: 'forbidden' } });
+    expect(denied.body.message).toContain('write:entry');
+
+    const admin = await connect(org.key);
+    const invalid = await callTool(admin, 'create_entry', { projectId: 'not-a-uuid', type: 'saga' });
+    expect(invalid).toMatchObject({ isError: true, body: { reason: 'validation_error' } });
+    const paths = (invalid.body.details as { errors: { path: string }[] }).errors.map((e) => e.path);
+    expect(paths).toEqual(expect.arrayContaining(['/projectId', '/title', '/type']));
+    expect(await callTool(admin, 'no_such_tool')).toMatchObject({ isError: true, body: { reason: 'not_found' } });
+  });
+
+  it('counts every tool call against the key like a REST call', async () => {
+    const { key } = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
+    const before = Number((await c.api(key, 'GET', '/me')).headers.get('x-ratelimit-remaining'));
+    const client = await connect(key);
+    await callTool(client, 'whoami');
+    await callTool(client, 'whoami');
+    const after = Number((await c.api(key, 'GET', '/me')).headers.get('x-ratelimit-remaining'));
+    expect(before - after).toBe(3);
+  });
+
+  it('publishes RFC 9728 protected-resource metadata, and a privacy link', async () => {
+    const base = c.baseUrl.replace('/api/v1', '');
+    const meta = await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json();
+    expect(meta).toMatchObject({
+      resource: `${base}/mcp`,
+      authorization_servers: [],
+      bearer_methods_supported: ['header'],
+      resource_documentation: `${base}/api/v1/docs`,
+    });
+    expect(meta.scopes_supported).toEqual([...PERMISSIONS]);
+    const privacy = await fetch(`${base}/mcp/privacy`, { redirect: 'manual' });
+    expect(privacy.status).toBe(302);
+    expect(privacy.headers.get('location')).toMatch(/^https:\/\//);
+  });
+});
