@@ -14,9 +14,11 @@ const env = {
   DATABASE_URL: process.env.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${pgPort}/cluster`,
   LOG_LEVEL: 'warn',
 };
+// Evidence keys live in the evidence service's schema: its own CLI; everything else is the core's.
+const service = process.argv[2] === 'evidence-key' ? 'evidence' : 'core';
 const res = spawnSync(
   process.execPath,
-  ['--enable-source-maps', path.join(ROOT, 'services/core/dist/admin-cli.js'), ...process.argv.slice(2)],
+  ['--enable-source-maps', path.join(ROOT, `services/${service}/dist/admin-cli.js`), ...process.argv.slice(2)],
   {
     cwd: ROOT,
     env,

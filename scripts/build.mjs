@@ -21,7 +21,7 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const ENTRY_POINTS = {
   core: { main: 'main.ts', 'admin-cli': 'admin/cli.ts', migrate: 'migrate.ts' },
   delivery: { main: 'main.ts', migrate: 'migrate.ts', 'reseal-secrets': 'reseal-secrets.ts' },
-  evidence: { main: 'main.ts' },
+  evidence: { main: 'main.ts', migrate: 'migrate.ts', 'admin-cli': 'admin-cli.ts' },
   gateway: { main: 'main.ts' },
 };
 

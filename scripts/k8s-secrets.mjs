@@ -2,7 +2,7 @@
 //
 //   node scripts/k8s-secrets.mjs k8s/overlays/dev [--database-url URL] [--redis-url URL] [--force]
 //
-// DIR/secrets.env       -> Secret cluster-secrets: DATABASE_URL, REDIS_URL, the sealing keys
+// DIR/secrets.env       -> Secret cluster-secrets: DATABASE_URL, REDIS_URL, the sealing keys (webhook, idempotency, evidence)
 //                          (32 random bytes each) and SERVICE_PUBLIC_KEYS
 // DIR/signing-keys.env  -> Secret service-signing-keys: one Ed25519 seed per service
 // Both files are git-ignored. An existing file is kept unless --force: regenerating sealing keys
@@ -34,6 +34,7 @@ const files = {
     REDIS_URL: values['redis-url'],
     WEBHOOK_SECRET_KEY: sealingKey(),
     IDEMPOTENCY_SECRET_KEY: sealingKey(),
+    EVIDENCE_SECRET_KEY: sealingKey(),
     SERVICE_PUBLIC_KEYS: keys.SERVICE_PUBLIC_KEYS,
   },
   'signing-keys.env': keys.signingKeys,

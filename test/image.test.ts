@@ -50,6 +50,7 @@ function podEnvironment(ports: Record<(typeof SERVICES)[number], number>): Recor
     KAFKA_TOPIC_PREFIX: `img${randomBytes(4).toString('hex')}.`,
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     IDEMPOTENCY_SECRET_KEY: randomBytes(32).toString('base64'),
+    EVIDENCE_SECRET_KEY: randomBytes(32).toString('base64'),
     SERVICE_PUBLIC_KEYS: keys.SERVICE_PUBLIC_KEYS,
     ...Object.fromEntries(Object.entries(keys.signingKeys).map(([s, k]) => [`SIGNING_KEY_${s}`, k])),
     CORE_PORT: String(ports.core),
@@ -102,7 +103,7 @@ describe('the image', () => {
     const env = podEnvironment(ports);
     const before = snapshot(app);
 
-    for (const s of ['core', 'delivery'])
+    for (const s of ['core', 'delivery', 'evidence'])
       execFileSync(process.execPath, ['--enable-source-maps', `services/${s}/dist/migrate.js`], { cwd: app, env, stdio: 'pipe' });
 
     for (const s of SERVICES) {

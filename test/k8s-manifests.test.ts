@@ -172,7 +172,11 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
     expect(config.data?.MIGRATE_ON_START).toBe('false');
     const job = objs().find((o) => o.kind === 'Job' && o.metadata.name === 'migrate')!;
     const commands = job.spec!.template.spec.containers.map((c: { command: string[] }) => c.command.at(-1));
-    expect(commands).toEqual(['services/core/dist/migrate.js', 'services/delivery/dist/migrate.js']);
+    expect(commands).toEqual([
+      'services/core/dist/migrate.js',
+      'services/delivery/dist/migrate.js',
+      'services/evidence/dist/migrate.js',
+    ]);
   });
 
   it('exposes only the public paths through the Ingress; Prometheus scrapes the gateway on its own port', () => {

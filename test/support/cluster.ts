@@ -113,7 +113,12 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
         topicPrefix,
         coreUrl: `http://127.0.0.1:${core.port}`,
       });
-  const evidence = await startEvidence({ ...readEvidenceConfig(), port: 0, databaseUrl });
+  const evidence = await startEvidence({
+    ...readEvidenceConfig(),
+    port: 0,
+    databaseUrl,
+    coreUrl: `http://127.0.0.1:${core.port}`,
+  });
   const url = (p: number) => `http://127.0.0.1:${p}`;
   const gateway = await startGateway({
     ...readGatewayConfig(),

@@ -6,3 +6,5 @@ export * from './gen/cluster/delivery/v1/delivery_pb.ts';
 export * from './gen/cluster/evidence/v1/evidence_pb.ts';
 export * from './gen/cluster/core/v1/entries_pb.ts';
 export * from './gen/cluster/core/v1/time_entries_pb.ts';
+export * from './gen/cluster/core/v1/codehost_pb.ts';
+export * from './gen/cluster/core/v1/release_evidence_pb.ts';

@@ -12,6 +12,7 @@ import {
   MemberService,
   ProjectService,
   ReleaseService,
+  ReleaseEvidenceService,
   SearchService,
   SnapshotService,
   TimeEntryService,
@@ -43,6 +44,8 @@ import { createProjectService } from './features/projects/service.ts';
 import { projectRpc } from './features/projects/rpc.ts';
 import { createReleaseService } from './features/releases/service.ts';
 import { releaseRpc } from './features/releases/rpc.ts';
+import { createReleaseEvidenceService } from './features/release-evidence/service.ts';
+import { releaseEvidenceRpc } from './features/release-evidence/rpc.ts';
 import { createSearchService } from './features/search/service.ts';
 import { searchRpc } from './features/search/rpc.ts';
 import { createSnapshotService } from './features/snapshots/service.ts';
@@ -85,6 +88,7 @@ function coreRoutes(router: ConnectRouter, stores: Stores, auth: ReturnType<type
   router.service(CommentService, commentRpc(createCommentService(stores)));
   router.service(AttachmentService, attachmentRpc(createAttachmentService(stores)));
   router.service(ReleaseService, releaseRpc(createReleaseService(stores)));
+  router.service(ReleaseEvidenceService, releaseEvidenceRpc(createReleaseEvidenceService(stores)));
   router.service(IntegrationLinkService, integrationLinkRpc(createIntegrationLinkService(stores)));
   router.service(TimeEntryService, timeEntryRpc(createTimeEntryService(stores)));
   router.service(UserService, userRpc(createUserService(stores), createInviteService(stores)));

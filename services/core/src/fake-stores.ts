@@ -21,6 +21,7 @@ import { createFakeSearchStore } from './features/search/fake-store.ts';
 import { createFakeAuthStore } from './features/auth/fake-store.ts';
 import { createFakeIdempotencyStore } from './features/idempotency/fake-store.ts';
 import { createFakeAuditEventStore } from './features/audit-events/fake-store.ts';
+import { createFakeReleaseEvidenceStore } from './features/release-evidence/fake-store.ts';
 
 /**
  * In-memory Stores for unit tests of the rules: no Postgres, no Kafka. `written`
@@ -49,6 +50,7 @@ export function createFakeStores() {
     organizations: createFakeOrganizationStore(),
     projects: createFakeProjectStore(),
     releases: createFakeReleaseStore(),
+    releaseEvidence: createFakeReleaseEvidenceStore(),
     search: createFakeSearchStore(),
     snapshots: createFakeSnapshotStore(),
     timeEntries: createFakeTimeEntryStore([], links),

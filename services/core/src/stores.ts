@@ -19,6 +19,7 @@ import { createSearchStore, type SearchStore } from './features/search/store.ts'
 import { createAuthStore, type AuthStore } from './features/auth/store.ts';
 import { createIdempotencyStore, type IdempotencyStore } from './features/idempotency/store.ts';
 import { createAuditEventStore, type AuditEventStore } from './features/audit-events/store.ts';
+import { createReleaseEvidenceStore, type ReleaseEvidenceStore } from './features/release-evidence/store.ts';
 
 /**
  * Every store of the core, bound to one connection pool or one transaction. Services
@@ -41,6 +42,7 @@ export interface Stores {
   organizations: OrganizationStore;
   projects: ProjectStore;
   releases: ReleaseStore;
+  releaseEvidence: ReleaseEvidenceStore;
   search: SearchStore;
   snapshots: SnapshotStore;
   timeEntries: TimeEntryStore;
@@ -68,6 +70,7 @@ export function createStores(db: Knex): Stores {
     organizations: createOrganizationStore(db),
     projects: createProjectStore(db),
     releases: createReleaseStore(db),
+    releaseEvidence: createReleaseEvidenceStore(db),
     search: createSearchStore(db),
     snapshots: createSnapshotStore(db),
     timeEntries: createTimeEntryStore(db),

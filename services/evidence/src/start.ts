@@ -1,33 +1,55 @@
-import { createDb, ensureDatabase, pingDb } from '@cluster/db';
+import { createClient } from '@connectrpc/connect';
+import { createDb, ensureDatabase, pingDb, prepareSchema } from '@cluster/db';
 import {
   ConfigError,
-  initTelemetry,
-  shutdownTelemetry,
   createLogger,
   createMetrics,
+  createRpcTransport,
+  createSecretBox,
   createServiceServer,
-  createTokenVerifier,
   createShutdown,
+  createTokenSigner,
+  createTokenVerifier,
+  initTelemetry,
+  retiredKeyWarnings,
+  shutdownTelemetry,
   type Shutdown,
 } from '@cluster/platform';
-import type { EvidenceConfig } from './config.ts';
+import { EvidenceService, ReleaseEvidenceService } from '@cluster/proto';
+import { DEV_EVIDENCE_KEY_MATERIAL, type EvidenceConfig } from './config.ts';
+import { createEvidenceKeyService } from './features/keys/service.ts';
+import { createEvidenceKeyStore } from './features/keys/store.ts';
+import { evidenceRpc } from './features/packages/rpc.ts';
+import { migrations } from './migrations/index.ts';
 
-/**
- * Composition root of the evidence service. It joins the cluster with health,
- * readiness and metrics; release evidence packages are a separate issue.
- */
+/** The keyring that seals evidence keys at rest (the admin CLI uses the same). */
+export function evidenceKeyBox(config: Pick<EvidenceConfig, 'secretKeys'>) {
+  return createSecretBox(config.secretKeys ?? [DEV_EVIDENCE_KEY_MATERIAL], {
+    salt: 'cluster.evidence',
+    info: 'evidence-key-at-rest:v1',
+  });
+}
+
+/** Composition root of the evidence service: pool and migrations, the core client, keys, the Connect server. */
 export async function startEvidence(config: EvidenceConfig): Promise<{ port: number; shutdown: Shutdown }> {
   if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required');
   initTelemetry('evidence', config.telemetry);
   const logger = createLogger('evidence', config.logLevel);
   const metrics = createMetrics('evidence');
   const shutdown = createShutdown(logger, config.shutdownDeadlineMs);
+  if (!config.secretKeys) logger.warn('EVIDENCE_SECRET_KEY is unset: evidence keys are sealed with a development key');
+  if (config.production) for (const w of retiredKeyWarnings('EVIDENCE_SECRET_KEY', config.secretKeys ?? [])) logger.warn(w);
   await ensureDatabase(config.databaseUrl);
   const db = createDb(config.databaseUrl, { schema: 'evidence', application: 'evidence', poolMax: 4, logger });
-  await db.raw('CREATE SCHEMA IF NOT EXISTS evidence');
+  await prepareSchema(db, 'evidence', migrations, config.migrateOnStart);
+  const core = createClient(
+    ReleaseEvidenceService,
+    createRpcTransport(config.coreUrl, { sign: createTokenSigner(config.serviceKeys), audience: 'core' }),
+  );
+  const keys = createEvidenceKeyService(createEvidenceKeyStore(db), evidenceKeyBox(config));
   const server = createServiceServer({
     service: 'evidence',
-    routes: () => {},
+    routes: (router) => router.service(EvidenceService, evidenceRpc({ core, keys })),
     trust: { verify: createTokenVerifier(config.serviceKeys), policyOf: () => ({ callers: ['gateway'] }) },
     logger,
     metrics,

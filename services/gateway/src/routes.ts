@@ -4,6 +4,7 @@ import { attachmentRoutes } from './features/attachments/routes.ts';
 import { auditEventRoutes } from './features/audit-events/routes.ts';
 import { commentRoutes } from './features/comments/routes.ts';
 import { entryRoutes } from './features/entries/routes.ts';
+import { evidenceRoutes } from './features/evidence/routes.ts';
 import { integrationLinkRoutes } from './features/integration-links/routes.ts';
 import { meRoutes } from './features/me/routes.ts';
 import { memberRoutes } from './features/members/routes.ts';
@@ -29,6 +30,7 @@ export const routes: readonly RouteDef[] = [
   ...commentRoutes,
   ...attachmentRoutes,
   ...releaseRoutes,
+  ...evidenceRoutes,
   ...integrationLinkRoutes,
   ...timeEntryRoutes,
   ...userRoutes,

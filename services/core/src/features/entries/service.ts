@@ -113,7 +113,7 @@ export function createEntryService(stores: Stores) {
               entityId: id,
               entityName: row.title,
               projectId: row.projectId,
-              metadata: { changedFields: changed },
+              metadata: { changedFields: changed, ...approvalChanges(before, row, changed) },
             },
             updateEvents(before, row, changed),
           ),
@@ -139,4 +139,15 @@ export function createEntryService(stores: Stores) {
       });
     },
   };
+}
+
+/** The approval fields whose change the audit trail records with both values: release evidence reads the decisions from it. */
+export const APPROVAL_FIELDS = ['approvalStatus', 'costApprovalStatus'] as const;
+
+/** `{approvals: {field: {from, to}}}` for the approval fields an update changed; nothing when it changed none. */
+function approvalChanges(before: Record<string, unknown>, after: Record<string, unknown>, changed: readonly string[]) {
+  const approvals = Object.fromEntries(
+    APPROVAL_FIELDS.filter((f) => changed.includes(f)).map((f) => [f, { from: before[f] ?? null, to: after[f] ?? null }]),
+  );
+  return Object.keys(approvals).length ? { approvals } : {};
 }

@@ -1,0 +1,58 @@
+import type { Actor } from '@cluster/proto';
+import { requireActor } from '@cluster/platform';
+import { assertVisible } from '../../shared/access.ts';
+import type { Stores } from '../../stores.ts';
+import { presentEntry } from '../entries/presenter.ts';
+import { presentRelease } from '../releases/presenter.ts';
+
+/** One approval decision on an entry, as the audit trail recorded it. */
+export interface ApprovalDecision {
+  entryId: string;
+  /** approvalStatus or costApprovalStatus. */
+  field: string;
+  from: unknown;
+  to: unknown;
+  actorId: string | null;
+  /** apiKeyId of the key that made it, when one did. */
+  apiKeyId: string | null;
+  auditEventId: string;
+  at: string;
+}
+
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
+
+/**
+ * The facts of a release's evidence package (the evidence service builds and signs the
+ * package): the release, its entries, and every approval decision on them, oldest first.
+ * Tenancy and project scope as for GET /releases/:id: another organization's release is 404.
+ */
+export function createReleaseEvidenceService(stores: Stores) {
+  return {
+    async facts(actorIn: Actor | undefined, releaseId: string) {
+      const actor = requireActor(actorIn);
+      const release = assertVisible(actor, await stores.releases.find(releaseId), 'release');
+      const entries = await stores.releaseEvidence.entriesOf(release.id);
+      const rows = await stores.releaseEvidence.approvalDecisions(
+        actor.organizationId,
+        entries.map((e) => e.id),
+      );
+      const approvals: ApprovalDecision[] = rows.flatMap((row) => {
+        const metadata = (row.metadata ?? {}) as {
+          approvals?: Record<string, { from: unknown; to: unknown }>;
+          apiKeyId?: string;
+        };
+        return Object.entries(metadata.approvals ?? {}).map(([field, change]) => ({
+          entryId: row.entityId as string,
+          field,
+          from: change.from,
+          to: change.to,
+          actorId: (row.actorId as string | null) ?? null,
+          apiKeyId: metadata.apiKeyId ?? null,
+          auditEventId: row.id,
+          at: iso(row.createdAt),
+        }));
+      });
+      return { release: presentRelease(release), entries: entries.map(presentEntry), approvals };
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import type { Knex } from '@cluster/db';
+
+/** An organization's current evidence key, sealed. */
+export interface EvidenceKeyRow {
+  prefix: string;
+  sealedKey: string;
+}
+
+/** Evidence keys in Postgres (schema evidence). */
+export interface EvidenceKeyStore {
+  current(organizationId: string): Promise<EvidenceKeyRow | undefined>;
+  /** Revokes the current key (if any) and stores the new one, in one transaction. */
+  replace(organizationId: string, key: EvidenceKeyRow): Promise<void>;
+}
+
+export function createEvidenceKeyStore(db: Knex): EvidenceKeyStore {
+  return {
+    async current(organizationId) {
+      const row: EvidenceKeyRow | undefined = await db('evidence_keys')
+        .where({ organizationId })
+        .whereNull('revokedAt')
+        .first('prefix', 'sealedKey');
+      return row;
+    },
+    async replace(organizationId, key) {
+      await db.transaction(async (trx) => {
+        await trx('evidence_keys').where({ organizationId }).whereNull('revokedAt').update({ revokedAt: trx.fn.now() });
+        await trx('evidence_keys').insert({ organizationId, ...key });
+      });
+    },
+  };
+}

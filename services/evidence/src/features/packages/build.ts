@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+
+/** Version of the package's shape (docs/evidence.md). */
+export const EVIDENCE_SCHEMA_VERSION = 1;
+
+type Json = Record<string, unknown>;
+
+/** What the core gives for a release (ReleaseEvidenceService.GetReleaseFacts). */
+export interface ReleaseFacts {
+  release: Json;
+  entries: Json[];
+  approvals: {
+    entryId: string;
+    field: string;
+    from: unknown;
+    to: unknown;
+    actorId: string | null;
+    apiKeyId: string | null;
+    auditEventId: string;
+    at: string;
+  }[];
+}
+
+/** One computed check: passed when no entry fails it. */
+export interface Checklist {
+  id: string;
+  title: string;
+  passed: boolean;
+  failingEntryIds: string[];
+}
+
+const DONE = new Set(['solved', 'deployed']);
+const filled = (v: unknown) => typeof v === 'string' && v.trim() !== '';
+
+/**
+ * The quality checks of a release's entries (docs/evidence.md). The code-hosting checks (a
+ * linked commit for every entry; every linked pull request merged with green CI) come with
+ * code-host ingestion (issue 12, next slice).
+ */
+export function checklists(entries: readonly Json[]): Checklist[] {
+  const check = (id: string, title: string, fails: (e: Json) => boolean): Checklist => {
+    const failingEntryIds = entries.filter(fails).map((e) => e.id as string);
+    return { id, title, passed: failingEntryIds.length === 0, failingEntryIds };
+  };
+  return [
+    check('entries_done', 'Every entry is solved or deployed', (e) => !DONE.has(e.status as string)),
+    check(
+      'bug_reports_complete',
+      'Every bug report carries steps to reproduce, expected and actual behaviour',
+      (e) => e.type === 'bug_report' && !(filled(e.stepsToReproduce) && filled(e.expectedBehavior) && filled(e.actualBehavior)),
+    ),
+    check('entries_approved', 'Every entry is approved', (e) => e.approvalStatus !== 'approved'),
+  ];
+}
+
+const countBy = (entries: readonly Json[], field: string) =>
+  entries.reduce<Record<string, number>>((acc, e) => {
+    const k = String(e[field]);
+    acc[k] = (acc[k] ?? 0) + 1;
+    return acc;
+  }, {});
+
+/** RFC 8785 canonical JSON (JCS) of a value, as UTF-8 bytes. */
+export function canonicalBytes(value: unknown): Buffer {
+  const text = canonicalize(value);
+  if (text === undefined) throw new Error('not serialisable as JSON');
+  return Buffer.from(text, 'utf8');
+}
+
+/**
+ * A release's evidence package as canonical JSON bytes: the release, an entry summary, the
+ * approval chain, the checklists, `schemaVersion`, `generatedAt`, `organizationId`, and
+ * `sha256`: the hex SHA-256 of the canonical form of everything else. Canonical (RFC 8785) so
+ * that a package re-serialised by any JCS implementation has the same bytes and verifies.
+ */
+export function buildPackage(facts: ReleaseFacts, opts: { organizationId: string; generatedAt: Date }): Buffer {
+  const numberOf = new Map(facts.entries.map((e) => [e.id as string, e.entryNumber]));
+  const entries = facts.entries.map((e) => ({
+    id: e.id,
+    entryNumber: e.entryNumber,
+    type: e.type,
+    title: e.title,
+    status: e.status,
+    priority: e.priority,
+    approvalStatus: e.approvalStatus ?? null,
+    costApprovalStatus: e.costApprovalStatus ?? null,
+    deploymentStage: e.deploymentStage ?? null,
+  }));
+  const content = {
+    schemaVersion: EVIDENCE_SCHEMA_VERSION,
+    generatedAt: opts.generatedAt.toISOString(),
+    organizationId: opts.organizationId,
+    release: facts.release,
+    entrySummary: {
+      entries,
+      total: entries.length,
+      countsByStatus: countBy(entries, 'status'),
+      countsByType: countBy(entries, 'type'),
+    },
+    approvalChain: facts.approvals.map((a) => ({
+      entryId: a.entryId,
+      entryNumber: numberOf.get(a.entryId) ?? null,
+      action: `${a.field}_changed`,
+      field: a.field,
+      from: a.from,
+      to: a.to,
+      actorId: a.actorId,
+      apiKeyId: a.apiKeyId,
+      auditEventId: a.auditEventId,
+      at: a.at,
+    })),
+    checklists: checklists(facts.entries),
+  };
+  const sha256 = createHash('sha256').update(canonicalBytes(content)).digest('hex');
+  return canonicalBytes({ ...content, sha256 });
+}

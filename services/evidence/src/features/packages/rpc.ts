@@ -1,0 +1,29 @@
+import type { Client, ServiceImpl } from '@connectrpc/connect';
+import { requireActor } from '@cluster/platform';
+import type { EvidenceService, ReleaseEvidenceService } from '@cluster/proto';
+import type { createEvidenceKeyService } from '../keys/service.ts';
+import { buildPackage, type ReleaseFacts } from './build.ts';
+
+/** What GetReleaseEvidence needs: the core's release facts, the keys, and the clock. */
+export interface PackageDeps {
+  core: Client<typeof ReleaseEvidenceService>;
+  keys: ReturnType<typeof createEvidenceKeyService>;
+  clock?: () => Date;
+}
+
+/** EvidenceService over Connect: the release's facts from the core, built into a package and signed. */
+export function evidenceRpc(deps: PackageDeps): ServiceImpl<typeof EvidenceService> {
+  return {
+    async getReleaseEvidence(req) {
+      const actor = requireActor(req.actor);
+      const { resource } = await deps.core.getReleaseFacts({ actor, id: req.id });
+      const facts = JSON.parse(Buffer.from(resource).toString('utf8')) as ReleaseFacts;
+      const bytes = buildPackage(facts, {
+        organizationId: actor.organizationId,
+        generatedAt: (deps.clock ?? (() => new Date()))(),
+      });
+      const signed = await deps.keys.sign(actor.organizationId, bytes);
+      return { package: bytes, signature: signed?.signature ?? '', keyPrefix: signed?.prefix ?? '' };
+    },
+  };
+}

@@ -1,0 +1,227 @@
+import { execFile } from 'node:child_process';
+import { createHash, createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import canonicalize from 'canonicalize';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { distArgs } from './support/processes.ts';
+
+// A release's evidence package as an auditor gets it: built by the evidence service from the
+// core's facts, canonical JSON, signed with the organization's evidence key, and checked with the
+// documented verifier (scripts/verify-evidence.mjs).
+const ROOT = path.resolve(import.meta.dirname, '..');
+const run = promisify(execFile);
+let c: TestCluster;
+let org: SeededOrg;
+let other: SeededOrg;
+let releaseId: string;
+const entries: Record<string, string> = {};
+const work = mkdtempSync(path.join(tmpdir(), 'evidence-'));
+
+type Package = {
+  schemaVersion: number;
+  generatedAt: string;
+  organizationId: string;
+  release: { id: string; name: string };
+  entrySummary: {
+    entries: Record<string, unknown>[];
+    total: number;
+    countsByStatus: Record<string, number>;
+    countsByType: Record<string, number>;
+  };
+  approvalChain: Record<string, unknown>[];
+  checklists: { id: string; passed: boolean; failingEntryIds: string[] }[];
+  sha256: string;
+};
+
+/** GET the evidence as raw bytes, with its headers. */
+async function evidence(key: string, id = releaseId) {
+  const res = await fetch(`${c.baseUrl}/releases/${id}/evidence`, { headers: { authorization: `Bearer ${key}` } });
+  return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
+async function rotate(orgId: string): Promise<{ key: string; prefix: string }> {
+  const { stdout } = await run(
+    process.execPath,
+    [...distArgs('evidence', 'admin-cli'), 'evidence-key', 'rotate', '--org', orgId],
+    {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: c.databaseUrl, LOG_LEVEL: 'silent' },
+    },
+  );
+  return JSON.parse(stdout) as { key: string; prefix: string };
+}
+
+/** The documented verifier on `bytes`; its output and exit code. */
+async function verify(bytes: Buffer, args: string[]): Promise<{ code: number; out: string }> {
+  const file = path.join(work, `pkg-${Math.random()}.json`);
+  writeFileSync(file, bytes);
+  try {
+    const { stdout } = await run(
+      'sh',
+      ['-c', `node scripts/verify-evidence.mjs ${args.map((a) => `'${a}'`).join(' ')} < '${file}'`],
+      {
+        cwd: ROOT,
+      },
+    );
+    return { code: 0, out: stdout.trim() };
+  } catch (err) {
+    const e = err as { code: number; stdout: string };
+    return { code: e.code, out: e.stdout.trim() };
+  }
+}
+
+beforeAll(async () => {
+  c = await startTestCluster();
+  org = await c.seedOrg('Audited');
+  other = await c.seedOrg('Other');
+  const release = await c.api(org.key, 'POST', `/projects/${org.projectId}/releases`, {
+    name: 'Spring',
+    startDate: '2026-12-01',
+    endDate: '2026-12-31',
+  });
+  releaseId = release.body.id as string;
+  const make = async (name: string, body: Record<string, unknown>) => {
+    const res = await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, {
+      description: name,
+      releaseId,
+      ...body,
+      title: name,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    entries[name] = res.body.id as string;
+  };
+  await make('done feature', { type: 'feature_request', status: 'solved' });
+  await make('complete bug', {
+    type: 'bug_report',
+    status: 'deployed',
+    stepsToReproduce: 'click',
+    expectedBehavior: 'works',
+    actualBehavior: 'fails',
+  });
+  await make('vague bug', { type: 'bug_report', status: 'in_progress' });
+  // Not in the release: never in its evidence.
+  await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, { title: 'elsewhere', description: '-', type: 'feedback' });
+  for (const name of ['done feature', 'complete bug'])
+    expect((await c.api(org.key, 'PATCH', `/entries/${entries[name]}`, { approvalStatus: 'approved' })).status).toBe(200);
+  await c.api(org.key, 'PATCH', `/entries/${entries['vague bug']}`, { approvalStatus: 'rejected' });
+}, 120_000);
+afterAll(async () => {
+  await c?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('release evidence', () => {
+  it('holds the release, every entry, counts, the approval chain and the checklists, canonical and digested', async () => {
+    const res = await evidence(org.key);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-service-evidence-signature')).toBeNull();
+    const text = res.bytes.toString('utf8');
+    const pkg = JSON.parse(text) as Package;
+    expect(canonicalize(pkg)).toBe(text);
+    const { sha256, ...content } = pkg;
+    expect(sha256).toBe(createHash('sha256').update(canonicalize(content)!).digest('hex'));
+
+    expect(pkg).toMatchObject({ schemaVersion: 1, organizationId: org.orgId, release: { id: releaseId, name: 'Spring' } });
+    expect(Date.parse(pkg.generatedAt)).toBeGreaterThan(Date.now() - 60_000);
+    expect(pkg.entrySummary.total).toBe(3);
+    expect(pkg.entrySummary.entries.map((e) => e.title)).toEqual(['done feature', 'complete bug', 'vague bug']);
+    expect(pkg.entrySummary.entries[1]).toEqual({
+      id: entries['complete bug'],
+      entryNumber: expect.any(Number),
+      type: 'bug_report',
+      title: 'complete bug',
+      status: 'deployed',
+      priority: expect.any(String),
+      approvalStatus: 'approved',
+      costApprovalStatus: null,
+      deploymentStage: null,
+    });
+    expect(pkg.entrySummary.countsByStatus).toEqual({ solved: 1, deployed: 1, in_progress: 1 });
+    expect(pkg.entrySummary.countsByType).toEqual({ feature_request: 1, bug_report: 2 });
+
+    expect(pkg.approvalChain.map((a) => [a.entryId, a.field, a.from, a.to])).toEqual([
+      [entries['done feature'], 'approvalStatus', null, 'approved'],
+      [entries['complete bug'], 'approvalStatus', null, 'approved'],
+      [entries['vague bug'], 'approvalStatus', null, 'rejected'],
+    ]);
+    for (const a of pkg.approvalChain)
+      expect(a).toMatchObject({ actorId: org.adminId, apiKeyId: org.keyId, action: 'approvalStatus_changed' });
+
+    const checklist = Object.fromEntries(pkg.checklists.map((k) => [k.id, k]));
+    expect(checklist.entries_done).toEqual({
+      id: 'entries_done',
+      title: expect.any(String),
+      passed: false,
+      failingEntryIds: [entries['vague bug']],
+    });
+    expect(checklist.bug_reports_complete).toMatchObject({ passed: false, failingEntryIds: [entries['vague bug']] });
+    expect(checklist.entries_approved).toMatchObject({ passed: false, failingEntryIds: [entries['vague bug']] });
+  });
+
+  it('passes a checklist once its entries do', async () => {
+    await c.api(org.key, 'PATCH', `/entries/${entries['vague bug']}`, {
+      status: 'solved',
+      approvalStatus: 'approved',
+      stepsToReproduce: 'open the page',
+      expectedBehavior: 'it loads',
+      actualBehavior: 'it spins',
+    });
+    const pkg = JSON.parse((await evidence(org.key)).bytes.toString('utf8')) as Package;
+    expect(pkg.checklists.map((k) => [k.id, k.passed, k.failingEntryIds])).toEqual([
+      ['entries_done', true, []],
+      ['bug_reports_complete', true, []],
+      ['entries_approved', true, []],
+    ]);
+    expect(pkg.approvalChain.at(-1)).toMatchObject({ entryId: entries['vague bug'], from: 'rejected', to: 'approved' });
+  });
+
+  it('is signed over its exact bytes once the organization has a key; rotation retires the old key', async () => {
+    const first = await rotate(org.orgId);
+    expect(first.key).toMatch(/^fbe_/);
+    expect(first.key.startsWith(first.prefix)).toBe(true);
+    const res = await evidence(org.key);
+    const signature = res.headers.get('x-service-evidence-signature')!;
+    expect(signature).toBe(`sha256=${createHmac('sha256', first.key).update(res.bytes).digest('hex')}`);
+    expect(res.headers.get('x-service-evidence-key-prefix')).toBe(first.prefix);
+
+    expect(await verify(res.bytes, ['--key', first.key, '--signature', signature])).toEqual({ code: 0, out: 'valid' });
+    const headersFile = path.join(work, 'headers.txt');
+    writeFileSync(
+      headersFile,
+      `HTTP/1.1 200 OK\r\nX-Service-Evidence-Signature: ${signature}\r\nContent-Type: application/json\r\n\r\n`,
+    );
+    expect(await verify(res.bytes, ['--key', first.key, '--headers', headersFile])).toEqual({ code: 0, out: 'valid' });
+    // Re-serialised (pretty-printed) evidence verifies: the signature covers the canonical form.
+    const pretty = Buffer.from(JSON.stringify(JSON.parse(res.bytes.toString('utf8')), null, 2));
+    expect((await verify(pretty, ['--key', first.key, '--signature', signature])).code).toBe(0);
+    // One changed byte fails.
+    const changed = Buffer.from(res.bytes.toString('utf8').replace('"Spring"', '"Sprint"'));
+    expect(changed.equals(res.bytes)).toBe(false);
+    expect((await verify(changed, ['--key', first.key, '--signature', signature])).code).toBe(1);
+    expect((await verify(res.bytes, ['--key', 'fbe_wrong', '--signature', signature])).code).toBe(1);
+
+    const second = await rotate(org.orgId);
+    expect(second.prefix).not.toBe(first.prefix);
+    const after = await evidence(org.key);
+    expect(after.headers.get('x-service-evidence-key-prefix')).toBe(second.prefix);
+    const newSignature = after.headers.get('x-service-evidence-signature')!;
+    expect((await verify(after.bytes, ['--key', first.key, '--signature', newSignature])).code).toBe(1);
+    expect(await verify(after.bytes, ['--key', second.key, '--signature', newSignature])).toEqual({ code: 0, out: 'valid' });
+  });
+
+  it('keeps tenancy and scope: another organization 404, another project 404, read:release needed', async () => {
+    expect((await evidence(other.key)).status).toBe(404);
+    const project = await c.api(org.key, 'POST', '/projects', { name: 'Second', description: '' });
+    const scoped = await c.admin.createKey({ user: org.adminId, scope: 'project', project: project.body.id as string });
+    expect((await evidence(scoped.key)).status).toBe(404);
+    const noRelease = await c.admin.createKey({ user: org.adminId, scope: 'organization', permissions: 'read:entry' });
+    const denied = await evidence(noRelease.key);
+    expect(denied.status).toBe(403);
+    expect(JSON.parse(denied.bytes.toString('utf8')).message).toContain('read:release');
+    expect((await evidence(org.key, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  });
+});
