@@ -213,6 +213,44 @@ describe('release evidence', () => {
     expect(await verify(after.bytes, ['--key', second.key, '--signature', newSignature])).toEqual({ code: 0, out: 'valid' });
   });
 
+  it('lets an admin with a settings session see and rotate the key; no session 401, an API key alone 401, a non-admin 403', async () => {
+    const settings = (method: string, headers: Record<string, string> = {}) =>
+      fetch(`${c.baseUrl.replace('/api/v1', '')}/api/settings/evidence-key`, { method, headers });
+    expect((await settings('GET')).status).toBe(401);
+    const keyOnly = await settings('POST', { authorization: `Bearer ${org.key}` });
+    expect(keyOnly.status).toBe(401);
+    expect((await keyOnly.json()).reason).toBe('unauthorized');
+    expect((await settings('GET', { cookie: 'session=not-a-session' })).status).toBe(401);
+    const { id: devId } = await c.admin.createUser(org.orgId, `dev-${Date.now()}@example.test`, 'Dev', 'developer');
+    const devSession = await c.admin.createSession(devId);
+    const denied = await settings('POST', { cookie: `session=${devSession.token}` });
+    expect(denied.status).toBe(403);
+    expect((await denied.json()).reason).toBe('forbidden');
+
+    const { token } = await c.admin.createSession(org.adminId);
+    const cookie = { cookie: `session=${token}` };
+    const before = await (await settings('GET', cookie)).json();
+    const rotated = await settings('POST', cookie);
+    expect(rotated.status).toBe(201);
+    const { key, prefix } = (await rotated.json()) as { key: string; prefix: string };
+    expect(key.startsWith(prefix)).toBe(true);
+    expect(await (await settings('GET', cookie)).json()).toEqual({ exists: true, prefix });
+    expect(before.prefix).not.toBe(prefix);
+    expect((await settings('POST', { ...cookie, origin: 'https://evil.example' })).status).toBe(403);
+
+    const signed = await evidence(org.key);
+    expect(signed.headers.get('x-service-evidence-signature')).toBe(
+      `sha256=${createHmac('sha256', key).update(signed.bytes).digest('hex')}`,
+    );
+    const audit = await c.api(org.key, 'GET', '/audit-events?entityType=evidence_key');
+    const rows = audit.body.data as { action: string; actorId: string; metadata: Record<string, unknown> }[];
+    expect(rows[0]).toMatchObject({
+      action: before.exists ? 'rotated' : 'created',
+      actorId: org.adminId,
+      metadata: { prefix, actorType: 'session' },
+    });
+  });
+
   it('keeps tenancy and scope: another organization 404, another project 404, read:release needed', async () => {
     expect((await evidence(other.key)).status).toBe(404);
     const project = await c.api(org.key, 'POST', '/projects', { name: 'Second', description: '' });

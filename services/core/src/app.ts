@@ -13,6 +13,7 @@ import {
   ProjectService,
   ReleaseService,
   ReleaseEvidenceService,
+  SessionService,
   SearchService,
   SnapshotService,
   TimeEntryService,
@@ -46,6 +47,8 @@ import { createReleaseService } from './features/releases/service.ts';
 import { releaseRpc } from './features/releases/rpc.ts';
 import { createReleaseEvidenceService } from './features/release-evidence/service.ts';
 import { releaseEvidenceRpc } from './features/release-evidence/rpc.ts';
+import { createSessionService } from './features/sessions/service.ts';
+import { sessionRpc } from './features/sessions/rpc.ts';
 import { createSearchService } from './features/search/service.ts';
 import { searchRpc } from './features/search/rpc.ts';
 import { createSnapshotService } from './features/snapshots/service.ts';
@@ -89,6 +92,7 @@ function coreRoutes(router: ConnectRouter, stores: Stores, auth: ReturnType<type
   router.service(AttachmentService, attachmentRpc(createAttachmentService(stores)));
   router.service(ReleaseService, releaseRpc(createReleaseService(stores)));
   router.service(ReleaseEvidenceService, releaseEvidenceRpc(createReleaseEvidenceService(stores)));
+  router.service(SessionService, sessionRpc(createSessionService(stores)));
   router.service(IntegrationLinkService, integrationLinkRpc(createIntegrationLinkService(stores)));
   router.service(TimeEntryService, timeEntryRpc(createTimeEntryService(stores)));
   router.service(UserService, userRpc(createUserService(stores), createInviteService(stores)));

@@ -22,6 +22,7 @@ import { createFakeAuthStore } from './features/auth/fake-store.ts';
 import { createFakeIdempotencyStore } from './features/idempotency/fake-store.ts';
 import { createFakeAuditEventStore } from './features/audit-events/fake-store.ts';
 import { createFakeReleaseEvidenceStore } from './features/release-evidence/fake-store.ts';
+import { createFakeSessionStore } from './features/sessions/fake-store.ts';
 
 /**
  * In-memory Stores for unit tests of the rules: no Postgres, no Kafka. `written`
@@ -52,6 +53,7 @@ export function createFakeStores() {
     releases: createFakeReleaseStore(),
     releaseEvidence: createFakeReleaseEvidenceStore(),
     search: createFakeSearchStore(),
+    sessions: createFakeSessionStore(),
     snapshots: createFakeSnapshotStore(),
     timeEntries: createFakeTimeEntryStore([], links),
     users: createFakeUserStore([], memberships, links),

@@ -20,6 +20,7 @@ import { createAuthStore, type AuthStore } from './features/auth/store.ts';
 import { createIdempotencyStore, type IdempotencyStore } from './features/idempotency/store.ts';
 import { createAuditEventStore, type AuditEventStore } from './features/audit-events/store.ts';
 import { createReleaseEvidenceStore, type ReleaseEvidenceStore } from './features/release-evidence/store.ts';
+import { createSessionStore, type SessionStore } from './features/sessions/store.ts';
 
 /**
  * Every store of the core, bound to one connection pool or one transaction. Services
@@ -44,6 +45,7 @@ export interface Stores {
   releases: ReleaseStore;
   releaseEvidence: ReleaseEvidenceStore;
   search: SearchStore;
+  sessions: SessionStore;
   snapshots: SnapshotStore;
   timeEntries: TimeEntryStore;
   users: UserStore;
@@ -72,6 +74,7 @@ export function createStores(db: Knex): Stores {
     releases: createReleaseStore(db),
     releaseEvidence: createReleaseEvidenceStore(db),
     search: createSearchStore(db),
+    sessions: createSessionStore(db),
     snapshots: createSnapshotStore(db),
     timeEntries: createTimeEntryStore(db),
     users: createUserStore(db),

@@ -15,11 +15,12 @@ import {
   shutdownTelemetry,
   type Shutdown,
 } from '@cluster/platform';
-import { EvidenceService, ReleaseEvidenceService } from '@cluster/proto';
+import { AuditService, EvidenceService, ReleaseEvidenceService, SessionService } from '@cluster/proto';
 import { DEV_EVIDENCE_KEY_MATERIAL, type EvidenceConfig } from './config.ts';
 import { createEvidenceKeyService } from './features/keys/service.ts';
 import { createEvidenceKeyStore } from './features/keys/store.ts';
 import { evidenceRpc } from './features/packages/rpc.ts';
+import { keySettingsRpc } from './features/keys/rpc.ts';
 import { migrations } from './migrations/index.ts';
 
 /** The keyring that seals evidence keys at rest (the admin CLI uses the same). */
@@ -42,14 +43,17 @@ export async function startEvidence(config: EvidenceConfig): Promise<{ port: num
   await ensureDatabase(config.databaseUrl);
   const db = createDb(config.databaseUrl, { schema: 'evidence', application: 'evidence', poolMax: 4, logger });
   await prepareSchema(db, 'evidence', migrations, config.migrateOnStart);
-  const core = createClient(
-    ReleaseEvidenceService,
-    createRpcTransport(config.coreUrl, { sign: createTokenSigner(config.serviceKeys), audience: 'core' }),
-  );
+  const toCore = createRpcTransport(config.coreUrl, { sign: createTokenSigner(config.serviceKeys), audience: 'core' });
+  const core = createClient(ReleaseEvidenceService, toCore);
   const keys = createEvidenceKeyService(createEvidenceKeyStore(db), evidenceKeyBox(config));
+  const settings = keySettingsRpc({
+    sessions: createClient(SessionService, toCore),
+    audit: createClient(AuditService, toCore),
+    keys,
+  });
   const server = createServiceServer({
     service: 'evidence',
-    routes: (router) => router.service(EvidenceService, evidenceRpc({ core, keys })),
+    routes: (router) => router.service(EvidenceService, { ...evidenceRpc({ core, keys }), ...settings }),
     trust: { verify: createTokenVerifier(config.serviceKeys), policyOf: () => ({ callers: ['gateway'] }) },
     logger,
     metrics,

@@ -30,6 +30,7 @@ import { respond } from './http/respond.ts';
 import { createMatcher, type RouteDef } from './http/route.ts';
 import { runRoute } from './http/run-route.ts';
 import { createMcpEndpoint, type McpSettings } from './mcp/endpoint.ts';
+import { createSettingsRoutes } from './http/settings.ts';
 
 export interface GatewayDeps {
   clients: Clients;
@@ -126,6 +127,9 @@ export function buildGateway(deps: GatewayDeps): Koa {
     if (referencePage(ctx)) return;
     await next();
   });
+
+  // The settings routes (a settings session, not an API key).
+  app.use(createSettingsRoutes(clients));
 
   // The tool-protocol endpoint (/mcp, its privacy link and its protected-resource metadata): the v1 routes as tools.
   app.use(createMcpEndpoint({ routes, clients, authenticator, limiter, settings: deps.mcp, logger }));

@@ -21,8 +21,9 @@ export interface AuditRecord {
 
 export type { ActorEvent };
 
-/** Audit metadata of every write made through an API key. */
+/** Audit metadata of every write made through an API key (or, without a key, a settings session). */
 export function auditMetadata(actor: Actor, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  if (!actor.apiKeyId) return { actorType: 'session', requestId: actor.requestId || undefined, ...extra };
   return { actorType: 'api_key', apiKeyId: actor.apiKeyId, requestId: actor.requestId || undefined, ...extra };
 }
 

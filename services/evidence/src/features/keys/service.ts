@@ -11,6 +11,11 @@ const PREFIX_LENGTH = 12;
  */
 export function createEvidenceKeyService(store: EvidenceKeyStore, box: SecretBox) {
   return {
+    /** Whether the organization has a key, and its prefix (the key itself is never shown again). */
+    async status(organizationId: string): Promise<{ exists: boolean; prefix: string }> {
+      const row = await store.current(organizationId);
+      return { exists: row !== undefined, prefix: row?.prefix ?? '' };
+    },
     async rotate(organizationId: string): Promise<{ key: string; prefix: string }> {
       const key = `fbe_${randomBytes(32).toString('base64url')}`;
       const prefix = key.slice(0, PREFIX_LENGTH);

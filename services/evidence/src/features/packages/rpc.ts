@@ -12,7 +12,7 @@ export interface PackageDeps {
 }
 
 /** EvidenceService over Connect: the release's facts from the core, built into a package and signed. */
-export function evidenceRpc(deps: PackageDeps): ServiceImpl<typeof EvidenceService> {
+export function evidenceRpc(deps: PackageDeps): Pick<ServiceImpl<typeof EvidenceService>, 'getReleaseEvidence'> {
   return {
     async getReleaseEvidence(req) {
       const actor = requireActor(req.actor);

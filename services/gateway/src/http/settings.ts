@@ -1,0 +1,40 @@
+import type { Next } from 'koa';
+import { DomainError, fromConnectError } from '@cluster/platform';
+import type { Clients } from '../clients.ts';
+import type { GatewayContext } from './context.ts';
+
+/** Where the settings routes live (outside /api/v1: sessions are not part of v1). */
+export const EVIDENCE_KEY_SETTINGS = '/api/settings/evidence-key';
+
+/**
+ * `GET/POST /api/settings/evidence-key` (api-decisions.md, "Evidence key settings"): for an
+ * organization admin with a settings session (cookie `session`, minted by `admin session create`).
+ * No session (an API key is no session): 401; the evidence service has the core check the
+ * session and answers 401 for an unknown or expired one, 403 for a user who is not an admin.
+ * A POST from a page of another origin is refused (the cookie would ride along: CSRF).
+ */
+export function createSettingsRoutes(clients: Clients) {
+  return async (ctx: GatewayContext, next: Next): Promise<void> => {
+    if (ctx.path !== EVIDENCE_KEY_SETTINGS) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'POST') {
+      ctx.set('Allow', 'GET, POST');
+      throw new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`);
+    }
+    const origin = ctx.get('origin');
+    if (ctx.method === 'POST' && origin && origin !== ctx.origin)
+      throw new DomainError('forbidden', 'a settings change must come from this origin');
+    const sessionToken = ctx.cookies.get('session');
+    if (!sessionToken)
+      throw new DomainError('unauthorized', 'a settings session is required (cookie session; admin session create)');
+    try {
+      const sessionArgs = { sessionToken };
+      ctx.body =
+        ctx.method === 'GET'
+          ? await clients.evidence.getEvidenceKey(sessionArgs).then((r) => ({ exists: r.exists, prefix: r.prefix || null }))
+          : await clients.evidence.rotateEvidenceKey(sessionArgs).then((r) => ({ key: r.key, prefix: r.prefix }));
+      if (ctx.method === 'POST') ctx.status = 201;
+    } catch (err) {
+      throw fromConnectError(err) ?? err;
+    }
+  };
+}
