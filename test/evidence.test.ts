@@ -1,10 +1,13 @@
 import { execFile } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import canonicalize from 'canonicalize';
+import { EvidencePackage } from '@cluster/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { distArgs } from './support/processes.ts';
@@ -14,6 +17,7 @@ import { distArgs } from './support/processes.ts';
 // documented verifier (scripts/verify-evidence.mjs).
 const ROOT = path.resolve(import.meta.dirname, '..');
 const run = promisify(execFile);
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 let c: TestCluster;
 let org: SeededOrg;
 let other: SeededOrg;
@@ -126,6 +130,17 @@ describe('release evidence', () => {
     expect(sha256).toBe(createHash('sha256').update(canonicalize(content)!).digest('hex'));
 
     expect(pkg).toMatchObject({ schemaVersion: 1, organizationId: org.orgId, release: { id: releaseId, name: 'Spring' } });
+    // The documented JSON Schema (docs/evidence.schema.json, current) describes it.
+    const validate = addFormats(new Ajv({ allErrors: true, strict: false })).compile(EvidencePackage);
+    expect(validate(pkg), JSON.stringify(validate.errors)).toBe(true);
+    const documented = JSON.parse(readFileSync(path.join(ROOT, 'docs/evidence.schema.json'), 'utf8')) as Record<string, unknown>;
+    const { $schema, $id, title, ...documentedSchema } = documented;
+    expect([$schema, $id, title]).toEqual([
+      'https://json-schema.org/draft/2020-12/schema',
+      'evidence.schema.json',
+      'EvidencePackage',
+    ]);
+    expect(documentedSchema).toEqual(JSON.parse(JSON.stringify(EvidencePackage)));
     expect(Date.parse(pkg.generatedAt)).toBeGreaterThan(Date.now() - 60_000);
     expect(pkg.entrySummary.total).toBe(3);
     expect(pkg.entrySummary.entries.map((e) => e.title)).toEqual(['done feature', 'complete bug', 'vague bug']);

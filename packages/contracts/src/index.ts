@@ -20,3 +20,4 @@ export * from './resources/search.ts';
 export * from './resources/webhooks.ts';
 export * from './resources/code-evidence.ts';
 export * from './event-catalogue.ts';
+export * from './resources/evidence.ts';

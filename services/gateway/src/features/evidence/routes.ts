@@ -1,3 +1,4 @@
+import { EvidencePackage } from '@cluster/contracts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
 
 /** A release's signed evidence package (the evidence service builds and signs it; docs/evidence.md). */
@@ -11,6 +12,7 @@ export const evidenceRoutes: RouteDef[] = [
     backend: 'evidence',
     response: {
       status: 200,
+      schema: EvidencePackage,
       description:
         'The package as RFC 8785 canonical JSON (docs/evidence.schema.json). With an organization evidence key: ' +
         'X-Service-Evidence-Signature (sha256=<hex HMAC-SHA256 of the exact body bytes>) and X-Service-Evidence-Key-Prefix.',

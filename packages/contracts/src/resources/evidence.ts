@@ -1,0 +1,71 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, Nullable, Uuid } from './common.ts';
+import { Release } from './releases.ts';
+
+/** One entry of a release, as its evidence summarises it. */
+export const EvidenceEntry = Type.Object(
+  {
+    id: Uuid,
+    entryNumber: Type.Integer({ minimum: 1 }),
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.String(),
+    priority: Type.String(),
+    approvalStatus: Nullable(Type.String()),
+    costApprovalStatus: Nullable(Type.String()),
+    deploymentStage: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/** One approval decision of the audit trail. */
+export const EvidenceApproval = Type.Object(
+  {
+    entryId: Uuid,
+    entryNumber: Nullable(Type.Integer()),
+    action: Type.String({ description: 'approvalStatus_changed or costApprovalStatus_changed' }),
+    field: Type.String(),
+    from: Nullable(Type.String()),
+    to: Nullable(Type.String()),
+    actorId: Nullable(Uuid),
+    apiKeyId: Nullable(Type.String()),
+    auditEventId: Uuid,
+    at: DateTime,
+  },
+  { additionalProperties: false },
+);
+
+/** A computed quality check: passed when no entry fails it. */
+export const EvidenceChecklist = Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String(),
+    passed: Type.Boolean(),
+    failingEntryIds: Type.Array(Uuid),
+  },
+  { additionalProperties: false },
+);
+
+/** GET /releases/:id/evidence: a release's evidence package (docs/evidence.md), RFC 8785 canonical JSON. */
+export const EvidencePackage = Type.Object(
+  {
+    schemaVersion: Type.Literal(1),
+    generatedAt: DateTime,
+    organizationId: Uuid,
+    release: Release,
+    entrySummary: Type.Object(
+      {
+        entries: Type.Array(EvidenceEntry),
+        total: Type.Integer({ minimum: 0 }),
+        countsByStatus: Type.Record(Type.String(), Type.Integer({ minimum: 1 })),
+        countsByType: Type.Record(Type.String(), Type.Integer({ minimum: 1 })),
+      },
+      { additionalProperties: false },
+    ),
+    approvalChain: Type.Array(EvidenceApproval),
+    checklists: Type.Array(EvidenceChecklist),
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'hex SHA-256 of the canonical form of every other field' }),
+  },
+  { additionalProperties: false, description: "A release's evidence package" },
+);
+export type EvidencePackage = Static<typeof EvidencePackage>;
