@@ -115,6 +115,7 @@ const claimed = (r: NewDelivery): ClaimedDelivery => ({
   destinationUrl: `${ORIGIN}/hook`,
   destinationOrigin: ORIGIN,
   secretSealed: 'x',
+  traceparent: null,
 });
 
 async function recordAll(stores: Stores, items: AttemptRecord[]) {

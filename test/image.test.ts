@@ -66,9 +66,9 @@ function podEnvironment(ports: Record<(typeof SERVICES)[number], number>): Recor
   };
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'image-'));
-  const stages = replayDockerfile({ dockerfile: path.join(ROOT, 'k8s/Dockerfile'), contextDir: ROOT, workDir: work });
+  const stages = await replayDockerfile({ dockerfile: path.join(ROOT, 'k8s/Dockerfile'), contextDir: ROOT, workDir: work });
   runtime = stages.at(-1)!;
   app = path.join(runtime.root, runtime.workdir);
 }, 900_000);

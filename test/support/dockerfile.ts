@@ -1,4 +1,5 @@
-import { execFileSync, execSync } from 'node:child_process';
+import { exec, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -79,13 +80,17 @@ export function contextFiles(contextDir: string): string[] {
   return files.filter((f) => !ignore.some((m) => m(f)));
 }
 
-/** Replays `dockerfile` with `contextDir` as the build context, each stage under `workDir`. */
-export function replayDockerfile(opts: {
+/**
+ * Replays `dockerfile` with `contextDir` as the build context, each stage under `workDir`.
+ * RUN steps run asynchronously: a test worker blocked for a minute of `npm install` misses its
+ * runner's calls (vitest: `Timeout calling "onTaskUpdate"`).
+ */
+export async function replayDockerfile(opts: {
   dockerfile: string;
   contextDir: string;
   workDir: string;
   log?: (line: string) => void;
-}): ReplayedStage[] {
+}): Promise<ReplayedStage[]> {
   const stages: ReplayedStage[] = [];
   const context = contextFiles(opts.contextDir);
   let stage: ReplayedStage | undefined;
@@ -133,11 +138,11 @@ export function replayDockerfile(opts: {
       }
       case 'RUN': {
         const command = args.replace(/^(--mount=\S+\s+)+/, '');
-        execSync(command, {
+        await promisify(exec)(command, {
           cwd: inStage('.', s),
           env: { ...process.env, ...s.env },
-          stdio: ['ignore', 'pipe', 'pipe'],
           shell: '/bin/sh',
+          maxBuffer: 64 * 1024 * 1024,
         });
         break;
       }

@@ -5,6 +5,9 @@ import type { DeliveryMetrics } from '../metrics.ts';
 import type { Stores } from '../stores.ts';
 import { fanOut, type Handoff } from './fanout.ts';
 
+/** A W3C traceparent header value (version 00). */
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
 /** What the fan-out consumer is made of. */
 export interface FanoutConsumerOptions {
   /** Makes a consumer of the group; called again when one crashed for good. */
@@ -83,11 +86,16 @@ export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsume
       eachBatchAutoResolve: false,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         const events: EventEnvelope[] = [];
+        // The trace each event was written in: its deliveries' attempts continue it (docs/decisions.md, tracing).
+        const traceparents = new Map<EventEnvelope, string>();
         for (const m of batch.messages) {
           try {
             const parsed = JSON.parse(m.value?.toString() ?? '') as EventEnvelope;
-            if (parsed && typeof parsed === 'object') events.push(parsed);
-            else metrics.poisonMessages.inc();
+            if (parsed && typeof parsed === 'object') {
+              events.push(parsed);
+              const traceparent = m.headers?.traceparent?.toString();
+              if (traceparent && TRACEPARENT.test(traceparent)) traceparents.set(parsed, traceparent);
+            } else metrics.poisonMessages.inc();
           } catch {
             metrics.poisonMessages.inc();
             logger.error({ partition: batch.partition, offset: m.offset }, 'unparseable domain event skipped');
@@ -98,6 +106,7 @@ export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsume
           notifier: opts.instanceId,
           clockSkewMs: opts.clockSkewMs,
           handoff: opts.handoff,
+          traceparentOf: (e) => traceparents.get(e),
         });
         if (created) metrics.fannedOut.inc(created);
         // Deliveries the local delivery loop did not take wait in the table: let it claim them.

@@ -31,6 +31,8 @@ export interface FanOutOptions {
    */
   clockSkewMs: number;
   handoff?: Handoff;
+  /** The W3C trace context an event came with (its Kafka message's traceparent header). */
+  traceparentOf?: (e: EventEnvelope) => string | undefined;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function fanOut(
         eventId: e.id,
         eventName: e.eventName,
         body: JSON.stringify(webhookEnvelope(id, e)),
+        traceparent: opts.traceparentOf?.(e) ?? null,
       };
       if (opts.handoff) {
         const free = capacity.get(s.destinationOrigin) ?? opts.handoff.capacity(s.destinationOrigin);
@@ -89,6 +92,7 @@ export async function fanOut(
             destinationUrl: s.destinationUrl,
             destinationOrigin: s.destinationOrigin,
             secretSealed: s.secretSealed,
+            traceparent: row.traceparent ?? null,
           });
         }
         capacity.set(s.destinationOrigin, free - 1);

@@ -2,6 +2,7 @@ import type { Migration } from '@cluster/db';
 import { deliverySchema } from './001-delivery.ts';
 import { auditOutbox } from './002-audit-outbox.ts';
 import { deliveryWriteAmplification } from './003-delivery-write-amplification.ts';
+import { deliveryTrace } from './004-delivery-trace.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
-export const migrations: Migration[] = [deliverySchema, auditOutbox, deliveryWriteAmplification];
+export const migrations: Migration[] = [deliverySchema, auditOutbox, deliveryWriteAmplification, deliveryTrace];

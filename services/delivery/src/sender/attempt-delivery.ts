@@ -1,4 +1,4 @@
-import type { SecretBox } from '@cluster/platform';
+import { SpanKind, contextFrom, inSpan, traceHeaders, type SecretBox } from '@cluster/platform';
 import type { ClaimedDelivery } from '../features/deliveries/store.ts';
 import type { HttpSender, SendResult } from './http-sender.ts';
 import { deliveryHeaders } from './signing.ts';
@@ -9,7 +9,8 @@ import { deliveryHeaders } from './signing.ts';
  * unsealed is a failed attempt, not an exception.
  */
 export async function attemptDelivery(
-  d: Pick<ClaimedDelivery, 'id' | 'eventName' | 'body' | 'destinationUrl' | 'secretSealed' | 'subscriptionId'>,
+  d: Pick<ClaimedDelivery, 'id' | 'eventName' | 'body' | 'destinationUrl' | 'secretSealed' | 'subscriptionId'> &
+    Partial<Pick<ClaimedDelivery, 'traceparent'>>,
   sender: HttpSender,
   secrets: SecretBox,
 ): Promise<{ result: SendResult; attemptedAt: Date }> {
@@ -36,6 +37,21 @@ export async function attemptDelivery(
     body: d.body,
     timestamp: Math.floor(attemptedAt.getTime() / 1000),
   });
-  const result = await sender.send(d.destinationUrl, headers, d.body);
+  // The attempt is a span of the trace the event was written in (the API request that caused it);
+  // the receiver gets that trace in its own `traceparent` header.
+  const result = await inSpan(
+    'delivery',
+    'webhook.deliver',
+    {
+      kind: SpanKind.CLIENT,
+      parent: d.traceparent ? contextFrom({ traceparent: d.traceparent }) : undefined,
+      attributes: { 'webhook.delivery_id': d.id, 'webhook.event_name': d.eventName },
+    },
+    async (span) => {
+      const sent = await sender.send(d.destinationUrl, { ...headers, ...(d.traceparent ? traceHeaders() : {}) }, d.body);
+      span.setAttribute('http.response.status_code', sent.responseCode ?? 0);
+      return sent;
+    },
+  );
   return { result, attemptedAt };
 }

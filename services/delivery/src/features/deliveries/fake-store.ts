@@ -111,6 +111,7 @@ export function createFakeDeliveryStore(
           destinationUrl: s.destinationUrl,
           destinationOrigin: s.destinationOrigin,
           secretSealed: s.secretSealed,
+          traceparent: (r as { traceparent?: string | null }).traceparent ?? null,
         });
       }
       return { deliveries: taken, more: eligible > taken.length };

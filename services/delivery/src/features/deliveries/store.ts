@@ -23,6 +23,8 @@ export interface NewDelivery {
    * (due now, so another replica takes them over if the lease lapses).
    */
   leaseToken?: string;
+  /** W3C trace context of the event (its Kafka message's traceparent); attempts continue it. */
+  traceparent?: string | null;
 }
 
 /** A delivery reserved for one replica to attempt now. */
@@ -38,6 +40,8 @@ export interface ClaimedDelivery {
   destinationUrl: string;
   destinationOrigin: string;
   secretSealed: string;
+  /** W3C trace context of the event, if it had one. */
+  traceparent: string | null;
 }
 
 // The sender's hot statements are prepared (@cluster/db `prepared`): they are long CTEs
@@ -109,7 +113,8 @@ export const CLAIM_SQL = `WITH caps AS (
            FROM picked, delivery.subscriptions s
           WHERE d.id = picked.id AND s.id = d."subscriptionId"
          RETURNING d.id, d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
-                   d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", (SELECT count(*) FROM due)::int AS scanned`;
+                   d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", d.traceparent,
+                   (SELECT count(*) FROM due)::int AS scanned`;
 
 /** A delivery record as the API shows it: the columns of the contract's DELIVERY_FIELDS (never its body or lease). */
 export type DeliveryRecord = {
@@ -191,12 +196,12 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
         const { rows: res } = await db
           .raw(
             `WITH ins AS (
-             INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, test, "leaseToken", "lockedUntil", status, "nextAttemptAt")
+             INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, test, "leaseToken", "lockedUntil", status, "nextAttemptAt", traceparent)
              SELECT i.id, i.org, i.sub, i.event, i.name, i.body, i.test, i.token,
                     CASE WHEN i.token IS NOT NULL AND NOT i.test THEN now() + (? * interval '1 millisecond') END,
-                    'pending', CASE WHEN i.test THEN NULL ELSE now() END
-               FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::boolean[], ?::uuid[])
-                 AS i(id, org, sub, event, name, body, test, token)
+                    'pending', CASE WHEN i.test THEN NULL ELSE now() END, i.trace
+               FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::boolean[], ?::uuid[], ?::text[])
+                 AS i(id, org, sub, event, name, body, test, token, trace)
              ON CONFLICT (id) DO NOTHING
              RETURNING id, "leaseToken" IS NULL AS free
            ), n AS (SELECT count(*) FILTER (WHERE free) AS free FROM ins)
@@ -211,6 +216,7 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
               col((r) => r.body),
               col((r) => r.test ?? false),
               col((r) => r.leaseToken ?? null),
+              col((r) => r.traceparent ?? null),
               DUE_CHANNEL,
               opts.notifier ?? '',
             ] as Knex.RawBinding[],
