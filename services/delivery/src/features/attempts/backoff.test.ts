@@ -31,6 +31,18 @@ describe('retry schedule', () => {
     });
   });
 
+  it('caps a Retry-After at the longest step: a receiver cannot park the retries for the day', () => {
+    expect(
+      nextRetry(policy, { failedAttempts: 1, firstAttemptAt: t0, now: t0, retryAfterMs: 36_000_000, random: () => 0.5 }),
+    ).toMatchObject({ delayMs: policy.maxStepMs });
+    // Nor hurry them: a Retry-After shorter than the backoff step changes nothing.
+    expect(
+      nextRetry(policy, { failedAttempts: 3, firstAttemptAt: t0, now: t0, retryAfterMs: 1, random: () => 0.5 }),
+    ).toMatchObject({
+      delayMs: nominalDelayMs(policy, 3),
+    });
+  });
+
   it('waits at least a Retry-After, still within the max age', () => {
     expect(
       nextRetry(policy, { failedAttempts: 1, firstAttemptAt: t0, now: t0, retryAfterMs: 60_000, random: () => 0.5 }),

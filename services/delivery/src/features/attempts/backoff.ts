@@ -27,7 +27,7 @@ export function nominalDelayMs(policy: RetryPolicy, failedAttempts: number): num
  * last until maxAgeMs after the first attempt: a step that would overshoot that
  * deadline is shortened to a final attempt at the deadline, and a failure at or
  * after the deadline dead-letters. A receiver's Retry-After (429/503) is honoured
- * as a lower bound, still within the deadline.
+ * as a lower bound, up to the longest step (maxStepMs) and still within the deadline.
  */
 export function nextRetry(
   policy: RetryPolicy,
@@ -39,7 +39,9 @@ export function nextRetry(
   const jitter = policy.jitter ?? 0.2;
   const rand = args.random ?? Math.random;
   let delay = Math.min(nominalDelayMs(policy, args.failedAttempts) * (1 - jitter + 2 * jitter * rand()), policy.maxStepMs);
-  if (args.retryAfterMs !== undefined && args.retryAfterMs > delay) delay = args.retryAfterMs;
+  // A Retry-After may only slow the schedule, and by no more than its longest step: a hostile
+  // receiver can neither hurry the retries nor park them for the rest of the day.
+  if (args.retryAfterMs !== undefined && args.retryAfterMs > delay) delay = Math.min(args.retryAfterMs, policy.maxStepMs);
   delay = Math.max(0, Math.min(Math.round(delay), deadline - now));
   return { kind: 'retry', at: new Date(now + delay), delayMs: delay };
 }
