@@ -115,6 +115,8 @@ const claimed = (r: NewDelivery): ClaimedDelivery => ({
   destinationUrl: `${ORIGIN}/hook`,
   destinationOrigin: ORIGIN,
   secretSealed: 'x',
+  previousSecretSealed: null,
+  previousSecretUntil: null,
   traceparent: null,
 });
 

@@ -83,6 +83,23 @@ export const WebhookWithSecret = Type.Object({
 export const WebhookTestBody = Body({ eventName: Type.String({ minLength: 1 }) }, { description: 'Optional test event name' });
 export type WebhookTestRequestBody = Static<typeof WebhookTestBody>;
 
+/** Default and longest grace period of a secret rotation (the replaced secret keeps signing beside the new one). */
+export const SECRET_GRACE_DEFAULT_SECONDS = 86_400;
+export const SECRET_GRACE_MAX_SECONDS = 604_800;
+
+/** POST /webhooks/:id/rotate-secret body (optional). */
+export const WebhookRotateSecret = Body(
+  {
+    gracePeriodSeconds: Type.Integer({
+      minimum: 0,
+      maximum: SECRET_GRACE_MAX_SECONDS,
+      description: 'how long the replaced secret keeps signing beside the new one (default 86400, at most 7 days; 0: at once)',
+    }),
+  },
+  { description: 'Secret rotation body (optional)' },
+);
+export type WebhookRotateSecretBody = Static<typeof WebhookRotateSecret>;
+
 /** The spec's test result. */
 export const WebhookTestResult = Type.Object({
   deliveryId: Nullable(Uuid),

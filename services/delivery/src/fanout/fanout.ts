@@ -92,6 +92,8 @@ export async function fanOut(
             destinationUrl: s.destinationUrl,
             destinationOrigin: s.destinationOrigin,
             secretSealed: s.secretSealed,
+            previousSecretSealed: s.previousSecretSealed ?? null,
+            previousSecretUntil: s.previousSecretUntil ?? null,
             traceparent: row.traceparent ?? null,
           });
         }

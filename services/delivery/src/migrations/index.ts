@@ -3,6 +3,7 @@ import { deliverySchema } from './001-delivery.ts';
 import { auditOutbox } from './002-audit-outbox.ts';
 import { deliveryWriteAmplification } from './003-delivery-write-amplification.ts';
 import { deliveryTrace } from './004-delivery-trace.ts';
+import { secretGrace } from './005-secret-grace.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
-export const migrations: Migration[] = [deliverySchema, auditOutbox, deliveryWriteAmplification, deliveryTrace];
+export const migrations: Migration[] = [deliverySchema, auditOutbox, deliveryWriteAmplification, deliveryTrace, secretGrace];

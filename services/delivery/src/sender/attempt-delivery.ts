@@ -10,7 +10,7 @@ import { deliveryHeaders } from './signing.ts';
  */
 export async function attemptDelivery(
   d: Pick<ClaimedDelivery, 'id' | 'eventName' | 'body' | 'destinationUrl' | 'secretSealed' | 'subscriptionId'> &
-    Partial<Pick<ClaimedDelivery, 'traceparent'>>,
+    Partial<Pick<ClaimedDelivery, 'traceparent' | 'previousSecretSealed' | 'previousSecretUntil'>>,
   sender: HttpSender,
   secrets: SecretBox,
 ): Promise<{ result: SendResult; attemptedAt: Date }> {
@@ -32,6 +32,7 @@ export async function attemptDelivery(
   const attemptedAt = new Date();
   const headers = deliveryHeaders({
     secret,
+    previousSecret: previousSecretOf(d, secrets, attemptedAt),
     deliveryId: d.id,
     eventName: d.eventName,
     body: d.body,
@@ -54,4 +55,21 @@ export async function attemptDelivery(
     },
   );
   return { result, attemptedAt };
+}
+
+/**
+ * The secret a rotation replaced, while its grace period runs: it signs beside the new one. One
+ * that no longer opens (its sealing key retired) is left out rather than failing the attempt.
+ */
+function previousSecretOf(
+  d: Partial<Pick<ClaimedDelivery, 'previousSecretSealed' | 'previousSecretUntil' | 'subscriptionId'>>,
+  secrets: SecretBox,
+  now: Date,
+): string | undefined {
+  if (!d.previousSecretSealed || !d.previousSecretUntil || new Date(d.previousSecretUntil) <= now) return undefined;
+  try {
+    return secrets.open(d.previousSecretSealed, d.subscriptionId ?? '');
+  } catch {
+    return undefined;
+  }
 }

@@ -27,15 +27,24 @@ export function standardSignature(secret: string, id: string, timestamp: number,
   return `v1,${mac}`;
 }
 
-/** Every header of one attempt, signed over the exact bytes that will be sent. */
+/**
+ * Every header of one attempt, signed over the exact bytes that will be sent. During a rotation's
+ * grace period (`previousSecret`), `webhook-signature` carries both signatures, new first,
+ * space-separated as the Standard Webhooks spec allows; `X-Service-Signature` (one value by the
+ * spec) is the new secret's.
+ */
 export function deliveryHeaders(args: {
   secret: string;
+  previousSecret?: string;
   deliveryId: string;
   eventName: string;
   body: string;
   timestamp: number;
 }): DeliveryHeaders {
-  const { secret, deliveryId, eventName, body, timestamp } = args;
+  const { secret, previousSecret, deliveryId, eventName, body, timestamp } = args;
+  const standard = [secret, ...(previousSecret ? [previousSecret] : [])].map((s) =>
+    standardSignature(s, deliveryId, timestamp, body),
+  );
   return {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
@@ -45,6 +54,6 @@ export function deliveryHeaders(args: {
     'x-service-signature': serviceSignature(secret, body),
     'webhook-id': deliveryId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardSignature(secret, deliveryId, timestamp, body),
+    'webhook-signature': standard.join(' '),
   };
 }

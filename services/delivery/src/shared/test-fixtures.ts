@@ -43,6 +43,8 @@ export function testSubscription(over: Partial<SubscriptionRow> = {}): Subscript
     enabled: true,
     description: null,
     secretSealed: 'sealed',
+    previousSecretSealed: null,
+    previousSecretUntil: null,
     createdByUserId: null,
     createdAt: now,
     updatedAt: now,

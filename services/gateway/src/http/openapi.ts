@@ -124,7 +124,8 @@ export function buildOpenApi(routes: readonly RouteContract[]): Record<string, u
       parameters: params,
       requestBody: r.body
         ? {
-            required: r.method !== 'POST' || !r.path.endsWith('/test'),
+            // A POST body without required fields may be left out (rotate-secret, test); others are required.
+            required: r.method !== 'POST' || ((r.body as { required?: unknown[] }).required?.length ?? 0) > 0,
             content: { 'application/json': ref(r.body) },
           }
         : undefined,

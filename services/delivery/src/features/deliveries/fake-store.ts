@@ -111,6 +111,8 @@ export function createFakeDeliveryStore(
           destinationUrl: s.destinationUrl,
           destinationOrigin: s.destinationOrigin,
           secretSealed: s.secretSealed,
+          previousSecretSealed: s.previousSecretSealed ?? null,
+          previousSecretUntil: s.previousSecretUntil ?? null,
           traceparent: (r as { traceparent?: string | null }).traceparent ?? null,
         });
       }

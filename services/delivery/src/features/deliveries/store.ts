@@ -40,6 +40,9 @@ export interface ClaimedDelivery {
   destinationUrl: string;
   destinationOrigin: string;
   secretSealed: string;
+  /** The subscription's replaced secret and the end of its grace period (both signatures until then). */
+  previousSecretSealed: string | null;
+  previousSecretUntil: Date | null;
   /** W3C trace context of the event, if it had one. */
   traceparent: string | null;
 }
@@ -113,7 +116,7 @@ export const CLAIM_SQL = `WITH caps AS (
            FROM picked, delivery.subscriptions s
           WHERE d.id = picked.id AND s.id = d."subscriptionId"
          RETURNING d.id, d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
-                   d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", d.traceparent,
+                   d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", s."previousSecretSealed", s."previousSecretUntil", d.traceparent,
                    (SELECT count(*) FROM due)::int AS scanned`;
 
 /** A delivery record as the API shows it: the columns of the contract's DELIVERY_FIELDS (never its body or lease). */

@@ -23,7 +23,14 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
     },
     async insert(values) {
       const now = new Date();
-      const row: SubscriptionRow = { ...values, createdAt: now, updatedAt: now, deletedAt: null };
+      const row: SubscriptionRow = {
+        previousSecretSealed: null,
+        previousSecretUntil: null,
+        ...values,
+        createdAt: now,
+        updatedAt: now,
+        deletedAt: null,
+      };
       rows.push(row);
       return { ...row };
     },
@@ -38,14 +45,16 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
       return rows
         .filter((r) => organizationIds.includes(r.organizationId) && r.enabled && !r.deletedAt)
         .filter((r) => r.eventNames.some((n) => eventNames.includes(n)))
-        .map(({ id, organizationId, eventNames: names, createdAt, destinationUrl, destinationOrigin, secretSealed }) => ({
-          id,
-          organizationId,
-          eventNames: names,
-          createdAt,
-          destinationUrl,
-          destinationOrigin,
-          secretSealed,
+        .map((r) => ({
+          id: r.id,
+          organizationId: r.organizationId,
+          eventNames: r.eventNames,
+          createdAt: r.createdAt,
+          destinationUrl: r.destinationUrl,
+          destinationOrigin: r.destinationOrigin,
+          secretSealed: r.secretSealed,
+          previousSecretSealed: r.previousSecretSealed,
+          previousSecretUntil: r.previousSecretUntil,
         }));
     },
     async allIds() {

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import type { WebhookCreateBody, WebhookUpdateBody } from '@cluster/contracts';
+import type { WebhookCreateBody, WebhookRotateSecretBody, WebhookUpdateBody } from '@cluster/contracts';
 import { bodyOf, jsonBytes, jsonPage, pageArgs } from '@cluster/platform';
 import type { WebhookService } from '@cluster/proto';
 import type { SubscriptionService } from './service.ts';
@@ -29,7 +29,9 @@ export function subscriptionRpc(
       return {};
     },
     async rotateWebhookSecret(req) {
-      return { resource: jsonBytes(await subscriptions.rotateSecret(req.actor, req.id)) };
+      return {
+        resource: jsonBytes(await subscriptions.rotateSecret(req.actor, req.id, bodyOf<WebhookRotateSecretBody>(req.body))),
+      };
     },
   };
 }

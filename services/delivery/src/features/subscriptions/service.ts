@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '@bufbuild/protobuf';
-import { isEventName, type WebhookCreateBody, type WebhookUpdateBody } from '@cluster/contracts';
+import {
+  SECRET_GRACE_DEFAULT_SECONDS,
+  isEventName,
+  type WebhookCreateBody,
+  type WebhookRotateSecretBody,
+  type WebhookUpdateBody,
+} from '@cluster/contracts';
 import { DomainError, requireActor, validation, type Page, type PageArgs, type SecretBox } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import { newSigningSecret } from '../../shared/webhook-secret-box.ts';
@@ -131,14 +137,22 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       });
     },
 
-    /** A new secret, which signs every attempt from now on; returned once. */
-    async rotateSecret(actorIn: Actor | undefined, id: string): Promise<JsonObject> {
+    /**
+     * A new secret, which signs every attempt from now on; returned once. For `gracePeriodSeconds`
+     * (default a day, 0: none) the replaced secret keeps signing too (a second webhook-signature).
+     */
+    async rotateSecret(actorIn: Actor | undefined, id: string, body: WebhookRotateSecretBody = {}): Promise<JsonObject> {
       const actor = requireActor(actorIn);
       const secret = newSigningSecret();
+      const grace = body.gracePeriodSeconds ?? SECRET_GRACE_DEFAULT_SECONDS;
       return write(async (tx) => {
-        await subscriptionInScope(tx.subscriptions, actor, id, { lock: true });
-        const row = await tx.subscriptions.update(id, { secretSealed: ports.secrets.seal(secret, id) });
-        await tx.record(apiWrite(actor, audit('secret_rotated', id)));
+        const before = await subscriptionInScope(tx.subscriptions, actor, id, { lock: true });
+        const row = await tx.subscriptions.update(id, {
+          secretSealed: ports.secrets.seal(secret, id),
+          previousSecretSealed: grace > 0 ? before.secretSealed : null,
+          previousSecretUntil: grace > 0 ? new Date(Date.now() + grace * 1000) : null,
+        });
+        await tx.record(apiWrite(actor, audit('secret_rotated', id, { gracePeriodSeconds: grace })));
         return { ...presentSubscription(row), hmacSecret: secret };
       });
     },

@@ -13,6 +13,9 @@ export type SubscriptionRow = {
   description: string | null;
   /** The signing secret, sealed (shared/webhook-secret-box.ts). */
   secretSealed: string;
+  /** The secret a rotation replaced, sealed: it still signs beside the new one until previousSecretUntil. */
+  previousSecretSealed: string | null;
+  previousSecretUntil: Date | null;
   createdByUserId: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -35,13 +38,31 @@ export type NewSubscription = Pick<
 
 /** The columns an update may change. */
 export type SubscriptionChanges = Partial<
-  Pick<SubscriptionRow, 'destinationUrl' | 'destinationOrigin' | 'eventNames' | 'enabled' | 'description' | 'secretSealed'>
+  Pick<
+    SubscriptionRow,
+    | 'destinationUrl'
+    | 'destinationOrigin'
+    | 'eventNames'
+    | 'enabled'
+    | 'description'
+    | 'secretSealed'
+    | 'previousSecretSealed'
+    | 'previousSecretUntil'
+  >
 >;
 
 /** What the fan-out needs of a subscription that may receive an event. */
 export type FanoutSubscription = Pick<
   SubscriptionRow,
-  'id' | 'organizationId' | 'eventNames' | 'createdAt' | 'destinationUrl' | 'destinationOrigin' | 'secretSealed'
+  | 'id'
+  | 'organizationId'
+  | 'eventNames'
+  | 'createdAt'
+  | 'destinationUrl'
+  | 'destinationOrigin'
+  | 'secretSealed'
+  | 'previousSecretSealed'
+  | 'previousSecretUntil'
 >;
 
 /** Webhook subscriptions in Postgres: all SQL of the feature. */
@@ -104,8 +125,18 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
         .where({ enabled: true })
         .whereNull('deletedAt')
         .whereRaw('"eventNames" && ?::text[]', [eventNames])
-        .select('id', 'organizationId', 'eventNames', 'createdAt', 'destinationUrl', 'destinationOrigin', 'secretSealed')
-        .options(prepared('delivery-fanout-subscriptions-v1'));
+        .select(
+          'id',
+          'organizationId',
+          'eventNames',
+          'createdAt',
+          'destinationUrl',
+          'destinationOrigin',
+          'secretSealed',
+          'previousSecretSealed',
+          'previousSecretUntil',
+        )
+        .options(prepared('delivery-fanout-subscriptions-v2'));
       return rows;
     },
     async allIds() {

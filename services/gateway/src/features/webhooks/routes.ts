@@ -9,6 +9,7 @@ import {
   ListQuery,
   Webhook,
   WebhookCreate,
+  WebhookRotateSecret,
   WebhookFilters,
   WebhookTestBody,
   WebhookTestResult,
@@ -117,9 +118,10 @@ export const webhookRoutes: RouteDef[] = [
     backend: 'delivery',
     permission: 'write:webhook',
     orgKeyOnly: true,
+    body: WebhookRotateSecret,
     response: { status: 200, schema: WebhookWithSecret },
-    handler: async ({ actor, params, clients }) =>
-      ok((await clients.webhooks.rotateWebhookSecret({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, body, clients }) =>
+      ok((await clients.webhooks.rotateWebhookSecret({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'POST',
