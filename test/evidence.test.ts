@@ -253,16 +253,28 @@ describe('release evidence', () => {
     expect(before.prefix).not.toBe(prefix);
     expect((await settings('POST', { ...cookie, origin: 'https://evil.example' })).status).toBe(403);
 
+    // Rotations at the same moment take turns: each answers its own key, and the last one is current.
+    const concurrent = await Promise.all(Array.from({ length: 5 }, () => settings('POST', cookie)));
+    expect(concurrent.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    const prefixes = await Promise.all(concurrent.map(async (r) => ((await r.json()) as { prefix: string }).prefix));
+    expect(new Set(prefixes).size).toBe(5);
+    const current = (await (await settings('GET', cookie)).json()) as { prefix: string };
+    expect(prefixes).toContain(current.prefix);
+    const last = (await (await settings('POST', cookie)).json()) as { key: string; prefix: string };
+
+    expect(last.key).not.toBe(key);
     const signed = await evidence(org.key);
     expect(signed.headers.get('x-service-evidence-signature')).toBe(
-      `sha256=${createHmac('sha256', key).update(signed.bytes).digest('hex')}`,
+      `sha256=${createHmac('sha256', last.key).update(signed.bytes).digest('hex')}`,
     );
-    const audit = await c.api(org.key, 'GET', '/audit-events?entityType=evidence_key');
+    const audit = await c.api(org.key, 'GET', '/audit-events?entityType=evidence_key&pageSize=100');
     const rows = audit.body.data as { action: string; actorId: string; metadata: Record<string, unknown> }[];
+    expect(rows).toHaveLength(7);
+    expect(rows.at(-1)).toMatchObject({ action: before.exists ? 'rotated' : 'created', metadata: { prefix } });
     expect(rows[0]).toMatchObject({
-      action: before.exists ? 'rotated' : 'created',
+      action: 'rotated',
       actorId: org.adminId,
-      metadata: { prefix, actorType: 'session' },
+      metadata: { prefix: last.prefix, actorType: 'session' },
     });
   });
 
