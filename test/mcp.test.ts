@@ -212,6 +212,14 @@ describe('the tool-protocol endpoint', () => {
     expect(before - after).toBe(3);
   });
 
+  it('answers a tool call over the key’s limit as a rate_limit tool error', async () => {
+    const { key } = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
+    const client = await connect(key);
+    for (let i = 0; i < 600; i += 50) await Promise.all(Array.from({ length: 50 }, () => c.api(key, 'GET', '/me')));
+    const limited = await callTool(client, 'whoami');
+    expect(limited).toMatchObject({ isError: true, body: { reason: 'rate_limit', details: { retryAfter: expect.any(Number) } } });
+  });
+
   it('publishes RFC 9728 protected-resource metadata, and a privacy link', async () => {
     const base = c.baseUrl.replace('/api/v1', '');
     const meta = await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json();

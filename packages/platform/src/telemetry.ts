@@ -67,11 +67,6 @@ export function tracer(service: string) {
   return trace.getTracer(service);
 }
 
-/** The current trace id, for log lines. */
-export function currentTraceId(): string | undefined {
-  return currentTraceIds()?.traceId;
-}
-
 /** The active span's trace and span ids, for log lines (every line written inside a span carries both). */
 export function currentTraceIds(): { traceId: string; spanId: string } | undefined {
   const ctx = trace.getActiveSpan()?.spanContext();

@@ -6,7 +6,7 @@ import { createDb, migrate } from '@cluster/db';
 import { createEvidenceKeyService } from './features/keys/service.ts';
 import { createEvidenceKeyStore } from './features/keys/store.ts';
 import { readEvidenceConfig } from './config.ts';
-import { evidenceKeyBox } from './start.ts';
+import { evidenceKeyBox } from './features/keys/box.ts';
 import { migrations } from './migrations/index.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -20,7 +20,8 @@ try {
   try {
     await migrate(db, 'evidence', migrations); // a first rotation may come before the service's first start
     const keys = createEvidenceKeyService(createEvidenceKeyStore(db), evidenceKeyBox(config));
-    process.stdout.write(`${JSON.stringify(await keys.rotate(values.org))}\n`);
+    const { key, prefix } = await keys.rotate(values.org);
+    process.stdout.write(`${JSON.stringify({ key, prefix })}\n`);
   } finally {
     await db.destroy();
   }

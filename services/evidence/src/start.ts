@@ -5,7 +5,6 @@ import {
   createLogger,
   createMetrics,
   createRpcTransport,
-  createSecretBox,
   createServiceServer,
   createShutdown,
   createTokenSigner,
@@ -16,20 +15,13 @@ import {
   type Shutdown,
 } from '@cluster/platform';
 import { AuditService, EvidenceService, ReleaseEvidenceService, SessionService } from '@cluster/proto';
-import { DEV_EVIDENCE_KEY_MATERIAL, type EvidenceConfig } from './config.ts';
+import type { EvidenceConfig } from './config.ts';
+import { evidenceKeyBox } from './features/keys/box.ts';
 import { createEvidenceKeyService } from './features/keys/service.ts';
 import { createEvidenceKeyStore } from './features/keys/store.ts';
 import { evidenceRpc } from './features/packages/rpc.ts';
 import { keySettingsRpc } from './features/keys/rpc.ts';
 import { migrations } from './migrations/index.ts';
-
-/** The keyring that seals evidence keys at rest (the admin CLI uses the same). */
-export function evidenceKeyBox(config: Pick<EvidenceConfig, 'secretKeys'>) {
-  return createSecretBox(config.secretKeys ?? [DEV_EVIDENCE_KEY_MATERIAL], {
-    salt: 'cluster.evidence',
-    info: 'evidence-key-at-rest:v1',
-  });
-}
 
 /** Composition root of the evidence service: pool and migrations, the core client, keys, the Connect server. */
 export async function startEvidence(config: EvidenceConfig): Promise<{ port: number; shutdown: Shutdown }> {

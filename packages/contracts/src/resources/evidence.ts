@@ -2,6 +2,30 @@ import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, Uuid } from './common.ts';
 import { Release } from './releases.ts';
 
+/** One approval decision on an entry, as the core's audit trail recorded it. */
+export interface ApprovalDecision {
+  entryId: string;
+  /** approvalStatus or costApprovalStatus. */
+  field: string;
+  from: unknown;
+  to: unknown;
+  actorId: string | null;
+  /** apiKeyId of the key that made it, when one did. */
+  apiKeyId: string | null;
+  auditEventId: string;
+  at: string;
+}
+
+/**
+ * The JSON of `ReleaseEvidenceService.GetReleaseFacts` (core -> evidence): the release and its
+ * entries as the API presents them, and the approval decisions on the entries, oldest first.
+ */
+export interface ReleaseFacts {
+  release: Record<string, unknown>;
+  entries: Record<string, unknown>[];
+  approvals: ApprovalDecision[];
+}
+
 /** One entry of a release, as its evidence summarises it. */
 export const EvidenceEntry = Type.Object(
   {

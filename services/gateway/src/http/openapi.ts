@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import * as contracts from '@cluster/contracts';
 import { ApiError } from '@cluster/contracts';
-import type { RouteContract } from './route.ts';
+import { resourceOfParam, type RouteContract } from './route.ts';
 
 /** What each tag of the route table groups, for the document's `tags` (a tag without a line here fails the build of the document). */
 export const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -33,10 +33,8 @@ const PARAMETER_DESCRIPTIONS: Record<string, string> = {
 
 /** "Id of the time entry" for `:id` in `/time-entries/:id`: named after the collection before it. */
 function pathParameterDescription(path: string, name: string): string {
-  const collection = new RegExp(`/([a-z-]+)/:${name}(?:/|$)`).exec(path)?.[1];
-  if (!collection) return `The ${name}`;
-  const singular = collection.replace(/-/g, ' ').replace(/ies$/, 'y').replace(/s$/, '');
-  return `Id of the ${singular}`;
+  const resource = resourceOfParam(path, name);
+  return resource ? `Id of the ${resource.replace(/-/g, ' ')}` : `The ${name}`;
 }
 
 /**

@@ -78,6 +78,16 @@ type Nothing = TObject<Record<never, TSchema>>;
  * `query` `Static<typeof query>`: `run` validates both (body first, then query; each
  * throws 400 validation_error) before the handler sees them.
  */
+/**
+ * The resource a path parameter names, singular, in kebab case: `time-entry` for `:id` of
+ * `/time-entries/:id/submit`; undefined when no collection precedes it. The OpenAPI document's
+ * parameter descriptions and the tool-protocol arguments both name parameters by it.
+ */
+export function resourceOfParam(path: string, param: string): string | undefined {
+  const collection = new RegExp(`/([a-z-]+)/:${param}(?:/|$)`).exec(path)?.[1];
+  return collection?.replace(/ies$/, 'y').replace(/s$/, '');
+}
+
 export function defineRoute<B extends TSchema = Nothing, Q extends TObject = Nothing>(spec: RouteSpec<B, Q>): RouteDef {
   const { handler, ...contract } = spec;
   return {

@@ -14,7 +14,7 @@ import type { Authenticator } from '../http/authenticate.ts';
 import { authorize } from '../http/authorize.ts';
 import { readRequestBody } from '../http/body.ts';
 import type { GatewayContext } from '../http/context.ts';
-import type { RateLimiter } from '../http/rate-limit.ts';
+import { enforceRateLimit, type RateLimiter } from '../http/rate-limit.ts';
 import type { RouteDef } from '../http/route.ts';
 import { createAjv, toProblems } from '../http/validate.ts';
 import { TOOL_SPECS } from './tools.ts';
@@ -104,8 +104,7 @@ export function createMcpEndpoint(deps: {
     const found = tools.find((t) => t.tool.name === name);
     try {
       if (!found) throw new DomainError('not_found', `no tool named ${name}`);
-      const rate = await deps.limiter.hit(auth.actor.apiKeyId);
-      if (!rate.allowed) throw new DomainError('rate_limit', 'rate limit exceeded', { retryAfter: rate.retryAfter });
+      await enforceRateLimit(ctx, deps.limiter, auth.actor.apiKeyId);
       authorize(found.route, auth.actor, auth.apiEnabled);
       const given = args ?? {};
       if (!found.check(given)) throw validation(found.errors());
@@ -120,7 +119,7 @@ export function createMcpEndpoint(deps: {
       const known = err instanceof DomainError ? err : fromConnectError(err);
       if (!known) {
         deps.logger.error({ err, tool: name }, 'tool call failed');
-        return toolError({ reason: 'internal', message: 'internal error' });
+        return toolError({ reason: 'internal_error', message: 'internal error' });
       }
       if (known.status === 401) throw known; // the key was revoked meanwhile: the whole request is refused
       return toolError({ reason: known.reason, message: known.message, ...(known.details ? { details: known.details } : {}) });

@@ -1,12 +1,11 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { RouteDef } from '../http/route.ts';
+import { resourceOfParam, type RouteDef } from '../http/route.ts';
 
 /** A route's path parameter as a tool argument: `:id` of `/time-entries/:id` is `timeEntryId`. */
 export function argumentOfParam(path: string, param: string): string {
   if (param !== 'id') return param;
-  const collection = /\/([a-z-]+)\/:id(?:\/|$)/.exec(path)?.[1] ?? 'resource';
-  const singular = collection.replace(/ies$/, 'y').replace(/s$/, '');
-  return `${singular.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())}Id`;
+  const resource = resourceOfParam(path, param) ?? 'resource';
+  return `${resource.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())}Id`;
 }
 
 /** How a tool's flat arguments map back onto the route's request: path params, query and body. */

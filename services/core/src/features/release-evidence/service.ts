@@ -1,23 +1,10 @@
+import type { ApprovalDecision, ReleaseFacts } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { requireActor } from '@cluster/platform';
 import { assertVisible } from '../../shared/access.ts';
 import type { Stores } from '../../stores.ts';
 import { presentEntry } from '../entries/presenter.ts';
 import { presentRelease } from '../releases/presenter.ts';
-
-/** One approval decision on an entry, as the audit trail recorded it. */
-export interface ApprovalDecision {
-  entryId: string;
-  /** approvalStatus or costApprovalStatus. */
-  field: string;
-  from: unknown;
-  to: unknown;
-  actorId: string | null;
-  /** apiKeyId of the key that made it, when one did. */
-  apiKeyId: string | null;
-  auditEventId: string;
-  at: string;
-}
 
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
 
@@ -28,7 +15,7 @@ const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
  */
 export function createReleaseEvidenceService(stores: Stores) {
   return {
-    async facts(actorIn: Actor | undefined, releaseId: string) {
+    async facts(actorIn: Actor | undefined, releaseId: string): Promise<ReleaseFacts> {
       const actor = requireActor(actorIn);
       const release = assertVisible(actor, await stores.releases.find(releaseId), 'release');
       const entries = await stores.releaseEvidence.entriesOf(release.id);

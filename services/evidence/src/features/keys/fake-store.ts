@@ -13,6 +13,7 @@ export function createFakeEvidenceKeyStore(): EvidenceKeyStore & { revoked: Evid
       const old = current.get(organizationId);
       if (old) revoked.push(old);
       current.set(organizationId, key);
+      return old?.prefix;
     },
   };
 }

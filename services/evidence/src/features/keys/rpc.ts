@@ -30,8 +30,7 @@ export function keySettingsRpc(
     },
     async rotateEvidenceKey(req) {
       const user = await admin(req.sessionToken);
-      const before = await deps.keys.status(user.organizationId);
-      const rotated = await deps.keys.rotate(user.organizationId);
+      const { key, prefix, revokedPrefix } = await deps.keys.rotate(user.organizationId);
       await deps.audit.recordAuditEvent({
         actor: {
           organizationId: user.organizationId,
@@ -42,11 +41,11 @@ export function keySettingsRpc(
           permissions: [],
         },
         entityType: 'evidence_key',
-        action: before.exists ? 'rotated' : 'created',
+        action: revokedPrefix ? 'rotated' : 'created',
         entityId: user.organizationId,
-        metadata: { prefix: rotated.prefix, ...(before.exists ? { revokedPrefix: before.prefix } : {}) },
+        metadata: { prefix, ...(revokedPrefix ? { revokedPrefix } : {}) },
       });
-      return rotated;
+      return { key, prefix };
     },
   };
 }

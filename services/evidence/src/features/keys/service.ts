@@ -16,11 +16,12 @@ export function createEvidenceKeyService(store: EvidenceKeyStore, box: SecretBox
       const row = await store.current(organizationId);
       return { exists: row !== undefined, prefix: row?.prefix ?? '' };
     },
-    async rotate(organizationId: string): Promise<{ key: string; prefix: string }> {
+    /** A new key (shown this once); `revokedPrefix`: the key it replaced, if any. */
+    async rotate(organizationId: string): Promise<{ key: string; prefix: string; revokedPrefix?: string }> {
       const key = `fbe_${randomBytes(32).toString('base64url')}`;
       const prefix = key.slice(0, PREFIX_LENGTH);
-      await store.replace(organizationId, { prefix, sealedKey: box.seal(key, organizationId) });
-      return { key, prefix };
+      const revokedPrefix = await store.replace(organizationId, { prefix, sealedKey: box.seal(key, organizationId) });
+      return { key, prefix, ...(revokedPrefix ? { revokedPrefix } : {}) };
     },
     /** The signature of `bytes` under the organization's key: hex HMAC-SHA256; undefined without a key. */
     async sign(organizationId: string, bytes: Uint8Array): Promise<{ signature: string; prefix: string } | undefined> {

@@ -1,26 +1,11 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import type { ReleaseFacts } from '@cluster/contracts';
 
 /** Version of the package's shape (docs/evidence.md). */
 export const EVIDENCE_SCHEMA_VERSION = 1;
 
 type Json = Record<string, unknown>;
-
-/** What the core gives for a release (ReleaseEvidenceService.GetReleaseFacts). */
-export interface ReleaseFacts {
-  release: Json;
-  entries: Json[];
-  approvals: {
-    entryId: string;
-    field: string;
-    from: unknown;
-    to: unknown;
-    actorId: string | null;
-    apiKeyId: string | null;
-    auditEventId: string;
-    at: string;
-  }[];
-}
 
 /** One computed check: passed when no entry fails it. */
 export interface Checklist {

@@ -2,7 +2,8 @@ import type { Client, ServiceImpl } from '@connectrpc/connect';
 import { requireActor } from '@cluster/platform';
 import type { EvidenceService, ReleaseEvidenceService } from '@cluster/proto';
 import type { createEvidenceKeyService } from '../keys/service.ts';
-import { buildPackage, type ReleaseFacts } from './build.ts';
+import type { ReleaseFacts } from '@cluster/contracts';
+import { buildPackage } from './build.ts';
 
 /** What GetReleaseEvidence needs: the core's release facts, the keys, and the clock. */
 export interface PackageDeps {
