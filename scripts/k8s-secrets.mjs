@@ -35,6 +35,7 @@ const files = {
     WEBHOOK_SECRET_KEY: sealingKey(),
     IDEMPOTENCY_SECRET_KEY: sealingKey(),
     EVIDENCE_SECRET_KEY: sealingKey(),
+    CODEHOST_SECRET_KEY: sealingKey(),
     SERVICE_PUBLIC_KEYS: keys.SERVICE_PUBLIC_KEYS,
   },
   'signing-keys.env': keys.signingKeys,

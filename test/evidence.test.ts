@@ -38,6 +38,7 @@ type Package = {
   };
   approvalChain: Record<string, unknown>[];
   checklists: { id: string; passed: boolean; failingEntryIds: string[] }[];
+  codeHosting: Record<string, unknown[]>;
   sha256: string;
 };
 
@@ -186,11 +187,17 @@ describe('release evidence', () => {
       actualBehavior: 'it spins',
     });
     const pkg = JSON.parse((await evidence(org.key)).bytes.toString('utf8')) as Package;
-    expect(pkg.checklists.map((k) => [k.id, k.passed, k.failingEntryIds])).toEqual([
+    // No code host is connected here (test/codehost.test.ts covers the code checklists): no entry has a
+    // linked commit, and there is no pull request to fail the last one.
+    const everyEntry = pkg.entrySummary.entries.map((e) => e.id as string).sort();
+    expect(pkg.checklists.map((k) => [k.id, k.passed, [...k.failingEntryIds].sort()])).toEqual([
       ['entries_done', true, []],
       ['bug_reports_complete', true, []],
       ['entries_approved', true, []],
+      ['entries_have_commits', false, everyEntry],
+      ['pull_requests_merged_green', true, []],
     ]);
+    expect(pkg.codeHosting).toEqual({ commits: [], pullRequests: [], ciRuns: [] });
     expect(pkg.approvalChain.at(-1)).toMatchObject({ entryId: entries['vague bug'], from: 'rejected', to: 'approved' });
   });
 

@@ -183,7 +183,7 @@ describe('production keys', () => {
   };
 
   /** Runs a service's main.ts with NODE_ENV=production and `env`; its exit code and stderr (killed after 30 s). */
-  async function refusal(service: 'delivery' | 'gateway', env: Record<string, string>) {
+  async function refusal(service: 'core' | 'delivery' | 'gateway', env: Record<string, string>) {
     const child = spawnService(
       service,
       {
@@ -204,11 +204,14 @@ describe('production keys', () => {
   }
 
   it('a service refuses to start with a missing, placeholder or short key, naming the variable', async () => {
-    const [missing, placeholder, short] = await Promise.all([
+    const [missing, placeholder, short, codehost] = await Promise.all([
       refusal('gateway', { IDEMPOTENCY_SECRET_KEY: '' }),
       refusal('delivery', { WEBHOOK_SECRET_KEY: 'CHANGE_ME_32_BYTES_BASE64' }),
       refusal('gateway', { IDEMPOTENCY_SECRET_KEY: randomBytes(16).toString('base64') }),
+      refusal('core', { CODEHOST_SECRET_KEY: '' }),
     ]);
+    expect(codehost.code).toBe(1);
+    expect(codehost.stderr).toContain('ConfigError: CODEHOST_SECRET_KEY is required when NODE_ENV=production');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('ConfigError: IDEMPOTENCY_SECRET_KEY is required when NODE_ENV=production');
     expect(placeholder.code).toBe(1);

@@ -7,6 +7,7 @@ import {
   Text,
   When,
   bulkUsers,
+  codeBase,
   costPayload,
   entryBase,
   linkBase,
@@ -72,7 +73,12 @@ export const EVENT_GROUPS: readonly EventGroup[] = [
     title: 'Agreements',
     intro: 'Source: `features/agreements/admin.ts`. Creating an agreement (CLI) emits nothing.',
   },
-  { id: 'code', title: 'Code and CI', intro: '' },
+  {
+    id: 'code',
+    title: 'Code and CI',
+    intro:
+      'Source: `features/codehost/` of the core, fed by GitHub webhooks to `POST /hooks/github/:organizationId` (docs/codehost.md). A repository belongs to the project an integration link (provider `github`, externalType `repository`, externalId `owner/name`) aligns it with; a commit message or a pull request\'s title or body that says `E-<entryNumber>` references that entry of the project. Each event is an event of the entry (envelope `entityType` `entry`, `entityId` the entry id, `projectId` its project), once per referenced entry; `actorUserId` is null. Fields every code event carries (**code base**): `entryId`, `projectId`, `entryNumber`, `provider`, `repository`. A deployment status that moves an entry\'s `deploymentStage` emits `entry.updated` (`changedFields` `["deploymentStage"]`).',
+  },
   { id: 'tenant', title: 'Tenant and billing', intro: '' },
   { id: 'status', title: 'Status and changelog', intro: '' },
   {
@@ -399,6 +405,63 @@ export const EMITTED_EVENTS = {
     description: '`PATCH /integration-links/:id` when `alignEntityType` or `alignEntityId` changed.',
     payload: Payload({ ...linkBase, changedFields: ChangedFields }),
     notes: 'Deleting a link emits nothing.',
+  },
+  'commit.linked': {
+    group: 'code',
+    entityType: 'entry',
+    description:
+      'A `push` whose commit message, or a `pull_request` whose title or body, references the entry (`E-<entryNumber>`) for the first time.',
+    payload: Payload({
+      ...codeBase,
+      source: StringEnum(['commit', 'pull_request'], { description: 'what referenced the entry' }),
+      sha: Nullable(Type.String({ description: 'the commit (source commit); null for a pull request' })),
+      pullRequestNumber: Nullable(Type.Integer({ minimum: 1, description: 'source pull_request; null for a commit' })),
+      title: Type.String({ description: "the commit message's first line, or the pull request's title" }),
+      url: Nullable(Text),
+    }),
+    notes:
+      'Once per commit (or pull request) and entry: a redelivery, the same commit pushed to another branch, or an edit that keeps the reference emits nothing. Links are never removed (there is no `commit.unlinked` yet).',
+  },
+  'pr.merged': {
+    group: 'code',
+    entityType: 'entry',
+    description: 'A `pull_request` `closed` with `merged: true`, for each entry the pull request references.',
+    payload: Payload({
+      ...codeBase,
+      pullRequestNumber: Type.Integer({ minimum: 1 }),
+      title: Text,
+      url: Nullable(Text),
+      mergedAt: When,
+      mergeCommitSha: Nullable(Text),
+    }),
+    notes:
+      'Once per merge: a redelivery emits nothing; a pull request reopened and merged again emits it again. Follows `commit.linked` when the same delivery made the link.',
+  },
+  'pr.reopened': {
+    group: 'code',
+    entityType: 'entry',
+    description: 'A `pull_request` `reopened`, for each entry the pull request references.',
+    payload: Payload({ ...codeBase, pullRequestNumber: Type.Integer({ minimum: 1 }), title: Text, url: Nullable(Text) }),
+  },
+  'ci.run.attributed': {
+    group: 'code',
+    entityType: 'entry',
+    description:
+      'A `check_run` or `workflow_run` completes on a commit linked to the entry (a referencing commit, or the head or merge commit of a referencing pull request).',
+    payload: Payload({
+      ...codeBase,
+      kind: StringEnum(['check_run', 'workflow_run']),
+      runId: Type.String({ description: "the code host's id of the run" }),
+      name: Text,
+      headSha: Text,
+      conclusion: Nullable(
+        Type.String({ description: 'success, failure, neutral, cancelled, skipped, timed_out, action_required, ...' }),
+      ),
+      url: Nullable(Text),
+      completedAt: Nullable(When),
+    }),
+    notes:
+      'Once per run, conclusion and entry: a redelivery emits nothing; a re-run that concludes differently emits again. A run that completes before its commit is linked is recorded and appears in the evidence, without an event.',
   },
   'project.created': {
     group: 'internal',

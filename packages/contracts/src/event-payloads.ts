@@ -98,6 +98,15 @@ export const subscriptionBase = {
   description: Nullable(Text),
 };
 
+/** Fields of every code-host event (commit.linked, pr.*, ci.run.attributed): the entry and the repository ("code base"). */
+export const codeBase = {
+  entryId: Id,
+  projectId: Id,
+  entryNumber: Type.Integer({ minimum: 1 }),
+  provider: Type.String({ description: 'github' }),
+  repository: Type.String({ description: 'owner/name' }),
+};
+
 /** Release fields. */
 export const release = {
   releaseId: Id,
@@ -123,4 +132,5 @@ export const NAMED_PAYLOAD_BASES: readonly { name: string; fields: TProperties }
   { name: 'entry base', fields: entryBase },
   { name: 'time base', fields: timeBase },
   { name: 'user base', fields: userBase },
+  { name: 'code base', fields: codeBase },
 ];

@@ -5,6 +5,7 @@ import {
   AttachmentService,
   AuditService,
   AuthService,
+  CodeHostService,
   CommentService,
   EntryService,
   IdempotencyService,
@@ -20,10 +21,13 @@ import {
   UserService,
   WikiService,
 } from '@cluster/proto';
-import { createTokenVerifier, type CallerTrust, type ServiceKeys } from '@cluster/platform';
+import { createTokenVerifier, withOpenCache, type CallerTrust, type SecretBox, type ServiceKeys } from '@cluster/platform';
 import { corePolicy } from './callers.ts';
 import { createStores, type Stores } from './stores.ts';
 import { createAgreementService } from './features/agreements/service.ts';
+import { codehostSecretBox } from './features/codehost/box.ts';
+import { codeHostRpc } from './features/codehost/rpc.ts';
+import { createCodeHostService } from './features/codehost/service.ts';
 import { agreementRpc } from './features/agreements/rpc.ts';
 import { createAttachmentService } from './features/attachments/service.ts';
 import { attachmentRpc } from './features/attachments/rpc.ts';
@@ -64,6 +68,8 @@ import { wikiRpc } from './features/wiki/rpc.ts';
 export interface CoreDeps {
   db: Knex;
   serviceKeys: ServiceKeys;
+  /** CODEHOST_SECRET_KEY's keyring (undefined: the development key). */
+  codehostSecretKeys?: readonly string[];
 }
 
 /**
@@ -80,10 +86,16 @@ export function buildCore(deps: CoreDeps): { routes: (router: ConnectRouter) => 
     policyOf: corePolicy,
     currentActor: (claims) => auth.currentActor(claims),
   };
-  return { routes: (router: ConnectRouter) => coreRoutes(router, stores, auth), trust };
+  const codehostBox = withOpenCache(codehostSecretBox(deps.codehostSecretKeys));
+  return { routes: (router: ConnectRouter) => coreRoutes(router, stores, auth, codehostBox), trust };
 }
 
-function coreRoutes(router: ConnectRouter, stores: Stores, auth: ReturnType<typeof createAuthService>): void {
+function coreRoutes(
+  router: ConnectRouter,
+  stores: Stores,
+  auth: ReturnType<typeof createAuthService>,
+  codehostBox: SecretBox,
+): void {
   router.service(AuthService, authRpc(auth));
   router.service(IdempotencyService, idempotencyRpc(createIdempotencyService(stores)));
   router.service(ProjectService, projectRpc(createProjectService(stores)));
@@ -102,4 +114,5 @@ function coreRoutes(router: ConnectRouter, stores: Stores, auth: ReturnType<type
   router.service(SnapshotService, snapshotRpc(createSnapshotService(stores)));
   router.service(AuditService, auditEventRpc(createAuditEventService(stores)));
   router.service(SearchService, searchRpc(createSearchService(stores)));
+  router.service(CodeHostService, codeHostRpc(createCodeHostService(stores, codehostBox)));
 }

@@ -10,7 +10,9 @@ const SESSIONS = `${SessionService.typeName}/`;
  * token carries; the delivery service only to record the audit events of its own writes,
  * whose actor it verified when the write came in and forwards in the message; the evidence
  * service for a release's evidence facts (for the actor its gateway token carried), for who a
- * settings session belongs to, and to record the audit event of an evidence key rotation.
+ * settings session belongs to, and to record the audit event of an evidence key rotation. A
+ * code-host webhook the gateway forwards (CodeHostService) carries no actor: the organization's
+ * signature on its body is its proof, which the core checks itself.
  */
 export function corePolicy(method: string): MethodPolicy {
   // Delivery forwards the actor of a webhook write; evidence, the session user of a key rotation.

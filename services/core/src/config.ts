@@ -1,4 +1,7 @@
-import { int, optionalStr, readKafkaConfig, readProcessConfig, readServiceConfig, str } from '@cluster/platform';
+import { int, optionalStr, readKafkaConfig, readProcessConfig, readServiceConfig, sealingKeys, str } from '@cluster/platform';
+
+/** Development key material, used only outside production when CODEHOST_SECRET_KEY is unset (refused in production). */
+export const DEV_CODEHOST_KEY_MATERIAL = 'dev-only-codehost-key: set CODEHOST_SECRET_KEY in production';
 
 /** Core configuration, read once at boot (contract.md names). */
 export function readCoreConfig() {
@@ -11,11 +14,16 @@ export function readCoreConfig() {
     /** Required; checked by startCore (callers such as the test harness may supply it after reading the rest). */
     databaseUrl: str('DATABASE_URL', ''),
     relayIdleMs: int('OUTBOX_RELAY_IDLE_MS', 1000, 10),
+    /** Keyring sealing organizations' code-host webhook secrets at rest (first seals, all open); undefined: the dev default. */
+    codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', common.production),
   };
 }
 export type CoreConfig = ReturnType<typeof readCoreConfig>;
 
 /** The admin CLI's configuration: the core's database (unset is reported by the CLI, with a hint). */
 export function readAdminConfig() {
-  return { databaseUrl: optionalStr('DATABASE_URL') };
+  return {
+    databaseUrl: optionalStr('DATABASE_URL'),
+    codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', readProcessConfig('admin-cli').production),
+  };
 }

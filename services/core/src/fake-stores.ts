@@ -1,3 +1,5 @@
+import { createFakeCodeHostStore } from './features/codehost/fake-store.ts';
+import type { EntryRow } from './features/entries/store.ts';
 import type { WriteRecord } from '@cluster/outbox';
 import { createFakeProjectStore } from './features/projects/fake-store.ts';
 import type { ExternalLinkRow } from './shared/external-ref.ts';
@@ -42,6 +44,7 @@ export function createFakeStores() {
     attachments: createFakeAttachmentStore(),
     auditEvents: createFakeAuditEventStore(written),
     auth: createFakeAuthStore(),
+    codehost: createFakeCodeHostStore({ links, entries: (): EntryRow[] => stores.entries.rows }),
     comments: createFakeCommentStore(),
     // An entry create bumps its project's counter (one statement): the fake reads the fake projects.
     entries: createFakeEntryStore({ projects: (): ProjectRow[] => stores.projects.rows, written }),

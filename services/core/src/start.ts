@@ -60,7 +60,7 @@ export async function startCore(
   );
   sweeper.unref();
 
-  const { routes, trust } = buildCore({ db, serviceKeys: config.serviceKeys });
+  const { routes, trust } = buildCore({ db, serviceKeys: config.serviceKeys, codehostSecretKeys: config.codehostSecretKeys });
   const server = createServiceServer({
     service: 'core',
     routes,

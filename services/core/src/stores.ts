@@ -21,6 +21,7 @@ import { createIdempotencyStore, type IdempotencyStore } from './features/idempo
 import { createAuditEventStore, type AuditEventStore } from './features/audit-events/store.ts';
 import { createReleaseEvidenceStore, type ReleaseEvidenceStore } from './features/release-evidence/store.ts';
 import { createSessionStore, type SessionStore } from './features/sessions/store.ts';
+import { createCodeHostStore, type CodeHostStore } from './features/codehost/store.ts';
 
 /**
  * Every store of the core, bound to one connection pool or one transaction. Services
@@ -35,6 +36,7 @@ export interface Stores {
   attachments: AttachmentStore;
   auditEvents: AuditEventStore;
   auth: AuthStore;
+  codehost: CodeHostStore;
   comments: CommentStore;
   entries: EntryStore;
   idempotency: IdempotencyStore;
@@ -64,6 +66,7 @@ export function createStores(db: Knex): Stores {
     attachments: createAttachmentStore(db),
     auditEvents: createAuditEventStore(db),
     auth: createAuthStore(db),
+    codehost: createCodeHostStore(db),
     comments: createCommentStore(db),
     entries: createEntryStore(db),
     idempotency: createIdempotencyStore(db),

@@ -30,6 +30,7 @@ import { respond } from './http/respond.ts';
 import { createMatcher, type RouteDef } from './http/route.ts';
 import { runRoute } from './http/run-route.ts';
 import { createMcpEndpoint, type McpSettings } from './mcp/endpoint.ts';
+import { createCodeHostHooks } from './http/hooks.ts';
 import { createSettingsRoutes } from './http/settings.ts';
 
 export interface GatewayDeps {
@@ -130,6 +131,9 @@ export function buildGateway(deps: GatewayDeps): Koa {
 
   // The settings routes (a settings session, not an API key).
   app.use(createSettingsRoutes(clients));
+
+  // Inbound code-host webhooks (signed with the organization's secret, not an API key).
+  app.use(createCodeHostHooks(clients, deps.authFailures));
 
   // The tool-protocol endpoint (/mcp, its privacy link and its protected-resource metadata): the v1 routes as tools.
   app.use(createMcpEndpoint({ routes, clients, authenticator, limiter, settings: deps.mcp, logger }));

@@ -3,6 +3,7 @@ import { createRpcTransport, type TokenSigner } from '@cluster/platform';
 import {
   AuditService,
   AuthService,
+  CodeHostService,
   EvidenceService,
   IdempotencyService,
   ProjectService,
@@ -37,6 +38,7 @@ export interface Clients {
   agreements: Client<typeof AgreementService>;
   snapshots: Client<typeof SnapshotService>;
   search: Client<typeof SearchService>;
+  codehost: Client<typeof CodeHostService>;
 }
 
 /** Clients of the backends, each call carrying the gateway's token for its service (signed by `sign`). */
@@ -63,5 +65,6 @@ export function createClients(urls: { core: string; delivery: string; evidence: 
     agreements: createClient(AgreementService, core),
     snapshots: createClient(SnapshotService, core),
     search: createClient(SearchService, core),
+    codehost: createClient(CodeHostService, core),
   };
 }

@@ -24,6 +24,7 @@ export const COST_APPROVAL_STATUSES = [
   'rejected',
 ] as const;
 export const DEPLOYMENT_STAGES = ['testing', 'staging', 'production'] as const;
+export type DeploymentStage = (typeof DEPLOYMENT_STAGES)[number];
 
 /**
  * Every column an entry body may set, on create and update: the spec's body. The order

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, Uuid } from './common.ts';
+import { CodeEvidence } from './code-evidence.ts';
 import { Release } from './releases.ts';
 
 /** One approval decision on an entry, as the core's audit trail recorded it. */
@@ -18,12 +19,14 @@ export interface ApprovalDecision {
 
 /**
  * The JSON of `ReleaseEvidenceService.GetReleaseFacts` (core -> evidence): the release and its
- * entries as the API presents them, and the approval decisions on the entries, oldest first.
+ * entries as the API presents them, the approval decisions on the entries, oldest first, and
+ * what code-host webhooks recorded about the entries.
  */
 export interface ReleaseFacts {
   release: Record<string, unknown>;
   entries: Record<string, unknown>[];
   approvals: ApprovalDecision[];
+  code: CodeEvidence;
 }
 
 /** One entry of a release, as its evidence summarises it. */
@@ -88,6 +91,7 @@ export const EvidencePackage = Type.Object(
     ),
     approvalChain: Type.Array(EvidenceApproval),
     checklists: Type.Array(EvidenceChecklist),
+    codeHosting: CodeEvidence,
     sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'hex SHA-256 of the canonical form of every other field' }),
   },
   { additionalProperties: false, description: "A release's evidence package" },

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { createDb, ensureDatabase, migrate } from '@cluster/db';
 import { readAdminConfig } from '../config.ts';
 import { migrations } from '../migrations/index.ts';
-import { AdminError, createAdminOperations } from './operations.ts';
+import { AdminError, createAdminOperations, type AdminOptions } from './operations.ts';
 
 /**
  * `npm run --silent admin -- <command>`: prints one JSON object on stdout;
@@ -32,6 +32,7 @@ export const commands: Record<string, AdminCommand> = {
     ops.createKey({ user: req(f, 'user'), scope: f.scope, project: f.project, permissions: f.permissions, name: f.name }),
   'key revoke': (ops, f) => ops.revokeKey(req(f, 'id')),
   'session create': (ops, f) => ops.createSession(req(f, 'user')),
+  'codehost secret': (ops, f) => ops.rotateCodehostSecret(req(f, 'org'), req(f, 'provider')),
   'agreement create': (ops, f) => ops.createAgreement(req(f, 'project'), req(f, 'title')),
   'agreement sign': (ops, f) => ops.signAgreement(req(f, 'id')),
   'snapshot create': (ops, f) =>
@@ -59,9 +60,10 @@ const FLAGS = [
   'report-type',
   'narrative-source',
   'summary',
+  'provider',
 ] as const;
 
-export async function runAdmin(argv: string[], databaseUrl: string): Promise<number> {
+export async function runAdmin(argv: string[], databaseUrl: string, opts: AdminOptions = {}): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -77,7 +79,7 @@ export async function runAdmin(argv: string[], databaseUrl: string): Promise<num
   const db = createDb(databaseUrl, { schema: 'core', application: 'admin-cli', poolMax: 2 });
   try {
     await migrate(db, 'core', migrations);
-    const out = await command(createAdminOperations(db), values);
+    const out = await command(createAdminOperations(db, opts), values);
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return 0;
   } catch (err) {
@@ -90,10 +92,11 @@ export async function runAdmin(argv: string[], databaseUrl: string): Promise<num
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const url = readAdminConfig().databaseUrl;
+  const config = readAdminConfig();
+  const url = config.databaseUrl;
   if (!url) {
     process.stderr.write('DATABASE_URL is not set (npm run admin sets it for the local cluster)\n');
     process.exit(1);
   }
-  process.exitCode = await runAdmin(process.argv.slice(2), url);
+  process.exitCode = await runAdmin(process.argv.slice(2), url, { codehostSecretKeys: config.codehostSecretKeys });
 }

@@ -12,6 +12,8 @@ import {
 } from '@cluster/contracts';
 import { generateApiKey } from '../features/auth/keys.ts';
 import { createAgreementAdmin } from '../features/agreements/admin.ts';
+import { codehostSecretBox } from '../features/codehost/box.ts';
+import { createCodeHostService } from '../features/codehost/service.ts';
 import { apiKeyCreatedEvent, apiKeyRevokedEvent } from '../features/api-keys/events.ts';
 import { createSnapshotAdmin, type SnapshotCreateArgs } from '../features/snapshots/admin.ts';
 import { userUpdatedEvent } from '../features/users/events.ts';
@@ -32,14 +34,20 @@ function need<T>(v: T | undefined | null, message: string): T {
  * records, where the operator's writes have one) as `systemWrite`s: actorId null,
  * actorType admin_cli.
  */
-export function createAdminOperations(db: Knex) {
-  return createOperations(createStores(db));
+export function createAdminOperations(db: Knex, opts: AdminOptions = {}) {
+  return createOperations(createStores(db), opts);
+}
+
+/** What some commands need beyond the stores: CODEHOST_SECRET_KEY's keyring (undefined: the development key). */
+export interface AdminOptions {
+  codehostSecretKeys?: readonly string[];
 }
 
 /** The admin CLI's operations over any Stores (createAdminOperations: over Postgres). */
-export function createOperations(stores: Stores) {
+export function createOperations(stores: Stores, opts: AdminOptions = {}) {
   const agreements = createAgreementAdmin(stores);
   const snapshots = createSnapshotAdmin(stores);
+  const codehost = createCodeHostService(stores, codehostSecretBox(opts.codehostSecretKeys));
   const ops = {
     async createOrg(name: string) {
       const row = await stores.organizations.insert(need(name, '--name is required'));
@@ -153,6 +161,9 @@ export function createOperations(stores: Stores) {
     signAgreement: (id: string) => agreements.sign(id),
     /** `snapshot create`: a ready report snapshot of a project with its summary text. */
     createSnapshot: (args: SnapshotCreateArgs) => snapshots.create(args),
+
+    /** `codehost secret`: creates or rotates the organization's inbound webhook secret, printed once (docs/codehost.md). */
+    rotateCodehostSecret: (organizationId: string, provider: string) => codehost.rotateSecret(organizationId, provider),
 
     /** Short-lived session token for the settings routes (stored hashed like keys). */
     async createSession(userId: string) {

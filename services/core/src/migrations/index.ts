@@ -6,6 +6,7 @@ import { peopleAndPages } from './004-people-and-pages.ts';
 import { timeEntries } from './005-time-entries.ts';
 import { outboxHeaders } from './006-outbox-headers.ts';
 import { searchDocumentBounds } from './007-search-document-bounds.ts';
+import { codehost } from './008-codehost.ts';
 
 /** Every migration of the core schema, in order. Append; never edit a released one. */
 export const migrations: Migration[] = [
@@ -16,4 +17,5 @@ export const migrations: Migration[] = [
   timeEntries,
   outboxHeaders,
   searchDocumentBounds,
+  codehost,
 ];

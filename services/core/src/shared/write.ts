@@ -27,8 +27,12 @@ export function auditMetadata(actor: Actor, extra: Record<string, unknown> = {})
   return { actorType: 'api_key', apiKeyId: actor.apiKeyId, requestId: actor.requestId || undefined, ...extra };
 }
 
-/** The audit row of a write. `actor` null: made by an operator through the admin CLI. */
-function auditRow(organizationId: string, actor: Actor | null, rec: AuditRecord): Record<string, unknown> {
+/** Who made a write that no API key or session made: an operator (the admin CLI), or a code host's signed webhook. */
+export type SystemActorType = 'admin_cli' | 'codehost';
+
+/** The audit row of a write made `by` an actor, or by the system. */
+function auditRow(organizationId: string, by: Actor | SystemActorType, rec: AuditRecord): Record<string, unknown> {
+  const actor = typeof by === 'string' ? null : by;
   return {
     ...(rec.id ? { id: rec.id } : {}),
     ...(rec.occurredAt ? { createdAt: rec.occurredAt } : {}),
@@ -39,7 +43,7 @@ function auditRow(organizationId: string, actor: Actor | null, rec: AuditRecord)
     entityId: rec.entityId,
     entityName: rec.entityName ?? null,
     actorId: actor?.userId || null,
-    metadata: actor ? auditMetadata(actor, rec.metadata) : { actorType: 'admin_cli', ...rec.metadata },
+    metadata: actor ? auditMetadata(actor, rec.metadata) : { actorType: by, ...rec.metadata },
   };
 }
 
@@ -52,17 +56,28 @@ export function apiWrite(actor: Actor, audit: AuditRecord | null, events: ActorE
   return writeOf(actor.organizationId, actor, audit, events);
 }
 
-/** What a write made by the system or an operator (admin CLI) leaves behind: actorId null, actorType admin_cli. */
-export function systemWrite(organizationId: string, audit: AuditRecord | null, events: ActorEvent[] = []): WriteRecord {
-  return writeOf(organizationId, null, audit, events);
+/**
+ * What a write made by the system leaves behind: actorId null, actorType `by` (an operator through
+ * the admin CLI unless said otherwise), events with actorUserId null.
+ */
+export function systemWrite(
+  organizationId: string,
+  audit: AuditRecord | null,
+  events: ActorEvent[] = [],
+  by: SystemActorType = 'admin_cli',
+): WriteRecord {
+  return writeOf(organizationId, by, audit, events);
 }
 
-function writeOf(organizationId: string, actor: Actor | null, audit: AuditRecord | null, events: ActorEvent[]): WriteRecord {
+function writeOf(
+  organizationId: string,
+  by: Actor | SystemActorType,
+  audit: AuditRecord | null,
+  events: ActorEvent[],
+): WriteRecord {
   return {
-    rows: audit
-      ? [{ table: AUDIT_TABLE, row: auditRow(organizationId, actor, audit), ignoreConflict: audit.id !== undefined }]
-      : [],
-    events: stampEvents(events, organizationId, actor?.userId || null),
+    rows: audit ? [{ table: AUDIT_TABLE, row: auditRow(organizationId, by, audit), ignoreConflict: audit.id !== undefined }] : [],
+    events: stampEvents(events, organizationId, typeof by === 'string' ? null : by.userId || null),
   };
 }
 

@@ -10,7 +10,8 @@ const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
 
 /**
  * The facts of a release's evidence package (the evidence service builds and signs the
- * package): the release, its entries, and every approval decision on them, oldest first.
+ * package): the release, its entries, every approval decision on them, oldest first, and what
+ * code-host webhooks linked to them (commits, pull requests, CI runs).
  * Tenancy and project scope as for GET /releases/:id: another organization's release is 404.
  */
 export function createReleaseEvidenceService(stores: Stores) {
@@ -39,7 +40,11 @@ export function createReleaseEvidenceService(stores: Stores) {
           at: iso(row.createdAt),
         }));
       });
-      return { release: presentRelease(release), entries: entries.map(presentEntry), approvals };
+      const code = await stores.codehost.evidenceOf(
+        actor.organizationId,
+        entries.map((e) => e.id),
+      );
+      return { release: presentRelease(release), entries: entries.map(presentEntry), approvals, code };
     },
   };
 }

@@ -1,7 +1,46 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { describe, expect, it } from 'vitest';
+import type { CodeEvidence } from '@cluster/contracts';
 import { buildPackage, checklists } from './build.ts';
+
+const NO_CODE: CodeEvidence = { commits: [], pullRequests: [], ciRuns: [] };
+const commit = (sha: string, entryIds: string[]) => ({
+  provider: 'github',
+  repository: 'o/r',
+  sha,
+  message: 'm',
+  url: null,
+  authorName: null,
+  committedAt: null,
+  entryIds,
+});
+const pr = (number: number, merged: boolean, headSha: string, entryIds: string[]) => ({
+  provider: 'github',
+  repository: 'o/r',
+  number,
+  title: 't',
+  url: null,
+  state: merged ? ('closed' as const) : ('open' as const),
+  merged,
+  mergedAt: merged ? '2026-01-01T00:00:00.000Z' : null,
+  headSha,
+  mergeCommitSha: merged ? `m${headSha}` : null,
+  entryIds,
+});
+const run = (headSha: string, status: string, conclusion: string | null, repository = 'o/r') => ({
+  provider: 'github',
+  repository,
+  kind: 'check_run' as const,
+  externalId: `${headSha}-${conclusion}`,
+  name: 'ci',
+  headSha,
+  status,
+  conclusion,
+  url: null,
+  completedAt: null,
+  entryIds: [],
+});
 
 const entry = (id: string, fields: Record<string, unknown>) => ({
   id,
@@ -18,40 +57,73 @@ const entry = (id: string, fields: Record<string, unknown>) => ({
 
 describe('evidence checklists', () => {
   it('fail for exactly the entries that break them', () => {
-    const list = checklists([
-      entry('e1', {}),
-      entry('e2', { status: 'open' }),
-      entry('e3', { type: 'bug_report', stepsToReproduce: 'x', expectedBehavior: 'y', actualBehavior: ' ' }),
-      entry('e4', {
-        type: 'bug_report',
-        stepsToReproduce: 'x',
-        expectedBehavior: 'y',
-        actualBehavior: 'z',
-        approvalStatus: 'pending',
-      }),
-    ]);
+    const list = checklists(
+      [
+        entry('e1', {}),
+        entry('e2', { status: 'open' }),
+        entry('e3', { type: 'bug_report', stepsToReproduce: 'x', expectedBehavior: 'y', actualBehavior: ' ' }),
+        entry('e4', {
+          type: 'bug_report',
+          stepsToReproduce: 'x',
+          expectedBehavior: 'y',
+          actualBehavior: 'z',
+          approvalStatus: 'pending',
+        }),
+      ],
+      {
+        // e1: a commit. e2: a merged pull request (its merge commit counts) with green CI. e3: an open
+        // pull request. e4: a merged one whose CI failed on another run. (A run in another repository counts for nothing.)
+        commits: [commit('c1', ['e1'])],
+        pullRequests: [pr(1, true, 'h1', ['e2']), pr(2, false, 'h2', ['e3']), pr(3, true, 'h3', ['e4'])],
+        ciRuns: [
+          run('h1', 'completed', 'success'),
+          run('mh1', 'completed', 'skipped'),
+          run('h1', 'completed', 'failure', 'o/other'),
+          run('h2', 'completed', 'success'),
+          run('h3', 'completed', 'success'),
+          run('mh3', 'completed', 'failure'),
+        ],
+      },
+    );
     expect(list.map((k) => [k.id, k.passed, k.failingEntryIds])).toEqual([
       ['entries_done', false, ['e2']],
       ['bug_reports_complete', false, ['e3']],
       ['entries_approved', false, ['e4']],
+      ['entries_have_commits', false, ['e3']],
+      ['pull_requests_merged_green', false, ['e3', 'e4']],
     ]);
   });
 
+  it('a merged pull request without any CI run, or with one still running, is not green', () => {
+    const ids = (runs: ReturnType<typeof run>[]) =>
+      checklists([entry('e1', {})], { commits: [], pullRequests: [pr(1, true, 'h1', ['e1'])], ciRuns: runs }).find(
+        (k) => k.id === 'pull_requests_merged_green',
+      )!.failingEntryIds;
+    expect(ids([])).toEqual(['e1']);
+    expect(ids([run('h1', 'in_progress', null)])).toEqual(['e1']);
+    expect(ids([run('h1', 'completed', 'neutral')])).toEqual([]);
+  });
+
   it('pass for a release without entries', () => {
-    expect(checklists([]).every((k) => k.passed)).toBe(true);
+    expect(checklists([], NO_CODE).every((k) => k.passed)).toBe(true);
   });
 });
 
 describe('the package', () => {
   it('is canonical JSON whose sha256 covers everything else', () => {
     const bytes = buildPackage(
-      { release: { id: 'r1', name: 'R' }, entries: [entry('e1', {})], approvals: [] },
+      { release: { id: 'r1', name: 'R' }, entries: [entry('e1', {})], approvals: [], code: NO_CODE },
       { organizationId: 'o1', generatedAt: new Date('2026-01-02T03:04:05Z') },
     );
     const pkg = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
     expect(canonicalize(pkg)).toBe(bytes.toString('utf8'));
     const { sha256, ...content } = pkg;
     expect(sha256).toBe(createHash('sha256').update(canonicalize(content)!).digest('hex'));
-    expect(pkg).toMatchObject({ schemaVersion: 1, generatedAt: '2026-01-02T03:04:05.000Z', organizationId: 'o1' });
+    expect(pkg).toMatchObject({
+      schemaVersion: 1,
+      generatedAt: '2026-01-02T03:04:05.000Z',
+      organizationId: 'o1',
+      codeHosting: NO_CODE,
+    });
   });
 });

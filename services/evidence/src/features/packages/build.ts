@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import type { ReleaseFacts } from '@cluster/contracts';
+import type { CodeEvidence, ReleaseFacts } from '@cluster/contracts';
 
 /** Version of the package's shape (docs/evidence.md). */
 export const EVIDENCE_SCHEMA_VERSION = 1;
@@ -18,16 +18,33 @@ export interface Checklist {
 const DONE = new Set(['solved', 'deployed']);
 const filled = (v: unknown) => typeof v === 'string' && v.trim() !== '';
 
+/** CI conclusions that count as green (GitHub's: a skipped or neutral check does not block). */
+const GREEN = new Set(['success', 'neutral', 'skipped']);
+
 /**
- * The quality checks of a release's entries (docs/evidence.md). The code-hosting checks (a
- * linked commit for every entry; every linked pull request merged with green CI) come with
- * code-host ingestion (issue 12, next slice).
+ * Whether a pull request is merged with green CI: merged, at least one CI run on its head or merge
+ * commit, and every such run completed with a green conclusion.
  */
-export function checklists(entries: readonly Json[]): Checklist[] {
+function mergedGreen(pr: CodeEvidence['pullRequests'][number], code: CodeEvidence): boolean {
+  const shas = new Set([pr.headSha, pr.mergeCommitSha].filter(Boolean));
+  const runs = code.ciRuns.filter((r) => r.provider === pr.provider && r.repository === pr.repository && shas.has(r.headSha));
+  return pr.merged && runs.length > 0 && runs.every((r) => r.status === 'completed' && GREEN.has(r.conclusion ?? ''));
+}
+
+/**
+ * The quality checks of a release's entries (docs/evidence.md), from the entries and the code-host
+ * evidence linked to them.
+ */
+export function checklists(entries: readonly Json[], code: CodeEvidence): Checklist[] {
   const check = (id: string, title: string, fails: (e: Json) => boolean): Checklist => {
     const failingEntryIds = entries.filter(fails).map((e) => e.id as string);
     return { id, title, passed: failingEntryIds.length === 0, failingEntryIds };
   };
+  const withCommit = new Set([
+    ...code.commits.flatMap((c) => c.entryIds),
+    ...code.pullRequests.filter((p) => p.merged && p.mergeCommitSha).flatMap((p) => p.entryIds),
+  ]);
+  const withUnfitPullRequest = new Set(code.pullRequests.filter((p) => !mergedGreen(p, code)).flatMap((p) => p.entryIds));
   return [
     check('entries_done', 'Every entry is solved or deployed', (e) => !DONE.has(e.status as string)),
     check(
@@ -36,6 +53,10 @@ export function checklists(entries: readonly Json[]): Checklist[] {
       (e) => e.type === 'bug_report' && !(filled(e.stepsToReproduce) && filled(e.expectedBehavior) && filled(e.actualBehavior)),
     ),
     check('entries_approved', 'Every entry is approved', (e) => e.approvalStatus !== 'approved'),
+    check('entries_have_commits', 'Every entry has a linked commit', (e) => !withCommit.has(e.id as string)),
+    check('pull_requests_merged_green', 'Every linked pull request is merged with green CI', (e) =>
+      withUnfitPullRequest.has(e.id as string),
+    ),
   ];
 }
 
@@ -55,7 +76,7 @@ export function canonicalBytes(value: unknown): Buffer {
 
 /**
  * A release's evidence package as canonical JSON bytes: the release, an entry summary, the
- * approval chain, the checklists, `schemaVersion`, `generatedAt`, `organizationId`, and
+ * approval chain, the checklists, the code-hosting evidence, `schemaVersion`, `generatedAt`, `organizationId`, and
  * `sha256`: the hex SHA-256 of the canonical form of everything else. Canonical (RFC 8785) so
  * that a package re-serialised by any JCS implementation has the same bytes and verifies.
  */
@@ -95,7 +116,8 @@ export function buildPackage(facts: ReleaseFacts, opts: { organizationId: string
       auditEventId: a.auditEventId,
       at: a.at,
     })),
-    checklists: checklists(facts.entries),
+    checklists: checklists(facts.entries, facts.code),
+    codeHosting: facts.code,
   };
   const sha256 = createHash('sha256').update(canonicalBytes(content)).digest('hex');
   return canonicalBytes({ ...content, sha256 });
