@@ -54,7 +54,7 @@ async function rotate(orgId: string): Promise<{ key: string; prefix: string }> {
     [...distArgs('evidence', 'admin-cli'), 'evidence-key', 'rotate', '--org', orgId],
     {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: c.databaseUrl, LOG_LEVEL: 'silent' },
+      env: { ...process.env, DATABASE_URL: c.databaseUrl, CORE_URL: `http://127.0.0.1:${c.ports.core}`, LOG_LEVEL: 'silent' },
     },
   );
   return JSON.parse(stdout) as { key: string; prefix: string };
@@ -275,7 +275,13 @@ describe('release evidence', () => {
       `sha256=${createHmac('sha256', last.key).update(signed.bytes).digest('hex')}`,
     );
     const audit = await c.api(org.key, 'GET', '/audit-events?entityType=evidence_key&pageSize=100');
-    const rows = audit.body.data as { action: string; actorId: string; metadata: Record<string, unknown> }[];
+    const all = audit.body.data as { action: string; actorId: string; metadata: Record<string, unknown> }[];
+    // The CLI's rotations (the signing test's two, before these) are the operator's; these, the session user's.
+    expect(all.filter((r) => r.metadata.actorType === 'admin_cli')).toMatchObject([
+      { action: 'rotated', actorId: null },
+      { action: 'created', actorId: null },
+    ]);
+    const rows = all.filter((r) => r.metadata.actorType === 'session');
     expect(rows).toHaveLength(7);
     expect(rows.at(-1)).toMatchObject({ action: before.exists ? 'rotated' : 'created', metadata: { prefix } });
     expect(rows[0]).toMatchObject({

@@ -1,8 +1,15 @@
 // `npm run --silent admin -- evidence-key rotate --org ORG` (scripts/admin.mjs hands evidence-key
 // commands here): creates or rotates an organization's evidence key against the evidence schema
-// of DATABASE_URL, and prints {"key","prefix"} once. Errors on stderr, exit 1.
+// of DATABASE_URL, prints {"key","prefix"} once, and records the rotation in the core's audit trail
+// (AuditService over Connect at CORE_URL, with the evidence service's token). Errors on stderr,
+// exit 1; a rotation whose audit record could not be written (the core unreachable) still prints
+// the key (the old one is already revoked) and exits 2 with the reason on stderr.
+import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { createClient } from '@connectrpc/connect';
 import { createDb, migrate } from '@cluster/db';
+import { createRpcTransport, createTokenSigner } from '@cluster/platform';
+import { AuditService } from '@cluster/proto';
 import { createEvidenceKeyService } from './features/keys/service.ts';
 import { createEvidenceKeyStore } from './features/keys/store.ts';
 import { readEvidenceConfig } from './config.ts';
@@ -12,18 +19,52 @@ import { migrations } from './migrations/index.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { org: { type: 'string' } } });
 const config = readEvidenceConfig();
+
+/** Records the rotation as the operator's (no user, no key: actorType admin_cli); retried with one id, so recorded once. */
+async function audit(organizationId: string, rotation: { prefix: string; revokedPrefix?: string }): Promise<void> {
+  const core = createClient(
+    AuditService,
+    createRpcTransport(config.coreUrl, { sign: createTokenSigner(config.serviceKeys), audience: 'core' }),
+  );
+  const record = {
+    id: randomUUID(),
+    actor: { organizationId, userId: '', apiKeyId: '', role: '', scope: 'organization', permissions: [] },
+    entityType: 'evidence_key',
+    action: rotation.revokedPrefix ? 'rotated' : 'created',
+    entityId: organizationId,
+    metadata: { prefix: rotation.prefix, ...(rotation.revokedPrefix ? { revokedPrefix: rotation.revokedPrefix } : {}) },
+  };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return void (await core.recordAuditEvent(record, { timeoutMs: 5_000 }));
+    } catch (err) {
+      if (attempt === 3) throw err;
+      await new Promise((r) => setTimeout(r, 1_000 * attempt));
+    }
+  }
+}
+
 try {
   if (positionals.join(' ') !== 'evidence-key rotate') throw new Error('usage: evidence-key rotate --org ORG');
   if (!values.org || !UUID.test(values.org)) throw new Error('--org must be an organization id');
   if (!config.databaseUrl) throw new Error('DATABASE_URL is required');
   const db = createDb(config.databaseUrl, { schema: 'evidence', application: 'evidence-admin', poolMax: 1 });
+  let rotation: Awaited<ReturnType<ReturnType<typeof createEvidenceKeyService>['rotate']>>;
   try {
     await migrate(db, 'evidence', migrations); // a first rotation may come before the service's first start
     const keys = createEvidenceKeyService(createEvidenceKeyStore(db), evidenceKeyBox(config));
-    const { key, prefix } = await keys.rotate(values.org);
-    process.stdout.write(`${JSON.stringify({ key, prefix })}\n`);
+    rotation = await keys.rotate(values.org);
+    process.stdout.write(`${JSON.stringify({ key: rotation.key, prefix: rotation.prefix })}\n`);
   } finally {
     await db.destroy();
+  }
+  try {
+    await audit(values.org, rotation);
+  } catch (err) {
+    process.stderr.write(
+      `the key is rotated, but its audit record could not be written to the core at ${config.coreUrl}: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
+    process.exitCode = 2;
   }
 } catch (err) {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

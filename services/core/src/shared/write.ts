@@ -21,9 +21,14 @@ export interface AuditRecord {
 
 export type { ActorEvent };
 
-/** Audit metadata of every write made through an API key (or, without a key, a settings session). */
+/**
+ * Audit metadata of every write made through an API key; without a key, a settings session's user;
+ * without either, an operator (an admin CLI of another service, recording through AuditService).
+ */
 export function auditMetadata(actor: Actor, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  if (!actor.apiKeyId) return { actorType: 'session', requestId: actor.requestId || undefined, ...extra };
+  if (!actor.apiKeyId) {
+    return { actorType: actor.userId ? 'session' : 'admin_cli', requestId: actor.requestId || undefined, ...extra };
+  }
   return { actorType: 'api_key', apiKeyId: actor.apiKeyId, requestId: actor.requestId || undefined, ...extra };
 }
 
