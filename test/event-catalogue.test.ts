@@ -108,6 +108,8 @@ const EMITTED_ELSEWHERE: Record<string, string> = {
   'pr.merged': 'test/codehost.test.ts',
   'pr.reopened': 'test/codehost.test.ts',
   'ci.run.attributed': 'test/codehost.test.ts',
+  'webhook.subscription.failing': 'test/webhook-health.test.ts',
+  'webhook.subscription.disabled': 'test/webhook-health.test.ts',
 };
 
 /** Makes every emitting path of the core and the delivery service fire at least once. */

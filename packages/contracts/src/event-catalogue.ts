@@ -278,6 +278,29 @@ export const EMITTED_EVENTS = {
     payload: Payload(subscriptionBase),
     notes: 'The subscription as it was before deletion.',
   },
+  'webhook.subscription.failing': {
+    group: 'keys',
+    entityType: 'webhook_subscription',
+    description:
+      'Every attempt of the subscription has failed for WEBHOOK_FAILING_AFTER_FAILURES attempts in a row (default 10): its endpoint needs attention before the service disables it.',
+    payload: Payload({ ...subscriptionBase, consecutiveFailures: Type.Integer({ minimum: 1 }), failingSince: When }),
+    notes:
+      "Once per run of failures (a success ends the run); sent by the delivery service within WEBHOOK_HEALTH_SWEEP_MS of the threshold, `actorUserId` null. Not in the spec's vocabulary: an extension of this service.",
+  },
+  'webhook.subscription.disabled': {
+    group: 'keys',
+    entityType: 'webhook_subscription',
+    description:
+      'The service disabled the subscription: its endpoint answered `410 Gone` (`disabledReason` `gone`), or every attempt failed for WEBHOOK_DISABLE_AFTER_HOURS (default 120; `failing`).',
+    payload: Payload({
+      ...subscriptionBase,
+      disabledReason: StringEnum(['gone', 'failing']),
+      consecutiveFailures: Type.Integer({ minimum: 0 }),
+      failingSince: Nullable(When),
+    }),
+    notes:
+      '`enabled` is false; its retries stop. Audited as the system\'s (`metadata.actorType` `system`), `actorUserId` null. `PATCH /webhooks/:id {"enabled": true}` re-enables it and clears the failure state. A subscription can list this event to hear about its own disabling only if another, healthy subscription lists it too: deliveries to a disabled one stop. Not in the spec\'s vocabulary: an extension of this service.',
+  },
   'webhook.test': {
     group: 'keys',
     entityType: 'webhook_subscription',

@@ -66,6 +66,9 @@ export const EVENT_NAMES = [
   'webhook.subscription.created',
   'webhook.subscription.deleted',
   'webhook.test',
+  // Beyond the spec's vocabulary (issue 15): the service tells an integrator its endpoint is failing or was disabled.
+  'webhook.subscription.failing',
+  'webhook.subscription.disabled',
   'time.logged',
   'time.submitted',
   'time.approved',

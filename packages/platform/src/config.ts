@@ -32,6 +32,15 @@ export function optionalStr(name: string): string | undefined {
 }
 
 /** An integer in min..max, or its fallback. */
+/** A number (decimals allowed) in min..max, or `fallback` when unset. */
+export function num(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min || n > max) throw new ConfigError(`${name} must be a number in ${min}..${max}, got ${raw}`);
+  return n;
+}
+
 export function int(name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;

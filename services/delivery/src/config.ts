@@ -1,6 +1,7 @@
 import {
   bool,
   int,
+  num,
   readKafkaConfig,
   readProcessConfig,
   readServiceConfig,
@@ -59,6 +60,12 @@ export function readDeliveryConfig() {
     retentionDays: int('WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 36_500),
     /** Time between two retention sweeps of a replica. */
     retentionSweepMs: int('WEBHOOK_RETENTION_SWEEP_MS', 3_600_000, 1000),
+    /** Failed attempts in a row after which webhook.subscription.failing is sent (once per run of failures). */
+    failingAfterFailures: int('WEBHOOK_FAILING_AFTER_FAILURES', 10, 1),
+    /** A subscription whose every attempt has failed this long is disabled (hours; a decimal is allowed). */
+    disableAfterMs: Math.round(num('WEBHOOK_DISABLE_AFTER_HOURS', 120, 0.0001, 8760) * 3_600_000),
+    /** Time between two health sweeps of a replica (failing notices and disablings). */
+    healthSweepMs: int('WEBHOOK_HEALTH_SWEEP_MS', 60_000, 100),
   };
 }
 export type DeliveryConfig = ReturnType<typeof readDeliveryConfig>;

@@ -25,6 +25,7 @@ import { createAuditOutboxStore } from './audit/store.ts';
 import { DEV_SECRET_KEY_MATERIAL, type DeliveryConfig } from './config.ts';
 import { createDispatcher } from './dispatch/dispatcher.ts';
 import { createRetentionSweeper } from './features/deliveries/retention.ts';
+import { createSubscriptionHealth, startHealthSweeper } from './features/subscriptions/health.ts';
 import { createFanoutConsumer } from './fanout/consumer.ts';
 import { createWebhookSecretBox } from './shared/webhook-secret-box.ts';
 import { createDeliveryMetrics } from './metrics.ts';
@@ -78,7 +79,12 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     connectionsPerOrigin: config.perDestinationConcurrency,
   });
   const instanceId = randomUUID();
+  const health = createSubscriptionHealth(stores, {
+    failingAfterFailures: config.failingAfterFailures,
+    disableAfterMs: config.disableAfterMs,
+  });
   const dispatcher = createDispatcher({
+    onGone: health.disableGone,
     deliveries: stores.deliveries,
     attempts: stores.attempts,
     sender,
@@ -149,6 +155,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   relay.start();
   auditForwarder.start();
   retention.start();
+  const healthSweeper = startHealthSweeper(health, { intervalMs: config.healthSweepMs, logger });
   dispatcher.start();
   await fanout.start();
 
@@ -171,6 +178,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   shutdown.add('drain', 'outbox relay', () => relay.stop());
   shutdown.add('drain', 'audit forwarder', () => auditForwarder.stop());
   shutdown.add('drain', 'retention sweeper', () => retention.stop());
+  shutdown.add('drain', 'health sweeper', () => healthSweeper.stop());
   shutdown.add('close', 'http sender', () => sender.close());
   shutdown.add('close', 'kafka admin', () => admin.disconnect());
   shutdown.add('close', 'postgres pool', () => db.destroy());

@@ -5,7 +5,23 @@ import { Body, DateTime, Nullable, StringEnum, Uuid, propertiesOf } from './comm
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead_letter'] as const;
 
 /** Every field of a subscription answer, in order: never its secret (shown once, on create and rotation). */
-export const WEBHOOK_FIELDS = ['id', 'destinationUrl', 'eventNames', 'enabled', 'description', 'createdAt', 'updatedAt'] as const;
+export const WEBHOOK_FIELDS = [
+  'id',
+  'destinationUrl',
+  'eventNames',
+  'enabled',
+  'description',
+  'disabledReason',
+  'consecutiveFailures',
+  'failingSince',
+  'createdAt',
+  'updatedAt',
+] as const;
+/**
+ * Why the service disabled a subscription (docs/webhooks.md): `gone`, its endpoint answered 410 Gone;
+ * `failing`, every attempt failed for WEBHOOK_DISABLE_AFTER_HOURS. Null while enabled, or disabled by a PATCH.
+ */
+export const DISABLED_REASONS = ['gone', 'failing'] as const;
 /** The fields a subscription body may set, on create and update. */
 export const WEBHOOK_WRITABLE_FIELDS = ['destinationUrl', 'eventNames', 'description', 'enabled'] as const;
 /** Filters of the subscription list. */
@@ -66,6 +82,9 @@ const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
   eventNames: Type.Array(Type.String()),
   enabled: Type.Boolean(),
   description: Nullable(Type.String()),
+  disabledReason: Nullable(StringEnum(DISABLED_REASONS, { description: 'why the service disabled it; null otherwise' })),
+  consecutiveFailures: Type.Integer({ minimum: 0, description: 'failed attempts in a row (any success resets it)' }),
+  failingSince: Nullable(DateTime),
   createdAt: DateTime,
   updatedAt: DateTime,
 });

@@ -29,6 +29,8 @@ export interface DispatcherOptions {
   databaseUrl?: string;
   /** Notifications carrying this id come from this process, which wakes its loop directly. */
   instanceId?: string;
+  /** Disables a subscription whose endpoint answered 410 Gone (subscriptions/health.ts). */
+  onGone?: (subscriptionId: string) => Promise<boolean>;
   clock?: () => Date;
 }
 
@@ -107,6 +109,15 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       return;
     }
     metrics.deliveries.inc({ outcome });
+    if (decision.kind === 'gone') {
+      // Recorded first: a crash in between leaves the delivery failed, and the next 410 disables the subscription.
+      await opts.onGone?.(d.subscriptionId).then(
+        (disabled) =>
+          disabled && logger.warn({ subscriptionId: d.subscriptionId }, 'endpoint answered 410 Gone: subscription disabled'),
+        (err: unknown) =>
+          logger.error({ err, subscriptionId: d.subscriptionId }, 'could not disable a subscription after 410 Gone'),
+      );
+    }
     if (decision.kind === 'dead_letter') {
       metrics.deadLetters.inc();
       logger.warn(

@@ -4,6 +4,14 @@ import { auditOutbox } from './002-audit-outbox.ts';
 import { deliveryWriteAmplification } from './003-delivery-write-amplification.ts';
 import { deliveryTrace } from './004-delivery-trace.ts';
 import { secretGrace } from './005-secret-grace.ts';
+import { subscriptionHealth } from './006-subscription-health.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
-export const migrations: Migration[] = [deliverySchema, auditOutbox, deliveryWriteAmplification, deliveryTrace, secretGrace];
+export const migrations: Migration[] = [
+  deliverySchema,
+  auditOutbox,
+  deliveryWriteAmplification,
+  deliveryTrace,
+  secretGrace,
+  subscriptionHealth,
+];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { toJson } from '@bufbuild/protobuf';
+import { create, toJson } from '@bufbuild/protobuf';
 import type { Knex } from '@cluster/db';
 import { commitWrite, stampEvents, type ActorEvent, type WriteRecord } from '@cluster/outbox';
 import { ActorSchema, type Actor } from '@cluster/proto';
@@ -45,6 +45,15 @@ export function apiWrite(actor: Actor, audit: AuditRecord | null, events: ActorE
       : [],
     events: stampEvents(events, actor.organizationId, actor.userId || null),
   };
+}
+
+/**
+ * What a write the service decided itself leaves behind (disabling a failing endpoint): an audit
+ * record made by no user and no key (`metadata.actorType` `system`), and events with actorUserId null.
+ */
+export function systemWrite(organizationId: string, audit: AuditRecord | null, events: ActorEvent[] = []): WriteRecord {
+  const system = create(ActorSchema, { organizationId, scope: 'organization' });
+  return apiWrite(system, audit && { ...audit, metadata: { ...audit.metadata, actorType: 'system' } }, events);
 }
 
 /** Commits a write of the delivery service (packages/outbox `commitWrite`), in `db`'s transaction when it is one. */

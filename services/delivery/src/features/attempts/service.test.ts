@@ -48,6 +48,17 @@ describe('the step after an attempt', () => {
     expect(busy).toEqual({ kind: 'retry', at: at(60_000) });
   });
 
+  it('ends at a 410 Gone, first attempt or not, without a retry (the subscription is disabled)', () => {
+    for (const attempts of [0, 5]) {
+      const gone = decideNextStep(policy, { attempts, firstAttemptAt: t0 }, failed({ responseCode: 410 }), t0, t0);
+      expect(gone).toEqual({ kind: 'gone' });
+      expect(outcomeOf(gone)).toBe('failed');
+    }
+    expect(decideNextStep(policy, { attempts: 0, firstAttemptAt: null }, failed({ responseCode: 404 }), t0, t0, half).kind).toBe(
+      'retry',
+    );
+  });
+
   it('makes a last attempt at the max age after the first one, then dead-letters', () => {
     const late = at(policy.maxAgeMs - 1000);
     expect(decideNextStep(policy, { attempts: 14, firstAttemptAt: t0 }, failed(), late, late, half)).toEqual({

@@ -4,19 +4,22 @@ import { nextRetry, type RetryPolicy } from './backoff.ts';
 import type { AttemptDecision } from './store.ts';
 
 /**
- * The rule after an attempt of a scheduled delivery: a 2xx succeeds; a failure is
+ * The rule after an attempt of a scheduled delivery: a 2xx succeeds; a 410 Gone ends it and
+ * disables the subscription (the dispatcher asks subscriptions/health.ts); another failure is
  * retried on the schedule (backoff.ts, honouring a Retry-After) until the
  * delivery's max age after its first attempt, then dead-lettered. Pure.
  */
 export function decideNextStep(
   policy: RetryPolicy,
   delivery: Pick<ClaimedDelivery, 'attempts' | 'firstAttemptAt'>,
-  result: Pick<SendResult, 'ok' | 'retryAfterMs'>,
+  result: Pick<SendResult, 'ok' | 'retryAfterMs' | 'responseCode'>,
   attemptedAt: Date,
   now: Date,
   random?: () => number,
 ): AttemptDecision {
   if (result.ok) return { kind: 'succeeded' };
+  // Standard Webhooks: 410 Gone means the endpoint is gone for good; no retry.
+  if (result.responseCode === 410) return { kind: 'gone' };
   const decision = nextRetry(policy, {
     failedAttempts: delivery.attempts + 1,
     firstAttemptAt: delivery.firstAttemptAt ?? attemptedAt,

@@ -10,6 +10,8 @@ export type AttemptDecision =
   | { kind: 'succeeded' }
   | { kind: 'retry'; at: Date }
   | { kind: 'dead_letter' }
+  /** The receiver answered 410 Gone: the delivery ends failed and the subscription is disabled (subscriptions/health.ts). */
+  | { kind: 'gone' }
   /** A failed attempt that schedules nothing (test deliveries). */
   | { kind: 'final_failure' };
 
@@ -59,6 +61,19 @@ export type AttemptRow = {
   durationMs: number;
   attemptedAt: Date;
 };
+
+/**
+ * The subscription's health, kept by the same statement as its attempts (h: one row per subscription
+ * with `ok` (any attempt succeeded), `failures` and `firstFailure`): a success resets the run of
+ * failures, failures add to it and start `failingSince`. It writes only when something changes, so a
+ * healthy subscription's successes never touch (nor lock) its row. subscriptions/health.ts acts on it.
+ */
+const HEALTH_UPDATE = `
+  UPDATE delivery.subscriptions s
+     SET "consecutiveFailures" = CASE WHEN h.ok THEN 0 ELSE s."consecutiveFailures" + h.failures END,
+         "failingSince" = CASE WHEN h.ok THEN NULL ELSE COALESCE(s."failingSince", h."firstFailure") END,
+         "failingNotifiedAt" = CASE WHEN h.ok THEN NULL ELSE s."failingNotifiedAt" END`;
+const HEALTH_CHANGES = `(NOT h.ok OR s."consecutiveFailures" > 0 OR s."failingSince" IS NOT NULL)`;
 
 /** Attempts in Postgres: every attempt recorded with the delivery's next step, and the attempt log. */
 export interface AttemptStore {
@@ -112,7 +127,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
                      "firstAttemptAt" = COALESCE(d."firstAttemptAt", ?::timestamptz), "lastAttemptAt" = ?::timestamptz,
                      "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
                WHERE d.id = ? AND d."leaseToken" = ?
-              RETURNING d.id)`,
+              RETURNING d.id, d."subscriptionId")`,
               bindings: [
                 status,
                 attempt,
@@ -142,6 +157,13 @@ export function createAttemptStore(db: Knex): AttemptStore {
                 attemptedAt,
               ],
             },
+            {
+              sql: `health AS (${HEALTH_UPDATE}
+                FROM (SELECT "subscriptionId" AS sid, ?::boolean AS ok, CASE WHEN ?::boolean THEN 0 ELSE 1 END AS failures,
+                             ?::timestamptz AS "firstFailure" FROM ${WRITTEN}) h
+               WHERE s.id = h.sid AND ${HEALTH_CHANGES})`,
+              bindings: [result.ok, result.ok, attemptedAt],
+            },
           ],
         },
       );
@@ -167,12 +189,21 @@ export function createAttemptStore(db: Knex): AttemptStore {
                   "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
              FROM input i
             WHERE d.id = i.id AND d."leaseToken" = i.token
-           RETURNING d.id
+           RETURNING d.id, d."subscriptionId"
          ), ins AS (
            INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt")
            SELECT i.id, i.attempt, i.outcome, i."responseCode", i."responseBody", i.error, i."durationMs", i."attemptedAt"
              FROM input i JOIN upd ON upd.id = i.id
-         )
+         ), h AS (
+           SELECT upd."subscriptionId" AS sid, bool_or(i.outcome = 'succeeded') AS ok,
+                  count(*) FILTER (WHERE i.outcome <> 'succeeded') AS failures,
+                  min(i."attemptedAt") FILTER (WHERE i.outcome <> 'succeeded') AS "firstFailure"
+             FROM input i JOIN upd ON upd.id = i.id GROUP BY upd."subscriptionId"
+         ), health_rows AS (
+           -- Locked in id order: two batches of failing subscriptions never wait on each other in a cycle.
+           SELECT s.id FROM delivery.subscriptions s JOIN h ON h.sid = s.id
+            WHERE ${HEALTH_CHANGES} ORDER BY s.id FOR UPDATE OF s
+         ), health AS (${HEALTH_UPDATE} FROM h JOIN health_rows r ON r.id = h.sid WHERE s.id = h.sid AND ${HEALTH_CHANGES})
          SELECT id FROM upd`,
           [
             col((i) => i.delivery.id),
@@ -188,7 +219,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
             col((i) => (i.result.ok ? 'succeeded' : 'failed')),
           ] as Knex.RawBinding[],
         )
-        .options(prepared('delivery-record-attempts-v2'));
+        .options(prepared('delivery-record-attempts-v3'));
       return new Set((rows as { id: string }[]).map((r) => r.id));
     },
 

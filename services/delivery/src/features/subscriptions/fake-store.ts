@@ -26,6 +26,11 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
       const row: SubscriptionRow = {
         previousSecretSealed: null,
         previousSecretUntil: null,
+        consecutiveFailures: 0,
+        failingSince: null,
+        failingNotifiedAt: null,
+        disabledReason: null,
+        disabledAt: null,
         ...values,
         createdAt: now,
         updatedAt: now,
@@ -72,6 +77,22 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
       if (row.secretSealed !== from) return false;
       row.secretSealed = to;
       return true;
+    },
+    async disableFor(id, reason) {
+      const row = rows.find((r) => r.id === id && r.enabled && !r.deletedAt);
+      if (!row) return undefined;
+      Object.assign(row, { enabled: false, disabledReason: reason, disabledAt: new Date(), updatedAt: new Date() });
+      return { ...row };
+    },
+    async claimFailingNotices(threshold) {
+      const due = rows.filter(
+        (r) => r.enabled && !r.deletedAt && r.failingSince && !r.failingNotifiedAt && r.consecutiveFailures >= threshold,
+      );
+      for (const r of due) r.failingNotifiedAt = new Date();
+      return due.map((r) => ({ ...r }));
+    },
+    async failingSinceBefore(cutoff) {
+      return rows.filter((r) => r.enabled && !r.deletedAt && r.failingSince && r.failingSince < cutoff).map((r) => r.id);
     },
   };
 }

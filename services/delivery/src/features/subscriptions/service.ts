@@ -17,6 +17,14 @@ import { presentSubscription } from './presenter.ts';
 import { subscriptionInScope } from './scope.ts';
 import type { SubscriptionChanges } from './store.ts';
 
+/** A subscription's health as it starts, and as `PATCH {"enabled": true}` leaves it. */
+const HEALTHY: SubscriptionChanges = {
+  disabledReason: null,
+  disabledAt: null,
+  consecutiveFailures: 0,
+  failingSince: null,
+  failingNotifiedAt: null,
+};
 /** What the subscription rules need besides the stores. */
 export interface SubscriptionPorts {
   /** Seals signing secrets at rest. */
@@ -104,7 +112,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       });
     },
 
-    /** Changes only supplied fields. Disabling stops the subscription's scheduled retries. */
+    /** Changes only supplied fields. Disabling stops the subscription's scheduled retries; enabling clears its failure state. */
     async update(actorIn: Actor | undefined, id: string, body: WebhookUpdateBody): Promise<JsonObject> {
       const actor = requireActor(actorIn);
       const values: SubscriptionChanges = {};
@@ -119,6 +127,8 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       if ('enabled' in body) values.enabled = Boolean(body.enabled);
       return write(async (tx) => {
         const before = await subscriptionInScope(tx.subscriptions, actor, id, { lock: true });
+        // Enabling starts afresh: the service's reason to disable and the run of failures are cleared.
+        if (values.enabled) Object.assign(values, HEALTHY);
         const row = Object.keys(values).length ? await tx.subscriptions.update(id, values) : before;
         if (before.enabled && !row.enabled) await tx.deliveries.stopPending(id, 'retries stopped: subscription disabled');
         await tx.record(apiWrite(actor, audit('updated', id, { fields: Object.keys(body) })));

@@ -16,6 +16,13 @@ export type SubscriptionRow = {
   /** The secret a rotation replaced, sealed: it still signs beside the new one until previousSecretUntil. */
   previousSecretSealed: string | null;
   previousSecretUntil: Date | null;
+  /** Health (migration 006): failed attempts in a row, since when every attempt failed, when `failing` was sent. */
+  consecutiveFailures: number;
+  failingSince: Date | null;
+  failingNotifiedAt: Date | null;
+  /** Why and when the service disabled it (DISABLED_REASONS), or null. */
+  disabledReason: string | null;
+  disabledAt: Date | null;
   createdByUserId: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -48,6 +55,11 @@ export type SubscriptionChanges = Partial<
     | 'secretSealed'
     | 'previousSecretSealed'
     | 'previousSecretUntil'
+    | 'consecutiveFailures'
+    | 'failingSince'
+    | 'failingNotifiedAt'
+    | 'disabledReason'
+    | 'disabledAt'
   >
 >;
 
@@ -86,6 +98,15 @@ export interface SubscriptionStore {
   sealedOtherwise(prefix: string, afterId: string | null, limit: number): Promise<Pick<SubscriptionRow, 'id' | 'secretSealed'>[]>;
   /** Replaces a sealed secret if it is still `from` (a secret rotated meanwhile stays); false when it was not. */
   replaceSealed(id: string, from: string, to: string): Promise<boolean>;
+  /** Disables a live, enabled subscription for `reason` (the service's decision); undefined when it was not enabled. */
+  disableFor(id: string, reason: string): Promise<SubscriptionRow | undefined>;
+  /**
+   * Marks `failing` as sent for the enabled subscriptions whose run of failed attempts reached `threshold`
+   * and has not been announced; returns them (each is marked once, whichever replica asks).
+   */
+  claimFailingNotices(threshold: number): Promise<SubscriptionRow[]>;
+  /** Ids of the enabled subscriptions whose every attempt has failed since before `cutoff`. */
+  failingSinceBefore(cutoff: Date): Promise<string[]>;
 }
 
 /** The knex implementation of SubscriptionStore. */
@@ -153,6 +174,32 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
     },
     async replaceSealed(id, from, to) {
       return (await db('delivery.subscriptions').where({ id, secretSealed: from }).update({ secretSealed: to })) === 1;
+    },
+    async disableFor(id, reason) {
+      const [row] = await db('delivery.subscriptions')
+        .where({ id, enabled: true })
+        .whereNull('deletedAt')
+        .update({ enabled: false, disabledReason: reason, disabledAt: db.fn.now(), updatedAt: db.fn.now() })
+        .returning('*');
+      return row as SubscriptionRow | undefined;
+    },
+    async claimFailingNotices(threshold) {
+      return (await db('delivery.subscriptions')
+        .where({ enabled: true })
+        .whereNull('deletedAt')
+        .whereNotNull('failingSince')
+        .whereNull('failingNotifiedAt')
+        .where('consecutiveFailures', '>=', threshold)
+        .update({ failingNotifiedAt: db.fn.now() })
+        .returning('*')) as SubscriptionRow[];
+    },
+    async failingSinceBefore(cutoff) {
+      const rows: { id: string }[] = await db('delivery.subscriptions')
+        .where({ enabled: true })
+        .whereNull('deletedAt')
+        .where('failingSince', '<', cutoff)
+        .select('id');
+      return rows.map((r) => r.id);
     },
   };
 }

@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventEnvelope } from '@cluster/contracts';
+import { expectCatalogued } from './support/catalogue.ts';
+import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { createReceivers, type Receiver } from './support/receiver.ts';
+
+// Failing endpoints, against the real cluster and real HTTP receivers (docs/webhooks.md, "Failing
+// endpoints"): a 410 Gone disables a subscription at once; a run of failed attempts is announced
+// once (webhook.subscription.failing) and, when every attempt has failed for the whole period
+// (7.2 s here instead of 120 h), the subscription is disabled; any success resets the run;
+// re-enabling clears the state. Retries every 200-300 ms here.
+
+const receivers = createReceivers();
+let c: TestCluster;
+
+beforeAll(async () => {
+  c = await startTestCluster({
+    env: {
+      WEBHOOK_RETRY_BASE_MS: '200',
+      WEBHOOK_RETRY_MAX_STEP_MS: '300',
+      WEBHOOK_FAILING_AFTER_FAILURES: '3',
+      WEBHOOK_DISABLE_AFTER_HOURS: '0.002',
+      WEBHOOK_HEALTH_SWEEP_MS: '300',
+    },
+  });
+}, 120_000);
+afterAll(async () => {
+  await receivers.closeAll();
+  await c?.stop();
+});
+
+/** An organization with one subscription to `entry.created` at a receiver answering `status` (or per attempt). */
+async function endpoint(name: string, status: (index: number) => number, delayMs: (index: number) => number = () => 0) {
+  const org = await c.seedOrg(name);
+  const receiver = await receivers.start();
+  receiver.respond((_req, index) => ({ status: status(index), body: 'x', delayMs: delayMs(index) }));
+  const hook = await c.api(org.key, 'POST', '/webhooks', { destinationUrl: receiver.url, eventNames: ['entry.created'] });
+  expect(hook.status).toBe(201);
+  return { org, receiver, id: hook.body.id as string };
+}
+
+const entry = (org: SeededOrg, title: string) =>
+  c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, { title, description: '-', type: 'feedback' });
+const subscription = async (org: SeededOrg, id: string) => (await c.api(org.key, 'GET', `/webhooks/${id}`)).body;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (done(v) || Date.now() > end) return v;
+    await sleep(100);
+  }
+}
+
+const eventsOf = (id: string, name: string) => c.events.settle((e) => e.entityId === id && e.eventName === name, 800);
+
+describe('a 410 Gone', () => {
+  let org: SeededOrg;
+  let receiver: Receiver;
+  let id: string;
+
+  it('disables the subscription at once: no retry, webhook.subscription.disabled, the system’s audit record', async () => {
+    ({ org, receiver, id } = await endpoint('Gone', () => 410));
+    expect((await entry(org, 'first')).status).toBe(201);
+    const disabled = await until(
+      () => subscription(org, id),
+      (s) => s.enabled === false,
+    );
+    expect(disabled).toMatchObject({ enabled: false, disabledReason: 'gone', consecutiveFailures: 1 });
+    const [event] = await eventsOf(id, 'webhook.subscription.disabled');
+    expectCatalogued(event);
+    expect(event).toMatchObject({
+      organizationId: org.orgId,
+      actorUserId: null,
+      payload: { subscriptionId: id, enabled: false, disabledReason: 'gone', consecutiveFailures: 1 },
+    });
+    // No retry, and no new delivery while disabled.
+    expect((await entry(org, 'second')).status).toBe(201);
+    await sleep(1000);
+    expect(receiver.received).toHaveLength(1);
+    const deliveries = await c.api(org.key, 'GET', `/webhooks/${id}/deliveries`);
+    expect(deliveries.body.data).toMatchObject([{ status: 'failed', responseCode: 410, nextAttemptAt: null, attempts: 1 }]);
+    const audit = await until(
+      () => c.api(org.key, 'GET', '/audit-events?entityType=webhook_subscription&action=disabled'),
+      (r) => r.body.data.length > 0,
+    );
+    expect(audit.body.data).toMatchObject([
+      { entityId: id, actorId: null, metadata: { actorType: 'system', disabledReason: 'gone' } },
+    ]);
+  });
+
+  it('re-enabling clears the reason and the failures, and deliveries resume', async () => {
+    receiver.respond(() => ({ status: 204 }));
+    const patched = await c.api(org.key, 'PATCH', `/webhooks/${id}`, { enabled: true });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ enabled: true, disabledReason: null, consecutiveFailures: 0, failingSince: null });
+    expect((await entry(org, 'third')).status).toBe(201);
+    await receiver.waitFor(2);
+  });
+});
+
+describe('an endpoint that keeps failing', () => {
+  it('is announced once at the threshold, then disabled when every attempt failed for the whole period', async () => {
+    const { org, receiver, id } = await endpoint('Failing', () => 500);
+    const started = Date.now();
+    expect((await entry(org, 'doomed')).status).toBe(201);
+    const failing = await until(
+      () => subscription(org, id),
+      (s) => s.consecutiveFailures >= 3,
+    );
+    expect(failing).toMatchObject({ enabled: true, disabledReason: null });
+    expect(typeof failing.failingSince).toBe('string');
+    const disabled = await until(
+      () => subscription(org, id),
+      (s) => s.enabled === false,
+      20_000,
+    );
+    expect(disabled).toMatchObject({ enabled: false, disabledReason: 'failing' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(7_000);
+    const notices: EventEnvelope[] = await eventsOf(id, 'webhook.subscription.failing');
+    expect(notices).toHaveLength(1);
+    expectCatalogued(notices[0]);
+    expect(notices[0].payload).toMatchObject({ subscriptionId: id, enabled: true, failingSince: failing.failingSince });
+    expect((notices[0].payload as { consecutiveFailures: number }).consecutiveFailures).toBeGreaterThanOrEqual(3);
+    const [off] = await eventsOf(id, 'webhook.subscription.disabled');
+    expect(off.payload).toMatchObject({ disabledReason: 'failing', enabled: false });
+    // Its retries stopped.
+    const attempts = receiver.received.length;
+    await sleep(1000);
+    expect(receiver.received.length).toBe(attempts);
+  }, 40_000);
+
+  it('any success resets the run of failures; below the threshold nothing is announced', async () => {
+    // The third attempt (a success) is answered after a second, so the state between is there to see.
+    const { org, receiver, id } = await endpoint(
+      'Flaky',
+      (i) => (i < 2 ? 503 : 200),
+      (i) => (i === 2 ? 1500 : 0),
+    );
+    expect((await entry(org, 'flaky')).status).toBe(201);
+    await receiver.waitFor(2);
+    const midway = await until(
+      () => subscription(org, id),
+      (s) => s.consecutiveFailures === 2,
+    );
+    expect(midway.consecutiveFailures).toBe(2);
+    expect(midway.failingSince).not.toBeNull();
+    await receiver.waitFor(3);
+    const healed = await until(
+      () => subscription(org, id),
+      (s) => s.consecutiveFailures === 0,
+    );
+    expect(healed).toMatchObject({ enabled: true, consecutiveFailures: 0, failingSince: null, disabledReason: null });
+    expect(await eventsOf(id, 'webhook.subscription.failing')).toEqual([]);
+  });
+});
