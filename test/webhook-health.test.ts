@@ -155,3 +155,38 @@ describe('an endpoint that keeps failing', () => {
     expect(await eventsOf(id, 'webhook.subscription.failing')).toEqual([]);
   });
 });
+
+describe('delivery statistics', () => {
+  it('count a window’s deliveries by status, its attempts and their durations, the last success and failure', async () => {
+    const { org, receiver, id } = await endpoint('Stats', (i) => (i < 2 ? 500 : 200));
+    expect((await entry(org, 'retried')).status).toBe(201);
+    await receiver.waitFor(3);
+    expect((await entry(org, 'at once')).status).toBe(201);
+    await receiver.waitFor(4);
+    const stats = await until(
+      () => c.api(org.key, 'GET', `/webhooks/${id}/stats`),
+      (r) => r.body.deliveries?.succeeded === 2,
+    );
+    expect(stats.status).toBe(200);
+    expect(stats.body).toMatchObject({
+      subscriptionId: id,
+      window: '24h',
+      deliveries: { total: 2, pending: 0, succeeded: 2, failed: 0, dead_letter: 0 },
+      successRatio: 1,
+      attempts: { total: 4, succeeded: 2, failed: 2 },
+    });
+    const body = stats.body as { since: string; attempts: Record<string, number>; lastSuccessAt: string; lastFailureAt: string };
+    expect(Date.now() - Date.parse(body.since)).toBeGreaterThanOrEqual(86_400_000);
+    expect(body.attempts.p50DurationMs).toBeGreaterThanOrEqual(0);
+    expect(body.attempts.p95DurationMs).toBeGreaterThanOrEqual(body.attempts.p50DurationMs);
+    expect(Date.parse(body.lastSuccessAt)).toBeGreaterThan(Date.parse(body.lastFailureAt));
+    const week = await c.api(org.key, 'GET', `/webhooks/${id}/stats?window=7d`);
+    expect(week.body).toMatchObject({ window: '7d', deliveries: { total: 2 }, attempts: { total: 4 } });
+
+    expect((await c.api(org.key, 'GET', `/webhooks/${id}/stats?window=1h`)).status).toBe(400);
+    const other = await c.seedOrg('Stats other');
+    expect((await c.api(other.key, 'GET', `/webhooks/${id}/stats`)).status).toBe(404);
+    const scoped = await c.admin.createKey({ user: org.adminId, scope: 'project', project: org.projectId });
+    expect((await c.api(scoped.key, 'GET', `/webhooks/${id}/stats`)).body.reason).toBe('scope_violation');
+  });
+});

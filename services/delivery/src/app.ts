@@ -22,6 +22,8 @@ export interface DeliveryAppDeps {
   destinations: { production: boolean; allowPrivate: boolean };
   /** Test calls per organization per hour. */
   testLimitPerHour: number;
+  /** How long a delivery is retried (bounds the statistics' scan). */
+  retryMaxAgeMs: number;
   /** Called after a write committed its audit record (wakes the forwarder to the core). */
   audited?: () => void;
 }
@@ -34,7 +36,7 @@ export function buildDeliveryRoutes(deps: DeliveryAppDeps) {
     checkDestination: (url) => checkDestination(url, deps.destinations),
     audited,
   });
-  const deliveries = createDeliveryService(stores);
+  const deliveries = createDeliveryService(stores, { retryMaxAgeMs: deps.retryMaxAgeMs });
   const testCalls = createTestCallService(stores, { sender, secrets, metrics, limitPerHour: deps.testLimitPerHour, audited });
   const webhooks: ServiceImpl<typeof WebhookService> = {
     ...subscriptionRpc(subscriptions),

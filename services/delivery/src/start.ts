@@ -127,6 +127,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     metrics: deliveryMetrics,
     destinations: { production: config.production, allowPrivate: config.allowPrivateDestinations },
     testLimitPerHour: config.testLimitPerHour,
+    retryMaxAgeMs: config.retryMaxAgeMs,
     audited: () => auditForwarder.wake(),
   });
 

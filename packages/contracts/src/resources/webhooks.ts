@@ -171,3 +171,49 @@ export const DeliveryDetail = Type.Intersect([
 export const WebhookFilters = propertiesOf(WEBHOOK_FILTERS)({ enabled: Type.Boolean() });
 /** Query schemas of the delivery filters. */
 export const DeliveryFilters = propertiesOf(DELIVERY_FILTERS)({ status: StringEnum(DELIVERY_STATUSES) });
+
+/** The windows of GET /webhooks/:id/stats, and their length. */
+export const STATS_WINDOWS = { '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
+export type StatsWindow = keyof typeof STATS_WINDOWS;
+
+/** GET /webhooks/:id/stats query. */
+export const WebhookStatsQuery = Type.Object(
+  {
+    window: Type.Optional(
+      StringEnum(Object.keys(STATS_WINDOWS) as StatsWindow[], { description: 'the last 24 hours (default) or 7 days' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** GET /webhooks/:id/stats: a subscription's delivery statistics over a window (docs/webhooks.md). */
+export const WebhookStats = Type.Object(
+  {
+    subscriptionId: Uuid,
+    window: StringEnum(Object.keys(STATS_WINDOWS) as StatsWindow[]),
+    since: DateTime,
+    deliveries: Type.Object(
+      {
+        total: Type.Integer({ minimum: 0 }),
+        ...Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, Type.Integer({ minimum: 0 })])),
+      },
+      { additionalProperties: false, description: 'deliveries created in the window, by their status now (test deliveries excluded)' },
+    ),
+    successRatio: Nullable(
+      Type.Number({ minimum: 0, maximum: 1, description: 'succeeded / (succeeded + failed + dead_letter); null when none is finished' }),
+    ),
+    attempts: Type.Object(
+      {
+        total: Type.Integer({ minimum: 0 }),
+        succeeded: Type.Integer({ minimum: 0 }),
+        failed: Type.Integer({ minimum: 0 }),
+        p50DurationMs: Nullable(Type.Integer()),
+        p95DurationMs: Nullable(Type.Integer()),
+      },
+      { additionalProperties: false, description: 'attempts made in the window' },
+    ),
+    lastSuccessAt: Nullable(DateTime),
+    lastFailureAt: Nullable(DateTime),
+  },
+  { additionalProperties: false, description: "A subscription's delivery statistics" },
+);

@@ -155,6 +155,20 @@ export function createFakeDeliveryStore(
       const r = rows.find((x) => x.id === id && x.subscriptionId === subscriptionId && x.organizationId === organizationId);
       return r && record(r);
     },
+    /** By status from the rows; this fake keeps no attempt log (attempts/fake-store.ts does), so no attempt figures. */
+    async stats(subscriptionId, since) {
+      const byStatus: Record<string, number> = {};
+      for (const r of rows) {
+        if (r.subscriptionId !== subscriptionId || r.test || r.createdAt < since) continue;
+        byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+      }
+      return {
+        byStatus,
+        attempts: { total: 0, succeeded: 0, failed: 0, p50: null, p95: null },
+        lastSuccessAt: null,
+        lastFailureAt: null,
+      };
+    },
     async countScheduled(status) {
       return rows.filter((r) => r.status === status && scheduled(r)).length;
     },

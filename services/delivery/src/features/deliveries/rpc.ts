@@ -6,7 +6,7 @@ import type { DeliveryService } from './service.ts';
 /** The delivery-record methods of WebhookService over Connect: unpacks requests, calls the rules, packs answers. */
 export function deliveryRpc(
   deliveries: DeliveryService,
-): Pick<ServiceImpl<typeof WebhookService>, 'listDeliveries' | 'getDelivery'> {
+): Pick<ServiceImpl<typeof WebhookService>, 'listDeliveries' | 'getDelivery' | 'getWebhookStats'> {
   return {
     async listDeliveries(req) {
       return jsonPage(await deliveries.list(req.actor, req.parentId, bodyOf(req.query), pageArgs(req)));
@@ -14,6 +14,9 @@ export function deliveryRpc(
     async getDelivery(req) {
       const subscriptionId = bodyOf<{ subscriptionId?: string }>(req.query).subscriptionId ?? '';
       return { resource: jsonBytes(await deliveries.get(req.actor, subscriptionId, req.id)) };
+    },
+    async getWebhookStats(req) {
+      return { resource: jsonBytes(await deliveries.stats(req.actor, req.id, bodyOf(req.query))) };
     },
   };
 }

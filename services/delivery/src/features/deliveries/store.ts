@@ -8,6 +8,14 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** Notification channel that wakes sender loops when deliveries become due. */
 export const DUE_CHANNEL = 'delivery_due';
 
+/** What GET /webhooks/:id/stats is computed from. */
+export interface DeliveryStats {
+  byStatus: Record<string, number>;
+  attempts: { total: number; succeeded: number; failed: number; p50: number | null; p95: number | null };
+  lastSuccessAt: Date | null;
+  lastFailureAt: Date | null;
+}
+
 /** A new delivery row written by the fan-out or the test endpoint. */
 export interface NewDelivery {
   id: string;
@@ -181,6 +189,12 @@ export interface DeliveryStore {
   ): Promise<Page<DeliveryRecord>>;
   /** A delivery record of the subscription, or undefined. Non-UUID ids find nothing. */
   find(organizationId: string, subscriptionId: string, id: string): Promise<DeliveryRecord | undefined>;
+  /**
+   * A subscription's statistics (test deliveries excluded): its deliveries created since `since` by
+   * status, and its attempts made since `since` (of deliveries created after `createdAfter`, which
+   * bounds the scan: a retry comes at most the retry period after its delivery was created).
+   */
+  stats(subscriptionId: string, since: Date, createdAfter: Date): Promise<DeliveryStats>;
   /** Deliveries of a status with an attempt scheduled (the backlog metrics). */
   countScheduled(status: DeliveryStatus): Promise<number>;
   /** When the oldest delivery with an attempt scheduled was created, or null when none is. */
@@ -272,6 +286,40 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
         .where({ subscriptionId })
         .whereNotNull('nextAttemptAt')
         .update({ nextAttemptAt: null, status: 'failed', error: reason, updatedAt: db.fn.now() });
+    },
+
+    async stats(subscriptionId, since, createdAfter) {
+      const byStatus: { status: string; n: number }[] = await db('delivery.deliveries')
+        .where({ subscriptionId, test: false })
+        .where('createdAt', '>=', since)
+        .groupBy('status')
+        .select('status', db.raw('count(*)::int AS n'));
+      const [a] = (
+        await db.raw(
+          `SELECT count(*)::int AS total,
+                  count(*) FILTER (WHERE a.outcome = 'succeeded')::int AS succeeded,
+                  percentile_disc(0.5) WITHIN GROUP (ORDER BY a."durationMs") AS p50,
+                  percentile_disc(0.95) WITHIN GROUP (ORDER BY a."durationMs") AS p95,
+                  max(a."attemptedAt") FILTER (WHERE a.outcome = 'succeeded') AS "lastSuccessAt",
+                  max(a."attemptedAt") FILTER (WHERE a.outcome <> 'succeeded') AS "lastFailureAt"
+             FROM delivery.deliveries d JOIN delivery.attempts a ON a."deliveryId" = d.id
+            WHERE d."subscriptionId" = ? AND NOT d.test AND d."createdAt" >= ? AND a."attemptedAt" >= ?`,
+          [subscriptionId, createdAfter, since],
+        )
+      ).rows as {
+        total: number;
+        succeeded: number;
+        p50: number | null;
+        p95: number | null;
+        lastSuccessAt: Date | null;
+        lastFailureAt: Date | null;
+      }[];
+      return {
+        byStatus: Object.fromEntries(byStatus.map((r) => [r.status, r.n])),
+        attempts: { total: a.total, succeeded: a.succeeded, failed: a.total - a.succeeded, p50: a.p50, p95: a.p95 },
+        lastSuccessAt: a.lastSuccessAt,
+        lastFailureAt: a.lastFailureAt,
+      };
     },
 
     list(organizationId, subscriptionId, filter, page) {

@@ -10,6 +10,8 @@ import {
   Webhook,
   WebhookCreate,
   WebhookRotateSecret,
+  WebhookStats,
+  WebhookStatsQuery,
   WebhookFilters,
   WebhookTestBody,
   WebhookTestResult,
@@ -159,5 +161,18 @@ export const webhookRoutes: RouteDef[] = [
     response: { status: 200, schema: DeliveryDetail },
     handler: async ({ actor, params, clients }) =>
       ok((await clients.webhooks.getDelivery({ actor, id: params.deliveryId, query: { subscriptionId: params.id } })).resource),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/webhooks/:id/stats',
+    summary: "Get a webhook subscription's delivery statistics",
+    tag: 'webhooks',
+    backend: 'delivery',
+    permission: 'read:webhook',
+    orgKeyOnly: true,
+    query: WebhookStatsQuery,
+    response: { status: 200, schema: WebhookStats },
+    handler: async ({ actor, params, query, clients }) =>
+      ok((await clients.webhooks.getWebhookStats({ actor, id: params.id, query: toStruct(query) })).resource),
   }),
 ];
