@@ -83,9 +83,9 @@ try {
         times.push(Number(process.hrtime.bigint() - t) / 1e6);
       }
       times.sort((a, b) => a - b);
-      const total = Object.values(last!.byStatus).reduce((a, b) => a + b, 0);
+      const total = Object.values(last.byStatus).reduce((a, b) => a + b, 0);
       console.log(
-        `${label}, ${window}: ${total} deliveries, ${last!.attempts.total} attempts in the window; median ${times[Math.floor(RUNS / 2)].toFixed(1)} ms, best ${times[0].toFixed(1)} ms`,
+        `${label}, ${window}: ${total} deliveries, ${last.attempts.total} attempts in the window; median ${times[Math.floor(RUNS / 2)].toFixed(1)} ms, best ${times[0].toFixed(1)} ms`,
       );
     }
   }

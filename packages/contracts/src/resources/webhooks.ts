@@ -197,10 +197,17 @@ export const WebhookStats = Type.Object(
         total: Type.Integer({ minimum: 0 }),
         ...Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, Type.Integer({ minimum: 0 })])),
       },
-      { additionalProperties: false, description: 'deliveries created in the window, by their status now (test deliveries excluded)' },
+      {
+        additionalProperties: false,
+        description: 'deliveries created in the window, by their status now (test deliveries excluded)',
+      },
     ),
     successRatio: Nullable(
-      Type.Number({ minimum: 0, maximum: 1, description: 'succeeded / (succeeded + failed + dead_letter); null when none is finished' }),
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description: 'succeeded / (succeeded + failed + dead_letter); null when none is finished',
+      }),
     ),
     attempts: Type.Object(
       {
