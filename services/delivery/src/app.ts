@@ -1,3 +1,5 @@
+import { recoveryRpc } from './features/recovery/rpc.ts';
+import type { RecoveryService } from './features/recovery/service.ts';
 import type { ConnectRouter, ServiceImpl } from '@connectrpc/connect';
 import type { SecretBox } from '@cluster/platform';
 import { WebhookService } from '@cluster/proto';
@@ -26,6 +28,8 @@ export interface DeliveryAppDeps {
   retryMaxAgeMs: number;
   /** Called after a write committed its audit record (wakes the forwarder to the core). */
   audited?: () => void;
+  /** Redeliveries and recoveries (made in start.ts: they reach the sender loop and the health rules). */
+  recovery: RecoveryService;
 }
 
 /** The delivery service's Connect routes: services over the stores, then their RPC implementations. */
@@ -42,6 +46,7 @@ export function buildDeliveryRoutes(deps: DeliveryAppDeps) {
     ...subscriptionRpc(subscriptions),
     ...testCallRpc(testCalls),
     ...deliveryRpc(deliveries),
+    ...recoveryRpc(deps.recovery),
   };
   return (router: ConnectRouter) => {
     router.service(WebhookService, webhooks);

@@ -1,3 +1,4 @@
+import { createFakeRecoveryStore } from './features/recovery/fake-store.ts';
 import type { WriteRecord } from '@cluster/outbox';
 import { createFakeAttemptStore } from './features/attempts/fake-store.ts';
 import { createFakeDeliveryStore } from './features/deliveries/fake-store.ts';
@@ -21,6 +22,7 @@ export function createFakeStores(clock: () => Date = () => new Date()) {
     deliveries,
     attempts: createFakeAttemptStore(deliveries.rows, subscriptions.rows),
     testCalls: createFakeTestCallStore(),
+    recovery: createFakeRecoveryStore(),
     transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T> {
       return work(stores);
     },

@@ -1,3 +1,5 @@
+import { createRecoveryService } from './features/recovery/service.ts';
+import { createCallLimit } from './features/test-calls/limit.ts';
 import { randomUUID } from 'node:crypto';
 import { createDb, ensureDatabase, pingDb, prepareSchema } from '@cluster/db';
 import { DOMAIN_EVENT_PARTITIONS, createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
@@ -120,7 +122,20 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     logger,
     metrics,
   });
+  const recovery = createRecoveryService(stores, {
+    sender,
+    secrets,
+    metrics: deliveryMetrics,
+    countCall: createCallLimit(stores, { limitPerHour: config.testLimitPerHour }),
+    retentionMs: config.retentionDays * 86_400_000,
+    leaseMs: config.leaseMs,
+    onGone: health.disableGone,
+    onRequeued: () => dispatcher.wake(),
+    audited: () => auditForwarder.wake(),
+    logger,
+  });
   const routes = buildDeliveryRoutes({
+    recovery,
     stores,
     secrets,
     sender,
@@ -156,7 +171,12 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   relay.start();
   auditForwarder.start();
   retention.start();
-  const healthSweeper = startHealthSweeper(health, { intervalMs: config.healthSweepMs, logger });
+  // Every pass also resumes the recoveries a stopped replica left running.
+  const healthSweeper = startHealthSweeper(health, {
+    intervalMs: config.healthSweepMs,
+    logger,
+    also: () => recovery.resumeStale(),
+  });
   dispatcher.start();
   await fanout.start();
 
@@ -180,6 +200,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   shutdown.add('drain', 'audit forwarder', () => auditForwarder.stop());
   shutdown.add('drain', 'retention sweeper', () => retention.stop());
   shutdown.add('drain', 'health sweeper', () => healthSweeper.stop());
+  shutdown.add('drain', 'recoveries', () => recovery.stop());
   shutdown.add('close', 'http sender', () => sender.close());
   shutdown.add('close', 'kafka admin', () => admin.disconnect());
   shutdown.add('close', 'postgres pool', () => db.destroy());

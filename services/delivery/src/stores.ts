@@ -1,3 +1,4 @@
+import { createRecoveryStore, type RecoveryStore } from './features/recovery/store.ts';
 import type { Knex } from '@cluster/db';
 import type { WriteRecord } from '@cluster/outbox';
 import { createAttemptStore, type AttemptStore } from './features/attempts/store.ts';
@@ -18,6 +19,7 @@ export interface Stores {
   deliveries: DeliveryStore;
   attempts: AttemptStore;
   testCalls: TestCallStore;
+  recovery: RecoveryStore;
   /** Runs `work` in one transaction with every store bound to it (nested: a savepoint). */
   transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T>;
   /** Writes a change's audit record and events; atomic with the change inside `transaction`. */
@@ -31,6 +33,7 @@ export function createStores(db: Knex): Stores {
     deliveries: createDeliveryStore(db),
     attempts: createAttemptStore(db),
     testCalls: createTestCallStore(db),
+    recovery: createRecoveryStore(db),
     transaction: (work) => db.transaction((trx) => work(createStores(trx))),
     record: (write) => recordWrite(db, write),
   };

@@ -224,3 +224,31 @@ export const WebhookStats = Type.Object(
   },
   { additionalProperties: false, description: "A subscription's delivery statistics" },
 );
+
+/** POST /webhooks/:id/recover body. */
+export const WebhookRecoverBody = Body(
+  {
+    since: Type.String({ format: 'date-time', description: 'deliveries created at or after this time (within the retention period)' }),
+    until: Type.String({ format: 'date-time', description: 'and before this time (default: now)' }),
+  },
+  { required: ['since'], description: 'Recovery window' },
+);
+export type WebhookRecoverRequestBody = Static<typeof WebhookRecoverBody>;
+
+/** States of a recovery. */
+export const RECOVERY_STATUSES = ['running', 'completed'] as const;
+
+/** A recovery: failed and dead-lettered deliveries of a window, queued again (docs/webhooks.md). */
+export const WebhookRecovery = Type.Object(
+  {
+    id: Uuid,
+    subscriptionId: Uuid,
+    since: DateTime,
+    until: DateTime,
+    status: StringEnum(RECOVERY_STATUSES),
+    requeued: Type.Integer({ minimum: 0, description: 'deliveries queued again so far' }),
+    createdAt: DateTime,
+    completedAt: Nullable(DateTime),
+  },
+  { additionalProperties: false, description: 'A delivery recovery' },
+);

@@ -5,6 +5,7 @@ import { deliveryWriteAmplification } from './003-delivery-write-amplification.t
 import { deliveryTrace } from './004-delivery-trace.ts';
 import { secretGrace } from './005-secret-grace.ts';
 import { subscriptionHealth } from './006-subscription-health.ts';
+import { recoveries } from './007-recoveries.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
 export const migrations: Migration[] = [
@@ -14,4 +15,5 @@ export const migrations: Migration[] = [
   deliveryTrace,
   secretGrace,
   subscriptionHealth,
+  recoveries,
 ];

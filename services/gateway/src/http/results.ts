@@ -24,6 +24,8 @@ export const ok = (body: Uint8Array): RouteResult => ({ status: 200, body: fille
 export const created = (body: Uint8Array): RouteResult => ({ status: 201, body: filled(body) });
 /** 204, no body (deletes). */
 export const noContent = (): RouteResult => ({ status: 204 });
+/** 202: the work was accepted and goes on in the background. */
+export const accepted = (body: Uint8Array): RouteResult => ({ status: 202, body: filled(body) });
 /** Upserts: 201 when a record was created, 200 when an existing one matched. */
 export const upserted = (res: { resource: Uint8Array; created: boolean }): RouteResult => ({
   status: res.created ? 201 : 200,

@@ -67,7 +67,7 @@ export function createSubscriptionHealth(stores: Stores, policy: HealthPolicy) {
 /** The health sweep of one replica, every `intervalMs`. */
 export function startHealthSweeper(
   health: ReturnType<typeof createSubscriptionHealth>,
-  opts: { intervalMs: number; logger: Logger },
+  opts: { intervalMs: number; logger: Logger; also?: () => Promise<unknown> },
 ): { stop(): Promise<void> } {
   const waker = createWaker();
   let stopping = false;
@@ -78,6 +78,7 @@ export function startHealthSweeper(
       try {
         const done = await health.sweep();
         if (done.failing || done.disabled) opts.logger.warn(done, 'webhook endpoints failing or disabled');
+        await opts.also?.();
       } catch (err) {
         opts.logger.warn({ err }, 'subscription health sweep failed; trying again next interval');
       }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { WebhookEnvelope, WebhookTestRequestBody } from '@cluster/contracts';
-import { DomainError, requireActor, validation, type SecretBox } from '@cluster/platform';
+import { requireActor, validation, type SecretBox } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import type { DeliveryMetrics } from '../../metrics.ts';
 import { attemptDelivery } from '../../sender/attempt-delivery.ts';
@@ -9,8 +9,7 @@ import type { HttpSender } from '../../sender/http-sender.ts';
 import { apiWrite } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
 import { subscriptionInScope } from '../subscriptions/scope.ts';
-
-const HOUR_MS = 3_600_000;
+import { createCallLimit } from './limit.ts';
 
 /** What a test call needs besides the stores. */
 export interface TestCallPorts {
@@ -34,24 +33,7 @@ export interface TestCallPorts {
 export function createTestCallService(stores: Stores, ports: TestCallPorts) {
   const clock = ports.clock ?? (() => new Date());
 
-  /** Counts this call, or throws 429 with retryAfter when the organization has used its calls. */
-  async function countCall(organizationId: string): Promise<void> {
-    const now = clock();
-    const windowStart = new Date(now.getTime() - HOUR_MS);
-    await stores.transaction(async (tx) => {
-      await tx.testCalls.lock(organizationId);
-      await tx.testCalls.prune(organizationId, windowStart);
-      const calls = await tx.testCalls.madeAfter(organizationId, windowStart);
-      if (calls.length >= ports.limitPerHour) {
-        const frees = new Date(calls[calls.length - ports.limitPerHour]).getTime() + HOUR_MS;
-        const retryAfter = Math.max(1, Math.ceil((frees - now.getTime()) / 1000));
-        throw new DomainError('rate_limit', `at most ${ports.limitPerHour} test deliveries per organization per hour`, {
-          retryAfter,
-        });
-      }
-      await tx.testCalls.add(organizationId, now);
-    });
-  }
+  const countCall = createCallLimit(stores, ports);
 
   return {
     async fire(actorIn: Actor | undefined, id: string, body: WebhookTestRequestBody): Promise<JsonObject> {

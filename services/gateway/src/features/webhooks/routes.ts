@@ -9,6 +9,8 @@ import {
   ListQuery,
   Webhook,
   WebhookCreate,
+  WebhookRecoverBody,
+  WebhookRecovery,
   WebhookRotateSecret,
   WebhookStats,
   WebhookStatsQuery,
@@ -18,7 +20,7 @@ import {
   WebhookUpdate,
   WebhookWithSecret,
 } from '@cluster/contracts';
-import { created, list, listArgs, noContent, ok } from '../../http/results.ts';
+import { accepted, created, list, listArgs, noContent, ok } from '../../http/results.ts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
 import { toStruct } from '../../http/struct.ts';
 
@@ -174,5 +176,53 @@ export const webhookRoutes: RouteDef[] = [
     response: { status: 200, schema: WebhookStats },
     handler: async ({ actor, params, query, clients }) =>
       ok((await clients.webhooks.getWebhookStats({ actor, id: params.id, query: toStruct(query) })).resource),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
+    summary: 'Send a delivery again now',
+    tag: 'webhooks',
+    backend: 'delivery',
+    permission: 'write:webhook',
+    orgKeyOnly: true,
+    response: {
+      status: 200,
+      schema: DeliveryDetail,
+      description: 'The delivery after the new attempt, with its attempt log (counts against WEBHOOK_TEST_LIMIT_PER_HOUR)',
+    },
+    handler: async ({ actor, params, clients }) =>
+      ok(
+        (await clients.webhooks.redeliverDelivery({ actor, id: params.deliveryId, query: { subscriptionId: params.id } }))
+          .resource,
+      ),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/webhooks/:id/recover',
+    summary: 'Queue again the failed and dead-lettered deliveries of a window',
+    tag: 'webhooks',
+    backend: 'delivery',
+    permission: 'write:webhook',
+    orgKeyOnly: true,
+    body: WebhookRecoverBody,
+    response: {
+      status: 202,
+      schema: WebhookRecovery,
+      description: 'The recovery, started; it runs in the background (GET /webhooks/:id/recoveries/:recoveryId)',
+    },
+    handler: async ({ actor, params, body, clients }) =>
+      accepted((await clients.webhooks.recoverDeliveries({ actor, id: params.id, body: toStruct(body) })).resource),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/webhooks/:id/recoveries/:recoveryId',
+    summary: "Get a recovery's progress",
+    tag: 'webhooks',
+    backend: 'delivery',
+    permission: 'read:webhook',
+    orgKeyOnly: true,
+    response: { status: 200, schema: WebhookRecovery },
+    handler: async ({ actor, params, clients }) =>
+      ok((await clients.webhooks.getRecovery({ actor, id: params.recoveryId, query: { subscriptionId: params.id } })).resource),
   }),
 ];
