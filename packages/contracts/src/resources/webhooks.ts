@@ -228,7 +228,10 @@ export const WebhookStats = Type.Object(
 /** POST /webhooks/:id/recover body. */
 export const WebhookRecoverBody = Body(
   {
-    since: Type.String({ format: 'date-time', description: 'deliveries created at or after this time (within the retention period)' }),
+    since: Type.String({
+      format: 'date-time',
+      description: 'deliveries created at or after this time (within the retention period)',
+    }),
     until: Type.String({ format: 'date-time', description: 'and before this time (default: now)' }),
   },
   { required: ['since'], description: 'Recovery window' },
