@@ -100,6 +100,22 @@ describe('a 410 Gone', () => {
   });
 });
 
+describe('a 410 Gone mid-retry', () => {
+  it('stops the schedule there: no attempt after it, the subscription disabled', async () => {
+    const { org, receiver, id } = await endpoint('Gone later', (i) => (i < 2 ? 503 : 410));
+    expect((await entry(org, 'retried, then gone')).status).toBe(201);
+    const disabled = await until(
+      () => subscription(org, id),
+      (s) => s.enabled === false,
+    );
+    expect(disabled).toMatchObject({ disabledReason: 'gone', consecutiveFailures: 3 });
+    await sleep(1000);
+    expect(receiver.received).toHaveLength(3);
+    const deliveries = await c.api(org.key, 'GET', `/webhooks/${id}/deliveries`);
+    expect(deliveries.body.data).toMatchObject([{ status: 'failed', attempts: 3, responseCode: 410, nextAttemptAt: null }]);
+  });
+});
+
 describe('an endpoint that keeps failing', () => {
   it('is announced once at the threshold, then disabled when every attempt failed for the whole period', async () => {
     const { org, receiver, id } = await endpoint('Failing', () => 500);
@@ -125,10 +141,18 @@ describe('an endpoint that keeps failing', () => {
     expect((notices[0].payload as { consecutiveFailures: number }).consecutiveFailures).toBeGreaterThanOrEqual(3);
     const [off] = await eventsOf(id, 'webhook.subscription.disabled');
     expect(off.payload).toMatchObject({ disabledReason: 'failing', enabled: false });
-    // Its retries stopped.
+    // Its retries stopped, and new events are not sent to it.
     const attempts = receiver.received.length;
+    expect((await entry(org, 'while disabled')).status).toBe(201);
     await sleep(1000);
     expect(receiver.received.length).toBe(attempts);
+    // Re-enabled (the endpoint fixed), it receives again and starts afresh.
+    receiver.respond(() => ({ status: 200 }));
+    const enabled = await c.api(org.key, 'PATCH', `/webhooks/${id}`, { enabled: true });
+    expect(enabled.body).toMatchObject({ enabled: true, disabledReason: null, consecutiveFailures: 0, failingSince: null });
+    expect((await entry(org, 'after re-enabling')).status).toBe(201);
+    const got = (await receiver.waitFor(attempts + 1)).slice(attempts);
+    expect((got[0].body as { payload: { title: string } }).payload.title).toBe('after re-enabling');
   }, 40_000);
 
   it('any success resets the run of failures; below the threshold nothing is announced', async () => {

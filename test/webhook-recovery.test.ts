@@ -134,8 +134,17 @@ describe('redeliver and recover', () => {
     await c.api(org.key, 'PATCH', `/webhooks/${hookId}`, { enabled: true });
     // Two calls so far (one redelivery, one recovery).
     const since = new Date(Date.now() - 60_000).toISOString();
-    for (let i = 2; i < LIMIT; i++)
+    // A window with nothing to recover completes with 0.
+    const empty = await c.api(org.key, 'POST', `/webhooks/${hookId}/recover`, { since });
+    expect(empty.status).toBe(202);
+    const emptyDone = await until(
+      () => c.api(org.key, 'GET', `/webhooks/${hookId}/recoveries/${empty.body.id}`),
+      (r) => r.body.status === 'completed',
+    );
+    expect(emptyDone.body).toMatchObject({ status: 'completed', requeued: 0 });
+    for (let i = 3; i < LIMIT; i++) {
       expect((await c.api(org.key, 'POST', `/webhooks/${hookId}/recover`, { since })).status).toBe(202);
+    }
     const over = await c.api(org.key, 'POST', `/webhooks/${hookId}/deliveries/${dead[0].id}/redeliver`);
     expect(over.status).toBe(429);
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
