@@ -12,9 +12,9 @@ export function bootstrap({ quiet = false } = {}) {
   const stdio = quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit';
   const installed = path.join(ROOT, 'node_modules', '.package-lock.json');
   if (!existsSync(installed) || mtime(path.join(ROOT, 'package-lock.json')) > mtime(installed)) {
-    // `npm install` with the committed lock installs the locked versions. (`npm ci`
-    // refuses this lock: npm records no entries for optional per-platform packages
-    // whose versions the registry lacks, e.g. @bufbuild/buf-darwin-arm64@1.75.0.)
+    // `npm install` with the committed lock installs the locked versions and keeps what is already
+    // installed. The image runs `npm ci` (k8s/Dockerfile, replayed by test/image.test.ts), which
+    // holds the lock to being complete: it records every platform's optional packages.
     process.stderr.write('[setup] installing dependencies (npm install, from package-lock.json)\n');
     execSync('npm install --no-audit --no-fund', { cwd: ROOT, stdio });
   }
