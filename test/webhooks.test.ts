@@ -78,6 +78,7 @@ describe('webhook subscriptions', () => {
       eventNames: ['entry.created', 'api_key.created'],
       enabled: true,
       description: 'mine',
+      ordering: 'none',
       disabledReason: null,
       consecutiveFailures: 0,
       failingSince: null,

@@ -122,6 +122,7 @@ export async function subscribeViaRpc(
   organizationId: string,
   url: string,
   eventNames: string[],
+  extra: Record<string, string> = {},
 ): Promise<string> {
   const client = createClient(WebhookService, transportAs('gateway', 'delivery', `http://127.0.0.1:${deliveryPort}`));
   const actor = {
@@ -133,7 +134,7 @@ export async function subscribeViaRpc(
     permissions: [],
     requestId: '',
   };
-  const res = await client.createWebhook({ actor, body: { destinationUrl: url, eventNames } });
+  const res = await client.createWebhook({ actor, body: { destinationUrl: url, eventNames, ...extra } });
   const webhook = jsonOf(res.resource);
   if (typeof webhook.id !== 'string') throw new Error(`createWebhook answered no id: ${JSON.stringify(webhook)}`);
   return webhook.id;

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readCoreConfig, startCore } from '@cluster/core';
 import { readDeliveryConfig, startDelivery } from '@cluster/delivery';
 import type { Knex } from '@cluster/db';
+import { commitWrite } from '@cluster/outbox';
 import { dropDatabase, freshDatabaseUrl, requireEnv } from '../support/cluster.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { awaitAll, burst, coreDb, privateBroker, serviceProcess, subscribeViaRpc, type BurstReport } from './support.ts';
@@ -121,6 +122,90 @@ async function interruptDeliveryMidBurst(interrupt: (delivery: Awaited<ReturnTyp
   );
   return { ...result, tail: () => delivery.tail() };
 }
+
+describe('fault: ordered delivery keeps each entity’s order', () => {
+  it('under a flaky receiver and a kill -9 of the delivery service mid-stream: per-entity order, nothing lost', async () => {
+    const { brokers } = requireEnv();
+    const { databaseUrl, prefix, org } = setup();
+    const core = await startCore({
+      ...readCoreConfig(),
+      port: 0,
+      databaseUrl,
+      kafkaBrokers: brokers,
+      topicPrefix: prefix,
+      relayIdleMs: 50,
+    });
+    cleanups.push(() => core.shutdown.run('test'));
+    const delivery = await serviceProcess('delivery', {
+      ...DELIVERY_ENV,
+      DATABASE_URL: databaseUrl,
+      KAFKA_BROKERS: brokers.join(','),
+      KAFKA_TOPIC_PREFIX: prefix,
+    });
+    track(delivery, () => delivery.stop());
+    await delivery.start();
+    const r = await receiver();
+    // Every fifth delivery fails its first attempt.
+    const seen = new Map<string, number>();
+    r.respond((req) => {
+      const id = String(req.headers['x-service-delivery-id']);
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+      const seq = (req.body as { payload: { seq: number } }).payload.seq;
+      return { status: seq % 5 === 0 && seen.get(id) === 1 ? 500 : 200 };
+    });
+    await subscribeViaRpc(delivery.port, org, r.url, ['user.updated'], { ordering: 'per_entity' });
+    const db: Knex = coreDb(databaseUrl);
+    cleanups.push(() => db.destroy());
+    // 300 events over 10 entities, in small transactions; the delivery service is killed a third of the way.
+    const ENTITIES = Array.from({ length: 10 }, () => randomUUID());
+    const TOTAL_ORDERED = 300;
+    let killed = false;
+    for (let seq = 0; seq < TOTAL_ORDERED; seq += 10) {
+      await db.transaction((trx) =>
+        commitWrite(trx, 'core', {
+          rows: [],
+          events: Array.from({ length: 10 }, (_, i) => ({
+            eventName: 'user.updated' as const,
+            entityType: 'user',
+            entityId: ENTITIES[(seq + i) % ENTITIES.length],
+            organizationId: org,
+            actorUserId: null,
+            payload: { seq: seq + i, changedFields: ['role'] },
+          })),
+        }),
+      );
+      if (!killed && seq >= 100) {
+        await whenReceived(r, 60);
+        await delivery.kill9();
+        killed = true;
+        await delivery.start();
+      }
+    }
+    // Wait until every event has had a successful arrival.
+    const deadline = Date.now() + WAIT_MS;
+    const succeeded = () => {
+      const ok = new Set<number>();
+      const counts = new Map<string, number>();
+      for (const req of r.received) {
+        const id = String(req.headers['x-service-delivery-id']);
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+        const seq = (req.body as { payload: { seq: number } }).payload.seq;
+        if (!(seq % 5 === 0 && counts.get(id) === 1)) ok.add(seq);
+      }
+      return ok;
+    };
+    while (succeeded().size < TOTAL_ORDERED && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+    expect(succeeded().size).toBe(TOTAL_ORDERED);
+    // Per entity, the first arrival of each event is in commit (seq) order, and so is each event's first success.
+    for (const entity of ENTITIES) {
+      const mine = r.received.filter((req) => (req.body as { entityId: string }).entityId === entity);
+      const firsts = [...new Set(mine.map((req) => (req.body as { payload: { seq: number } }).payload.seq))];
+      expect(firsts).toEqual([...firsts].sort((a, b) => a - b));
+      expect(firsts).toHaveLength(TOTAL_ORDERED / ENTITIES.length);
+    }
+    console.log(`[fault] ordered delivery kill -9: events=${TOTAL_ORDERED} requests=${r.received.length}`);
+  }, 240_000);
+});
 
 describe('fault: webhook delivery loses nothing', () => {
   it('kill -9 of the delivery service mid-burst, then restart', async () => {

@@ -171,11 +171,12 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   relay.start();
   auditForwarder.start();
   retention.start();
-  // Every pass also resumes the recoveries a stopped replica left running.
+  // Every pass also resumes the recoveries a stopped replica left running, and makes due the waiting
+  // ordered deliveries whose turn a race with the fan-out missed.
   const healthSweeper = startHealthSweeper(health, {
     intervalMs: config.healthSweepMs,
     logger,
-    also: () => recovery.resumeStale(),
+    also: () => Promise.all([recovery.resumeStale(), stores.deliveries.releaseWaiting()]),
   });
   dispatcher.start();
   await fanout.start();

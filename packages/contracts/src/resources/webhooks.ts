@@ -11,6 +11,7 @@ export const WEBHOOK_FIELDS = [
   'eventNames',
   'enabled',
   'description',
+  'ordering',
   'disabledReason',
   'consecutiveFailures',
   'failingSince',
@@ -23,7 +24,12 @@ export const WEBHOOK_FIELDS = [
  */
 export const DISABLED_REASONS = ['gone', 'failing'] as const;
 /** The fields a subscription body may set, on create and update. */
-export const WEBHOOK_WRITABLE_FIELDS = ['destinationUrl', 'eventNames', 'description', 'enabled'] as const;
+export const WEBHOOK_WRITABLE_FIELDS = ['destinationUrl', 'eventNames', 'description', 'enabled', 'ordering'] as const;
+/**
+ * A subscription's delivery order (docs/webhooks.md): `none` (the default), or `per_entity`: the
+ * deliveries of one entity (entityType + entityId) go out strictly in commit order.
+ */
+export const ORDERINGS = ['none', 'per_entity'] as const;
 /** Filters of the subscription list. */
 export const WEBHOOK_FILTERS = ['enabled'] as const;
 /** Every field of a delivery record answer, in order: never the body's signature or the lease. */
@@ -63,6 +69,9 @@ const fields = propertiesOf(WEBHOOK_WRITABLE_FIELDS)({
   eventNames: Type.Array(Type.String(), { minItems: 1, description: 'at least one name from the event vocabulary' }),
   description: Nullable(Type.String()),
   enabled: Type.Boolean(),
+  ordering: StringEnum(ORDERINGS, {
+    description: 'per_entity: one entity’s deliveries in commit order, each after the one before succeeded or was dead-lettered',
+  }),
 });
 
 /** POST /webhooks body: unknown event names answer 400 `{error: 'unknown_event_names', invalid}`. */
@@ -82,6 +91,7 @@ const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
   eventNames: Type.Array(Type.String()),
   enabled: Type.Boolean(),
   description: Nullable(Type.String()),
+  ordering: StringEnum(ORDERINGS),
   disabledReason: Nullable(StringEnum(DISABLED_REASONS, { description: 'why the service disabled it; null otherwise' })),
   consecutiveFailures: Type.Integer({ minimum: 0, description: 'failed attempts in a row (any success resets it)' }),
   failingSince: Nullable(DateTime),

@@ -109,6 +109,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       return;
     }
     metrics.deliveries.inc({ outcome });
+    // An ordered delivery that ended made the next one of its key due: look now, not at the next poll.
+    if (d.orderKey && decision.kind !== 'retry') wakeForBacklog();
     if (decision.kind === 'gone') {
       // Recorded first: a crash in between leaves the delivery failed, and the next 410 disables the subscription.
       await opts.onGone?.(d.subscriptionId).then(

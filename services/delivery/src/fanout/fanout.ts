@@ -75,8 +75,10 @@ export async function fanOut(
         eventName: e.eventName,
         body: JSON.stringify(webhookEnvelope(id, e)),
         traceparent: opts.traceparentOf?.(e) ?? null,
+        orderKey: s.ordering === 'per_entity' ? `${e.entityType}:${e.entityId}` : null,
       };
-      if (opts.handoff) {
+      // An ordered delivery may have to wait for its turn: the claim decides, never the handoff.
+      if (opts.handoff && !row.orderKey) {
         const free = capacity.get(s.destinationOrigin) ?? opts.handoff.capacity(s.destinationOrigin);
         if (free > 0) {
           row.leaseToken = randomUUID();

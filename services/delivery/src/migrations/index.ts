@@ -6,6 +6,7 @@ import { deliveryTrace } from './004-delivery-trace.ts';
 import { secretGrace } from './005-secret-grace.ts';
 import { subscriptionHealth } from './006-subscription-health.ts';
 import { recoveries } from './007-recoveries.ts';
+import { ordering } from './008-ordering.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
 export const migrations: Migration[] = [
@@ -16,4 +17,5 @@ export const migrations: Migration[] = [
   secretGrace,
   subscriptionHealth,
   recoveries,
+  ordering,
 ];

@@ -45,6 +45,7 @@ export function testSubscription(over: Partial<SubscriptionRow> = {}): Subscript
     secretSealed: 'sealed',
     previousSecretSealed: null,
     previousSecretUntil: null,
+    ordering: 'none',
     consecutiveFailures: 0,
     failingSince: null,
     failingNotifiedAt: null,

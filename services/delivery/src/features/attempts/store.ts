@@ -3,7 +3,7 @@ import { prepared, type Knex } from '@cluster/db';
 import { LOGICAL_TOPICS } from '@cluster/kafka';
 import { commitWrite, WRITTEN } from '@cluster/outbox';
 import type { SendResult } from '../../sender/http-sender.ts';
-import type { ClaimedDelivery, DeliveryStatus } from '../deliveries/store.ts';
+import { ORDER_RELEASE, type ClaimedDelivery, type DeliveryStatus } from '../deliveries/store.ts';
 
 /** How an attempt ends the delivery's current step. */
 export type AttemptDecision =
@@ -127,7 +127,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
                      "firstAttemptAt" = COALESCE(d."firstAttemptAt", ?::timestamptz), "lastAttemptAt" = ?::timestamptz,
                      "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
                WHERE d.id = ? AND d."leaseToken" = ?
-              RETURNING d.id, d."subscriptionId")`,
+              RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt")`,
               bindings: [
                 status,
                 attempt,
@@ -164,6 +164,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
                WHERE s.id = h.sid AND ${HEALTH_CHANGES})`,
               bindings: [result.ok, result.ok, attemptedAt],
             },
+            { sql: `order_release AS (${ORDER_RELEASE(WRITTEN)})`, bindings: [] },
           ],
         },
       );
@@ -189,7 +190,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
                   "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
              FROM input i
             WHERE d.id = i.id AND d."leaseToken" = i.token
-           RETURNING d.id, d."subscriptionId"
+           RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt"
          ), ins AS (
            INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt")
            SELECT i.id, i.attempt, i.outcome, i."responseCode", i."responseBody", i.error, i."durationMs", i."attemptedAt"
@@ -203,7 +204,8 @@ export function createAttemptStore(db: Knex): AttemptStore {
            -- Locked in id order: two batches of failing subscriptions never wait on each other in a cycle.
            SELECT s.id FROM delivery.subscriptions s JOIN h ON h.sid = s.id
             WHERE ${HEALTH_CHANGES} ORDER BY s.id FOR UPDATE OF s
-         ), health AS (${HEALTH_UPDATE} FROM h JOIN health_rows r ON r.id = h.sid WHERE s.id = h.sid AND ${HEALTH_CHANGES})
+         ), health AS (${HEALTH_UPDATE} FROM h JOIN health_rows r ON r.id = h.sid WHERE s.id = h.sid AND ${HEALTH_CHANGES}
+         ), order_release AS (${ORDER_RELEASE('upd')})
          SELECT id FROM upd`,
           [
             col((i) => i.delivery.id),
@@ -219,7 +221,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
             col((i) => (i.result.ok ? 'succeeded' : 'failed')),
           ] as Knex.RawBinding[],
         )
-        .options(prepared('delivery-record-attempts-v3'));
+        .options(prepared('delivery-record-attempts-v4'));
       return new Set((rows as { id: string }[]).map((r) => r.id));
     },
 

@@ -169,6 +169,9 @@ export function createFakeDeliveryStore(
         lastFailureAt: null,
       };
     },
+    async releaseWaiting() {
+      return 0;
+    },
     async countScheduled(status) {
       return rows.filter((r) => r.status === status && scheduled(r)).length;
     },

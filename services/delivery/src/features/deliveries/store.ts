@@ -33,7 +33,33 @@ export interface NewDelivery {
   leaseToken?: string;
   /** W3C trace context of the event (its Kafka message's traceparent); attempts continue it. */
   traceparent?: string | null;
+  /**
+   * For a subscription with ordering `per_entity`: `entityType:entityId`. Such a delivery is never
+   * handed off: it is due at once only when no earlier one of its key is unfinished; otherwise it
+   * waits (pending, nothing scheduled) until the one before it ends (ORDER_RELEASE).
+   */
+  orderKey?: string | null;
 }
+
+/**
+ * An unfinished delivery `e` of the same ordered key: scheduled, in flight, or not yet attempted
+ * (which includes those waiting for their turn).
+ */
+const UNFINISHED = `(e."nextAttemptAt" IS NOT NULL OR e."lockedUntil" > now() OR e.status = 'pending')`;
+
+/**
+ * The next waiting delivery of each ordered key whose delivery `f` (a CTE of finished attempts with
+ * "subscriptionId", "orderKey", "nextAttemptAt") just ended, made due now: the chain of an ordered
+ * key. Read from the statement's snapshot, in which `f` itself still looks scheduled.
+ */
+export const ORDER_RELEASE = (finished: string) => `
+  UPDATE delivery.deliveries n SET "nextAttemptAt" = now(), "updatedAt" = now()
+   WHERE n.id = ANY(ARRAY(
+     SELECT (SELECT w.id FROM delivery.deliveries w
+              WHERE w."subscriptionId" = f."subscriptionId" AND w."orderKey" = f."orderKey"
+                AND w.status = 'pending' AND w."nextAttemptAt" IS NULL AND NOT w.test
+              ORDER BY w."orderSeq" LIMIT 1)
+       FROM ${finished} f WHERE f."orderKey" IS NOT NULL AND f."nextAttemptAt" IS NULL))`;
 
 /** A delivery reserved for one replica to attempt now. */
 export interface ClaimedDelivery {
@@ -53,6 +79,8 @@ export interface ClaimedDelivery {
   previousSecretUntil: Date | null;
   /** W3C trace context of the event, if it had one. */
   traceparent: string | null;
+  /** Its ordered key (subscriptions with ordering per_entity), or null. */
+  orderKey?: string | null;
 }
 
 // The sender's hot statements are prepared (@cluster/db `prepared`): they are long CTEs
@@ -117,6 +145,11 @@ export const CLAIM_SQL = `WITH caps AS (
             WHERE d.id = ANY(ARRAY(SELECT id FROM ranked WHERE rn <= cap ORDER BY "nextAttemptAt" LIMIT ?))
               AND d."nextAttemptAt" <= now()
               AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
+              -- An ordered delivery goes only when every earlier one of its key has ended.
+              AND (d."orderKey" IS NULL OR NOT EXISTS (
+                SELECT 1 FROM delivery.deliveries e
+                 WHERE e."subscriptionId" = d."subscriptionId" AND e."orderKey" = d."orderKey" AND e."orderSeq" < d."orderSeq"
+                   AND ${UNFINISHED}))
             FOR UPDATE SKIP LOCKED
          )
          UPDATE delivery.deliveries d
@@ -124,7 +157,7 @@ export const CLAIM_SQL = `WITH caps AS (
            FROM picked, delivery.subscriptions s
           WHERE d.id = picked.id AND s.id = d."subscriptionId"
          RETURNING d.id, d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
-                   d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", s."previousSecretSealed", s."previousSecretUntil", d.traceparent,
+                   d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", s."previousSecretSealed", s."previousSecretUntil", d.traceparent, d."orderKey",
                    (SELECT count(*) FROM due)::int AS scanned`;
 
 /** A delivery record as the API shows it: the columns of the contract's DELIVERY_FIELDS (never its body or lease). */
@@ -197,6 +230,11 @@ export interface DeliveryStore {
   stats(subscriptionId: string, since: Date, createdAfter: Date): Promise<DeliveryStats>;
   /** Deliveries of a status with an attempt scheduled (the backlog metrics). */
   countScheduled(status: DeliveryStatus): Promise<number>;
+  /**
+   * Makes due every waiting ordered delivery none of whose earlier ones is unfinished (the safety net
+   * of ORDER_RELEASE, for a release that raced a fan-out insert); returns how many.
+   */
+  releaseWaiting(): Promise<number>;
   /** When the oldest delivery with an attempt scheduled was created, or null when none is. */
   oldestScheduledAt(): Promise<Date | null>;
 }
@@ -212,19 +250,29 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
         const col = <T>(f: (r: NewDelivery) => T) => chunk.map(f);
         const { rows: res } = await db
           .raw(
-            `WITH ins AS (
-             INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, test, "leaseToken", "lockedUntil", status, "nextAttemptAt", traceparent)
+            `WITH input AS (
+             SELECT i.*, row_number() OVER (PARTITION BY i.sub, i.okey ORDER BY i.ord) AS nth
+               FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::boolean[], ?::uuid[], ?::text[], ?::text[])
+                 WITH ORDINALITY AS i(id, org, sub, event, name, body, test, token, trace, okey, ord)
+           ), ins AS (
+             INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, test, "leaseToken", "lockedUntil", status, "nextAttemptAt", traceparent, "orderKey", "orderSeq")
              SELECT i.id, i.org, i.sub, i.event, i.name, i.body, i.test, i.token,
                     CASE WHEN i.token IS NOT NULL AND NOT i.test THEN now() + (? * interval '1 millisecond') END,
-                    'pending', CASE WHEN i.test THEN NULL ELSE now() END, i.trace
-               FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::boolean[], ?::uuid[], ?::text[])
-                 AS i(id, org, sub, event, name, body, test, token, trace)
+                    'pending',
+                    -- An ordered delivery waits (nothing scheduled) behind an unfinished one of its key.
+                    CASE WHEN i.test THEN NULL
+                         WHEN i.okey IS NOT NULL AND (i.nth > 1 OR EXISTS (
+                           SELECT 1 FROM delivery.deliveries e
+                            WHERE e."subscriptionId" = i.sub AND e."orderKey" = i.okey AND ${UNFINISHED})) THEN NULL
+                         ELSE now() END,
+                    i.trace, i.okey, CASE WHEN i.okey IS NOT NULL THEN nextval('delivery.delivery_order_seq') END
+               -- (orderSeq rises with the events' order within each key: the window above sorted by it.)
+               FROM input i
              ON CONFLICT (id) DO NOTHING
              RETURNING id, "leaseToken" IS NULL AS free
            ), n AS (SELECT count(*) FILTER (WHERE free) AS free FROM ins)
            SELECT ins.id, CASE WHEN n.free > 0 THEN pg_notify(?, ?) END AS notified FROM ins, n`,
             [
-              opts.leaseMs ?? 0,
               col((r) => r.id),
               col((r) => r.organizationId),
               col((r) => r.subscriptionId),
@@ -234,11 +282,13 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
               col((r) => r.test ?? false),
               col((r) => r.leaseToken ?? null),
               col((r) => r.traceparent ?? null),
+              col((r) => r.orderKey ?? null),
+              opts.leaseMs ?? 0,
               DUE_CHANNEL,
               opts.notifier ?? '',
             ] as Knex.RawBinding[],
           )
-          .options(prepared('delivery-insert-many-v3'));
+          .options(prepared('delivery-insert-many-v4'));
         for (const r of res as { id: string }[]) inserted.add(r.id);
       }
       return inserted;
@@ -247,7 +297,7 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
     async claim(args) {
       if (args.limit <= 0) return { deliveries: [], more: false };
       const { bindings, scan } = claimBindings(args);
-      const { rows } = await db.raw(CLAIM_SQL, bindings).options(prepared('delivery-claim-v2'));
+      const { rows } = await db.raw(CLAIM_SQL, bindings).options(prepared('delivery-claim-v3'));
       const deliveries = (rows as (ClaimedDelivery & { scanned?: number })[]).map(({ scanned: _, ...d }) => d);
       return { deliveries, more: rows.length > 0 && (rows[0] as { scanned: number }).scanned >= scan };
     },
@@ -334,6 +384,18 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
         .where({ id, subscriptionId, organizationId })
         .first(DELIVERY_FIELDS);
       return row;
+    },
+
+    async releaseWaiting() {
+      const n = await db.raw(
+        `UPDATE delivery.deliveries w SET "nextAttemptAt" = now(), "updatedAt" = now()
+          WHERE w."orderKey" IS NOT NULL AND w.status = 'pending' AND w."nextAttemptAt" IS NULL AND NOT w.test
+            AND NOT EXISTS (
+              SELECT 1 FROM delivery.deliveries e
+               WHERE e."subscriptionId" = w."subscriptionId" AND e."orderKey" = w."orderKey" AND e."orderSeq" < w."orderSeq"
+                 AND ${UNFINISHED})`,
+      );
+      return (n as { rowCount: number }).rowCount;
     },
 
     async countScheduled(status) {

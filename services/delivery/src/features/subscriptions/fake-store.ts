@@ -60,6 +60,7 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
           secretSealed: r.secretSealed,
           previousSecretSealed: r.previousSecretSealed,
           previousSecretUntil: r.previousSecretUntil,
+          ordering: r.ordering,
         }));
     },
     async allIds() {

@@ -100,6 +100,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
           eventNames,
           enabled: body.enabled === undefined ? true : Boolean(body.enabled),
           description: body.description ?? null,
+          ordering: body.ordering ?? 'none',
           secretSealed: ports.secrets.seal(secret, id),
           createdByUserId: actor.userId || null,
         });
@@ -125,6 +126,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       }
       if ('description' in body) values.description = body.description ?? null;
       if ('enabled' in body) values.enabled = Boolean(body.enabled);
+      if (body.ordering !== undefined) values.ordering = body.ordering;
       return write(async (tx) => {
         const before = await subscriptionInScope(tx.subscriptions, actor, id, { lock: true });
         // Enabling starts afresh: the service's reason to disable and the run of failures are cleared.

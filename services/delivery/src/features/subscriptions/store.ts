@@ -11,6 +11,8 @@ export type SubscriptionRow = {
   eventNames: string[];
   enabled: boolean;
   description: string | null;
+  /** `none` or `per_entity` (ORDERINGS): one entity's deliveries in commit order. */
+  ordering: string;
   /** The signing secret, sealed (shared/webhook-secret-box.ts). */
   secretSealed: string;
   /** The secret a rotation replaced, sealed: it still signs beside the new one until previousSecretUntil. */
@@ -39,6 +41,7 @@ export type NewSubscription = Pick<
   | 'eventNames'
   | 'enabled'
   | 'description'
+  | 'ordering'
   | 'secretSealed'
   | 'createdByUserId'
 >;
@@ -52,6 +55,7 @@ export type SubscriptionChanges = Partial<
     | 'eventNames'
     | 'enabled'
     | 'description'
+    | 'ordering'
     | 'secretSealed'
     | 'previousSecretSealed'
     | 'previousSecretUntil'
@@ -75,6 +79,7 @@ export type FanoutSubscription = Pick<
   | 'secretSealed'
   | 'previousSecretSealed'
   | 'previousSecretUntil'
+  | 'ordering'
 >;
 
 /** Webhook subscriptions in Postgres: all SQL of the feature. */
@@ -156,8 +161,9 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
           'secretSealed',
           'previousSecretSealed',
           'previousSecretUntil',
+          'ordering',
         )
-        .options(prepared('delivery-fanout-subscriptions-v2'));
+        .options(prepared('delivery-fanout-subscriptions-v3'));
       return rows;
     },
     async allIds() {
