@@ -43,7 +43,12 @@ describe('a trace from an API write to the webhook it causes', () => {
     expect(header).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     expect(header.split('-')[1]).toBe(traceId);
 
-    const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+    // The receiver has the request before the sender has its answer: the delivery span ends a moment later.
+    const traced = () => exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+    for (let i = 0; i < 50 && !traced().some((s) => s.name === 'webhook.deliver'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const spans = traced();
     const names = spans.map((s) => s.name);
     expect(names).toContain(`POST /api/v1/projects/:id/entries`);
     expect(names).toContain('cluster.core.v1.EntryService/CreateEntry');
