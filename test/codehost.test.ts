@@ -9,6 +9,9 @@ import { expectCatalogued } from './support/catalogue.ts';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { sql } from './support/people.ts';
 import { distArgs } from './support/processes.ts';
+import { createDb } from '@cluster/db';
+import { CODEHOST_DELIVERY_KEEP_MS } from '../services/core/src/features/codehost/service.ts';
+import { createCodeHostStore } from '../services/core/src/features/codehost/store.ts';
 
 // Code-host ingestion end to end (docs/codehost.md): GitHub's own example payloads
 // (@octokit/webhooks-examples), signed as GitHub signs them (@octokit/webhooks-methods), sent to
@@ -415,6 +418,23 @@ describe('the evidence package', () => {
     expect(checks.pull_requests_merged_green).toEqual([entries.export.id]);
     // Nothing of B's is in A's package.
     expect(JSON.stringify(res.body)).not.toContain('b'.repeat(40));
+  });
+});
+
+describe('delivery ids', () => {
+  it('are forgotten after their keep (the core’s sweep), and only those', async () => {
+    const old = randomUUID();
+    const fresh = randomUUID();
+    for (const id of [old, fresh]) expect((await hook(a, 'push', example('push'), { deliveryId: id })).status).toBe(200);
+    await sql(c, `UPDATE codehost_deliveries SET "receivedAt" = now() - interval '31 days' WHERE "deliveryId" = $1`, [old]);
+    const db = createDb(c.databaseUrl, { schema: 'core', poolMax: 1 });
+    try {
+      expect(await createCodeHostStore(db).pruneDeliveries(new Date(Date.now() - CODEHOST_DELIVERY_KEEP_MS))).toBe(1);
+    } finally {
+      await db.destroy();
+    }
+    const left = await sql(c, 'SELECT "deliveryId" FROM codehost_deliveries WHERE "deliveryId" = ANY($1)', [[old, fresh]]);
+    expect(left.map((r) => r.deliveryId)).toEqual([fresh]);
   });
 });
 

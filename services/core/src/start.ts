@@ -11,6 +11,7 @@ import {
   type Shutdown,
 } from '@cluster/platform';
 import { buildCore } from './app.ts';
+import { CODEHOST_DELIVERY_KEEP_MS } from './features/codehost/service.ts';
 import type { CoreConfig } from './config.ts';
 import { migrations } from './migrations/index.ts';
 import { createOutboxRelay } from '@cluster/outbox';
@@ -51,11 +52,15 @@ export async function startCore(
     topicPrefix: config.topicPrefix,
   });
   relay.start();
+  // Every 10 minutes: expired Idempotency-Key answers, and code-host delivery ids past their keep.
   const sweeper = setInterval(
-    () =>
-      void createIdempotencyService(createStores(db))
+    () => {
+      const stores = createStores(db);
+      void createIdempotencyService(stores)
         .sweep()
-        .catch(() => {}),
+        .catch(() => {});
+      void stores.codehost.pruneDeliveries(new Date(Date.now() - CODEHOST_DELIVERY_KEEP_MS)).catch(() => {});
+    },
     10 * 60 * 1000,
   );
   sweeper.unref();

@@ -64,6 +64,9 @@ export function createFakeCodeHostStore(deps: { links: ExternalLinkRow[]; entrie
       secrets.set(key, sealed);
       return action;
     },
+    async pruneDeliveries() {
+      return 0;
+    },
     async claimDelivery(organizationId, provider, deliveryId) {
       const key = `${organizationId}:${provider}:${deliveryId}`;
       if (deliveries.has(key)) return false;

@@ -22,6 +22,12 @@ import {
 } from './github.ts';
 import type { CodeRepo } from './store.ts';
 
+/**
+ * How long a delivery id is remembered (a redelivery within it is a `duplicate`): 30 days, ten times
+ * the 3 days in which GitHub lets a delivery be redelivered.
+ */
+export const CODEHOST_DELIVERY_KEEP_MS = 30 * 86_400_000;
+
 /** The code hosts whose webhooks the core takes. */
 export const CODEHOST_PROVIDERS = ['github'] as const;
 

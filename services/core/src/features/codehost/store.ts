@@ -41,6 +41,8 @@ export interface CodeHostStore {
   sealedSecret(organizationId: string, provider: string): Promise<string | undefined>;
   /** Creates or replaces it: `created` when there was none. */
   saveSecret(organizationId: string, provider: string, secretSealed: string): Promise<'created' | 'rotated'>;
+  /** Forgets the delivery ids received before `before`; how many. */
+  pruneDeliveries(before: Date): Promise<number>;
   /** Remembers a delivery id; false when it was remembered before (a redelivery). */
   claimDelivery(organizationId: string, provider: string, deliveryId: string, event: string): Promise<boolean>;
   /** The project an integration link aligns the repository with (owner/name, case-insensitive), or null. */
@@ -120,6 +122,9 @@ export function createCodeHostStore(db: Knex): CodeHostStore {
         .merge({ secretSealed, updatedAt: db.fn.now() })
         .returning(db.raw('(xmax = 0) AS created'));
       return (row as { created: boolean }).created ? 'created' : 'rotated';
+    },
+    async pruneDeliveries(before) {
+      return db('codehost_deliveries').where('receivedAt', '<', before).del();
     },
     async claimDelivery(organizationId, provider, deliveryId, event) {
       const rows = await db('codehost_deliveries')
