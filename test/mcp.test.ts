@@ -60,7 +60,7 @@ describe('the tool-protocol endpoint', () => {
   it('lists a tool per spec, each with the four annotations and an object input schema from the route', async () => {
     const client = await connect(org.key);
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(22);
+    expect(tools).toHaveLength(24);
     expect(tools.map((t) => t.name).sort()).toEqual(TOOL_SPECS.map((t) => t.name).sort());
     for (const t of TOOL_SPECS)
       expect(
@@ -180,6 +180,25 @@ describe('the tool-protocol endpoint', () => {
     }
     expect(reached[1].body.reason).toBe('not_found');
     expect((await c.api(other.key, 'GET', `/entries/${theirs.body.id}`)).body.title).toBe('Theirs');
+  });
+
+  it('shows a webhook subscription’s health and statistics; another organization’s is not found', async () => {
+    const hook = await c.api(org.key, 'POST', '/webhooks', {
+      destinationUrl: 'https://example.com/in',
+      eventNames: ['webhook.test'],
+    });
+    expect(hook.status).toBe(201);
+    const client = await connect(org.key);
+    const listed = await callTool(client, 'list_webhooks');
+    expect(listed.isError).toBe(false);
+    expect((listed.body.data as { id: string }[]).map((w) => w.id)).toContain(hook.body.id);
+    const stats = await callTool(client, 'webhook_stats', { webhookId: hook.body.id, window: '7d' });
+    expect(stats).toMatchObject({
+      isError: false,
+      body: { subscriptionId: hook.body.id, window: '7d', deliveries: { total: 0 } },
+    });
+    const theirs = await callTool(await connect(other.key), 'webhook_stats', { webhookId: hook.body.id });
+    expect(theirs).toMatchObject({ isError: true, body: { reason: 'not_found' } });
   });
 
   it('answers a missing permission, bad arguments and an unknown tool as tool errors with the reason', async () => {

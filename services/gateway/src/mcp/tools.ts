@@ -158,4 +158,20 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     path: '/audit-events',
     description: 'The audit trail of writes, newest first, with filters.',
   },
+  {
+    name: 'list_webhooks',
+    title: 'List webhook subscriptions',
+    method: 'GET',
+    path: '/webhooks',
+    description:
+      'The organization’s webhook subscriptions, with their health: enabled, disabledReason, consecutiveFailures, failingSince.',
+  },
+  {
+    name: 'webhook_stats',
+    title: 'Webhook delivery statistics',
+    method: 'GET',
+    path: '/webhooks/:id/stats',
+    description:
+      'A subscription’s deliveries over the last 24 hours or 7 days: counts by status, success ratio, attempt durations, last success and failure.',
+  },
 ];
