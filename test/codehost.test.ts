@@ -192,6 +192,20 @@ describe('authenticating a delivery', () => {
     expect(await deliveries(a)).toBe(before);
   });
 
+  it('takes a signed payload with NUL characters without a 500, storing none', async () => {
+    const push = example('push', (p) => p.commits.length === 1);
+    push.commits[0].id = 'f'.repeat(40);
+    push.commits[0].message = 'nul \u0000 in a message, for no entry';
+    push.repository.full_name = 'someone/else';
+    expect((await hook(a, 'push', push)).status).toBe(202);
+    const extra = await entry(a, 'NUL target');
+    push.repository.full_name = REPO;
+    push.commits[0].message = `nul \u0000 E-${extra.entryNumber} \u0000`;
+    expect((await hook(a, 'push', push)).body).toEqual({ outcome: 'processed', events: 1 });
+    const stored = await sql(c, 'SELECT message FROM code_commits WHERE sha = $1', ['f'.repeat(40)]);
+    expect(stored).toEqual([{ message: `nul  E-${extra.entryNumber} ` }]);
+  });
+
   it('acknowledges every other GitHub event with 202 ignored, and a repository linked to no project likewise', async () => {
     for (const name of ['star', 'issues', 'check_suite', 'workflow_job', 'release']) {
       const res = await hook(a, name, example(name));

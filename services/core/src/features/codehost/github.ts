@@ -168,6 +168,8 @@ export const GITHUB_EVENTS: ReadonlySet<string> = new Set([
 ]);
 
 type Obj = Record<string, unknown>;
+/** Postgres text holds no NUL character: a signed payload may still carry one (`\u0000` in a PR body). */
+const text = (v: string) => v.replaceAll('\u0000', '');
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads typed fields of a payload; a field of the wrong type is a 400 naming its JSON pointer. */
@@ -188,19 +190,19 @@ function reader(root: unknown) {
     },
     str(path: string): string {
       const v = at(path);
-      return typeof v === 'string' && v !== '' ? v : fail(path, 'must be a non-empty string');
+      return typeof v === 'string' && text(v) !== '' ? text(v) : fail(path, 'must be a non-empty string');
     },
     /** A string or null/absent (null); a number is read as its decimal text (GitHub ids). */
     optStr(path: string): string | null {
       const v = at(path);
       if (v === undefined || v === null) return null;
       if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
-      return typeof v === 'string' ? v : fail(path, 'must be a string or null');
+      return typeof v === 'string' ? text(v) : fail(path, 'must be a string or null');
     },
     id(path: string): string {
       const v = at(path);
       if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return String(v);
-      return typeof v === 'string' && v !== '' ? v : fail(path, 'must be an id');
+      return typeof v === 'string' && text(v) !== '' ? text(v) : fail(path, 'must be an id');
     },
     int(path: string): number {
       const v = at(path);

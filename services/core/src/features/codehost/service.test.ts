@@ -118,6 +118,12 @@ describe('a delivery (fake stores)', () => {
     expect(eventNames().filter((n) => n === 'entry.updated')).toHaveLength(2);
   });
 
+  it('stores no NUL character (Postgres text cannot hold one), wherever a payload puts it', async () => {
+    const { deliver, stores } = await setup();
+    expect(await deliver('push', push('Fix\u0000 E-1', 'a\u0000b'))).toMatchObject({ outcome: 'processed', events: 1 });
+    expect(stores.codehost.commits.map((c) => [c.sha, c.message])).toEqual([['ab', 'Fix E-1']]);
+  });
+
   it('ignores an unused event and an unlinked repository; refuses an unknown event and a missing field', async () => {
     const { deliver } = await setup();
     expect(await deliver('star', {})).toMatchObject({ outcome: 'ignored', reason: 'the star event is not used' });
