@@ -180,6 +180,21 @@ describe('an endpoint that keeps failing', () => {
   });
 });
 
+describe('a receiver’s answer', () => {
+  it('with NUL characters in its body is recorded (without them), not sent again', async () => {
+    const { org, receiver, id } = await endpoint('Nul body', () => 200);
+    receiver.respond(() => ({ status: 200, body: 'ok\u0000then' }));
+    expect((await entry(org, 'nul answer')).status).toBe(201);
+    const done = await until(
+      () => c.api(org.key, 'GET', `/webhooks/${id}/deliveries`),
+      (r) => r.body.data?.[0]?.status === 'succeeded',
+    );
+    expect(done.body.data).toMatchObject([{ status: 'succeeded', attempts: 1, responseBody: 'okthen' }]);
+    await sleep(500);
+    expect(receiver.received).toHaveLength(1);
+  });
+});
+
 describe('delivery statistics', () => {
   it('count a window’s deliveries by status, its attempts and their durations, the last success and failure', async () => {
     const { org, receiver, id } = await endpoint('Stats', (i) => (i < 2 ? 500 : 200));

@@ -100,7 +100,9 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
         } finally {
           res.body.destroy();
         }
-        const responseBody = Buffer.concat(chunks).subarray(0, STORED_RESPONSE_BYTES).toString('utf8');
+        // Stored as text: Postgres holds no NUL, and a receiver's body with one made the attempt
+        // unrecordable (its lease lapsed and it was sent again, forever).
+        const responseBody = Buffer.concat(chunks).subarray(0, STORED_RESPONSE_BYTES).toString('utf8').replaceAll('\u0000', '');
         const ok = status >= 200 && status < 300;
         let error: string | null = null;
         if (!ok) error = status >= 300 && status < 400 ? `redirect (HTTP ${status}) not followed` : `HTTP ${status}`;
