@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createDb, ensureDatabase, migrate } from '@cluster/db';
 import { dropDatabase, freshDatabaseUrl } from '../test/support/cluster.ts';
 import { migrations } from '../services/delivery/src/migrations/index.ts';
+import { seedSubscriptions } from './support/subscriptions.ts';
 import { createStores } from '../services/delivery/src/stores.ts';
 
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 20000);
@@ -31,19 +32,7 @@ const db = createDb(url, { schema: 'delivery', poolMax: 2 });
 try {
   await migrate(db, 'delivery', migrations);
   const org = randomUUID();
-  const subs: string[] = [];
-  for (let i = 0; i < ORIGINS; i++) {
-    const [s] = await db('delivery.subscriptions')
-      .insert({
-        organizationId: org,
-        destinationUrl: `http://r${i}.example.test/w`,
-        destinationOrigin: `http://r${i}.example.test`,
-        eventNames: ['entry.created'],
-        secretSealed: 'x',
-      })
-      .returning('id');
-    subs.push(s.id as string);
-  }
+  const subs = await seedSubscriptions(db, org, ORIGINS);
   const stores = createStores(db);
   for (let i = 0; i < BACKLOG; i += 1000) {
     await stores.deliveries.insertMany(

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { createDb, ensureDatabase, migrate } from '@cluster/db';
 import { dropDatabase, freshDatabaseUrl } from '../test/support/cluster.ts';
 import { migrations } from '../services/delivery/src/migrations/index.ts';
+import { seedSubscriptions } from './support/subscriptions.ts';
 import { createStores } from '../services/delivery/src/stores.ts';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 1_000_000);
@@ -22,19 +23,7 @@ const db = createDb(url, { schema: 'delivery', poolMax: 2 });
 try {
   await migrate(db, 'delivery', migrations);
   const org = randomUUID();
-  const subs: string[] = [];
-  for (let i = 0; i < SUBSCRIPTIONS; i++) {
-    const [s] = await db('delivery.subscriptions')
-      .insert({
-        organizationId: org,
-        destinationUrl: `http://r${i}.example.test/w`,
-        destinationOrigin: `http://r${i}.example.test`,
-        eventNames: ['entry.created'],
-        secretSealed: 'x',
-      })
-      .returning('id');
-    subs.push(s.id as string);
-  }
+  const subs = await seedSubscriptions(db, org, SUBSCRIPTIONS);
   const seeded = Date.now();
   // Subscription 0 gets a fifth of the records; the rest share the others evenly. Created over the
   // last 7 days; 80% succeeded at once, 15% after a failure, 4% failed (retrying), 1% dead-lettered.

@@ -3,6 +3,7 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTelemetry } from '@cluster/platform';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { until } from './support/poll.ts';
 import { createReceivers, type Receiver } from './support/receiver.ts';
 
 // One API write followed into a webhook: the gateway's, the core's and the delivery service's
@@ -44,11 +45,11 @@ describe('a trace from an API write to the webhook it causes', () => {
     expect(header.split('-')[1]).toBe(traceId);
 
     // The receiver has the request before the sender has its answer: the delivery span ends a moment later.
-    const traced = () => exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
-    for (let i = 0; i < 50 && !traced().some((s) => s.name === 'webhook.deliver'); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const spans = traced();
+    const spans = await until(
+      async () => exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId),
+      (found) => found.some((s) => s.name === 'webhook.deliver'),
+      5_000,
+    );
     const names = spans.map((s) => s.name);
     expect(names).toContain(`POST /api/v1/projects/:id/entries`);
     expect(names).toContain('cluster.core.v1.EntryService/CreateEntry');

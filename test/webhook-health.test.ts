@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '@cluster/contracts';
 import { expectCatalogued } from './support/catalogue.ts';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { sleep, until } from './support/poll.ts';
 import { createReceivers, type Receiver } from './support/receiver.ts';
 
 // Failing endpoints, against the real cluster and real HTTP receivers (docs/webhooks.md, "Failing
@@ -42,16 +43,6 @@ async function endpoint(name: string, status: (index: number) => number, delayMs
 const entry = (org: SeededOrg, title: string) =>
   c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, { title, description: '-', type: 'feedback' });
 const subscription = async (org: SeededOrg, id: string) => (await c.api(org.key, 'GET', `/webhooks/${id}`)).body;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v) || Date.now() > end) return v;
-    await sleep(100);
-  }
-}
 
 const eventsOf = (id: string, name: string) => c.events.settle((e) => e.entityId === id && e.eventName === name, 800);
 

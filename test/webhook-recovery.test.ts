@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { until } from './support/poll.ts';
 import { createReceivers, type Receiver } from './support/receiver.ts';
 
 // Redeliver and recover (docs/webhooks.md), against the real cluster and a real receiver: deliveries
@@ -33,15 +34,6 @@ afterAll(async () => {
   await c?.stop();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v) || Date.now() > end) return v;
-    await sleep(100);
-  }
-}
 const deliveries = async (status?: string) =>
   (await c.api(org.key, 'GET', `/webhooks/${hookId}/deliveries${status ? `?status=${status}` : ''}`)).body.data as {
     id: string;

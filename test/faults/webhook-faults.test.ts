@@ -88,8 +88,12 @@ async function burstWithInterruption(
   return { rep, extra: ` interruptedAfter=${atInterrupt} seconds=${((Date.now() - started) / 1000).toFixed(1)}` };
 }
 
-/** Core in process, delivery as a real process that `interrupt` stops one way or another mid-burst. */
-async function interruptDeliveryMidBurst(interrupt: (delivery: Awaited<ReturnType<typeof serviceProcess>>) => Promise<void>) {
+/**
+ * Core in process and delivery as a real process (so that a test can kill it), on a fresh database and
+ * topic prefix; a receiver subscribed to user.updated (with `subscription`'s extra fields); the core's
+ * schema to write bursts into.
+ */
+async function coreAndDeliveryProcess(subscription: Record<string, string> = {}) {
   const { brokers } = requireEnv();
   const { databaseUrl, prefix, org } = setup();
   const core = await startCore({
@@ -110,9 +114,15 @@ async function interruptDeliveryMidBurst(interrupt: (delivery: Awaited<ReturnTyp
   track(delivery, () => delivery.stop());
   await delivery.start();
   const r = await receiver();
-  await subscribeViaRpc(delivery.port, org, r.url, ['user.updated']);
+  await subscribeViaRpc(delivery.port, org, r.url, ['user.updated'], subscription);
   const db: Knex = coreDb(databaseUrl);
   cleanups.push(() => db.destroy());
+  return { org, delivery, r, db };
+}
+
+/** Core in process, delivery as a real process that `interrupt` stops one way or another mid-burst. */
+async function interruptDeliveryMidBurst(interrupt: (delivery: Awaited<ReturnType<typeof serviceProcess>>) => Promise<void>) {
+  const { org, delivery, r, db } = await coreAndDeliveryProcess();
   const result = await burstWithInterruption(
     db,
     org,
@@ -125,26 +135,7 @@ async function interruptDeliveryMidBurst(interrupt: (delivery: Awaited<ReturnTyp
 
 describe('fault: ordered delivery keeps each entity’s order', () => {
   it('under a flaky receiver and a kill -9 of the delivery service mid-stream: per-entity order, nothing lost', async () => {
-    const { brokers } = requireEnv();
-    const { databaseUrl, prefix, org } = setup();
-    const core = await startCore({
-      ...readCoreConfig(),
-      port: 0,
-      databaseUrl,
-      kafkaBrokers: brokers,
-      topicPrefix: prefix,
-      relayIdleMs: 50,
-    });
-    cleanups.push(() => core.shutdown.run('test'));
-    const delivery = await serviceProcess('delivery', {
-      ...DELIVERY_ENV,
-      DATABASE_URL: databaseUrl,
-      KAFKA_BROKERS: brokers.join(','),
-      KAFKA_TOPIC_PREFIX: prefix,
-    });
-    track(delivery, () => delivery.stop());
-    await delivery.start();
-    const r = await receiver();
+    const { org, delivery, r, db } = await coreAndDeliveryProcess({ ordering: 'per_entity' });
     // Every fifth delivery fails its first attempt.
     const seen = new Map<string, number>();
     r.respond((req) => {
@@ -153,9 +144,6 @@ describe('fault: ordered delivery keeps each entity’s order', () => {
       const seq = (req.body as { payload: { seq: number } }).payload.seq;
       return { status: seq % 5 === 0 && seen.get(id) === 1 ? 500 : 200 };
     });
-    await subscribeViaRpc(delivery.port, org, r.url, ['user.updated'], { ordering: 'per_entity' });
-    const db: Knex = coreDb(databaseUrl);
-    cleanups.push(() => db.destroy());
     // 300 events over 10 entities, in small transactions; the delivery service is killed a third of the way.
     const ENTITIES = Array.from({ length: 10 }, () => randomUUID());
     const TOTAL_ORDERED = 300;

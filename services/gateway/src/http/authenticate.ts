@@ -37,6 +37,27 @@ export interface AuthenticatorOptions {
 const CACHE_MAX = 10_000;
 
 /**
+ * The per-address limit on failed authentications (AUTH_FAILURE_LIMIT_PER_MINUTE), for every way a
+ * caller proves itself (an API key, a code-host signature): an address over it is refused with 429
+ * before `attempt` runs; an `attempt` that ends in a 401 counts against it. Backend errors come out
+ * as DomainErrors.
+ */
+export async function limitFailures<T>(failures: RateLimiter, ctx: GatewayContext, attempt: () => Promise<T>): Promise<T> {
+  const address = `auth-failures:${ctx.ip}`;
+  const gate = await failures.peek(address);
+  if (!gate.allowed) {
+    throw new DomainError('rate_limit', 'too many failed authentications from this address', { retryAfter: gate.retryAfter });
+  }
+  try {
+    return await attempt();
+  } catch (err) {
+    const known = fromConnectError(err);
+    if (known?.status === 401) await failures.hit(address);
+    throw known ?? err;
+  }
+}
+
+/**
  * Pipeline step 2: the actor of the request's API key. 401 missing_key without one; the
  * core answers invalid_key or key_revoked. A key seen in the last minute is answered from
  * memory (`cached`), so a known key's request is one RPC, not two. A fresh check is refused
@@ -49,25 +70,18 @@ export function createAuthenticator(opts: AuthenticatorOptions) {
   const idOf = (key: string) => createHash('sha256').update(key).digest('base64');
 
   async function fresh(ctx: GatewayContext, key: string, id: string): Promise<Authenticated> {
-    const address = `auth-failures:${ctx.ip}`;
-    const gate = await failures.peek(address);
-    if (!gate.allowed) {
-      throw new DomainError('rate_limit', 'too many failed authentications from this address', {
-        retryAfter: gate.retryAfter,
-      });
-    }
-    try {
-      const res = await auth.authenticate({ key, requestId: ctx.state.requestId });
-      const actor = res.actor!;
-      if (cache.size >= CACHE_MAX) cache.clear();
-      cache.set(id, { actor, apiEnabled: res.apiEnabled, until: clock() + cacheTtlMs });
-      return { actor, apiEnabled: res.apiEnabled, cached: false };
-    } catch (err) {
-      cache.delete(id);
-      const known = fromConnectError(err);
-      if (known?.status === 401) await failures.hit(address);
-      throw known ?? err;
-    }
+    return limitFailures(failures, ctx, async () => {
+      try {
+        const res = await auth.authenticate({ key, requestId: ctx.state.requestId });
+        const actor = res.actor!;
+        if (cache.size >= CACHE_MAX) cache.clear();
+        cache.set(id, { actor, apiEnabled: res.apiEnabled, until: clock() + cacheTtlMs });
+        return { actor, apiEnabled: res.apiEnabled, cached: false };
+      } catch (err) {
+        cache.delete(id);
+        throw err;
+      }
+    });
   }
 
   return {

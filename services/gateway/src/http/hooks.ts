@@ -1,8 +1,9 @@
 import type { Next } from 'koa';
-import getRawBody from 'raw-body';
-import { DomainError, fromConnectError } from '@cluster/platform';
+import { DomainError } from '@cluster/platform';
 import type { Clients } from '../clients.ts';
 import type { RateLimiter } from './rate-limit.ts';
+import { limitFailures } from './authenticate.ts';
+import { readRawBody } from './body.ts';
 import type { GatewayContext } from './context.ts';
 
 /** GitHub caps a webhook payload at 25 MB (it sends none larger). */
@@ -26,41 +27,23 @@ export function createCodeHostHooks(clients: Clients, authFailures: RateLimiter)
       ctx.set('Allow', 'POST');
       throw new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`);
     }
-    const address = `auth-failures:${ctx.ip}`;
-    const gate = await authFailures.peek(address);
-    if (!gate.allowed) {
-      throw new DomainError('rate_limit', 'too many failed authentications from this address', { retryAfter: gate.retryAfter });
-    }
-    if (ctx.request.type !== 'application/json') {
-      throw new DomainError(
-        'unsupported_media_type',
-        'a code-host webhook must be sent as application/json (GitHub: the webhook\'s "Content type" setting)',
-      );
-    }
-    let body: Buffer;
-    try {
-      body = await getRawBody(ctx.req, { limit: HOOK_BODY_LIMIT, length: ctx.get('content-length') || undefined });
-    } catch (err) {
-      if ((err as { type?: string }).type === 'entity.too.large') {
-        throw new DomainError('payload_too_large', `request body is larger than ${HOOK_BODY_LIMIT} bytes`);
+    await limitFailures(authFailures, ctx, async () => {
+      if (ctx.request.type !== 'application/json') {
+        throw new DomainError(
+          'unsupported_media_type',
+          'a code-host webhook must be sent as application/json (GitHub: the webhook\'s "Content type" setting)',
+        );
       }
-      throw new DomainError('validation_error', 'request body could not be read');
-    }
-    try {
       const res = await clients.codehost.receiveWebhook({
         organizationId: match[1],
         provider: 'github',
         event: ctx.get('x-github-event'),
         deliveryId: ctx.get('x-github-delivery'),
         signature: ctx.get('x-hub-signature-256'),
-        body,
+        body: await readRawBody(ctx, HOOK_BODY_LIMIT),
       });
       ctx.status = res.outcome === 'ignored' ? 202 : 200;
       ctx.body = { outcome: res.outcome, ...(res.reason ? { reason: res.reason } : {}), events: res.events };
-    } catch (err) {
-      const known = fromConnectError(err);
-      if (known?.status === 401) await authFailures.hit(address);
-      throw known ?? err;
-    }
+    });
   };
 }

@@ -3,6 +3,7 @@ import type { CodeEvidence } from '@cluster/contracts';
 import type { ExternalLinkRow } from '../../shared/external-ref.ts';
 import type { EntryRow } from '../entries/store.ts';
 import type { CiRunFact, CommitFact, PullRequestFact } from './github.ts';
+import { presentCiRun, presentCommit, presentPullRequest } from './presenter.ts';
 import type { CiRunRow, CodeHostStore, CodeRepo, EntryRef, PullRequestRow } from './store.ts';
 
 type Row<T> = T & CodeRepo & { id: string };
@@ -162,33 +163,12 @@ export function createFakeCodeHostStore(deps: { links: ExternalLinkRow[]; entrie
           .filter((c) => c.organizationId === organizationId)
           .map((c) => ({ c, ids: wanted(commitEntries.filter((x) => x.commitId === c.id).map((x) => x.entryId)) }))
           .filter(({ ids }) => ids.length > 0)
-          .map(({ c, ids }) => ({
-            provider: c.provider,
-            repository: c.repository,
-            sha: c.sha,
-            message: c.message,
-            url: c.url,
-            authorName: c.authorName,
-            committedAt: c.committedAt,
-            entryIds: ids,
-          })),
+          .map(({ c, ids }) => presentCommit({ ...c, entryIds: ids })),
         pullRequests: pullRequests
           .filter((p) => p.organizationId === organizationId)
           .map((p) => ({ p, ids: wanted(pullRequestEntries.filter((x) => x.pullRequestId === p.id).map((x) => x.entryId)) }))
           .filter(({ ids }) => ids.length > 0)
-          .map(({ p, ids }) => ({
-            provider: p.provider,
-            repository: p.repository,
-            number: p.number,
-            title: p.title,
-            url: p.url,
-            state: p.state,
-            merged: p.merged,
-            mergedAt: p.mergedAt,
-            headSha: p.headSha,
-            mergeCommitSha: p.mergeCommitSha,
-            entryIds: ids,
-          })),
+          .map(({ p, ids }) => presentPullRequest({ ...p, entryIds: ids })),
         ciRuns: runs
           .filter((r) => r.organizationId === organizationId)
           .map((r) => ({
@@ -196,19 +176,7 @@ export function createFakeCodeHostStore(deps: { links: ExternalLinkRow[]; entrie
             ids: wanted(linked.filter((l) => sameRepo(l.repo, r) && l.sha === r.headSha).map((l) => l.entryId)),
           }))
           .filter(({ ids }) => ids.length > 0)
-          .map(({ r, ids }) => ({
-            provider: r.provider,
-            repository: r.repository,
-            kind: r.kind,
-            externalId: r.externalId,
-            name: r.name,
-            headSha: r.headSha,
-            status: r.status,
-            conclusion: r.conclusion,
-            url: r.url,
-            completedAt: r.completedAt,
-            entryIds: ids,
-          })),
+          .map(({ r, ids }) => presentCiRun({ ...r, entryIds: ids })),
       };
     },
   };

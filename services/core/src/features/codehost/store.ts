@@ -1,6 +1,7 @@
-import type { CodeCiRun, CodeCommit, CodeEvidence, CodePullRequest } from '@cluster/contracts';
+import type { CodeEvidence } from '@cluster/contracts';
 import { isUuid, type Knex } from '@cluster/db';
 import type { CiRunFact, CommitFact, PullRequestFact } from './github.ts';
+import { presentCiRun, presentCommit, presentPullRequest } from './presenter.ts';
 
 /**
  * A repository of a project, as a delivery names it (GitHub's spelling; names are matched
@@ -68,9 +69,6 @@ export interface CodeHostStore {
   /** The commits, pull requests and CI runs linked to the organization's entries among `entryIds`. */
   evidenceOf(organizationId: string, entryIds: readonly string[]): Promise<CodeEvidence>;
 }
-
-const iso = (v: Date | string | null | undefined) =>
-  v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : v;
 
 /**
  * Every (provider, repository, sha, entryId) of the organization: the commits that reference an entry,
@@ -278,42 +276,9 @@ export function createCodeHostStore(db: Knex): CodeHostStore {
         .select('r.*', entriesOf('l."entryId"'))
         .orderByRaw('r."completedAt" ASC NULLS LAST, r.kind, r."externalId"');
       return {
-        commits: commits.map((c): CodeCommit => ({
-          provider: c.provider,
-          repository: c.repository,
-          sha: c.sha,
-          message: c.message,
-          url: c.url,
-          authorName: c.authorName,
-          committedAt: iso(c.committedAt),
-          entryIds: c.entryIds,
-        })),
-        pullRequests: pullRequests.map((p): CodePullRequest => ({
-          provider: p.provider,
-          repository: p.repository,
-          number: p.number,
-          title: p.title,
-          url: p.url,
-          state: p.state,
-          merged: p.merged,
-          mergedAt: iso(p.mergedAt),
-          headSha: p.headSha,
-          mergeCommitSha: p.mergeCommitSha,
-          entryIds: p.entryIds,
-        })),
-        ciRuns: ciRuns.map((r): CodeCiRun => ({
-          provider: r.provider,
-          repository: r.repository,
-          kind: r.kind,
-          externalId: r.externalId,
-          name: r.name,
-          headSha: r.headSha,
-          status: r.status,
-          conclusion: r.conclusion,
-          url: r.url,
-          completedAt: iso(r.completedAt),
-          entryIds: r.entryIds,
-        })),
+        commits: commits.map(presentCommit),
+        pullRequests: pullRequests.map(presentPullRequest),
+        ciRuns: ciRuns.map(presentCiRun),
       };
     },
   };
