@@ -67,8 +67,14 @@ export default defineConfig(
     rules: { 'no-process-env': 'error' },
   },
   {
-    // The readers of the environment, and tests (which may look for optional infrastructure).
-    files: ['packages/platform/src/config.ts', 'services/*/src/config.ts', '**/*.test.ts'],
+    // The readers of the environment (instrumentation.ts: the OTEL_* variables, which the OpenTelemetry
+    // SDK reads itself), and tests (which may look for optional infrastructure).
+    files: [
+      'packages/platform/src/config.ts',
+      'packages/platform/src/instrumentation.ts',
+      'services/*/src/config.ts',
+      '**/*.test.ts',
+    ],
     rules: { 'no-process-env': 'off' },
   },
   prettier,

@@ -6,13 +6,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropDatabase, freshDatabaseUrl, requireEnv } from './support/cluster.ts';
 import { replayDockerfile, type ReplayedStage } from './support/dockerfile.ts';
+import { startOtlpCollector, type OtlpCollector } from './support/otlp.ts';
+import { until } from './support/poll.ts';
 import { exited, freePort, waitForHttp } from './support/processes.ts';
 
 // The image, built as Docker would build it (k8s/Dockerfile's steps replayed in a clean copy of
 // the build context: install, generate, compile, a runtime stage with production dependencies
 // only) and run as Kubernetes runs it: NODE_ENV=production with real keys, the migration Job's
 // entry points first, then the four services with MIGRATE_ON_START=false, from a working tree
-// none of them writes to. An image that cannot build or run fails here.
+// none of them writes to, with tracing on (the SDK and its instrumentations from the production
+// dependencies, exporting to a collector of the test's own). An image that cannot build or run fails here.
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SERVICES = ['core', 'delivery', 'evidence', 'gateway'] as const;
 const { brokers } = requireEnv();
@@ -22,6 +25,7 @@ let work: string;
 let runtime: ReplayedStage;
 let app: string;
 const children: ChildProcess[] = [];
+let collector: OtlpCollector;
 
 /** Every file under `dir` with its size and modification time (node_modules included). */
 function snapshot(dir: string): Map<string, string> {
@@ -64,10 +68,14 @@ function podEnvironment(ports: Record<(typeof SERVICES)[number], number>): Recor
     EVIDENCE_URL: `http://127.0.0.1:${ports.evidence}`,
     MIGRATE_ON_START: 'false',
     LOG_LEVEL: 'warn',
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '100',
   };
 }
 
 beforeAll(async () => {
+  collector = await startOtlpCollector();
   work = mkdtempSync(path.join(tmpdir(), 'image-'));
   const stages = await replayDockerfile({ dockerfile: path.join(ROOT, 'k8s/Dockerfile'), contextDir: ROOT, workDir: work });
   runtime = stages.at(-1)!;
@@ -78,6 +86,7 @@ afterAll(async () => {
   for (const child of children) child.kill('SIGTERM');
   await Promise.all(children.map((c) => exited(c)));
   await dropDatabase(databaseUrl);
+  await collector?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -140,6 +149,15 @@ describe('the image', () => {
     expect(renderer.status).toBe(200);
     expect((await renderer.text()).length).toBeGreaterThan(100_000);
     expect(existsSync(path.join(app, 'node_modules', 'redoc'))).toBe(false);
+
+    // The write's trace: the gateway's server span and the core's RPC span, exported by the image's SDK.
+    const spans = await until(
+      async () => collector.spans(),
+      (found) => found.some((s) => s.name === 'POST /api/v1/projects') && found.some((s) => s.name.endsWith('/CreateProject')),
+    );
+    const server = spans.find((s) => s.name === 'POST /api/v1/projects');
+    expect(server?.service).toBe('gateway');
+    expect(spans.find((s) => s.name.endsWith('/CreateProject'))).toMatchObject({ service: 'core', traceId: server?.traceId });
 
     // A read-only root filesystem would refuse any of these writes.
     const after = snapshot(app);

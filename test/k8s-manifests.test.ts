@@ -224,3 +224,23 @@ describe('the base', () => {
     expect(JSON.stringify(rendered.base)).not.toContain('CHANGE_ME');
   });
 });
+
+describe('traces', () => {
+  it('exports traces from every pod in prod, to the collector only, and starts no SDK in dev', () => {
+    const config = (overlay: string) =>
+      rendered[overlay].find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('cluster-config'))!.data!;
+    expect(config('prod').OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://otel-collector.monitoring.svc:4318');
+    expect(config('dev').OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
+    const otlp = rendered.prod.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'allow-otlp')!;
+    expect(otlp.spec).toEqual({
+      podSelector: {},
+      policyTypes: ['Egress'],
+      egress: [
+        {
+          to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+          ports: [{ protocol: 'TCP', port: 4318 }],
+        },
+      ],
+    });
+  });
+});

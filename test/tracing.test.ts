@@ -1,66 +1,199 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
-import { initTelemetry } from '@cluster/platform';
-import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOtlpCollector, type ExportedSpan, type OtlpCollector } from './support/otlp.ts';
+import { until } from './support/poll.ts';
+import { startProcessCluster, type ProcessCluster } from './support/process-cluster.ts';
+import { createReceivers, type Receiver } from './support/receiver.ts';
 
-const exporter = new InMemorySpanExporter();
-let c: TestCluster;
-let org: SeededOrg;
+// Traces as an SRE gets them: the services run as processes with the OpenTelemetry SDK and its
+// instrumentations (switched on by the standard OTEL_* variables only) and export over OTLP/HTTP to a
+// collector of the test's own. One API write is followed from the gateway through the core, Kafka and
+// the delivery service into the receiver of the webhook it causes.
+const SERVER = 2;
+const CLIENT = 3;
+const PRODUCER = 4;
+
+const receivers = createReceivers();
+let collector: OtlpCollector;
+let cluster: ProcessCluster;
+let receiver: Receiver;
+let key: string;
+let projectId: string;
+
+async function api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${cluster.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** The spans of a trace, once `done` says every expected one has arrived (the exporters batch). */
+function trace(traceId: string, done: (spans: ExportedSpan[]) => boolean): Promise<ExportedSpan[]> {
+  return until(async () => collector.spans().filter((s) => s.traceId === traceId), done, 20_000);
+}
+
+const newTraceparent = () => {
+  const traceId = randomBytes(16).toString('hex');
+  return { traceId, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` };
+};
 
 beforeAll(async () => {
-  initTelemetry('tests', { exporter });
-  c = await startTestCluster({ withoutDelivery: true });
-  org = await c.seedOrg('Tracing Org');
+  collector = await startOtlpCollector();
+  cluster = await startProcessCluster('trace', {
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true',
+      WEBHOOK_CLOCK_SKEW_MS: '0',
+    },
+    // The gateway's access log line of each request, to find the trace ids in it.
+    perService: { gateway: { LOG_LEVEL: 'info' } },
+  });
+  ({ key } = await cluster.newOrg('Traced'));
+  const project = await api('POST', '/projects', { name: 'traced', description: '' });
+  expect(project.status).toBe(201);
+  projectId = String(project.body.id);
+  receiver = await receivers.start();
+  const hook = await api('POST', '/webhooks', { destinationUrl: receiver.url, eventNames: ['entry.created'] });
+  expect(hook.status).toBe(201);
+}, 180_000);
+
+afterAll(async () => {
+  await receivers.closeAll();
+  await cluster?.stop();
+  await collector?.close();
 });
-afterAll(async () => c?.stop());
 
-describe('distributed tracing', () => {
-  it("continues the caller's trace through the gateway, the core RPC and the Kafka message headers", async () => {
-    const traceId = randomBytes(16).toString('hex');
-    const traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
-    expect((await c.api(org.key, 'GET', '/me')).status).toBe(200); // the gateway now knows the key
-    const res = await c.api(org.key, 'POST', '/projects', { name: 'traced', description: '' }, { traceparent });
-    expect(res.status).toBe(201);
+describe('a trace from an API write to the webhook it causes', () => {
+  it('holds spans of the gateway, the core and the delivery service under the caller’s trace id, and the receiver joins it', async () => {
+    const { traceId, traceparent } = newTraceparent();
+    const entry = await api(
+      'POST',
+      `/projects/${projectId}/entries`,
+      { title: 'traced', description: 'end to end', type: 'feedback' },
+      { traceparent },
+    );
+    expect(entry.status).toBe(201);
 
-    const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
-    const names = spans.map((s) => s.name);
-    expect(names).toContain('POST /api/v1/projects');
-    expect(names).toContain('cluster.core.v1.ProjectService/CreateProject');
-    // One round trip: a known key is not authenticated by a second RPC; the core checks it on the call itself.
-    expect(names.filter((n) => n.startsWith('cluster.core.v1.'))).toEqual(['cluster.core.v1.ProjectService/CreateProject']);
-    const gateway = spans.find((s) => s.name === 'POST /api/v1/projects')!;
-    const create = spans.find((s) => s.name.endsWith('/CreateProject'))!;
-    expect(create.parentSpanContext?.spanId).toBe(gateway.spanContext().spanId);
-    expect(gateway.attributes['http.response.status_code']).toBe(201);
-
-    // The event on Kafka carries the trace context of the write that produced it.
-    const kafka = new Kafka({ brokers: c.brokers, logLevel: logLevel.NOTHING });
-    const consumer = kafka.consumer({ groupId: `trace-${randomBytes(4).toString('hex')}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: `${c.topicPrefix}cluster.domain-events.v1`, fromBeginning: true });
-    const header = await new Promise<string>((resolve) => {
-      void consumer.run({
-        eachMessage: async ({ message }) => {
-          const env = JSON.parse(message.value!.toString());
-          if (env.entityId === res.body.id) resolve(String(message.headers?.traceparent));
-        },
-      });
-    });
-    await consumer.disconnect();
+    // The receiver's request carries a traceparent of the same trace.
+    const [delivered] = await receiver.waitFor(1, (r) => (r.body as { entityId?: string }).entityId === entry.body.id);
+    const header = String(delivered.headers.traceparent);
+    expect(header).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     expect(header.split('-')[1]).toBe(traceId);
+
+    const spans = await trace(traceId, (found) => found.some((s) => s.spanId === header.split('-')[2]));
+    const listing = spans.map((s) => `${s.service}: ${s.name}`).join('\n');
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+
+    // Gateway: the http instrumentation's server span, named by the route template, under the caller's span.
+    const server = spans.find((s) => s.service === 'gateway' && s.kind === SERVER);
+    expect(server, listing).toBeDefined();
+    expect(server!.name).toBe('POST /api/v1/projects/:id/entries');
+    expect(server!.attributes['http.route']).toBe('/api/v1/projects/:id/entries');
+    expect(server!.attributes['http.response.status_code']).toBe(201);
+    expect(server!.parentSpanId).toBe(traceparent.split('-')[2]);
+    // The Koa instrumentation's middleware spans, named after the middleware.
+    expect(
+      spans.some((s) => s.service === 'gateway' && s.name === 'middleware - v1Pipeline'),
+      listing,
+    ).toBe(true);
+
+    // Core: the RPC's span is a child of a gateway span; the pg instrumentation's queries are inside it.
+    const rpc = spans.find((s) => s.service === 'core' && s.name === 'cluster.core.v1.EntryService/CreateEntry');
+    expect(rpc, listing).toBeDefined();
+    expect(byId.get(rpc!.parentSpanId)?.service).toBe('gateway');
+    const queries = spans.filter((s) => s.service === 'core' && s.scope === '@opentelemetry/instrumentation-pg');
+    expect(queries.length, listing).toBeGreaterThan(0);
+    for (const q of queries) expect(byId.get(q.parentSpanId)?.service, q.name).toBe('core');
+    expect(queries.some((q) => q.parentSpanId === rpc!.spanId)).toBe(true);
+
+    // Delivery: the attempt's span continues the trace stored with the event; under it the undici
+    // instrumentation's client span is the parent the receiver was given.
+    const attempt = spans.find((s) => s.service === 'delivery' && s.name === 'webhook.deliver');
+    expect(attempt, listing).toBeDefined();
+    const post = byId.get(header.split('-')[2]);
+    expect(post, listing).toMatchObject({ service: 'delivery', kind: CLIENT, parentSpanId: attempt!.spanId });
+    expect(post!.attributes['http.response.status_code']).toBe(200);
+
+    // Every span of the trace hangs off another span of it (or off the caller's).
+    for (const s of spans)
+      expect([...byId.keys(), traceparent.split('-')[2]], `${s.service}: ${s.name}`).toContain(s.parentSpanId);
+
+    // The gateway's access log line of the request carries the trace and its span ids.
+    const logged = cluster.gateway
+      .tail()
+      .split('\n')
+      .map((l) => {
+        try {
+          return JSON.parse(l) as Record<string, unknown>;
+        } catch {
+          return {};
+        }
+      })
+      .find((l) => l.msg === 'request' && l.method === 'POST' && l.traceId === traceId);
+    expect(logged, cluster.gateway.tail()).toBeDefined();
+    expect(byId.has(String(logged!.spanId))).toBe(true);
   });
 
-  it('starts a new trace when the caller sends none, and errors mark the span', async () => {
-    exporter.reset();
-    const res = await c.api(org.key, 'GET', '/projects/00000000-0000-0000-0000-000000000000');
-    expect(res.status).toBe(404);
-    const gateway = exporter.getFinishedSpans().find((s) => s.name === 'GET /api/v1/projects/:id');
-    expect(gateway).toBeDefined();
-    expect(gateway!.attributes['http.response.status_code']).toBe(404);
-    const get = exporter.getFinishedSpans().find((s) => s.name.endsWith('/GetProject'))!;
-    expect(get.spanContext().traceId).toBe(gateway!.spanContext().traceId);
-    expect(get.status.code).toBe(2);
+  it('puts the write’s trace on the Kafka message, and links the relay’s send span to it', async () => {
+    const { traceId, traceparent } = newTraceparent();
+    const created = await api('POST', '/projects', { name: 'kafka traced', description: '' }, { traceparent });
+    expect(created.status).toBe(201);
+
+    const kafka = new Kafka({ brokers: (process.env.KAFKA_BROKERS ?? '').split(','), logLevel: logLevel.NOTHING });
+    const consumer = kafka.consumer({ groupId: `trace-${randomBytes(4).toString('hex')}` });
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topic: `${cluster.topicPrefix}cluster.domain-events.v1`, fromBeginning: true });
+      const header = await new Promise<string>((resolve) => {
+        void consumer.run({
+          eachMessage: async ({ message }) => {
+            const env = JSON.parse(message.value!.toString()) as { entityId?: string };
+            if (env.entityId === created.body.id) resolve(String(message.headers?.traceparent));
+          },
+        });
+      });
+      expect(header.split('-')[1]).toBe(traceId);
+      const spans = await trace(traceId, (found) => found.some((s) => s.spanId === header.split('-')[2]));
+      // The message's context is the core's, from the write (not the relay's send span)...
+      expect(spans.find((s) => s.spanId === header.split('-')[2])?.service).toBe('core');
+      // ...and the relay's send span, a trace of its own, links to it.
+      const sends = await until(
+        async () =>
+          collector.spans().filter((s) => s.kind === PRODUCER && s.links.some((l) => l.spanId === header.split('-')[2])),
+        (found) => found.length > 0,
+        20_000,
+      );
+      expect(sends[0]).toMatchObject({ service: 'core', name: `send ${cluster.topicPrefix}cluster.domain-events.v1` });
+    } finally {
+      await consumer.disconnect();
+    }
+  });
+
+  it('marks the span of a failed call, and starts a trace when the caller sends none', async () => {
+    const missing = await api('GET', '/projects/00000000-0000-0000-0000-000000000000');
+    expect(missing.status).toBe(404);
+    const server = await until(
+      async () =>
+        collector.spans().find((s) => s.service === 'gateway' && s.kind === SERVER && s.name === 'GET /api/v1/projects/:id'),
+      (found) => found !== undefined,
+      20_000,
+    );
+    expect(server!.attributes['http.response.status_code']).toBe(404);
+    const spans = await trace(server!.traceId, (found) => found.some((s) => s.name.endsWith('/GetProject')));
+    expect(spans.find((s) => s.name.endsWith('/GetProject'))?.statusCode).toBe(2);
+  });
+
+  it('makes no spans for probes and scrapes', async () => {
+    for (const path of ['/healthz', '/readyz'])
+      expect((await fetch(`http://127.0.0.1:${cluster.core.port}${path}`)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(
+      collector.spans().filter((s) => /healthz|readyz|metrics/.test(`${s.name} ${String(s.attributes['url.path'] ?? '')}`)),
+    ).toEqual([]);
   });
 });

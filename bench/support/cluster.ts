@@ -1,11 +1,7 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { createAdminOperations } from '@cluster/core';
-import { createDb } from '@cluster/db';
-import { dropDatabase, freshDatabaseUrl, requireEnv } from '../../test/support/cluster.ts';
 import type { Json } from '../../test/support/json.ts';
-import { serviceProcess, type ServiceProcess } from '../../test/faults/support.ts';
-import { buildServices } from '../../test/support/processes.ts';
+import type { ServiceProcess } from '../../test/faults/support.ts';
+import { startProcessCluster } from '../../test/support/process-cluster.ts';
 import { clusterGroups, cpuMeter, type ProcessGroups } from './cpu.ts';
 
 export interface ApiAnswer {
@@ -44,107 +40,61 @@ export interface BenchCluster {
  * writes a CPU profile of each service there; BENCH_NODE_ARGS adds node flags.
  */
 export async function startBenchCluster(tag: string, env: Record<string, string> = {}): Promise<BenchCluster> {
-  const { brokers } = requireEnv();
-  const databaseUrl = freshDatabaseUrl(tag);
-  const base = {
-    DATABASE_URL: databaseUrl,
-    KAFKA_BROKERS: brokers.join(','),
-    KAFKA_TOPIC_PREFIX: `b${randomBytes(4).toString('hex')}.`,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '10000000',
-    OUTBOX_RELAY_IDLE_MS: '1000',
-    ...env,
-  };
   const nodeArgs = [
     ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
     ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ];
-  buildServices();
-  const procs: ServiceProcess[] = [];
-  const stop = async () => {
-    for (const p of [...procs].reverse()) await p.stop();
-    await dropDatabase(databaseUrl);
+  const cluster = await startProcessCluster(tag, {
+    env: { RATE_LIMIT_PER_MINUTE: '10000000', OUTBOX_RELAY_IDLE_MS: '1000', ...env },
+    nodeArgs,
+  });
+  const { core, delivery, gateway, databaseUrl } = cluster;
+  const api = new Agent({ connections: 64 });
+  const call = async (key: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<ApiAnswer> => {
+    const res = await request(`${cluster.baseUrl}${path}`, {
+      method,
+      dispatcher: api,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
   };
-  try {
-    const core = await serviceProcess('core', base, { nodeArgs });
-    procs.push(core);
-    await core.start();
-    const delivery = await serviceProcess('delivery', { ...base, CORE_URL: `http://127.0.0.1:${core.port}` }, { nodeArgs });
-    procs.push(delivery);
-    await delivery.start();
-    const gateway = await serviceProcess(
-      'gateway',
-      {
-        ...base,
-        CORE_URL: `http://127.0.0.1:${core.port}`,
-        DELIVERY_URL: `http://127.0.0.1:${delivery.port}`,
-        EVIDENCE_URL: 'http://127.0.0.1:1',
-        GATEWAY_METRICS_PORT: '0',
-      },
-      { readyPath: '/healthz', nodeArgs },
-    );
-    procs.push(gateway);
-    await gateway.start();
-
-    const api = new Agent({ connections: 64 });
-    const call = async (key: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<ApiAnswer> => {
-      const res = await request(`http://127.0.0.1:${gateway.port}/api/v1${path}`, {
-        method,
-        dispatcher: api,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.body.text();
-      return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
-    };
-    const newOrg = async (name: string, projects: number): Promise<BenchOrg> => {
-      const db = createDb(databaseUrl, { schema: 'core', poolMax: 1 });
-      try {
-        const admin = createAdminOperations(db);
-        const { id: orgId } = await admin.createOrg(name);
-        const { id: userId } = await admin.createUser(orgId, `bench-${randomUUID()}@example.test`, 'Bench', 'admin');
-        const { key } = await admin.createKey({ user: userId, scope: 'organization' });
-        const projectIds: string[] = [];
-        for (let i = 0; i < projects; i++) {
-          const res = await call(key, 'POST', '/projects', { name: `${name} project ${i}`, description: 'benchmark' });
-          if (res.status !== 201) throw new Error(`project failed: ${JSON.stringify(res.body)}`);
-          projectIds.push(res.body.id as string);
-        }
-        return { key, orgId, projectIds };
-      } finally {
-        await db.destroy();
-      }
-    };
-    return {
-      core,
-      delivery,
-      gateway,
-      databaseUrl,
-      call,
-      newOrg,
-      meter: (extra = []) =>
-        cpuMeter([
-          ...clusterGroups(
-            [
-              { name: 'gateway', pid: () => gateway.pid },
-              { name: 'core', pid: () => core.pid },
-              { name: 'delivery', pid: () => delivery.pid },
-            ],
-            new URL(databaseUrl).pathname.slice(1),
-          ),
-          ...extra,
-        ]),
-      tails: () => procs.map((p) => `---- ${p.tail()}`).join('\n'),
-      async stop() {
-        await api.close();
-        await stop();
-      },
-    };
-  } catch (err) {
-    for (const p of procs) console.error(`---- ${p.tail()}`);
-    await stop();
-    throw err;
-  }
+  const newOrg = async (name: string, projects: number): Promise<BenchOrg> => {
+    const { key, orgId } = await cluster.newOrg(name);
+    const projectIds: string[] = [];
+    for (let i = 0; i < projects; i++) {
+      const res = await call(key, 'POST', '/projects', { name: `${name} project ${i}`, description: 'benchmark' });
+      if (res.status !== 201) throw new Error(`project failed: ${JSON.stringify(res.body)}`);
+      projectIds.push(res.body.id as string);
+    }
+    return { key, orgId, projectIds };
+  };
+  return {
+    core,
+    delivery,
+    gateway,
+    databaseUrl,
+    call,
+    newOrg,
+    meter: (extra = []) =>
+      cpuMeter([
+        ...clusterGroups(
+          [
+            { name: 'gateway', pid: () => gateway.pid },
+            { name: 'core', pid: () => core.pid },
+            { name: 'delivery', pid: () => delivery.pid },
+          ],
+          new URL(databaseUrl).pathname.slice(1),
+        ),
+        ...extra,
+      ]),
+    tails: cluster.tails,
+    async stop() {
+      await api.close();
+      await cluster.stop();
+    },
+  };
 }
 
 /** The body of the benchmarks' write, an integrator filing a bug (the `i`th one). */

@@ -1,4 +1,5 @@
 import { physicalTopic, type Producer } from '@cluster/kafka';
+import { CREATION_CONTEXT } from '@cluster/platform';
 
 /** One outbox row as the relay reads it. */
 export interface OutboxRow {
@@ -68,6 +69,9 @@ export function createOutboxPublisher(opts: {
         key: row.key,
         value: JSON.stringify(row.envelope),
         headers: { ...(row.headers ?? {}), 'event-name': row.envelope.eventName, 'event-id': row.envelope.id },
+        // The trace the row was written in, for the Kafka instrumentation's producer hook: it keeps
+        // that context in the message's headers rather than the relay's (instrumentation.ts).
+        [CREATION_CONTEXT]: row.headers,
       }));
       // In order, in requests of at most maxRequestBytes: a record batch over the topic's
       // max.message.bytes would be refused every time, and stop the relay for good.

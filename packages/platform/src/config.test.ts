@@ -9,21 +9,12 @@ afterEach(() => {
 
 describe('readProcessConfig', () => {
   it('has the documented defaults when nothing is set', () => {
-    for (const name of [
-      'NODE_ENV',
-      'LOG_LEVEL',
-      'SHUTDOWN_DEADLINE_MS',
-      'MIGRATE_ON_START',
-      'OTEL_EXPORTER_OTLP_ENDPOINT',
-      'OTEL_SERVICE_NAME',
-    ])
-      vi.stubEnv(name, '');
-    expect(readProcessConfig('core')).toEqual({
+    for (const name of ['NODE_ENV', 'LOG_LEVEL', 'SHUTDOWN_DEADLINE_MS', 'MIGRATE_ON_START']) vi.stubEnv(name, '');
+    expect(readProcessConfig()).toEqual({
       production: false,
       logLevel: 'info',
       shutdownDeadlineMs: 20_000,
       migrateOnStart: true,
-      telemetry: { otlpEndpoint: undefined, serviceName: 'core' },
     });
   });
 
@@ -32,23 +23,20 @@ describe('readProcessConfig', () => {
     vi.stubEnv('LOG_LEVEL', 'silent');
     vi.stubEnv('SHUTDOWN_DEADLINE_MS', '5000');
     vi.stubEnv('MIGRATE_ON_START', 'false');
-    vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', 'http://collector:4318');
-    vi.stubEnv('OTEL_SERVICE_NAME', 'core-eu');
-    expect(readProcessConfig('core')).toEqual({
+    expect(readProcessConfig()).toEqual({
       production: true,
       logLevel: 'silent',
       shutdownDeadlineMs: 5000,
       migrateOnStart: false,
-      telemetry: { otlpEndpoint: 'http://collector:4318', serviceName: 'core-eu' },
     });
   });
 
   it('refuses a log level pino does not know and a deadline that is not a number', () => {
     vi.stubEnv('LOG_LEVEL', 'verbose');
-    expect(() => readProcessConfig('core')).toThrow(ConfigError);
+    expect(() => readProcessConfig()).toThrow(ConfigError);
     vi.stubEnv('LOG_LEVEL', 'info');
     vi.stubEnv('SHUTDOWN_DEADLINE_MS', '20s');
-    expect(() => readProcessConfig('core')).toThrow(/SHUTDOWN_DEADLINE_MS/);
+    expect(() => readProcessConfig()).toThrow(/SHUTDOWN_DEADLINE_MS/);
   });
 });
 

@@ -11,6 +11,8 @@ import {
 // The one place that reads the environment, with each service's `src/config.ts`
 // (which calls these helpers): values are read once at boot, typed, and a bad value
 // fails the start. Packages never read `process.env`; they are handed what they need.
+// The one exception: the OTEL_* variables, which the OpenTelemetry SDK reads itself as
+// its specification says (instrumentation.ts decides only whether to start it).
 
 /** A missing or malformed setting: the process refuses to start. */
 export class ConfigError extends Error {
@@ -153,11 +155,12 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
- * Settings every service process has (logs, shutdown, traces, NODE_ENV), read the
- * same way by each service's config and handed to createLogger, createShutdown and
- * initTelemetry by its composition root.
+ * Settings every service process has (logs, shutdown, NODE_ENV), read the same way by
+ * each service's config and handed to createLogger and createShutdown by its
+ * composition root. (Traces are configured by the standard OTEL_* variables, which the
+ * OpenTelemetry SDK reads itself: instrumentation.ts.)
  */
-export function readProcessConfig(service: string) {
+export function readProcessConfig() {
   return {
     /** NODE_ENV=production: development defaults (keys, private destinations) are refused. */
     production: optionalStr('NODE_ENV') === 'production',
@@ -169,11 +172,6 @@ export function readProcessConfig(service: string) {
      * Kubernetes runs the migration Job before the rollout; docs/deploy.md).
      */
     migrateOnStart: bool('MIGRATE_ON_START', true),
-    telemetry: {
-      /** OTLP/HTTP base URL; traces are exported only when it is set. */
-      otlpEndpoint: optionalStr('OTEL_EXPORTER_OTLP_ENDPOINT'),
-      serviceName: str('OTEL_SERVICE_NAME', service),
-    },
   };
 }
 export type ProcessConfig = ReturnType<typeof readProcessConfig>;

@@ -1,12 +1,13 @@
 import { Writable } from 'node:stream';
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.ts';
-import { initTelemetry, tracer } from './telemetry.ts';
+import { tracer } from './telemetry.ts';
 
 describe('log lines', () => {
   it('carry the trace and span ids of the span they are written in, and none outside one', () => {
-    initTelemetry('test', { exporter: new InMemorySpanExporter() });
+    new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] }).register();
     const lines: Record<string, unknown>[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {

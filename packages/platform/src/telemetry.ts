@@ -9,59 +9,36 @@ import {
   type TextMapGetter,
   type TextMapSetter,
 } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { RPCType, getRPCMetadata } from '@opentelemetry/core';
 
 export { SpanKind, SpanStatusCode, context, propagation, trace, type Span, type Context };
 
-let provider: NodeTracerProvider | undefined;
+// Traces are the OpenTelemetry SDK's, started by each service's main.ts before the service loads
+// (instrumentation.ts) when the OTEL_* variables configure it; otherwise the API is a no-op and the
+// helpers below cost next to nothing. W3C trace context flows gateway -> Connect -> core -> outbox
+// row -> Kafka headers -> delivery -> the webhook's own traceparent (docs/observability.md).
 
-/** Where spans go: a test's exporter, or an OTLP/HTTP endpoint (from the service's config). */
-export interface TelemetryOptions {
-  exporter?: SpanExporter;
-  /** OTLP/HTTP base URL (OTEL_EXPORTER_OTLP_ENDPOINT); traces are sent to its `v1/traces`. */
-  otlpEndpoint?: string;
-  /** `service.name` of the spans (OTEL_SERVICE_NAME); default the service's own name. */
-  serviceName?: string;
-}
-
-/** The traces URL of an OTLP base endpoint, as the OTel SDK derives it from OTEL_EXPORTER_OTLP_ENDPOINT. */
-function otlpTracesUrl(endpoint: string): string {
-  return `${endpoint.endsWith('/') ? endpoint : `${endpoint}/`}v1/traces`;
+/** Flushes the spans not yet exported (last shutdown phase); nothing when tracing is off. */
+export async function shutdownTelemetry(): Promise<void> {
+  const global = trace.getTracerProvider() as { getDelegate?: () => unknown };
+  const provider = (global.getDelegate?.() ?? global) as { forceFlush?: () => Promise<void> };
+  await provider.forceFlush?.().catch(() => {});
 }
 
 /**
- * Traces for one process: W3C trace context propagated gateway -> Connect ->
- * core -> outbox -> Kafka headers -> delivery. Spans are exported over OTLP/HTTP
- * when an OTLP endpoint is given (the service's OTEL_EXPORTER_OTLP_ENDPOINT);
- * without it they still carry ids for propagation and log correlation. Call first
- * thing in a composition root; later calls in the same process (in-process test
- * clusters) keep the first provider.
+ * Names the current request's HTTP server span by its route template (`GET /api/v1/projects/:id`), the
+ * way the http instrumentation reads it when the answer is sent; nothing when tracing is off.
  */
-export function initTelemetry(service: string, opts: TelemetryOptions = {}): void {
-  if (provider) return;
-  const processors = opts.exporter
-    ? [new SimpleSpanProcessor(opts.exporter)]
-    : opts.otlpEndpoint
-      ? [new BatchSpanProcessor(new OTLPTraceExporter({ url: otlpTracesUrl(opts.otlpEndpoint) }))]
-      : [];
-  provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': opts.serviceName ?? service }),
-    spanProcessors: processors,
-    // Nowhere to send spans: record none (their ids still propagate and reach the logs), which
-    // saves building every span's attributes and events on each request (bench/README.md).
-    ...(processors.length ? {} : { sampler: new AlwaysOffSampler() }),
-  });
-  provider.register({ propagator: new W3CTraceContextPropagator() });
+export function setHttpRoute(route: string): void {
+  const rpc = getRPCMetadata(context.active());
+  if (rpc?.type === RPCType.HTTP) rpc.route = route;
 }
 
-/** Flushes and stops the exporter (last shutdown phase). */
-export async function shutdownTelemetry(): Promise<void> {
-  await provider?.forceFlush().catch(() => {});
-}
+/**
+ * Where a message written to the outbox carries its creation context (the trace of the write) to the
+ * relay's Kafka producer; `Symbol.for`, so the same symbol in every bundle (instrumentation.ts).
+ */
+export const CREATION_CONTEXT = Symbol.for('cluster.messaging.creation-context');
 
 export function tracer(service: string) {
   return trace.getTracer(service);

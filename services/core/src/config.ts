@@ -5,7 +5,7 @@ export const DEV_CODEHOST_KEY_MATERIAL = 'dev-only-codehost-key: set CODEHOST_SE
 
 /** Core configuration, read once at boot (contract.md names). */
 export function readCoreConfig() {
-  const common = readProcessConfig('core');
+  const common = readProcessConfig();
   return {
     ...common,
     ...readServiceConfig('core', common.production),
@@ -24,6 +24,6 @@ export type CoreConfig = ReturnType<typeof readCoreConfig>;
 export function readAdminConfig() {
   return {
     databaseUrl: optionalStr('DATABASE_URL'),
-    codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', readProcessConfig('admin-cli').production),
+    codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', readProcessConfig().production),
   };
 }

@@ -2,7 +2,6 @@ import { createDb, ensureDatabase, pingDb, prepareSchema } from '@cluster/db';
 import { DOMAIN_EVENT_PARTITIONS, createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
 import {
   ConfigError,
-  initTelemetry,
   shutdownTelemetry,
   createLogger,
   createMetrics,
@@ -23,7 +22,6 @@ export async function startCore(
   config: CoreConfig,
 ): Promise<{ port: number; shutdown: Shutdown; flushOutbox: () => Promise<number> }> {
   if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required');
-  initTelemetry('core', config.telemetry);
   const logger = createLogger('core', config.logLevel);
   const metrics = createMetrics('core');
   const shutdown = createShutdown(logger, config.shutdownDeadlineMs);

@@ -15,7 +15,7 @@ export const DEV_SECRET_KEY_MATERIAL = 'dev-only-webhook-secret-key: set WEBHOOK
 
 /** Delivery configuration, read once at boot (contract.md names and defaults). */
 export function readDeliveryConfig() {
-  const common = readProcessConfig('delivery');
+  const common = readProcessConfig();
   const timeoutMs = int('WEBHOOK_TIMEOUT_MS', 5000, 1);
   const allowPrivateDestinations = bool('WEBHOOK_ALLOW_PRIVATE_DESTINATIONS', false);
   return {

@@ -7,7 +7,6 @@ import { createOutboxRelay } from '@cluster/outbox';
 import {
   ConfigError,
   createRpcTransport,
-  initTelemetry,
   shutdownTelemetry,
   createLogger,
   createMetrics,
@@ -43,7 +42,6 @@ import { createStores } from './stores.ts';
  */
 export async function startDelivery(config: DeliveryConfig): Promise<{ port: number; shutdown: Shutdown }> {
   if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required');
-  initTelemetry('delivery', config.telemetry);
   const logger = createLogger('delivery', config.logLevel);
   const metrics = createMetrics('delivery');
   const shutdown = createShutdown(logger, config.shutdownDeadlineMs);

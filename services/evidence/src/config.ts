@@ -5,7 +5,7 @@ export const DEV_EVIDENCE_KEY_MATERIAL = 'dev-only-evidence-key: set EVIDENCE_SE
 
 /** Evidence configuration, read once at boot. */
 export function readEvidenceConfig() {
-  const common = readProcessConfig('evidence');
+  const common = readProcessConfig();
   return {
     ...common,
     ...readServiceConfig('evidence', common.production),

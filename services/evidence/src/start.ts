@@ -9,7 +9,6 @@ import {
   createShutdown,
   createTokenSigner,
   createTokenVerifier,
-  initTelemetry,
   retiredKeyWarnings,
   shutdownTelemetry,
   type Shutdown,
@@ -26,7 +25,6 @@ import { migrations } from './migrations/index.ts';
 /** Composition root of the evidence service: pool and migrations, the core client, keys, the Connect server. */
 export async function startEvidence(config: EvidenceConfig): Promise<{ port: number; shutdown: Shutdown }> {
   if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required');
-  initTelemetry('evidence', config.telemetry);
   const logger = createLogger('evidence', config.logLevel);
   const metrics = createMetrics('evidence');
   const shutdown = createShutdown(logger, config.shutdownDeadlineMs);

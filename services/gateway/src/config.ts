@@ -5,7 +5,7 @@ export const DEV_IDEMPOTENCY_KEY_MATERIAL = 'dev-only-idempotency-key: set IDEMP
 
 /** Gateway configuration, read once at boot (contract.md names). */
 export function readGatewayConfig() {
-  const common = readProcessConfig('gateway');
+  const common = readProcessConfig();
   return {
     ...common,
     ...readServiceConfig('gateway', common.production),

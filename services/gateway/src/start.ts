@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import {
   createSecretBox,
   retiredKeyWarnings,
-  initTelemetry,
   shutdownTelemetry,
   createLogger,
   createMetrics,
@@ -20,7 +19,6 @@ import { routes } from './routes.ts';
 
 /** Composition root of the gateway. */
 export async function startGateway(config: GatewayConfig): Promise<{ port: number; metricsPort: number; shutdown: Shutdown }> {
-  initTelemetry('gateway', config.telemetry);
   const logger = createLogger('gateway', config.logLevel);
   const metrics = createMetrics('gateway');
   const shutdown = createShutdown(logger, config.shutdownDeadlineMs);

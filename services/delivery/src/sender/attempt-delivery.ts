@@ -1,4 +1,4 @@
-import { SpanKind, contextFrom, inSpan, traceHeaders, type SecretBox } from '@cluster/platform';
+import { contextFrom, inSpan, type SecretBox } from '@cluster/platform';
 import type { ClaimedDelivery } from '../features/deliveries/store.ts';
 import type { HttpSender, SendResult } from './http-sender.ts';
 import { deliveryHeaders } from './signing.ts';
@@ -39,17 +39,17 @@ export async function attemptDelivery(
     timestamp: Math.floor(attemptedAt.getTime() / 1000),
   });
   // The attempt is a span of the trace the event was written in (the API request that caused it);
-  // the receiver gets that trace in its own `traceparent` header.
+  // under it the undici instrumentation's client span sends the POST with its `traceparent`, so the
+  // receiver joins that trace (when tracing is on: docs/observability.md).
   const result = await inSpan(
     'delivery',
     'webhook.deliver',
     {
-      kind: SpanKind.CLIENT,
       parent: d.traceparent ? contextFrom({ traceparent: d.traceparent }) : undefined,
       attributes: { 'webhook.delivery_id': d.id, 'webhook.event_name': d.eventName },
     },
     async (span) => {
-      const sent = await sender.send(d.destinationUrl, { ...headers, ...(d.traceparent ? traceHeaders() : {}) }, d.body);
+      const sent = await sender.send(d.destinationUrl, headers, d.body);
       span.setAttribute('http.response.status_code', sent.responseCode ?? 0);
       return sent;
     },

@@ -20,7 +20,7 @@ const GITHUB_HOOK = /^\/hooks\/github\/([^/]+)$/;
  * core does not use, or a repository linked to no project); 400 malformed; 415 a form-encoded body.
  */
 export function createCodeHostHooks(clients: Clients, authFailures: RateLimiter) {
-  return async (ctx: GatewayContext, next: Next): Promise<void> => {
+  return async function codeHostHooks(ctx: GatewayContext, next: Next): Promise<void> {
     const match = GITHUB_HOOK.exec(ctx.path);
     if (!match) return next();
     if (ctx.method !== 'POST') {

@@ -14,7 +14,7 @@ export const EVIDENCE_KEY_SETTINGS = '/api/settings/evidence-key';
  * A POST from a page of another origin is refused (the cookie would ride along: CSRF).
  */
 export function createSettingsRoutes(clients: Clients) {
-  return async (ctx: GatewayContext, next: Next): Promise<void> => {
+  return async function settingsRoutes(ctx: GatewayContext, next: Next): Promise<void> {
     if (ctx.path !== EVIDENCE_KEY_SETTINGS) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'POST') {
       ctx.set('Allow', 'GET, POST');

@@ -153,7 +153,7 @@ export function createMcpEndpoint(deps: {
   }
 
   /** Koa middleware: /mcp, /mcp/privacy and the protected-resource metadata; anything else goes on. */
-  return async (ctx: GatewayContext, next: Next): Promise<void> => {
+  return async function mcpEndpoint(ctx: GatewayContext, next: Next): Promise<void> {
     if (ctx.path === METADATA_PATH && ctx.method === 'GET') {
       ctx.body = {
         resource: `${baseUrl(ctx)}${MCP_PATH}`,
