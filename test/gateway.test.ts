@@ -110,6 +110,23 @@ describe('HTTP behaviour', () => {
     expect(metrics).not.toContain(org.projectId);
   });
 
+  it('labels the other endpoints by their path template', async () => {
+    await fetch(`${c.baseUrl.replace('/api/v1', '')}/hooks/github/${org.orgId}`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+    await fetch(`${c.baseUrl.replace('/api/v1', '')}/mcp`, { method: 'GET' });
+    const metrics = await (await fetch(`http://127.0.0.1:${c.ports.gatewayMetrics}/metrics`)).text();
+    const routes = metrics
+      .split('\n')
+      .filter((l) => l.startsWith('gateway_http_requests_total{'))
+      .map((l) => /route="([^"]*)"/.exec(l)?.[1]);
+    expect(routes).toContain('/hooks/github/:organizationId');
+    expect(routes).toContain('/mcp');
+    expect(metrics).not.toContain(org.orgId);
+  });
+
   it('counts a 404 or 405 with a key against its limit, with the headers; a bad key there is 401', async () => {
     const { key } = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
     const missing = await c.api(key, 'GET', '/nothing-here');

@@ -188,6 +188,23 @@ describe('a trace from an API write to the webhook it causes', () => {
     expect(spans.find((s) => s.name.endsWith('/GetProject'))?.statusCode).toBe(2);
   });
 
+  it('names the span of another endpoint by its path template', async () => {
+    const gatewayOrigin = cluster.baseUrl.replace('/api/v1', '');
+    const hook = await fetch(`${gatewayOrigin}/hooks/github/${randomBytes(8).toString('hex')}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(hook.status).toBeGreaterThanOrEqual(400);
+    const server = await until(
+      async () =>
+        collector.spans().find((s) => s.service === 'gateway' && s.kind === SERVER && s.name.startsWith('POST /hooks/')),
+      (found) => found !== undefined,
+      20_000,
+    );
+    expect(server?.name).toBe('POST /hooks/github/:organizationId');
+  });
+
   it('makes no spans for probes and scrapes', async () => {
     for (const path of ['/healthz', '/readyz'])
       expect((await fetch(`http://127.0.0.1:${cluster.core.port}${path}`)).status).toBe(200);

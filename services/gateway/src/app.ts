@@ -92,10 +92,11 @@ export function buildGateway(deps: GatewayDeps): Koa {
         renderError(ctx, err, logger);
       }
     });
-    const routePath = ctx.state.route?.path;
-    if (routePath) setHttpRoute(`${API_PREFIX}${routePath}`);
-    // Label by the route's pattern, never the raw path (one series per id): anything without a route is 'unmatched'.
-    const route = ctx.state.route?.path ?? 'unmatched';
+    // Name the span and label the metrics by the route's pattern, never the raw path (one series per
+    // id): a v1 route by its path under /api/v1, another endpoint by its template, anything else 'unmatched'.
+    const template = ctx.state.route ? `${API_PREFIX}${ctx.state.route.path}` : ctx.state.endpoint;
+    if (template) setHttpRoute(template);
+    const route = ctx.state.route?.path ?? ctx.state.endpoint ?? 'unmatched';
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     requests.inc({ method: ctx.method, route, status: String(ctx.status) });
     duration.observe({ method: ctx.method, route }, seconds);
@@ -105,15 +106,25 @@ export function buildGateway(deps: GatewayDeps): Koa {
   // Operational endpoints and the public documents, no authentication.
   const referencePage = createReferencePage();
   app.use(async function operationalEndpoints(ctx, next) {
-    if (ctx.path === '/healthz') return void (ctx.body = { status: 'ok' });
+    if (ctx.path === '/healthz') {
+      ctx.state.endpoint = ctx.path;
+      return void (ctx.body = { status: 'ok' });
+    }
     if (ctx.path === '/readyz') {
+      ctx.state.endpoint = ctx.path;
       const checks = await deps.ready().catch(() => ({ backends: false }));
       const ok = Object.values(checks).every(Boolean);
       ctx.status = ok ? 200 : 503;
       return void (ctx.body = { ready: ok, checks });
     }
-    if (ctx.path === `${API_PREFIX}/openapi.json`) return void (ctx.body = openapi);
-    if (referencePage(ctx)) return;
+    if (ctx.path === `${API_PREFIX}/openapi.json`) {
+      ctx.state.endpoint = ctx.path;
+      return void (ctx.body = openapi);
+    }
+    if (referencePage(ctx)) {
+      ctx.state.endpoint = ctx.path; // the page or its script, nothing else
+      return;
+    }
     await next();
   });
 

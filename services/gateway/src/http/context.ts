@@ -7,6 +7,8 @@ export interface GatewayState {
   requestId: string;
   /** The matched v1 route, once known: names the request's metrics and span. */
   route?: RouteDef;
+  /** The path template of another endpoint that took the request (`/mcp`, `/hooks/github/:organizationId`), for the same. */
+  endpoint?: string;
 }
 
 /** The Koa context of a gateway request. */

@@ -23,6 +23,7 @@ export function createCodeHostHooks(clients: Clients, authFailures: RateLimiter)
   return async function codeHostHooks(ctx: GatewayContext, next: Next): Promise<void> {
     const match = GITHUB_HOOK.exec(ctx.path);
     if (!match) return next();
+    ctx.state.endpoint = '/hooks/github/:organizationId';
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST');
       throw new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`);
