@@ -88,11 +88,11 @@ function frameName(node: ProfileNode): string {
   return `${functionName || '(anonymous)'}${url ? ` ${shortUrl(url)}:${lineNumber + 1}` : ''}`;
 }
 
-/** Which service ran: the first services/<name>/src/main.ts among the frames. */
+/** Which service ran: the first services/<name>/src/{main,run}.ts among the frames. */
 function serviceOf(profile: Profile): string | undefined {
   for (const { callFrame } of profile.nodes) {
-    // The entry point: its compiled bundle (dist/main.js), or its source when run through tsx.
-    const match = /services\/([\w-]+)\/(?:src\/main\.ts|dist\/main\.js)$/.exec(callFrame.url);
+    // The entry point or the service it loads: their bundles (dist/main.js, dist/run.js), or sources.
+    const match = /services\/([\w-]+)\/(?:src|dist)\/(?:main|run)\.[jt]s$/.exec(callFrame.url);
     if (match) return match[1];
   }
   return undefined;

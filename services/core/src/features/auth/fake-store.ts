@@ -14,9 +14,8 @@ export function createFakeAuthStore(): AuthStore & { keys: FakeKey[]; touched: s
       const k = keys.find((x) => x.prefix === prefix);
       return k && { ...k };
     },
-    async findCurrent(id) {
-      const k = keys.find((x) => x.id === id);
-      return k && { ...k };
+    async findCurrent(ids) {
+      return keys.filter((x) => ids.includes(x.id)).map((k) => ({ ...k }));
     },
     async find(id) {
       const k = keys.find((x) => x.id === id);

@@ -3,6 +3,7 @@ import { DomainError, claimsOf, requireActor, sameActor, type ActorClaims } from
 import type { Actor } from '@cluster/proto';
 import type { Stores } from '../../stores.ts';
 import type { KeyForAuth } from './store.ts';
+import { createCurrentKeys } from './current-keys.ts';
 import { keyMatches, prefixOf } from './keys.ts';
 import { presentMe } from './presenter.ts';
 
@@ -43,6 +44,7 @@ export function createAuthService(stores: Stores, clock: { now: () => number } =
     lastUsedWritten.set(keyId, now);
     void stores.auth.touchLastUsed(keyId).catch(() => lastUsedWritten.delete(keyId));
   };
+  const currentKey = createCurrentKeys((ids) => stores.auth.findCurrent(ids));
   return {
     /** Resolves a presented key; 401 invalid_key / key_revoked. `apiEnabled` false: the gateway answers 403. */
     async authenticate(key: string, requestId: string): Promise<{ actor: Actor; apiEnabled: boolean }> {
@@ -63,7 +65,7 @@ export function createAuthService(stores: Stores, clock: { now: () => number } =
      * the gateway authorized the request with them, so the gateway authorizes again.
      */
     async currentActor(claimed: ActorClaims): Promise<ActorClaims> {
-      const row = await stores.auth.findCurrent(claimed.apiKeyId);
+      const row = await currentKey(claimed.apiKeyId);
       if (!row) throw new DomainError('invalid_key', 'API key not recognised');
       if (row.revokedAt) throw new DomainError('key_revoked', 'API key was revoked');
       const current = claimsOfKey(row);

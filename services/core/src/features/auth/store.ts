@@ -21,8 +21,8 @@ export type ApiKeyRow = Record<string, unknown> & { id: string; organizationId: 
 export interface AuthStore {
   /** The key with this display prefix, joined with its creator and organization; undefined when unknown. */
   findForAuth(prefix: string): Promise<KeyForAuth | undefined>;
-  /** The same, by key id: what a service token's actor is checked against on every call. */
-  findCurrent(id: string): Promise<KeyForAuth | undefined>;
+  /** The same, by key ids (those that exist): what service tokens' actors are checked against on every call. */
+  findCurrent(ids: string[]): Promise<KeyForAuth[]>;
   /** A key by id. */
   find(id: string): Promise<ApiKeyRow | undefined>;
   /** Sets lastUsedAt to now unless it was set in the last 30 seconds (by any replica). */
@@ -37,7 +37,7 @@ const KEY_FOR_AUTH = `
   join "users" as u on u."id" = k."createdByUserId"
   join "organizations" as o on o."id" = k."organizationId"`;
 const BY_PREFIX: PreparedStatement = { name: 'core-authenticate-v2', text: `${KEY_FOR_AUTH} where k."prefix" = $1 limit 1` };
-const BY_ID: PreparedStatement = { name: 'core-current-actor-v1', text: `${KEY_FOR_AUTH} where k."id" = $1 limit 1` };
+const BY_IDS: PreparedStatement = { name: 'core-current-actors-v1', text: `${KEY_FOR_AUTH} where k."id" = any($1::uuid[])` };
 
 /** The knex implementation of AuthStore. */
 export function createAuthStore(db: Knex): AuthStore {
@@ -48,8 +48,9 @@ export function createAuthStore(db: Knex): AuthStore {
     async findForAuth(prefix) {
       return (await runPrepared<KeyForAuth>(db, BY_PREFIX, [prefix]))[0];
     },
-    async findCurrent(id) {
-      return isUuid(id) ? (await runPrepared<KeyForAuth>(db, BY_ID, [id]))[0] : undefined;
+    async findCurrent(ids) {
+      const valid = ids.filter(isUuid);
+      return valid.length ? runPrepared<KeyForAuth>(db, BY_IDS, [valid]) : [];
     },
     async find(id) {
       return (await db('api_keys').where({ id }).first()) as ApiKeyRow | undefined;
