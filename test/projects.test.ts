@@ -199,6 +199,8 @@ describe('pagination', () => {
     }
     const past = await c.api(fresh.key, 'GET', '/projects?page=9');
     expect(past.body).toMatchObject({ data: [], total: 30, page: 9 });
+    const none = await c.api(fresh.key, 'GET', '/projects?status=archived');
+    expect(none.body).toMatchObject({ data: [], total: 0, page: 1 });
   });
 
   it('keeps a stable order (createdAt desc, id desc) across pages', async () => {
