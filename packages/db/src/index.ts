@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 
@@ -44,11 +45,20 @@ interface PoolClient {
  * where their per-call cost shows in a profile (bench/README.md). The rules of
  * `prepared` apply. Everything else goes through knex.
  */
-export async function runPrepared<T>(db: Knex, statement: PreparedStatement, values: unknown[]): Promise<T[]> {
-  const pool = db.client as PoolClient;
+export function runPrepared<T>(db: Knex, statement: PreparedStatement, values: unknown[]): Promise<T[]> {
+  return runOnPool<T>(db.client, statement, values);
+}
+
+/** One statement on a connection of knex's pool (named: prepared once per connection). */
+async function runOnPool<T>(
+  client: Knex.Client,
+  statement: { name?: string; text: string },
+  values: readonly unknown[],
+): Promise<T[]> {
+  const pool = client as unknown as PoolClient;
   const connection = await pool.acquireConnection();
   try {
-    return (await connection.query<T & pg.QueryResultRow>({ name: statement.name, text: statement.text, values })).rows;
+    return (await connection.query<T & pg.QueryResultRow>({ ...statement, values: [...values] })).rows;
   } finally {
     await pool.releaseConnection(connection);
   }
@@ -163,17 +173,45 @@ export function pageOffset(page: number, pageSize: number): number {
   return (page - 1) * pageSize;
 }
 
+/** Names of the list statements paginate has prepared, by their SQL text. */
+const listStatementNames = new Map<string, string>();
+
+/** A select of every column (`*`, `t.*`): its result would change with a migration, so it is never prepared. */
+const SELECTS_ALL = /^select (?:[\w".]*\.)?\*|, (?:[\w".]*\.)?\* /;
+
+/**
+ * Runs a list's statement on the pool without knex's runner, compiled once. A count, or a select
+ * that names its columns, runs as a named prepared statement, named after its SQL text (another
+ * filter is another text, so another statement): Postgres plans it once per connection instead of
+ * on every call (the rules of `prepared`). A select of `*` runs unnamed. A query of a transaction
+ * goes through knex, on the transaction's connection.
+ */
+async function runListStatement<T>(query: Knex.QueryBuilder): Promise<T[]> {
+  const client = query.client as Knex.Client & { transacting?: boolean };
+  if (client.transacting) return (await query) as T[];
+  const { sql, bindings } = query.toSQL().toNative();
+  if (SELECTS_ALL.test(sql)) return runOnPool<T>(client, { text: sql }, bindings);
+  let name = listStatementNames.get(sql);
+  if (!name) {
+    if (listStatementNames.size >= 10_000) listStatementNames.clear();
+    name = `list-${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+    listStatementNames.set(sql, name);
+  }
+  return runOnPool<T>(client, { name, text: sql }, bindings);
+}
+
 /**
  * Runs a list query in the order of api-decisions.md (createdAt desc, id desc) and
  * returns one page of its rows with the true total (the select of `query` is cleared
- * for the count). For stores only.
+ * for the count). Both statements are prepared (`runListStatement`), the page only when the
+ * query names its columns. For stores only.
  */
 export async function paginate<T = Record<string, unknown>>(
   query: Knex.QueryBuilder,
   { page, pageSize }: { page: number; pageSize: number },
 ): Promise<{ data: T[]; page: number; pageSize: number; total: number }> {
-  const [{ count }] = await query.clone().clearSelect().clearOrder().count({ count: '*' });
-  const rows = await query
+  const [{ count }] = await runListStatement<{ count: string }>(query.clone().clearSelect().clearOrder().count({ count: '*' }));
+  const pageQuery = query
     .clone()
     .orderBy([
       { column: 'createdAt', order: 'desc' },
@@ -181,7 +219,7 @@ export async function paginate<T = Record<string, unknown>>(
     ])
     .limit(pageSize)
     .offset(pageOffset(page, pageSize));
-  return { data: rows as T[], page, pageSize, total: Number(count) };
+  return { data: await runListStatement<T>(pageQuery), page, pageSize, total: Number(count) };
 }
 
 /**

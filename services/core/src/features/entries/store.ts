@@ -101,7 +101,8 @@ export interface EntryStore {
 export function createEntryStore(db: Knex): EntryStore {
   return {
     list(projectId, filter, page) {
-      const q = db('entries').where({ projectId });
+      // Named columns: paginate prepares the page's statement (a `*` it would not).
+      const q = db('entries').select(ENTRY_COLUMNS).where({ projectId });
       for (const f of ENTRY_FILTERS) if (filter[f] !== undefined) q.andWhere(f, filter[f]);
       return paginate<EntryRow>(q, page);
     },
