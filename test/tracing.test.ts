@@ -188,7 +188,7 @@ describe('a trace from an API write to the webhook it causes', () => {
     expect(spans.find((s) => s.name.endsWith('/GetProject'))?.statusCode).toBe(2);
   });
 
-  it('names the span of another endpoint by its path template', async () => {
+  it('names the spans of the other endpoints by their path templates', async () => {
     const gatewayOrigin = cluster.baseUrl.replace('/api/v1', '');
     const hook = await fetch(`${gatewayOrigin}/hooks/github/${randomBytes(8).toString('hex')}`, {
       method: 'POST',
@@ -203,6 +203,30 @@ describe('a trace from an API write to the webhook it causes', () => {
       20_000,
     );
     expect(server?.name).toBe('POST /hooks/github/:organizationId');
+
+    // The tool-protocol endpoint writes its answer itself, before the middleware around it resumes.
+    const mcp = await fetch(`${gatewayOrigin}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'tracing-test', version: '1' } },
+      }),
+    });
+    expect(mcp.status).toBe(200);
+    await mcp.text();
+    const mcpSpan = await until(
+      async () => collector.spans().find((s) => s.service === 'gateway' && s.kind === SERVER && s.name === 'POST /mcp'),
+      (found) => found !== undefined,
+      20_000,
+    );
+    expect(mcpSpan?.attributes['http.route']).toBe('/mcp');
   });
 
   it('makes no spans for probes and scrapes', async () => {

@@ -1,21 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { Counter, Histogram } from 'prom-client';
-import {
-  DomainError,
-  claimsOf,
-  requestContext,
-  setHttpRoute,
-  type Logger,
-  type Metrics,
-  type SecretBox,
-} from '@cluster/platform';
+import { DomainError, claimsOf, requestContext, type Logger, type Metrics, type SecretBox } from '@cluster/platform';
 import type { Clients } from './clients.ts';
 import { answerHeaders } from './http/answer-headers.ts';
 import { apiKeyOf, createAuthenticator, type Authenticated } from './http/authenticate.ts';
 import { authorize } from './http/authorize.ts';
 import { assertSafeQuery } from './http/safe-input.ts';
-import type { GatewayState } from './http/context.ts';
+import { nameRequest, type GatewayState } from './http/context.ts';
 import { renderError } from './http/errors.ts';
 import { runIdempotent } from './http/idempotency.ts';
 import { API_PREFIX, matchRoute } from './http/match-route.ts';
@@ -92,10 +84,7 @@ export function buildGateway(deps: GatewayDeps): Koa {
         renderError(ctx, err, logger);
       }
     });
-    // Name the span and label the metrics by the route's pattern, never the raw path (one series per
-    // id): a v1 route by its path under /api/v1, another endpoint by its template, anything else 'unmatched'.
-    const template = ctx.state.route ? `${API_PREFIX}${ctx.state.route.path}` : ctx.state.endpoint;
-    if (template) setHttpRoute(template);
+    // Label by the route's pattern (nameRequest), never the raw path (one series per id): anything else 'unmatched'.
     const route = ctx.state.route?.path ?? ctx.state.endpoint ?? 'unmatched';
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     requests.inc({ method: ctx.method, route, status: String(ctx.status) });
@@ -107,22 +96,22 @@ export function buildGateway(deps: GatewayDeps): Koa {
   const referencePage = createReferencePage();
   app.use(async function operationalEndpoints(ctx, next) {
     if (ctx.path === '/healthz') {
-      ctx.state.endpoint = ctx.path;
+      nameRequest(ctx, ctx.path);
       return void (ctx.body = { status: 'ok' });
     }
     if (ctx.path === '/readyz') {
-      ctx.state.endpoint = ctx.path;
+      nameRequest(ctx, ctx.path);
       const checks = await deps.ready().catch(() => ({ backends: false }));
       const ok = Object.values(checks).every(Boolean);
       ctx.status = ok ? 200 : 503;
       return void (ctx.body = { ready: ok, checks });
     }
     if (ctx.path === `${API_PREFIX}/openapi.json`) {
-      ctx.state.endpoint = ctx.path;
+      nameRequest(ctx, ctx.path);
       return void (ctx.body = openapi);
     }
     if (referencePage(ctx)) {
-      ctx.state.endpoint = ctx.path; // the page or its script, nothing else
+      nameRequest(ctx, ctx.path); // the page or its script, nothing else
       return;
     }
     await next();

@@ -1,4 +1,5 @@
 import type { ParameterizedContext } from 'koa';
+import { setHttpRoute } from '@cluster/platform';
 import type { RouteDef } from './route.ts';
 
 /** What the gateway keeps on `ctx.state` for the length of one request. */
@@ -13,3 +14,14 @@ export interface GatewayState {
 
 /** The Koa context of a gateway request. */
 export type GatewayContext = ParameterizedContext<GatewayState>;
+
+/**
+ * Names a request by the route that took it, as soon as it is known (an endpoint may write its
+ * answer itself, before the middleware around it resumes): its metrics label (`label`, the v1
+ * routes' paths without /api/v1) and its trace span (`template`, the full path template).
+ */
+export function nameRequest(ctx: GatewayContext, template: string, route?: RouteDef): void {
+  if (route) ctx.state.route = route;
+  else ctx.state.endpoint = template;
+  setHttpRoute(template);
+}

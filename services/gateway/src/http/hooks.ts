@@ -4,7 +4,7 @@ import type { Clients } from '../clients.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { limitFailures } from './authenticate.ts';
 import { readRawBody } from './body.ts';
-import type { GatewayContext } from './context.ts';
+import { nameRequest, type GatewayContext } from './context.ts';
 
 /** GitHub caps a webhook payload at 25 MB (it sends none larger). */
 export const HOOK_BODY_LIMIT = 25 * 1024 * 1024;
@@ -23,7 +23,7 @@ export function createCodeHostHooks(clients: Clients, authFailures: RateLimiter)
   return async function codeHostHooks(ctx: GatewayContext, next: Next): Promise<void> {
     const match = GITHUB_HOOK.exec(ctx.path);
     if (!match) return next();
-    ctx.state.endpoint = '/hooks/github/:organizationId';
+    nameRequest(ctx, '/hooks/github/:organizationId');
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST');
       throw new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`);

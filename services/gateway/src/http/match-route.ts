@@ -1,5 +1,5 @@
 import { DomainError } from '@cluster/platform';
-import type { GatewayContext } from './context.ts';
+import { nameRequest, type GatewayContext } from './context.ts';
 import type { Matcher, RouteDef } from './route.ts';
 
 /** Where the public API lives. */
@@ -28,6 +28,6 @@ export function matchRoute(ctx: GatewayContext, match: Matcher): { route: RouteD
     }
     throw new DomainError('not_found', 'no such route');
   }
-  ctx.state.route = found.route;
+  nameRequest(ctx, `${API_PREFIX}${found.route.path}`, found.route);
   return found;
 }

@@ -1,7 +1,7 @@
 import type { Next } from 'koa';
 import { DomainError, fromConnectError } from '@cluster/platform';
 import type { Clients } from '../clients.ts';
-import type { GatewayContext } from './context.ts';
+import { nameRequest, type GatewayContext } from './context.ts';
 
 /** Where the settings routes live (outside /api/v1: sessions are not part of v1). */
 export const EVIDENCE_KEY_SETTINGS = '/api/settings/evidence-key';
@@ -16,7 +16,7 @@ export const EVIDENCE_KEY_SETTINGS = '/api/settings/evidence-key';
 export function createSettingsRoutes(clients: Clients) {
   return async function settingsRoutes(ctx: GatewayContext, next: Next): Promise<void> {
     if (ctx.path !== EVIDENCE_KEY_SETTINGS) return next();
-    ctx.state.endpoint = EVIDENCE_KEY_SETTINGS;
+    nameRequest(ctx, EVIDENCE_KEY_SETTINGS);
     if (ctx.method !== 'GET' && ctx.method !== 'POST') {
       ctx.set('Allow', 'GET, POST');
       throw new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`);

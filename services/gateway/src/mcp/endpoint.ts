@@ -13,7 +13,7 @@ import type { Clients } from '../clients.ts';
 import type { Authenticator } from '../http/authenticate.ts';
 import { authorize } from '../http/authorize.ts';
 import { readRequestBody } from '../http/body.ts';
-import type { GatewayContext } from '../http/context.ts';
+import { nameRequest, type GatewayContext } from '../http/context.ts';
 import { enforceRateLimit, type RateLimiter } from '../http/rate-limit.ts';
 import type { RouteDef } from '../http/route.ts';
 import { createAjv, toProblems } from '../http/validate.ts';
@@ -155,7 +155,7 @@ export function createMcpEndpoint(deps: {
   /** Koa middleware: /mcp, /mcp/privacy and the protected-resource metadata; anything else goes on. */
   return async function mcpEndpoint(ctx: GatewayContext, next: Next): Promise<void> {
     if (ctx.path === METADATA_PATH && ctx.method === 'GET') {
-      ctx.state.endpoint = METADATA_PATH;
+      nameRequest(ctx, METADATA_PATH);
       ctx.body = {
         resource: `${baseUrl(ctx)}${MCP_PATH}`,
         authorization_servers: settings.authorizationServers,
@@ -168,7 +168,7 @@ export function createMcpEndpoint(deps: {
       return;
     }
     if (ctx.path !== MCP_PATH && ctx.path !== PRIVACY_PATH) return next();
-    ctx.state.endpoint = ctx.path;
+    nameRequest(ctx, ctx.path);
     // DNS-rebinding protection: a browser page of another origin is refused before anything else.
     const origin = ctx.get('origin');
     if (origin && !settings.allowedOrigins.includes(origin) && !(settings.allowLoopbackOrigins && isLoopbackOrigin(origin)))
