@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { startInstrumentation, tracingConfigured } from './instrumentation.ts';
+import { propagation, type Link, type Span } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { restoreCreationContext, startInstrumentation, tracingConfigured } from './instrumentation.ts';
+import { CREATION_CONTEXT } from './telemetry.ts';
 
 describe('whether a service starts the OpenTelemetry SDK', () => {
   it('is off unless the standard variables name an exporter or an OTLP endpoint', () => {
@@ -20,5 +23,38 @@ describe('whether a service starts the OpenTelemetry SDK', () => {
 
   it('loads nothing when off', async () => {
     expect(await startInstrumentation('core', {})).toBe(false);
+  });
+});
+
+describe("the Kafka producer hook (the relay's send span)", () => {
+  const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+  const sendSpanHeaders = {
+    traceparent: '00-11111111111111111111111111111111-2222222222222222-01',
+    'event-name': 'entry.created',
+  };
+  beforeAll(() => propagation.setGlobalPropagator(new W3CTraceContextPropagator()));
+  afterAll(() => propagation.disable());
+
+  const sendSpan = () => {
+    const links: Link[] = [];
+    return { links, span: { addLink: (l: Link) => links.push(l) } as unknown as Span };
+  };
+
+  it("puts the write's trace back in the message and links the send span to it", () => {
+    const { links, span } = sendSpan();
+    const message = { headers: { ...sendSpanHeaders }, [CREATION_CONTEXT]: { traceparent } };
+    restoreCreationContext(span, { message });
+    expect(message.headers).toEqual({ traceparent, 'event-name': 'entry.created' });
+    expect(links.map((l) => l.context.spanId)).toEqual(['b7ad6b7169203331']);
+  });
+
+  it('leaves the send span in a message written outside any trace', () => {
+    for (const creation of [undefined, null, {}, { traceparent: 'not a traceparent' }]) {
+      const { links, span } = sendSpan();
+      const message = { headers: { ...sendSpanHeaders }, [CREATION_CONTEXT]: creation };
+      restoreCreationContext(span, { message });
+      expect(message.headers).toEqual(sendSpanHeaders);
+      expect(links).toEqual([]);
+    }
   });
 });

@@ -29,7 +29,7 @@ export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean
  * CREATION_CONTEXT). The producer hook puts it back in the headers and links the send span to it,
  * as the messaging semantic conventions describe.
  */
-function restoreCreationContext(span: Span, { message }: { message: { headers?: Record<string, unknown> } }): void {
+export function restoreCreationContext(span: Span, { message }: { message: { headers?: Record<string, unknown> } }): void {
   const creation = (message as { [CREATION_CONTEXT]?: Record<string, string> | null })[CREATION_CONTEXT];
   const created = creation && trace.getSpanContext(propagation.extract(ROOT_CONTEXT, creation));
   if (!creation || !created || !message.headers) return;
