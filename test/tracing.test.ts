@@ -114,10 +114,15 @@ describe('a trace from an API write to the webhook it causes', () => {
       listing,
     ).toBe(true);
 
-    // Core: the RPC's span is a child of a gateway span; the pg instrumentation's queries are inside it.
+    // Core: the RPC's span is the one server span of the call (no HTTP server span beside it), a child of the
+    // gateway's client span of that call (the undici instrumentation's); the pg queries are inside it.
     const rpc = spans.find((s) => s.service === 'core' && s.name === 'cluster.core.v1.EntryService/CreateEntry');
     expect(rpc, listing).toBeDefined();
-    expect(byId.get(rpc!.parentSpanId)?.service).toBe('gateway');
+    expect(byId.get(rpc!.parentSpanId), listing).toMatchObject({ service: 'gateway', kind: CLIENT, name: 'POST' });
+    expect(
+      spans.filter((s) => s.service === 'core' && s.kind === SERVER).map((s) => s.name),
+      listing,
+    ).not.toContain('POST');
     const queries = spans.filter((s) => s.service === 'core' && s.scope === '@opentelemetry/instrumentation-pg');
     expect(queries.length, listing).toBeGreaterThan(0);
     for (const q of queries) expect(byId.get(q.parentSpanId)?.service, q.name).toBe('core');

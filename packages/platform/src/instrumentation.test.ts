@@ -1,7 +1,7 @@
 import { propagation, type Link, type Span } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restoreCreationContext, startInstrumentation, tracingConfigured } from './instrumentation.ts';
+import { isRpcRequest, restoreCreationContext, startInstrumentation, tracingConfigured } from './instrumentation.ts';
 import { CREATION_CONTEXT } from './telemetry.ts';
 
 describe('whether a service starts the OpenTelemetry SDK', () => {
@@ -23,6 +23,17 @@ describe('whether a service starts the OpenTelemetry SDK', () => {
 
   it('loads nothing when off', async () => {
     expect(await startInstrumentation('core', {})).toBe(false);
+  });
+});
+
+describe('which HTTP requests make no server span of their own', () => {
+  it('are Connect and gRPC calls, whose span the service server makes', () => {
+    expect(isRpcRequest({ 'content-type': 'application/proto', 'connect-protocol-version': '1' })).toBe(true);
+    expect(isRpcRequest({ 'content-type': 'application/connect+proto' })).toBe(true);
+    expect(isRpcRequest({ 'content-type': 'application/grpc+proto' })).toBe(true);
+    expect(isRpcRequest({ 'content-type': 'application/json', 'connect-protocol-version': '1' })).toBe(true);
+    expect(isRpcRequest({ 'content-type': 'application/json' })).toBe(false);
+    expect(isRpcRequest({})).toBe(false);
   });
 });
 

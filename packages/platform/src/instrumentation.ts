@@ -42,6 +42,15 @@ export function restoreCreationContext(span: Span, { message }: { message: { hea
 /** Paths answered for probes and scrapes: no span for them (they arrive every few seconds). */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
+/**
+ * A Connect or gRPC call to a backend: its server span is the RPC span the service server makes
+ * (server.ts, named `Service/Method`), so the HTTP request under it makes none.
+ */
+export function isRpcRequest(headers: Record<string, string | string[] | undefined>): boolean {
+  const type = String(headers['content-type'] ?? '');
+  return /^application\/(proto|connect\+|grpc)/.test(type) || headers['connect-protocol-version'] !== undefined;
+}
+
 async function instrumentations(): Promise<Instrumentation[]> {
   const [
     { HttpInstrumentation },
@@ -58,9 +67,10 @@ async function instrumentations(): Promise<Instrumentation[]> {
   ]);
   return [
     new HttpInstrumentation({
-      ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]),
+      ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]) || isRpcRequest(req.headers),
     }),
-    // Outbound webhook POSTs (delivery): a client span under the attempt's span, and its traceparent.
+    // Calls to a backend (rpc.ts) and outbound webhook POSTs (delivery): a client span under the caller's span,
+    // and its traceparent in the request.
     new UndiciInstrumentation({ requireParentforSpans: true }),
     new KoaInstrumentation(),
     // Queries of a traced request or message; the background loops' polling queries make no traces.

@@ -7,9 +7,10 @@ import { connectNodeAdapter } from '@connectrpc/connect-node';
 import type { Logger } from './logger.ts';
 import { codeName, type Metrics } from './metrics.ts';
 import { requestContext } from './context.ts';
+import { createUnaryHandler } from './connect-unary.ts';
 import { toConnectError } from './errors.ts';
 import { requireServiceToken, type CallerTrust } from './service-auth.ts';
-import { SpanKind, context, headersGetter, inSpan, propagation } from './telemetry.ts';
+import { ROOT_CONTEXT, SpanKind, headersGetter, inSpan, propagation } from './telemetry.ts';
 
 /** Tells /readyz whether every dependency is reachable. */
 export type ReadinessCheck = () => Promise<Record<string, boolean>>;
@@ -47,7 +48,9 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
     const requestId = req.header.get('x-request-id') ?? randomUUID();
     const method = req.method.name;
     const end = metrics.rpcDuration.startTimer({ method });
-    const parent = propagation.extract(context.active(), req.header, headersGetter);
+    // The call's trace is the one its caller sent, and nothing else: the HTTP instrumentation makes no span
+    // for an RPC and runs it with tracing suppressed (instrumentation.ts), which this leaves behind.
+    const parent = propagation.extract(ROOT_CONTEXT, req.header, headersGetter);
     const rpcName = `${req.service.typeName}/${method}`;
     return requestContext.run({ requestId }, () =>
       inSpan(
@@ -73,11 +76,11 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
   };
 
   // Internal traffic is not compressed (see rpc.ts). Every call proves its caller first (service-auth.ts).
-  const rpc = connectNodeAdapter({
-    routes: opts.routes,
-    interceptors: [observe, requireServiceToken(opts.trust)],
-    acceptCompression: [],
-  });
+  // The cluster's own calls (unary, binary, HTTP/1.1) take the short path of connect-unary.ts; connect-node
+  // answers everything else. Both run the same interceptors.
+  const interceptors = [observe, requireServiceToken(opts.trust)];
+  const unary = createUnaryHandler(opts.routes, interceptors);
+  const rpc = connectNodeAdapter({ routes: unary.routes, interceptors, acceptCompression: [] });
 
   const handle = async (
     req: http.IncomingMessage | http2.Http2ServerRequest,
@@ -97,6 +100,7 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
     if (path === '/metrics') {
       return send(200, await metrics.registry.metrics(), metrics.registry.contentType);
     }
+    if (req instanceof http.IncomingMessage && unary.handle(req, res as http.ServerResponse)) return;
     (rpc as (a: unknown, b: unknown) => void)(req, res);
   };
 

@@ -1,4 +1,5 @@
 import {
+  ROOT_CONTEXT,
   context,
   propagation,
   trace,
@@ -7,11 +8,10 @@ import {
   type Context,
   type Span,
   type TextMapGetter,
-  type TextMapSetter,
 } from '@opentelemetry/api';
 import { RPCType, getRPCMetadata } from '@opentelemetry/core';
 
-export { SpanKind, SpanStatusCode, context, propagation, trace, type Span, type Context };
+export { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Span, type Context };
 
 // Traces are the OpenTelemetry SDK's, started by each service's main.ts before the service loads
 // (instrumentation.ts) when the OTEL_* variables configure it; otherwise the API is a no-op and the
@@ -74,7 +74,6 @@ export function contextFrom(headers: Record<string, unknown> | undefined): Conte
   return propagation.extract(context.active(), headers ?? {}, recordGetter);
 }
 
-export const headersSetter: TextMapSetter<Headers> = { set: (h, k, v) => h.set(k, v) };
 export const headersGetter: TextMapGetter<Headers> = {
   keys: (h) => [...h.keys()],
   get: (h, k) => h.get(k) ?? undefined,
