@@ -202,24 +202,32 @@ async function runListStatement<T>(query: Knex.QueryBuilder): Promise<T[]> {
 
 /**
  * Runs a list query in the order of api-decisions.md (createdAt desc, id desc) and
- * returns one page of its rows with the true total (the select of `query` is cleared
- * for the count). Both statements are prepared (`runListStatement`), the page only when the
- * query names its columns. For stores only.
+ * returns one page of its rows with the true total: from the page itself when it is the
+ * list's last, else from a count (the select of `query` cleared). Both statements are
+ * prepared (`runListStatement`), the page only when the query names its columns. For stores only.
  */
 export async function paginate<T = Record<string, unknown>>(
   query: Knex.QueryBuilder,
   { page, pageSize }: { page: number; pageSize: number },
 ): Promise<{ data: T[]; page: number; pageSize: number; total: number }> {
+  const offset = pageOffset(page, pageSize);
+  // One row more than the page: when it does not come, this page is the list's last, and its total is
+  // known without counting (every list that fits in a page, and the last page of any list).
+  const rows = await runListStatement<T>(
+    query
+      .clone()
+      .orderBy([
+        { column: 'createdAt', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(pageSize + 1)
+      .offset(offset),
+  );
+  if (rows.length <= pageSize && (rows.length > 0 || offset === 0)) {
+    return { data: rows, page, pageSize, total: offset + rows.length };
+  }
   const [{ count }] = await runListStatement<{ count: string }>(query.clone().clearSelect().clearOrder().count({ count: '*' }));
-  const pageQuery = query
-    .clone()
-    .orderBy([
-      { column: 'createdAt', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(pageSize)
-    .offset(pageOffset(page, pageSize));
-  return { data: await runListStatement<T>(pageQuery), page, pageSize, total: Number(count) };
+  return { data: rows.slice(0, pageSize), page, pageSize, total: Number(count) };
 }
 
 /**
