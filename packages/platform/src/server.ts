@@ -100,7 +100,12 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
     if (path === '/metrics') {
       return send(200, await metrics.registry.metrics(), metrics.registry.contentType);
     }
-    if (req instanceof http.IncomingMessage && unary.handle(req, res as http.ServerResponse)) return;
+    if (req instanceof http.IncomingMessage) {
+      // Draining: every HTTP/1.1 answer closes its connection, so callers' pools (connect-unary.ts) take
+      // their next calls elsewhere; HTTP/2 sessions get a GOAWAY at close instead.
+      if (draining) (res as http.ServerResponse).shouldKeepAlive = false;
+      if (unary.handle(req, res as http.ServerResponse)) return;
+    }
     (rpc as (a: unknown, b: unknown) => void)(req, res);
   };
 

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toBinary, create } from '@bufbuild/protobuf';
+import { createClient } from '@connectrpc/connect';
+import { AuthService, AuthenticateRequestSchema } from '@cluster/proto';
+import { createLogger } from './logger.ts';
+import { createMetrics } from './metrics.ts';
+import { createRpcTransport } from './rpc.ts';
+import { createServiceServer } from './server.ts';
+import { createTokenSigner, createTokenVerifier, devServiceKeys } from './service-auth.ts';
+
+// A backend's server as the services run it: the cluster's calls on the short path, through the token check.
+const sign = createTokenSigner(devServiceKeys('gateway'));
+const server = createServiceServer({
+  service: 'test',
+  trust: { verify: createTokenVerifier(devServiceKeys('core')), policyOf: () => ({ callers: ['gateway'] }) },
+  logger: createLogger('test', 'silent'),
+  metrics: createMetrics('test'),
+  ready: async () => ({ database: true }),
+  routes: (r) =>
+    r.service(AuthService, {
+      authenticate: (req) => ({ apiEnabled: true, actor: { apiKeyId: req.key, organizationId: 'org' } }),
+    }),
+});
+let baseUrl = '';
+beforeAll(async () => {
+  baseUrl = `http://127.0.0.1:${await server.listen(0, '127.0.0.1')}`;
+});
+afterAll(() => server.close());
+
+/** One raw Connect call with a gateway token: its status and Connection header. */
+async function rawCall(): Promise<{ status: number; connection: string | null }> {
+  const res = await fetch(`${baseUrl}/${AuthService.typeName}/Authenticate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/proto', authorization: `Bearer ${await sign('core')}` },
+    body: toBinary(AuthenticateRequestSchema, create(AuthenticateRequestSchema, { key: 'k' })),
+  });
+  await res.arrayBuffer();
+  return { status: res.status, connection: res.headers.get('connection') };
+}
+
+describe('the service server', () => {
+  it('answers the cluster transport only with a service token of an allowed caller', async () => {
+    const client = createClient(AuthService, createRpcTransport(baseUrl, { sign, audience: 'core' }));
+    expect(await client.authenticate({ key: 'k1' })).toMatchObject({ apiEnabled: true, actor: { apiKeyId: 'k1' } });
+    const stranger = createTokenSigner(devServiceKeys('delivery'));
+    const refused = createClient(AuthService, createRpcTransport(baseUrl, { sign: stranger, audience: 'core' }));
+    await expect(refused.authenticate({ key: 'k1' })).rejects.toMatchObject({
+      rawMessage: 'delivery may not call cluster.core.v1.AuthService/Authenticate',
+    });
+  });
+
+  it('keeps connections alive, and closes each one after its answer once draining', async () => {
+    expect(await rawCall()).toEqual({ status: 200, connection: 'keep-alive' });
+    server.drain();
+    expect((await fetch(`${baseUrl}/readyz`)).status).toBe(503);
+    expect(await rawCall()).toEqual({ status: 200, connection: 'close' });
+  });
+});
