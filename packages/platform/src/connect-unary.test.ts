@@ -3,7 +3,7 @@ import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code, ConnectError, createClient, type Interceptor, type Transport } from '@connectrpc/connect';
 import { connectNodeAdapter, createConnectTransport } from '@connectrpc/connect-node';
-import { AuthService } from '@cluster/proto';
+import { AuthService, ProjectService } from '@cluster/proto';
 import { createUnaryHandler, createUnaryTransport } from './connect-unary.ts';
 import { DomainError, fromConnectError, toConnectError } from './errors.ts';
 
@@ -20,14 +20,16 @@ const asServer: Interceptor = (next) => async (req) => {
 };
 const unary = createUnaryHandler(
   (router) =>
-    router.service(AuthService, {
-      async authenticate(req) {
-        if (req.key === 'missing') throw new DomainError('not_found', 'no such key', { key: req.key });
-        if (req.key === 'crash') throw new Error('a bug');
-        if (req.key === 'slow') await new Promise((r) => setTimeout(r, 1500));
-        return { apiEnabled: true, actor: { apiKeyId: req.key, organizationId: 'org', requestId: req.requestId } };
-      },
-    }),
+    router
+      .rpc(ProjectService.method.getProject, (req) => ({ resource: Buffer.from(JSON.stringify({ id: req.id })) }))
+      .service(AuthService, {
+        async authenticate(req) {
+          if (req.key === 'missing') throw new DomainError('not_found', 'no such key', { key: req.key });
+          if (req.key === 'crash') throw new Error('a bug');
+          if (req.key === 'slow') await new Promise((r) => setTimeout(r, 1500));
+          return { apiEnabled: true, actor: { apiKeyId: req.key, organizationId: 'org', requestId: req.requestId } };
+        },
+      }),
   [asServer],
 );
 const adapter = connectNodeAdapter({ routes: unary.routes, interceptors: [asServer], acceptCompression: [] });
@@ -68,6 +70,13 @@ describe('the cluster transport (Connect unary, binary, HTTP/1.1)', () => {
     expect(path).toBe('short');
     expect(answer).toMatchObject({ apiEnabled: true, actor: { apiKeyId: 'k1', organizationId: 'org', requestId: 'r' } });
     expect(seen).toEqual([{ requestId: 'req-1', token: 'Bearer t' }]);
+  });
+
+  it('takes the short path for a method registered on its own (router.rpc) too', async () => {
+    served.length = 0;
+    const answer = await createClient(ProjectService, cluster()).getProject({ id: 'p1' });
+    expect(served).toEqual(['short']);
+    expect(JSON.parse(Buffer.from(answer.resource).toString())).toEqual({ id: 'p1' });
   });
 
   it('is the Connect protocol on the wire: connect-node clients get the same answers by either path', async () => {

@@ -4,10 +4,12 @@ import {
   Code,
   ConnectError,
   createContextValues,
+  createMethodImplSpec,
   createServiceImplSpec,
   type ConnectRouter,
   type HandlerContext,
   type Interceptor,
+  type MethodImplSpec,
   type Transport,
   type UnaryRequest,
   type UnaryResponse,
@@ -52,30 +54,27 @@ function intercept(interceptors: readonly Interceptor[], final: (req: UnaryReque
 
 /**
  * Server side. Wraps a routes function so that, besides registering with connect-node's router,
- * it records every unary implementation; `handle` then answers a unary Connect call with a binary
+ * it records every unary implementation (of `service` and `rpc` alike); `handle` then answers a unary Connect call with a binary
  * message over HTTP/1.1 and returns true, or returns false for anything else (JSON, gRPC, GET,
  * compression, an unknown path: connect-node answers those, with the same interceptors).
  */
 export function createUnaryHandler(routes: (router: ConnectRouter) => void, interceptors: readonly Interceptor[]) {
   const byPath = new Map<string, UnaryEntry>();
-  const record = (service: DescService, implementation: object) => {
-    const spec = createServiceImplSpec(service, implementation);
-    for (const m of Object.values(spec.methods)) {
-      if (m.kind !== 'unary') continue;
-      const impl = m.impl;
-      const call = intercept(interceptors, async (req) => {
-        const out = await impl(req.message, handlerContext(req));
-        return {
-          stream: false,
-          service,
-          method: m.method,
-          header: new Headers(),
-          trailer: new Headers(),
-          message: create(m.method.output, out),
-        };
-      });
-      byPath.set(`/${service.typeName}/${m.method.name}`, { service, method: m.method, call });
-    }
+  const record = (spec: MethodImplSpec) => {
+    if (spec.kind !== 'unary') return;
+    const { method, impl } = spec;
+    const call = intercept(interceptors, async (req) => {
+      const out = await impl(req.message, handlerContext(req));
+      return {
+        stream: false,
+        service: method.parent,
+        method,
+        header: new Headers(),
+        trailer: new Headers(),
+        message: create(method.output, out),
+      };
+    });
+    byPath.set(`/${method.parent.typeName}/${method.name}`, { service: method.parent, method, call });
   };
   const recordingRoutes = (router: ConnectRouter): void => {
     const recording: ConnectRouter = {
@@ -83,11 +82,12 @@ export function createUnaryHandler(routes: (router: ConnectRouter) => void, inte
         return router.handlers;
       },
       service(service, implementation, options) {
-        record(service, implementation);
+        Object.values(createServiceImplSpec(service, implementation).methods).forEach(record);
         router.service(service, implementation, options);
         return recording;
       },
       rpc(method, impl, options) {
+        record(createMethodImplSpec(method, impl));
         router.rpc(method, impl, options);
         return recording;
       },
