@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code, ConnectError, createClient, type Interceptor, type Transport } from '@connectrpc/connect';
 import { connectNodeAdapter, createConnectTransport } from '@connectrpc/connect-node';
 import { AuthService, ProjectService } from '@cluster/proto';
-import { createUnaryHandler, createUnaryTransport } from './connect-unary.ts';
+import { MAX_UNARY_BYTES, createUnaryHandler, createUnaryTransport } from './connect-unary.ts';
 import { DomainError, fromConnectError, toConnectError } from './errors.ts';
 
 // A real HTTP/1.1 server: the short path first, connect-node for everything it declines.
@@ -134,7 +134,7 @@ describe('the cluster transport (Connect unary, binary, HTTP/1.1)', () => {
     const huge = await new Promise<{ status: number; body: { code: string } }>((resolve, reject) => {
       const req = http.request(`${baseUrl}/${AuthService.typeName}/Authenticate`, {
         method: 'POST',
-        headers: { 'content-type': 'application/proto', 'content-length': String(64 * 1024 * 1024) },
+        headers: { 'content-type': 'application/proto', 'content-length': String(MAX_UNARY_BYTES + 1) },
       });
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
@@ -149,7 +149,7 @@ describe('the cluster transport (Connect unary, binary, HTTP/1.1)', () => {
     });
     expect(huge).toEqual({
       status: 429,
-      body: { code: 'resource_exhausted', message: `request larger than ${32 * 1024 * 1024} bytes` },
+      body: { code: 'resource_exhausted', message: `request larger than ${MAX_UNARY_BYTES} bytes` },
     });
   });
 });
