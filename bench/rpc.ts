@@ -3,8 +3,9 @@
 //   node --import tsx bench/rpc.ts
 //
 // One process is both sides: the platform's service server (the backends' real
-// server, with its interceptor) and a client of it, 16 calls in flight. Prints
-// calls/s and CPU ms per call (client + server) for gRPC and the Connect protocol.
+// server, with its interceptors) and a client of it, 16 calls in flight. Prints
+// calls/s and CPU ms per call (client + server) for the cluster's transport
+// (connect-unary.ts) and connect-node's Connect and gRPC transports.
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
 import {

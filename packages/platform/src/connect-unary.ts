@@ -34,6 +34,8 @@ import { Pool, errors as undiciErrors } from 'undici';
 const CONTENT_TYPE = 'application/proto';
 /** Nothing in the cluster aborts a call from the server's side: one signal that never fires. */
 const NEVER = new AbortController().signal;
+/** The most connections a caller opens to one backend (each carries one call at a time). */
+const MAX_CONNECTIONS = 128;
 /** The largest request body a backend reads on this path (Connect's own default is unlimited). */
 export const MAX_UNARY_BYTES = 32 * 1024 * 1024;
 
@@ -207,11 +209,9 @@ export function createUnaryTransport(opts: {
   interceptors: readonly Interceptor[];
   /** The deadline of a call that names none (CallOptions.timeoutMs); sent as connect-timeout-ms. */
   timeoutMs: number;
-  /** The most connections to the service at once (each carries one call at a time). */
-  connections?: number;
-}): Transport & { close(): Promise<void> } {
+}): Transport {
   const origin = new URL(opts.baseUrl).origin;
-  const pool = new Pool(origin, { connections: opts.connections ?? 128, pipelining: 1 });
+  const pool = new Pool(origin, { connections: MAX_CONNECTIONS, pipelining: 1 });
   const send = async (req: UnaryRequest): Promise<UnaryResponse> => {
     const headers: Record<string, string> = {};
     req.header.forEach((value, name) => (headers[name] = value));
@@ -272,7 +272,6 @@ export function createUnaryTransport(opts: {
     stream() {
       return Promise.reject(new ConnectError('streaming calls are not offered inside the cluster', Code.Unimplemented));
     },
-    close: () => pool.close(),
   };
 }
 

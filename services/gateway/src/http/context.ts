@@ -17,8 +17,8 @@ export type GatewayContext = ParameterizedContext<GatewayState>;
 
 /**
  * Names a request by the route that took it, as soon as it is known (an endpoint may write its
- * answer itself, before the middleware around it resumes): its metrics label (`label`, the v1
- * routes' paths without /api/v1) and its trace span (`template`, the full path template).
+ * answer itself, before the middleware around it resumes): its trace span by `template`, the full
+ * path template, and its metrics label by the v1 `route`'s path (without /api/v1) or else `template`.
  */
 export function nameRequest(ctx: GatewayContext, template: string, route?: RouteDef): void {
   if (route) ctx.state.route = route;
