@@ -1,4 +1,4 @@
-// Types of infra.mjs for the TypeScript callers (the fault tests' private brokers).
+// Types of infra.mjs for the TypeScript callers (the fault tests' private brokers and Postgres servers).
 export declare const ROOT: string;
 export declare function kafkaLibs(): string;
 export declare function prepareKafka(opts: {
@@ -13,3 +13,8 @@ export declare function stopPid(
   pid: number | undefined,
   opts?: { name?: string; graceMs?: number; signal?: NodeJS.Signals },
 ): Promise<void>;
+export declare function preparePostgres(opts: {
+  dir: string;
+  port: number;
+  logFile: string;
+}): Promise<{ url: string; start(): Promise<import('node:child_process').ChildProcess> }>;

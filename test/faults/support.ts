@@ -193,8 +193,8 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
     url: server.url,
     port,
     async start() {
-      child = await server.start();
-      const started = child;
+      const started = await server.start();
+      child = started;
       process.once('exit', () => started.kill('SIGKILL'));
     },
     async kill9() {
