@@ -30,7 +30,7 @@ const server = createServiceServer({
   trust: { verify: createTokenVerifier(devServiceKeys('core')), policyOf: () => ({ callers: ['gateway'] }) },
   logger: createLogger('bench', 'silent'),
   metrics: createMetrics('bench'),
-  ready: async () => ({}),
+  ready: async () => ({ ready: true, checks: {} }),
   routes: (r) =>
     r.service(AuthService, {
       async authenticate(req: AuthenticateRequest) {

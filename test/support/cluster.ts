@@ -59,10 +59,9 @@ export function requireEnv() {
   return { url, brokers: brokers.split(',') };
 }
 
-/** A fresh database on the test server, dropped by the caller when done. */
-export function freshDatabaseUrl(tag = 't'): string {
-  const { url } = requireEnv();
-  const u = new URL(url);
+/** A fresh database on the test server (or the server of `serverUrl`), dropped by the caller when done. */
+export function freshDatabaseUrl(tag = 't', serverUrl?: string): string {
+  const u = new URL(serverUrl ?? requireEnv().url);
   u.pathname = `/${tag}_${randomBytes(6).toString('hex')}`;
   return u.toString();
 }

@@ -36,14 +36,18 @@ export async function startProcessCluster(
     env?: Record<string, string>;
     perService?: Partial<Record<'core' | 'delivery' | 'gateway', Record<string, string>>>;
     nodeArgs?: string[];
+    /** A broker of the test's own (privateBroker) instead of the suite's. */
+    brokers?: string;
+    /** A Postgres server of the test's own (privatePostgres: its maintenance database's URL) instead of the suite's. */
+    postgresUrl?: string;
   } = {},
 ): Promise<ProcessCluster> {
-  const { brokers } = requireEnv();
-  const databaseUrl = freshDatabaseUrl(tag);
+  const brokers = opts.brokers ?? requireEnv().brokers.join(',');
+  const databaseUrl = freshDatabaseUrl(tag, opts.postgresUrl);
   const topicPrefix = `${tag}${randomBytes(4).toString('hex')}.`;
   const base = {
     DATABASE_URL: databaseUrl,
-    KAFKA_BROKERS: brokers.join(','),
+    KAFKA_BROKERS: brokers,
     KAFKA_TOPIC_PREFIX: topicPrefix,
     LOG_LEVEL: 'warn',
     ...opts.env,

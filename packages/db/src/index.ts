@@ -64,12 +64,56 @@ async function runOnPool<T>(
   }
 }
 
-/** A knex pool on one schema of the database. */
+/**
+ * Bounds on a pool's waits (readDbTimeouts in @cluster/platform): a statement runs at most
+ * `statementTimeoutMs` (server-side statement_timeout; the client gives up a second later, which is
+ * what ends a wait on a frozen server, and closes that connection); taking a connection from the
+ * pool, or opening one, at most `acquireTimeoutMs`.
+ */
+export interface DbTimeouts {
+  statementTimeoutMs: number;
+  acquireTimeoutMs: number;
+}
+
+/** The part of a pool's node-postgres client that closeOnReadTimeout wraps. */
+interface PooledClient {
+  query: (...args: unknown[]) => unknown;
+  end(): Promise<void>;
+}
+
+/**
+ * After a client-side query timeout the statement may still be running (or the server frozen): the
+ * connection is closed, which knex sees ('end') and drops from the pool, instead of handing a
+ * connection with a hung statement to the next caller.
+ */
+function closeOnReadTimeout(client: PooledClient): void {
+  const query = client.query.bind(client);
+  const close = (err: unknown) => {
+    if (err instanceof Error && err.message === 'Query read timeout') void client.end().catch(() => {});
+  };
+  client.query = (...args: unknown[]) => {
+    const last = args.length - 1;
+    const callback = args[last];
+    if (typeof callback === 'function') {
+      args[last] = (err: unknown, res: unknown) => {
+        close(err);
+        (callback as (e: unknown, r: unknown) => void)(err, res);
+      };
+      return query(...args);
+    }
+    const result = query(...args);
+    if (result instanceof Promise) result.catch(close);
+    return result;
+  };
+}
+
+/** A knex pool on one schema of the database; `timeouts` bound every wait on it (none: migrations, CLIs). */
 export function createDb(
   url: string,
-  opts: { schema: string; poolMax?: number; application?: string; logger?: DbLogSink },
+  opts: { schema: string; poolMax?: number; application?: string; logger?: DbLogSink; timeouts?: DbTimeouts },
 ): Knex {
   const sink = opts.logger;
+  const t = opts.timeouts;
   return knexFactory({
     log: sink
       ? {
@@ -80,10 +124,28 @@ export function createDb(
         }
       : undefined,
     client: 'pg',
-    connection: { connectionString: url, application_name: opts.application ?? opts.schema },
+    connection: {
+      connectionString: url,
+      application_name: opts.application ?? opts.schema,
+      ...(t && {
+        statement_timeout: t.statementTimeoutMs,
+        query_timeout: t.statementTimeoutMs + 1000,
+        connectionTimeoutMillis: t.acquireTimeoutMs,
+        keepAlive: true,
+      }),
+    },
     searchPath: [opts.schema, 'public'],
-    pool: { min: 0, max: opts.poolMax ?? 10 },
-    acquireConnectionTimeout: 10000,
+    pool: {
+      min: 0,
+      max: opts.poolMax ?? 10,
+      ...(t && {
+        afterCreate: (client: PooledClient, done: (err: Error | null, c: unknown) => void) => {
+          closeOnReadTimeout(client);
+          done(null, client);
+        },
+      }),
+    },
+    acquireConnectionTimeout: t?.acquireTimeoutMs ?? 10000,
   });
 }
 
@@ -152,10 +214,23 @@ export async function assertMigrated(knex: Knex, schema: string, migrations: Mig
     );
 }
 
-/** Migrates at start, or (MIGRATE_ON_START=false, a migration Job does it) checks that it was done. */
-export async function prepareSchema(knex: Knex, schema: string, migrations: Migration[], migrateOnStart: boolean): Promise<void> {
-  if (migrateOnStart) await migrate(knex, schema, migrations);
-  else await assertMigrated(knex, schema, migrations);
+/**
+ * Migrates at start, or (MIGRATE_ON_START=false, a migration Job does it) checks that it was done: on a
+ * connection of its own, without the serving pool's timeouts (a migration may take longer than a request).
+ */
+export async function prepareSchema(
+  url: string,
+  schema: string,
+  migrations: Migration[],
+  migrateOnStart: boolean,
+): Promise<void> {
+  const db = createDb(url, { schema, application: `${schema}-migrate`, poolMax: 1 });
+  try {
+    if (migrateOnStart) await migrate(db, schema, migrations);
+    else await assertMigrated(db, schema, migrations);
+  } finally {
+    await db.destroy();
+  }
 }
 
 /** True when the database answers. */

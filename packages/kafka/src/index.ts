@@ -165,13 +165,15 @@ async function raiseMessageLimit(admin: Admin, topics: string[]): Promise<void> 
   }
 }
 
-/** True when the broker answers a metadata request. */
+/**
+ * True when the broker answers a metadata request; connects `admin` first (a no-op while connected),
+ * so a service that started while Kafka was down needs nothing else. Unbounded: callers bound it
+ * (createReadiness in @cluster/platform).
+ */
 export async function pingKafka(admin: Admin): Promise<boolean> {
   try {
-    await Promise.race([
-      admin.describeCluster(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000)),
-    ]);
+    await admin.connect();
+    await admin.describeCluster();
     return true;
   } catch {
     return false;

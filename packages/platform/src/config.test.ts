@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConfigError, readKafkaConfig, readProcessConfig, readServiceConfig, retiredKeyWarnings, sealingKeys } from './config.ts';
+import {
+  ConfigError,
+  readDbTimeouts,
+  readKafkaConfig,
+  readProcessConfig,
+  readServiceConfig,
+  retiredKeyWarnings,
+  sealingKeys,
+} from './config.ts';
 import { devServiceKeys, devServiceSeed, rawPublicKey, signingKeyFromSeed } from './service-auth.ts';
 
 afterEach(() => {
@@ -45,14 +53,25 @@ describe('readKafkaConfig', () => {
     vi.stubEnv('KAFKA_BROKERS', ' a:9092, b:9092 ,');
     vi.stubEnv('KAFKA_TOPIC_PREFIX', 't1.');
     vi.stubEnv('KAFKAJS_LOG_LEVEL', 'debug');
-    expect(readKafkaConfig()).toEqual({ kafkaBrokers: ['a:9092', 'b:9092'], topicPrefix: 't1.', kafkaClientLogLevel: 'debug' });
+    vi.stubEnv('KAFKA_START_WAIT_MS', '0');
+    expect(readKafkaConfig()).toEqual({
+      kafkaBrokers: ['a:9092', 'b:9092'],
+      topicPrefix: 't1.',
+      kafkaClientLogLevel: 'debug',
+      kafkaStartWaitMs: 0,
+    });
     vi.stubEnv('KAFKAJS_LOG_LEVEL', 'info');
     expect(readKafkaConfig().kafkaClientLogLevel).toBe('warn');
   });
 
   it('defaults to a local broker and no prefix', () => {
-    for (const name of ['KAFKA_BROKERS', 'KAFKA_TOPIC_PREFIX', 'KAFKAJS_LOG_LEVEL']) vi.stubEnv(name, '');
-    expect(readKafkaConfig()).toEqual({ kafkaBrokers: ['127.0.0.1:9092'], topicPrefix: '', kafkaClientLogLevel: 'warn' });
+    for (const name of ['KAFKA_BROKERS', 'KAFKA_TOPIC_PREFIX', 'KAFKAJS_LOG_LEVEL', 'KAFKA_START_WAIT_MS']) vi.stubEnv(name, '');
+    expect(readKafkaConfig()).toEqual({
+      kafkaBrokers: ['127.0.0.1:9092'],
+      topicPrefix: '',
+      kafkaClientLogLevel: 'warn',
+      kafkaStartWaitMs: 15_000,
+    });
   });
 });
 
@@ -155,5 +174,17 @@ describe('sealingKeys', () => {
     expect(() => sealingKeys('WEBHOOK_SECRET_KEY', false)).toThrow(/empty entry/);
     vi.stubEnv('WEBHOOK_SECRET_KEY', `${a},${a}`);
     expect(() => sealingKeys('WEBHOOK_SECRET_KEY', false)).toThrow(/twice/);
+  });
+});
+
+describe('readDbTimeouts', () => {
+  it('bounds every wait on Postgres by a few seconds unless configured', () => {
+    for (const name of ['DB_STATEMENT_TIMEOUT_MS', 'DB_ACQUIRE_TIMEOUT_MS']) vi.stubEnv(name, '');
+    expect(readDbTimeouts()).toEqual({ statementTimeoutMs: 5000, acquireTimeoutMs: 3000 });
+    vi.stubEnv('DB_STATEMENT_TIMEOUT_MS', '1500');
+    vi.stubEnv('DB_ACQUIRE_TIMEOUT_MS', '700');
+    expect(readDbTimeouts()).toEqual({ statementTimeoutMs: 1500, acquireTimeoutMs: 700 });
+    vi.stubEnv('DB_STATEMENT_TIMEOUT_MS', '0');
+    expect(() => readDbTimeouts()).toThrow(/DB_STATEMENT_TIMEOUT_MS/);
   });
 });

@@ -150,6 +150,19 @@ export function serviceUrls() {
   };
 }
 
+/**
+ * How long a service waits on Postgres before it answers 503 `unavailable` (docs/runbook.md,
+ * "When a dependency fails"): a statement's run (statement_timeout on the server, and the same
+ * bound plus a second on the client, which is what ends a wait on a frozen server), and taking a
+ * connection from the pool or opening one. For the services' serving pools; migrations run without.
+ */
+export function readDbTimeouts() {
+  return {
+    statementTimeoutMs: int('DB_STATEMENT_TIMEOUT_MS', 5_000, 100),
+    acquireTimeoutMs: int('DB_ACQUIRE_TIMEOUT_MS', 3_000, 100),
+  };
+}
+
 /** Levels a service logs at (pino's, and `silent`). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -184,6 +197,11 @@ export function readKafkaConfig() {
     topicPrefix: str('KAFKA_TOPIC_PREFIX', ''),
     /** Level of the Kafka client's own log lines: `debug` shows them all, anything else its warnings. */
     kafkaClientLogLevel: optionalStr('KAFKAJS_LOG_LEVEL') === 'debug' ? ('debug' as const) : ('warn' as const),
+    /**
+     * How long a start waits for Kafka (its topics, the fan-out consumer's first join) before it
+     * goes on without it and keeps trying in the background: services serve without the broker.
+     */
+    kafkaStartWaitMs: int('KAFKA_START_WAIT_MS', 15_000, 0),
   };
 }
 export type KafkaConfig = ReturnType<typeof readKafkaConfig>;

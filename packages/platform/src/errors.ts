@@ -83,12 +83,49 @@ export const conflict = (message: string, details?: JsonObject): DomainError => 
 export const validation = (errors: { path: string; message: string }[]): DomainError =>
   new DomainError('validation_error', errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; '), { errors });
 
+// Postgres SQLSTATEs that say the database cannot serve now, not that the statement is wrong:
+// query_canceled (our statement_timeout), the connection exceptions, the server shutting down or
+// starting, too many connections, and the service's database gone (a failover or restore under way).
+const UNAVAILABLE_SQLSTATE = /^(57014|08...|57P0[123]|53300|3D000)$/;
+// Node's socket errors, for a dependency that refuses, resets or cannot be found.
+const UNAVAILABLE_ERRNO = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+// What knex and node-postgres throw for a pool that cannot hand out a connection in time, a
+// statement with no answer in time (our query_timeout: a frozen server), and a cut connection.
+const UNAVAILABLE_MESSAGE =
+  /Timeout acquiring a connection|Query read timeout|Connection terminated|connection timeout|not queryable|Connection ended unexpectedly/;
+
+/**
+ * True when `err` says a dependency (Postgres) is down, hung or overloaded, rather than that the
+ * request or the code is wrong: the call is answered 503 `unavailable`, never 500
+ * (docs/runbook.md, "When a dependency fails").
+ */
+export function isDependencyUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const { code } = err as { code?: unknown };
+  if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code))) return true;
+  return err.name === 'KnexTimeoutError' || UNAVAILABLE_MESSAGE.test(err.message);
+}
+
 /** Converts a DomainError into a ConnectError carrying an ErrorInfo detail. */
 export function toConnectError(err: unknown): ConnectError {
   if (err instanceof ConnectError) return err;
   if (err instanceof DomainError) {
     return new ConnectError(err.message, REASON_CODE[err.reason], undefined, [
       { desc: ErrorInfoSchema, value: { reason: err.reason, details: err.details } },
+    ]);
+  }
+  if (isDependencyUnavailable(err)) {
+    return new ConnectError('a dependency of the service is unavailable', Code.Unavailable, undefined, [
+      { desc: ErrorInfoSchema, value: { reason: 'unavailable' } },
     ]);
   }
   return new ConnectError('internal error', Code.Internal, undefined, [

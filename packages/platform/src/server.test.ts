@@ -15,7 +15,7 @@ const server = createServiceServer({
   trust: { verify: createTokenVerifier(devServiceKeys('core')), policyOf: () => ({ callers: ['gateway'] }) },
   logger: createLogger('test', 'silent'),
   metrics: createMetrics('test'),
-  ready: async () => ({ database: true }),
+  ready: async () => ({ ready: true, checks: { database: true } }),
   routes: (r) =>
     r.service(AuthService, {
       authenticate: (req) => ({ apiEnabled: true, actor: { apiKeyId: req.key, organizationId: 'org' } }),

@@ -8,12 +8,11 @@ import type { Logger } from './logger.ts';
 import { codeName, type Metrics } from './metrics.ts';
 import { requestContext } from './context.ts';
 import { createUnaryHandler } from './connect-unary.ts';
-import { toConnectError } from './errors.ts';
+import { isDependencyUnavailable, toConnectError } from './errors.ts';
 import { requireServiceToken, type CallerTrust } from './service-auth.ts';
 import { ROOT_CONTEXT, SpanKind, headersGetter, inSpan, propagation } from './telemetry.ts';
 
-/** Tells /readyz whether every dependency is reachable. */
-export type ReadinessCheck = () => Promise<Record<string, boolean>>;
+import type { Readiness } from './readiness.ts';
 
 export interface ServiceServerOptions {
   /** Service name for spans. */
@@ -21,7 +20,8 @@ export interface ServiceServerOptions {
   routes: (router: ConnectRouter) => void;
   logger: Logger;
   metrics: Metrics;
-  ready: ReadinessCheck;
+  /** What /readyz answers (readiness.ts): ready when the service can serve its own traffic. */
+  ready: Readiness['probe'];
   /** Who may call, and how a call's actor is verified (service-auth.ts). */
   trust: CallerTrust;
 }
@@ -65,6 +65,7 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
           } catch (err) {
             const connectErr = toConnectError(err);
             if (connectErr.rawMessage === 'internal error') logger.error({ err, method }, 'rpc failed');
+            else if (isDependencyUnavailable(err)) logger.warn({ err, method }, 'rpc answered unavailable: a dependency failed');
             metrics.rpcRequests.inc({ method, code: codeName(connectErr.code) });
             throw connectErr;
           } finally {
@@ -93,8 +94,8 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
     };
     if (path === '/healthz') return send(200, JSON.stringify({ status: 'ok' }));
     if (path === '/readyz') {
-      const checks = await opts.ready().catch(() => ({ check: false }));
-      const ok = !draining && Object.values(checks).every(Boolean);
+      const { ready, checks } = await opts.ready().catch(() => ({ ready: false, checks: { check: false } }));
+      const ok = !draining && ready;
       return send(ok ? 200 : 503, JSON.stringify({ ready: ok, draining, checks }));
     }
     if (path === '/metrics') {

@@ -1,4 +1,13 @@
-import { int, optionalStr, readKafkaConfig, readProcessConfig, readServiceConfig, sealingKeys, str } from '@cluster/platform';
+import {
+  readDbTimeouts,
+  int,
+  optionalStr,
+  readKafkaConfig,
+  readProcessConfig,
+  readServiceConfig,
+  sealingKeys,
+  str,
+} from '@cluster/platform';
 
 /** Development key material, used only outside production when CODEHOST_SECRET_KEY is unset (refused in production). */
 export const DEV_CODEHOST_KEY_MATERIAL = 'dev-only-codehost-key: set CODEHOST_SECRET_KEY in production';
@@ -13,6 +22,8 @@ export function readCoreConfig() {
     port: int('CORE_PORT', 50051, 0, 65535),
     /** Required; checked by startCore (callers such as the test harness may supply it after reading the rest). */
     databaseUrl: str('DATABASE_URL', ''),
+    /** Bounds on every wait on Postgres (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS). */
+    db: readDbTimeouts(),
     relayIdleMs: int('OUTBOX_RELAY_IDLE_MS', 1000, 10),
     /** Keyring sealing organizations' code-host webhook secrets at rest (first seals, all open); undefined: the dev default. */
     codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', common.production),

@@ -5,8 +5,10 @@ import {
   shutdownTelemetry,
   createLogger,
   createMetrics,
+  createReadiness,
   createServiceServer,
   createShutdown,
+  startStep,
   type Shutdown,
 } from '@cluster/platform';
 import { buildCore } from './app.ts';
@@ -27,17 +29,23 @@ export async function startCore(
   const shutdown = createShutdown(logger, config.shutdownDeadlineMs);
 
   await ensureDatabase(config.databaseUrl);
-  const db = createDb(config.databaseUrl, { schema: 'core', application: 'core', logger });
-  await prepareSchema(db, 'core', migrations, config.migrateOnStart);
+  await prepareSchema(config.databaseUrl, 'core', migrations, config.migrateOnStart);
+  const db = createDb(config.databaseUrl, { schema: 'core', application: 'core', logger, timeouts: config.db });
 
   const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: 'core', logger, logLevel: config.kafkaClientLogLevel });
   const topics = topicNames(config.topicPrefix);
-  await ensureTopics(kafka, [
-    { topic: topics.domainEvents, numPartitions: DOMAIN_EVENT_PARTITIONS },
-    { topic: topics.deliveryDeadLetter },
-  ]);
+  // Kafka is not needed to serve: writes wait in the outbox, so a broker that is down at start delays
+  // the topics (and the relay, which retries until they exist), not the service.
+  const topicsStep = await startStep(
+    'creating Kafka topics',
+    () =>
+      ensureTopics(kafka, [
+        { topic: topics.domainEvents, numPartitions: DOMAIN_EVENT_PARTITIONS },
+        { topic: topics.deliveryDeadLetter },
+      ]),
+    { logger, waitMs: config.kafkaStartWaitMs },
+  );
   const admin = kafka.admin();
-  await admin.connect();
 
   const relay = createOutboxRelay({
     db,
@@ -64,13 +72,19 @@ export async function startCore(
   sweeper.unref();
 
   const { routes, trust } = buildCore({ db, serviceKeys: config.serviceKeys, codehostSecretKeys: config.codehostSecretKeys });
+  // Ready with Postgres: Kafka's state is shown (core_dependency_up) but never makes core unready.
+  const readiness = createReadiness({
+    checks: { postgres: () => pingDb(db), kafka: () => pingKafka(admin) },
+    required: ['postgres'],
+    metrics,
+  });
   const server = createServiceServer({
     service: 'core',
     routes,
     trust,
     logger,
     metrics,
-    ready: async () => ({ postgres: await pingDb(db), kafka: await pingKafka(admin) }),
+    ready: readiness.probe,
   });
   const port = await server.listen(config.port, config.listenHost);
   logger.info({ port }, 'core listening');
@@ -78,6 +92,8 @@ export async function startCore(
   shutdown.add('not_ready', 'readiness', () => server.drain());
   shutdown.add('stop_intake', 'rpc server', () => server.close());
   shutdown.add('drain', 'outbox relay', () => relay.stop());
+  shutdown.add('stop_intake', 'start-up retries', () => topicsStep.stop());
+  shutdown.add('close', 'readiness checks', () => readiness.stop());
   shutdown.add('close', 'kafka admin', () => admin.disconnect());
   shutdown.add('close', 'postgres pool', () => db.destroy());
   shutdown.add('close', 'timers', () => clearInterval(sweeper));

@@ -1,4 +1,5 @@
 import {
+  readDbTimeouts,
   bool,
   int,
   num,
@@ -27,6 +28,8 @@ export function readDeliveryConfig() {
     coreUrl: serviceUrls().core,
     /** Required; checked by startDelivery (callers such as the test harness may supply it after reading the rest). */
     databaseUrl: str('DATABASE_URL', ''),
+    /** Bounds on every wait on Postgres (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS). */
+    db: readDbTimeouts(),
     /** Session of the fan-out consumer: how fast a dead replica's partitions move to another. */
     kafkaSessionTimeoutMs: int('KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000),
     allowPrivateDestinations,

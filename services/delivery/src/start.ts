@@ -10,11 +10,13 @@ import {
   shutdownTelemetry,
   createLogger,
   createMetrics,
+  createReadiness,
   createServiceServer,
   createTokenSigner,
   createTokenVerifier,
   createShutdown,
   retiredKeyWarnings,
+  startStep,
   withOpenCache,
   type Shutdown,
 } from '@cluster/platform';
@@ -57,17 +59,29 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   if (config.production) for (const w of retiredKeyWarnings('WEBHOOK_SECRET_KEY', config.secretKeys ?? [])) logger.warn(w);
 
   await ensureDatabase(config.databaseUrl);
-  const db = createDb(config.databaseUrl, { schema: 'delivery', application: 'delivery', poolMax: 20, logger });
-  await prepareSchema(db, 'delivery', migrations, config.migrateOnStart);
+  await prepareSchema(config.databaseUrl, 'delivery', migrations, config.migrateOnStart);
+  const db = createDb(config.databaseUrl, {
+    schema: 'delivery',
+    application: 'delivery',
+    poolMax: 20,
+    logger,
+    timeouts: config.db,
+  });
 
   const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: 'delivery', logger, logLevel: config.kafkaClientLogLevel });
   const topics = topicNames(config.topicPrefix);
-  await ensureTopics(kafka, [
-    { topic: topics.domainEvents, numPartitions: DOMAIN_EVENT_PARTITIONS },
-    { topic: topics.deliveryDeadLetter },
-  ]);
+  // Kafka is not needed to send what is due (docs/runbook.md): a broker that is down at start delays
+  // the topics and the fan-out, not the service.
+  const topicsStep = await startStep(
+    'creating Kafka topics',
+    () =>
+      ensureTopics(kafka, [
+        { topic: topics.domainEvents, numPartitions: DOMAIN_EVENT_PARTITIONS },
+        { topic: topics.deliveryDeadLetter },
+      ]),
+    { logger, waitMs: config.kafkaStartWaitMs },
+  );
   const admin = kafka.admin();
-  await admin.connect();
 
   const stores = createStores(db);
   const deliveryMetrics = createDeliveryMetrics(metrics, stores.deliveries);
@@ -177,8 +191,22 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     also: () => Promise.all([recovery.resumeStale(), stores.deliveries.releaseWaiting()]),
   });
   dispatcher.start();
-  await fanout.start();
+  const fanoutStep = await startStep(
+    'starting the fan-out consumer',
+    async () => {
+      await topicsStep.done;
+      await fanout.start();
+    },
+    { logger, waitMs: config.kafkaStartWaitMs },
+  );
 
+  // Ready with Postgres: it sends what is due without Kafka; the broker's and the fan-out consumer's
+  // states are shown (delivery_dependency_up) but never make delivery unready.
+  const readiness = createReadiness({
+    checks: { postgres: () => pingDb(db), kafka: () => pingKafka(admin), consumer: async () => fanout.healthy() },
+    required: ['postgres'],
+    metrics,
+  });
   const server = createServiceServer({
     service: 'delivery',
     routes,
@@ -186,12 +214,16 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     trust: { verify: createTokenVerifier(config.serviceKeys), policyOf: () => ({ callers: ['gateway'] }) },
     logger,
     metrics,
-    ready: async () => ({ postgres: await pingDb(db), kafka: await pingKafka(admin), consumer: fanout.healthy() }),
+    ready: readiness.probe,
   });
   const port = await server.listen(config.port, config.listenHost);
   logger.info({ port }, 'delivery listening');
 
   shutdown.add('not_ready', 'readiness', () => server.drain());
+  shutdown.add('stop_intake', 'start-up retries', () => {
+    topicsStep.stop();
+    fanoutStep.stop();
+  });
   shutdown.add('stop_intake', 'fan-out consumer', () => fanout.stop());
   shutdown.add('stop_intake', 'rpc server', () => server.close());
   shutdown.add('drain', 'delivery loop', () => dispatcher.stop());
@@ -201,6 +233,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   shutdown.add('drain', 'health sweeper', () => healthSweeper.stop());
   shutdown.add('drain', 'recoveries', () => recovery.stop());
   shutdown.add('close', 'http sender', () => sender.close());
+  shutdown.add('close', 'readiness checks', () => readiness.stop());
   shutdown.add('close', 'kafka admin', () => admin.disconnect());
   shutdown.add('close', 'postgres pool', () => db.destroy());
   shutdown.add('close', 'telemetry', () => shutdownTelemetry());

@@ -5,6 +5,7 @@ import {
   createLogger,
   createMetrics,
   createRpcTransport,
+  createReadiness,
   createServiceServer,
   createShutdown,
   createTokenSigner,
@@ -31,8 +32,14 @@ export async function startEvidence(config: EvidenceConfig): Promise<{ port: num
   if (!config.secretKeys) logger.warn('EVIDENCE_SECRET_KEY is unset: evidence keys are sealed with a development key');
   if (config.production) for (const w of retiredKeyWarnings('EVIDENCE_SECRET_KEY', config.secretKeys ?? [])) logger.warn(w);
   await ensureDatabase(config.databaseUrl);
-  const db = createDb(config.databaseUrl, { schema: 'evidence', application: 'evidence', poolMax: 4, logger });
-  await prepareSchema(db, 'evidence', migrations, config.migrateOnStart);
+  await prepareSchema(config.databaseUrl, 'evidence', migrations, config.migrateOnStart);
+  const db = createDb(config.databaseUrl, {
+    schema: 'evidence',
+    application: 'evidence',
+    poolMax: 4,
+    logger,
+    timeouts: config.db,
+  });
   const toCore = createRpcTransport(config.coreUrl, { sign: createTokenSigner(config.serviceKeys), audience: 'core' });
   const core = createClient(ReleaseEvidenceService, toCore);
   const keys = createEvidenceKeyService(createEvidenceKeyStore(db), evidenceKeyBox(config));
@@ -41,18 +48,20 @@ export async function startEvidence(config: EvidenceConfig): Promise<{ port: num
     audit: createClient(AuditService, toCore),
     keys,
   });
+  const readiness = createReadiness({ checks: { postgres: () => pingDb(db) }, required: ['postgres'], metrics });
   const server = createServiceServer({
     service: 'evidence',
     routes: (router) => router.service(EvidenceService, { ...evidenceRpc({ core, keys }), ...settings }),
     trust: { verify: createTokenVerifier(config.serviceKeys), policyOf: () => ({ callers: ['gateway'] }) },
     logger,
     metrics,
-    ready: async () => ({ postgres: await pingDb(db) }),
+    ready: readiness.probe,
   });
   const port = await server.listen(config.port, config.listenHost);
   logger.info({ port }, 'evidence listening');
   shutdown.add('not_ready', 'readiness', () => server.drain());
   shutdown.add('stop_intake', 'rpc server', () => server.close());
+  shutdown.add('close', 'readiness checks', () => readiness.stop());
   shutdown.add('close', 'postgres pool', () => db.destroy());
   shutdown.add('close', 'telemetry', () => shutdownTelemetry());
   return { port, shutdown };

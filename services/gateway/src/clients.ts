@@ -42,10 +42,14 @@ export interface Clients {
 }
 
 /** Clients of the backends, each call carrying the gateway's token for its service (signed by `sign`). */
-export function createClients(urls: { core: string; delivery: string; evidence: string }, sign: TokenSigner): Clients {
-  const core = createRpcTransport(urls.core, { sign, audience: 'core' });
-  const delivery = createRpcTransport(urls.delivery, { sign, audience: 'delivery' });
-  const evidence = createRpcTransport(urls.evidence, { sign, audience: 'evidence' });
+export function createClients(
+  urls: { core: string; delivery: string; evidence: string },
+  sign: TokenSigner,
+  timeoutMs?: number,
+): Clients {
+  const core = createRpcTransport(urls.core, { sign, audience: 'core' }, timeoutMs);
+  const delivery = createRpcTransport(urls.delivery, { sign, audience: 'delivery' }, timeoutMs);
+  const evidence = createRpcTransport(urls.evidence, { sign, audience: 'evidence' }, timeoutMs);
   return {
     auth: createClient(AuthService, core),
     idempotency: createClient(IdempotencyService, core),

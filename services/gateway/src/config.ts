@@ -21,6 +21,8 @@ export function readGatewayConfig() {
     /** Proxies in front of the gateway whose X-Forwarded-For names the client (0: none, use the peer address). */
     trustedProxyHops: int('TRUSTED_PROXY_HOPS', 0, 0, 10),
     services: serviceUrls(),
+    /** The deadline of a call to a backend: a frozen one is answered 503 `unavailable` after it (docs/runbook.md). */
+    backendTimeoutMs: int('BACKEND_TIMEOUT_MS', 10_000, 100),
     /** The tool-protocol endpoint (/mcp, docs/mcp.md). */
     mcp: {
       /** Browser origins allowed to call /mcp (none by default; a request without Origin is always allowed). */

@@ -47,7 +47,8 @@ export interface FanoutConsumer {
  */
 export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsumer {
   const { metrics, logger } = opts;
-  let healthy = true;
+  // Healthy once it has joined its group (a start while Kafka is down has not).
+  let healthy = false;
   let stopping = false;
   let consumer: Consumer;
   let restartTimer: NodeJS.Timeout | undefined;
@@ -75,9 +76,16 @@ export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsume
     consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
       metrics.consumerLag.set({ partition: String(e.payload.partition) }, Number(e.payload.offsetLag));
     });
-    await consumer.connect();
-    await consumer.subscribe({ topic: opts.topic, fromBeginning: true });
-    await consumer.run({
+    const current = consumer;
+    try {
+      await current.connect();
+      await current.subscribe({ topic: opts.topic, fromBeginning: true });
+    } catch (err) {
+      // Kafka down or the topic not made yet: the caller tries again with a fresh consumer.
+      await current.disconnect().catch(() => {});
+      throw err;
+    }
+    await current.run({
       partitionsConsumedConcurrently: 3,
       // Offsets are committed at most once a second (and on stop and rebalance), not after
       // every batch: under load that is one broker request per batch saved. A crash re-reads

@@ -26,5 +26,9 @@ export function renderError(ctx: GatewayContext, err: unknown, logger: Logger): 
   ctx.body = known.details
     ? { reason: known.reason, message: known.message, details: known.details }
     : { reason: known.reason, message: known.message };
-  if (known.status >= 500) logger.warn({ reason: known.reason, message: known.message }, 'backend unavailable');
+  if (known.status >= 500) {
+    // A dependency is down or hung: worth a retry soon (clients that honour Retry-After spread them out).
+    ctx.set('Retry-After', '1');
+    logger.warn({ reason: known.reason, message: known.message }, 'backend unavailable');
+  }
 }

@@ -1,0 +1,56 @@
+import type { Logger } from './logger.ts';
+
+/** A start-up step that may finish after the service is up (startStep). */
+export interface StartStep {
+  /** Resolves true once the step has succeeded, false when it was stopped first. */
+  done: Promise<boolean>;
+  /** Stops retrying (shutdown). */
+  stop(): void;
+}
+
+/**
+ * Runs a start-up step on a dependency the service can serve without (Kafka: docs/runbook.md,
+ * "When a dependency fails"): waits for it up to `waitMs`, so with the dependency up a start
+ * behaves as if the step were awaited; when it has not succeeded by then the start goes on, and
+ * the step is tried again (backoff up to `maxBackoffMs`) until it succeeds or `stop()`.
+ */
+export async function startStep(
+  what: string,
+  step: () => Promise<void>,
+  opts: { logger: Logger; waitMs: number; maxBackoffMs?: number },
+): Promise<StartStep> {
+  const { logger, maxBackoffMs = 30_000 } = opts;
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  const done = (async () => {
+    for (let attempt = 1, backoff = 1000; !stopped; attempt++, backoff = Math.min(backoff * 2, maxBackoffMs)) {
+      try {
+        await step();
+        if (attempt > 1) logger.info({ attempt }, `${what}: done`);
+        return true;
+      } catch (err) {
+        logger.warn({ err, attempt, retryInMs: backoff }, `${what} failed; the service runs without it and tries again`);
+      }
+      await pause(backoff);
+    }
+    return false;
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, opts.waitMs)))]);
+  clearTimeout(timer);
+  return {
+    done,
+    stop() {
+      stopped = true;
+      wake?.();
+    },
+  };
+}
