@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEventLog, startTestCluster, type EventLog, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import type { Json } from './support/json.ts';
 import { createReceivers, verifyServiceSignature, verifyStandardSignature, type Responder } from './support/receiver.ts';
+import { until } from './support/poll.ts';
 
 // 24 h of retries compressed into 2.5 s: steps of ~50 ms, 200 ms, 800 ms, then the deadline.
 const ENV = {
@@ -244,7 +245,11 @@ describe('webhook deliveries', () => {
     expect(got.headers['webhook-timestamp']).toBe(got.headers['x-service-timestamp']);
     expect(verifyStandardSignature(sub.hmacSecret, got)).toBe(true);
 
-    const record = await c.api(org.key, 'GET', `/webhooks/${sub.id}/deliveries/${got.body.id}`);
+    // The receiver has the request before the attempt is recorded: wait for the record.
+    const record = await until(
+      () => c.api(org.key, 'GET', `/webhooks/${sub.id}/deliveries/${got.body.id}`),
+      (r) => r.body?.status === 'succeeded',
+    );
     expect(record.status).toBe(200);
     expect(record.body).toMatchObject({
       id: got.body.id,
@@ -292,11 +297,10 @@ describe('webhook deliveries', () => {
     expect(got[3].arrivedAt - got[2].arrivedAt).toBeGreaterThanOrEqual(600);
 
     const id = got[0].body.id as string;
-    let record = await c.api(org.key, 'GET', `/webhooks/${sub.id}/deliveries/${id}`);
-    for (let i = 0; i < 50 && record.body.status !== 'succeeded'; i++) {
-      await sleep(50);
-      record = await c.api(org.key, 'GET', `/webhooks/${sub.id}/deliveries/${id}`);
-    }
+    const record = await until(
+      () => c.api(org.key, 'GET', `/webhooks/${sub.id}/deliveries/${id}`),
+      (r) => r.body?.status === 'succeeded',
+    );
     expect(record.body).toMatchObject({
       status: 'succeeded',
       attempts: 4,
@@ -455,11 +459,10 @@ describe('webhook deliveries', () => {
     const got = await r.waitFor(4, () => true, 15000);
     expect(got[3].arrivedAt - got[2].arrivedAt).toBeGreaterThanOrEqual(950);
     const id = got[0].body.id as string;
-    let record = await c.api(org.key, 'GET', `/webhooks/${sub.id}/deliveries/${id}`);
-    for (let i = 0; i < 50 && record.body.status !== 'succeeded'; i++) {
-      await sleep(50);
-      record = await c.api(org.key, 'GET', `/webhooks/${sub.id}/deliveries/${id}`);
-    }
+    const record = await until(
+      () => c.api(org.key, 'GET', `/webhooks/${sub.id}/deliveries/${id}`),
+      (r) => r.body?.status === 'succeeded',
+    );
     const log = record.body.attemptLog as {
       outcome: string;
       error: string | null;

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../support/poll.ts';
+import { startProcessCluster, type ProcessCluster } from '../support/process-cluster.ts';
+import { apiOf, createEntry, createProject, expectExactlyOnce, readyz, subscriber, type Api, type Subscriber } from './api.ts';
+import { privateBroker, type PrivateBroker } from './support.ts';
+
+// Kafka down or frozen (docs/runbook.md, "When a dependency fails"): reads answer 200 and writes 201
+// (their events wait in the outbox), core and delivery stay ready, and the webhooks of those writes
+// arrive once the broker is back, exactly once per subscription. Real processes: the services, a
+// broker of the test's own that is killed (-9) and restarted, then frozen (SIGSTOP) and thawed.
+
+let broker: PrivateBroker;
+let cluster: ProcessCluster;
+let api: Api;
+let subscribers: Subscriber[];
+let projectId: string;
+
+beforeAll(async () => {
+  broker = await privateBroker();
+  await broker.start();
+  cluster = await startProcessCluster('kafkadown', {
+    brokers: broker.brokers,
+    env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true', WEBHOOK_RETRY_BASE_MS: '200', KAFKA_SESSION_TIMEOUT_MS: '6000' },
+  });
+  const { key } = await cluster.newOrg('Kafka Outage Org');
+  api = apiOf(cluster.baseUrl, key);
+  projectId = await createProject(api, 'Kafka outage');
+  subscribers = [await subscriber(api, ['entry.created']), await subscriber(api, ['entry.created'])];
+  // The pipeline works before the fault.
+  await expectExactlyOnce(subscribers, [await createEntry(api, projectId, 'before')]);
+}, 240_000);
+
+afterAll(async () => {
+  for (const s of subscribers ?? []) await s.receiver.close();
+  await cluster?.stop();
+  await broker?.stop();
+  broker?.remove();
+});
+
+const dependency = async (port: number, name: string) => (await readyz(port)).body?.checks?.[name];
+
+/** While Kafka is out: reads, writes and readiness as the runbook's table says. Returns the entries written. */
+async function serveWithoutKafka(tag: string): Promise<string[]> {
+  // Core and delivery see the broker go (their probes are bounded) and stay ready.
+  expect(
+    await until(
+      () => dependency(cluster.core.port, 'kafka'),
+      (up) => up === false,
+      30_000,
+    ),
+  ).toBe(false);
+  expect(
+    await until(
+      () => dependency(cluster.delivery.port, 'kafka'),
+      (up) => up === false,
+      30_000,
+    ),
+  ).toBe(false);
+  for (const port of [cluster.core.port, cluster.delivery.port, cluster.gateway.port]) {
+    const r = await readyz(port);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+  }
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const started = Date.now();
+    ids.push(await createEntry(api, projectId, `${tag} ${i}`));
+    expect(Date.now() - started).toBeLessThan(5000);
+    const read = await api('GET', `/entries/${ids[i]}`);
+    expect(read.status).toBe(200);
+  }
+  expect((await api('GET', `/projects/${projectId}/entries`)).status).toBe(200);
+  expect((await api('GET', `/webhooks/${subscribers[0].id}`)).status).toBe(200);
+  return ids;
+}
+
+describe('fault: Kafka down or frozen', () => {
+  it('killed: the API serves reads and writes, and the writes’ webhooks arrive once it is back, once each', async () => {
+    await broker.kill9();
+    const ids = await serveWithoutKafka('while Kafka is down');
+    await broker.start();
+    await expectExactlyOnce(subscribers, ids);
+  }, 240_000);
+
+  it('frozen (SIGSTOP): the same, and nothing waits on the hung broker', async () => {
+    broker.freeze();
+    try {
+      const ids = await serveWithoutKafka('while Kafka is frozen');
+      broker.thaw();
+      await expectExactlyOnce(subscribers, ids);
+    } finally {
+      broker.thaw();
+    }
+  }, 240_000);
+});
