@@ -18,6 +18,7 @@ describe('a failed dependency is 503 unavailable, never 500', () => {
     new Error('Query read timeout'),
     new Error('select 1 - Connection terminated unexpectedly'),
     new Error('Connection terminated due to connection timeout'),
+    new Error('timeout expired'), // node-postgres: no answer to the connection's start-up in time
   ];
   it.each(unavailable.map((e) => [e.message, e]))('%s', (_, err) => {
     expect(isDependencyUnavailable(err)).toBe(true);

@@ -101,7 +101,7 @@ const UNAVAILABLE_ERRNO = new Set([
 // What knex and node-postgres throw for a pool that cannot hand out a connection in time, a
 // statement with no answer in time (our query_timeout: a frozen server), and a cut connection.
 const UNAVAILABLE_MESSAGE =
-  /Timeout acquiring a connection|Query read timeout|Connection terminated|connection timeout|not queryable|Connection ended unexpectedly/;
+  /Timeout acquiring a connection|Query read timeout|^timeout expired$|Connection terminated|connection timeout|not queryable|Connection ended unexpectedly/;
 
 /**
  * True when `err` says a dependency (Postgres) is down, hung or overloaded, rather than that the
