@@ -142,7 +142,8 @@ export function fromConnectError(err: unknown): DomainError | undefined {
     return new DomainError(info.reason as Reason, err.rawMessage, info.details, true);
   }
   if (err.code === Code.Unavailable || err.code === Code.DeadlineExceeded) {
-    return new DomainError('unavailable', 'a backend service is unavailable');
+    // The call's own outcome (refused, reset, past its deadline): nothing a fresh check of the caller could change.
+    return new DomainError('unavailable', 'a backend service is unavailable', undefined, true);
   }
   return undefined;
 }
