@@ -45,11 +45,17 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Builds the Koa gateway (unstarted, so tests can listen on port 0). */
 export function buildGateway(deps: GatewayDeps): Koa {
   const { clients, routes, limiter, logger, metrics } = deps;
-  // One limit of failed authentications for API keys and code-host signatures (its check slots are shared).
-  const failureLimit = createFailureLimit({ failures: deps.authFailures });
-  const authenticator = createAuthenticator({ auth: clients.auth, failureLimit });
   const match = createMatcher(routes);
   const openapi = buildOpenApi(routes);
+  const overLimit = new Counter({
+    name: `${metrics.prefix}auth_over_limit_total`,
+    help: 'Authentications from client addresses over their failed-authentication limit, by outcome.',
+    labelNames: ['outcome'] as const,
+    registers: [metrics.registry],
+  });
+  // One limit of failed authentications for API keys and code-host signatures (its check slots are shared).
+  const failureLimit = createFailureLimit({ failures: deps.authFailures, onOverLimit: (outcome) => overLimit.inc({ outcome }) });
+  const authenticator = createAuthenticator({ auth: clients.auth, failureLimit });
   const requests = new Counter({
     name: `${metrics.prefix}http_requests_total`,
     help: 'HTTP requests answered, by method, route and status.',

@@ -31,7 +31,13 @@ function pendingCheck() {
 
 describe('failure limit', () => {
   it('runs the checks of over-limit addresses in a few slots, queued in order, and refuses beyond the queue', async () => {
-    const limit = createFailureLimit({ failures: createMemoryRateLimiter(1), checks: 1, waiting: 1 });
+    const outcomes: string[] = [];
+    const limit = createFailureLimit({
+      failures: createMemoryRateLimiter(1),
+      checks: 1,
+      waiting: 1,
+      onOverLimit: (o) => outcomes.push(o),
+    });
     expect(await reasonOf(limit(from('a'), { wellFormed: true }, refuse))).toBe('invalid_key');
     const checks = [pendingCheck(), pendingCheck(), pendingCheck(), pendingCheck()];
     const answers = checks.slice(0, 3).map((c, i) => limit(from(i ? 'a' : 'b'), { id: `k${i}`, wellFormed: true }, c.run));
@@ -46,6 +52,9 @@ describe('failure limit', () => {
     checks[2].pass();
     checks[0].pass();
     expect(await Promise.all([answers[0], answers[2]])).toEqual(['ok', 'ok']);
+    expect(outcomes).toEqual(['refused_busy', 'refused_checked', 'passed']);
+    await reasonOf(limit(from('a'), { wellFormed: false }, refuse));
+    expect(outcomes.at(-1)).toBe('refused_unchecked');
   });
 
   it('remembers refused proofs for a minute, the most recent ones first', async () => {

@@ -19,8 +19,17 @@ export interface FailureLimitOptions {
   waiting?: number;
   /** Refused proofs this replica remembers (the oldest are forgotten first). */
   remembered?: number;
+  /** Told how each attempt of an over-limit address ended (a metric). */
+  onOverLimit?: (outcome: OverLimitOutcome) => void;
   clock?: () => number;
 }
+
+/**
+ * What became of an attempt from an over-limit address: refused without a check (malformed or
+ * remembered), refused after one, refused because every check slot and place in line was taken,
+ * or let through (it authenticated).
+ */
+export type OverLimitOutcome = 'refused_unchecked' | 'refused_checked' | 'refused_busy' | 'passed';
 
 const WINDOW_MS = 60_000;
 
@@ -44,7 +53,7 @@ const WINDOW_MS = 60_000;
  * Addresses under their limit are checked as before, without the slots.
  */
 export function createFailureLimit(opts: FailureLimitOptions) {
-  const { failures, checks = 4, waiting = 256, remembered = 10_000, clock = Date.now } = opts;
+  const { failures, checks = 4, waiting = 256, remembered = 10_000, onOverLimit = () => {}, clock = Date.now } = opts;
   const refused = createRecentSet(remembered, WINDOW_MS, clock);
   const slots = createSlots(checks, waiting);
 
@@ -67,13 +76,20 @@ export function createFailureLimit(opts: FailureLimitOptions) {
     const address = `auth-failures:${ctx.ip}`;
     const gate = await failures.peek(address);
     if (gate.allowed) return counted(address, proof, attempt);
-    const overLimit = () =>
-      new DomainError('rate_limit', 'too many failed authentications from this address', { retryAfter: gate.retryAfter });
-    if (!proof.wellFormed || (proof.id && refused.has(proof.id))) throw overLimit();
+    const overLimit = (outcome: OverLimitOutcome) => {
+      onOverLimit(outcome);
+      return new DomainError('rate_limit', 'too many failed authentications from this address', { retryAfter: gate.retryAfter });
+    };
+    if (!proof.wellFormed || (proof.id && refused.has(proof.id))) throw overLimit('refused_unchecked');
     try {
-      return await slots.run(() => counted(address, proof, attempt), overLimit);
+      const passed = await slots.run(
+        () => counted(address, proof, attempt),
+        () => overLimit('refused_busy'),
+      );
+      onOverLimit('passed');
+      return passed;
     } catch (err) {
-      throw err instanceof DomainError && err.status === 401 ? overLimit() : err;
+      throw err instanceof DomainError && err.status === 401 ? overLimit('refused_checked') : err;
     }
   };
 }
