@@ -1,4 +1,5 @@
 export * from './permissions.ts';
+export * from './api-keys.ts';
 export * from './events.ts';
 export * from './resources/common.ts';
 export * from './resources/external-ref.ts';

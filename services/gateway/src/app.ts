@@ -20,6 +20,7 @@ import { createMatcher, type RouteDef } from './http/route.ts';
 import { runRoute } from './http/run-route.ts';
 import { createMcpEndpoint, type McpSettings } from './mcp/endpoint.ts';
 import { createCodeHostHooks } from './http/hooks.ts';
+import { createFailureLimit } from './http/failure-limit.ts';
 import { createSettingsRoutes } from './http/settings.ts';
 
 export interface GatewayDeps {
@@ -44,9 +45,17 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Builds the Koa gateway (unstarted, so tests can listen on port 0). */
 export function buildGateway(deps: GatewayDeps): Koa {
   const { clients, routes, limiter, logger, metrics } = deps;
-  const authenticator = createAuthenticator({ auth: clients.auth, failures: deps.authFailures });
   const match = createMatcher(routes);
   const openapi = buildOpenApi(routes);
+  const overLimit = new Counter({
+    name: `${metrics.prefix}auth_over_limit_total`,
+    help: 'Authentications from client addresses over their failed-authentication limit, by outcome.',
+    labelNames: ['outcome'] as const,
+    registers: [metrics.registry],
+  });
+  // One limit of failed authentications for API keys and code-host signatures (its check slots are shared).
+  const failureLimit = createFailureLimit({ failures: deps.authFailures, onOverLimit: (outcome) => overLimit.inc({ outcome }) });
+  const authenticator = createAuthenticator({ auth: clients.auth, failureLimit });
   const requests = new Counter({
     name: `${metrics.prefix}http_requests_total`,
     help: 'HTTP requests answered, by method, route and status.',
@@ -121,7 +130,7 @@ export function buildGateway(deps: GatewayDeps): Koa {
   app.use(createSettingsRoutes(clients));
 
   // Inbound code-host webhooks (signed with the organization's secret, not an API key).
-  app.use(createCodeHostHooks(clients, deps.authFailures));
+  app.use(createCodeHostHooks(clients, failureLimit));
 
   // The tool-protocol endpoint (/mcp, its privacy link and its protected-resource metadata): the v1 routes as tools.
   app.use(createMcpEndpoint({ routes, clients, authenticator, limiter, settings: deps.mcp, logger }));

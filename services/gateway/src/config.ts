@@ -16,7 +16,7 @@ export function readGatewayConfig() {
     metricsPort: int('GATEWAY_METRICS_PORT', 9464, 0, 65535),
     redisUrl: optionalStr('REDIS_URL'),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 1),
-    /** Failed authentications a client address may make per minute before 429 (no lookup then). */
+    /** Failed authentications a client address may make per minute; over it, failed attempts answer 429 (valid keys go through). */
     authFailureLimitPerMinute: int('AUTH_FAILURE_LIMIT_PER_MINUTE', 120, 1),
     /** Proxies in front of the gateway whose X-Forwarded-For names the client (0: none, use the peer address). */
     trustedProxyHops: int('TRUSTED_PROXY_HOPS', 0, 0, 10),

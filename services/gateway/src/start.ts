@@ -14,7 +14,7 @@ import { buildGateway } from './app.ts';
 import { createClients } from './clients.ts';
 import { answerClientError } from './http/client-error.ts';
 import { DEV_IDEMPOTENCY_KEY_MATERIAL, type GatewayConfig } from './config.ts';
-import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts';
+import { createLimiters } from './http/limiters.ts';
 import { routes } from './routes.ts';
 
 /** Composition root of the gateway. */
@@ -23,11 +23,10 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
   const metrics = createMetrics('gateway');
   const shutdown = createShutdown(logger, config.shutdownDeadlineMs);
   const clients = createClients(config.services, createTokenSigner(config.serviceKeys), config.backendTimeoutMs);
-  const newLimiter = (perMinute: number) =>
-    config.redisUrl ? createRedisRateLimiter(config.redisUrl, perMinute) : createMemoryRateLimiter(perMinute);
-  const limiter = newLimiter(config.rateLimitPerMinute);
-  const authFailures = newLimiter(config.authFailureLimitPerMinute);
-  if (!config.redisUrl) logger.info('REDIS_URL unset: rate limits are per gateway replica');
+  const limiters = createLimiters({ redisUrl: config.redisUrl, logger, metrics });
+  const limiter = limiters.limiter('requests', config.rateLimitPerMinute);
+  const authFailures = limiters.limiter('auth_failures', config.authFailureLimitPerMinute);
+  await limiters.connected();
 
   let draining = false;
   if (!config.idempotencySecretKeys)
@@ -86,10 +85,7 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
       }),
   );
   shutdown.add('close', 'metrics server', () => new Promise<void>((resolve) => metricsServer.close(() => resolve())));
-  shutdown.add('close', 'rate limiters', async () => {
-    await limiter.close();
-    await authFailures.close();
-  });
+  shutdown.add('close', 'rate limiters', () => limiters.close());
   shutdown.add('close', 'telemetry', () => shutdownTelemetry());
   return { port, metricsPort, shutdown };
 }

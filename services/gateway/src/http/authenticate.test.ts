@@ -6,6 +6,7 @@ import { DomainError, toConnectError } from '@cluster/platform';
 import { ActorSchema, type AuthService } from '@cluster/proto';
 import { apiKeyOf, createAuthenticator } from './authenticate.ts';
 import type { GatewayContext } from './context.ts';
+import { createFailureLimit } from './failure-limit.ts';
 import { createMemoryRateLimiter } from './rate-limit.ts';
 
 describe('apiKeyOf (pipeline step 2)', () => {
@@ -46,7 +47,7 @@ describe('authenticator (pipeline step 2)', () => {
     const { client, calls } = fakeAuth(new Set(['good']));
     const auth = createAuthenticator({
       auth: client,
-      failures: createMemoryRateLimiter(5),
+      failureLimit: failuresPerMinute(5),
       cacheTtlMs: 60_000,
       clock: () => now,
     });
@@ -63,22 +64,41 @@ describe('authenticator (pipeline step 2)', () => {
 
   it('answers 401 missing_key without a key, and asks nothing', async () => {
     const { client, calls } = fakeAuth(new Set());
-    const auth = createAuthenticator({ auth: client, failures: createMemoryRateLimiter(5) });
+    const auth = createAuthenticator({ auth: client, failureLimit: failuresPerMinute(5) });
     expect(await reasonOf(auth.authenticate(request(''), { fresh: false }))).toBe('missing_key');
     expect(calls).toEqual([]);
   });
 
-  it('refuses an address with 429 once it failed too often, before any lookup; other addresses and known keys go on', async () => {
-    const { client, calls } = fakeAuth(new Set(['good', 'later']));
-    const auth = createAuthenticator({ auth: client, failures: createMemoryRateLimiter(3) });
-    await auth.authenticate(request('good'), { fresh: false });
+  it('once an address failed too often, answers its failed keys 429 (cheaply when it can) and lets a valid key through', async () => {
+    const [good, later] = [shaped('good'), shaped('later')];
+    const { client, calls } = fakeAuth(new Set([good, later]));
+    const auth = createAuthenticator({ auth: client, failureLimit: failuresPerMinute(3) });
+    await auth.authenticate(request(good), { fresh: false });
     for (let i = 0; i < 3; i++)
-      expect(await reasonOf(auth.authenticate(request(`bad${i}`), { fresh: false }))).toBe('invalid_key');
-    expect(await reasonOf(auth.authenticate(request('bad3'), { fresh: false }))).toBe('rate_limit');
-    expect(await reasonOf(auth.authenticate(request('later'), { fresh: false }))).toBe('rate_limit');
-    expect(calls).toEqual(['good', 'bad0', 'bad1', 'bad2']);
-    // A key already known is served from memory: nothing to look up.
-    expect(await auth.authenticate(request('good'), { fresh: false })).toMatchObject({ cached: true });
-    expect(await auth.authenticate(request('later', '10.0.0.2'), { fresh: false })).toMatchObject({ cached: false });
+      expect(await reasonOf(auth.authenticate(request(shaped(`bad${i}`)), { fresh: false }))).toBe('invalid_key');
+    expect(calls).toHaveLength(4);
+    // Over the limit: a key never seen is checked once (that is what lets a valid key through), and refused with 429...
+    expect(await reasonOf(auth.authenticate(request(shaped('bad3')), { fresh: false }))).toBe('rate_limit');
+    expect(calls).toHaveLength(5);
+    // ...again without a check, as is one refused before the address went over, and a key not of our shape.
+    for (const key of [shaped('bad3'), shaped('bad0'), 'nope'])
+      expect(await reasonOf(auth.authenticate(request(key), { fresh: false }))).toBe('rate_limit');
+    expect(calls).toHaveLength(5);
+    // A valid key goes through, a new one or a known one, and asked for fresh too.
+    expect(await auth.authenticate(request(later), { fresh: false })).toMatchObject({ cached: false });
+    expect(await auth.authenticate(request(good), { fresh: true })).toMatchObject({ cached: false });
+    expect(await auth.authenticate(request(good), { fresh: false })).toMatchObject({ cached: true });
+    // Another address is not affected: its failure is a 401.
+    expect(await reasonOf(auth.authenticate(request(shaped('bad3'), '10.0.0.2'), { fresh: false }))).toBe('invalid_key');
   });
 });
+
+/** A key of the API key shape (`fbk_<8>_<40>`) named `name`. */
+function shaped(name: string): string {
+  return `fbk_${name.padEnd(8, '0')}_${'s'.repeat(40)}`;
+}
+
+/** The failure limit at `perMinute` failed authentications per address. */
+function failuresPerMinute(perMinute: number) {
+  return createFailureLimit({ failures: createMemoryRateLimiter(perMinute) });
+}

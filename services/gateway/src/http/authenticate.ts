@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@connectrpc/connect';
-import { DomainError, fromConnectError } from '@cluster/platform';
+import { apiKeyPrefixOf } from '@cluster/contracts';
+import { DomainError } from '@cluster/platform';
 import type { Actor, AuthService } from '@cluster/proto';
 import type { GatewayContext } from './context.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import type { FailureLimit } from './failure-limit.ts';
 
 /** The API key a request carries: `Authorization: Bearer <key>`, else `X-API-Key`; empty when neither. */
 export function apiKeyOf(authorization: string, xApiKey: string): string {
@@ -27,8 +28,8 @@ export interface Authenticated {
 
 export interface AuthenticatorOptions {
   auth: Client<typeof AuthService>;
-  /** Failed authentications per client address (429 before any lookup once over). */
-  failures: RateLimiter;
+  /** Failed authentications per client address: once over, a failed check answers 429, a valid key goes through. */
+  failureLimit: FailureLimit;
   /** How long a key's actor is reused; the core re-checks it on every call regardless. */
   cacheTtlMs?: number;
   clock?: () => number;
@@ -37,40 +38,20 @@ export interface AuthenticatorOptions {
 const CACHE_MAX = 10_000;
 
 /**
- * The per-address limit on failed authentications (AUTH_FAILURE_LIMIT_PER_MINUTE), for every way a
- * caller proves itself (an API key, a code-host signature): an address over it is refused with 429
- * before `attempt` runs; an `attempt` that ends in a 401 counts against it. Backend errors come out
- * as DomainErrors.
- */
-export async function limitFailures<T>(failures: RateLimiter, ctx: GatewayContext, attempt: () => Promise<T>): Promise<T> {
-  const address = `auth-failures:${ctx.ip}`;
-  const gate = await failures.peek(address);
-  if (!gate.allowed) {
-    throw new DomainError('rate_limit', 'too many failed authentications from this address', { retryAfter: gate.retryAfter });
-  }
-  try {
-    return await attempt();
-  } catch (err) {
-    const known = fromConnectError(err);
-    if (known?.status === 401) await failures.hit(address);
-    throw known ?? err;
-  }
-}
-
-/**
  * Pipeline step 2: the actor of the request's API key. 401 missing_key without one; the
  * core answers invalid_key or key_revoked. A key seen in the last minute is answered from
- * memory (`cached`), so a known key's request is one RPC, not two. A fresh check is refused
- * with 429 while the client's address is over its limit of failed authentications.
+ * memory (`cached`), so a known key's request is one RPC, not two. A fresh check runs under the
+ * client address's limit of failed authentications (failure-limit.ts): once the address is over it,
+ * a key that fails answers 429, one that authenticates goes through.
  */
 export function createAuthenticator(opts: AuthenticatorOptions) {
-  const { auth, failures, cacheTtlMs = 60_000, clock = Date.now } = opts;
+  const { auth, failureLimit, cacheTtlMs = 60_000, clock = Date.now } = opts;
   // By a hash of the key, so no key sits in memory longer than its request.
   const cache = new Map<string, { actor: Actor; apiEnabled: boolean; until: number }>();
   const idOf = (key: string) => createHash('sha256').update(key).digest('base64');
 
   async function fresh(ctx: GatewayContext, key: string, id: string): Promise<Authenticated> {
-    return limitFailures(failures, ctx, async () => {
+    return failureLimit(ctx, { id, wellFormed: apiKeyPrefixOf(key) !== undefined }, async () => {
       try {
         const res = await auth.authenticate({ key, requestId: ctx.state.requestId });
         const actor = res.actor!;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { DomainError } from '@cluster/platform';
 import type { GatewayContext } from './context.ts';
 
@@ -94,9 +94,11 @@ local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 return {redis.call('ZCARD', key), oldest[2] or now}
 `;
 
-/** The same sliding window in Redis, shared by every gateway replica (REDIS_URL). */
-export function createRedisRateLimiter(url: string, limit: number): RateLimiter {
-  const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+/**
+ * The same sliding window in Redis, shared by every gateway replica (REDIS_URL). A Redis error or
+ * timeout rejects: `createLimiters` (limiters.ts) owns the connection and falls back to memory.
+ */
+export function createRedisRateLimiter(redis: Redis, limit: number): Omit<RateLimiter, 'close'> {
   return {
     async peek(key) {
       const now = Date.now();
@@ -113,9 +115,6 @@ export function createRedisRateLimiter(url: string, limit: number): RateLimiter 
         string,
       ];
       return decide(limit, count, Number(oldest), allowed === 1, now);
-    },
-    async close() {
-      await redis.quit().catch(() => {});
     },
   };
 }

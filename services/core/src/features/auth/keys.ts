@@ -10,7 +10,7 @@ function randomString(length: number): string {
 }
 
 /**
- * A new API key: `fbk_<8-char id>_<40-char secret>` (about 238 bits of entropy).
+ * A new API key of the shape `apiKeyPrefixOf` reads (@cluster/contracts): `fbk_<8-char id>_<40-char secret>`, about 238 bits of entropy.
  * The prefix `fbk_<id>` is kept for display and lookup; only a hash of the key is stored.
  */
 export function generateApiKey(): { key: string; prefix: string; hash: Buffer } {
@@ -22,12 +22,6 @@ export function generateApiKey(): { key: string; prefix: string; hash: Buffer } 
 /** sha256 of a whole key: what api_keys stores instead of the key. */
 export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
-}
-
-/** The display prefix of a presented key, or undefined when it is not of our shape. */
-export function prefixOf(key: string): string | undefined {
-  const m = /^(fbk_[A-Za-z0-9]{8})_[A-Za-z0-9]{40}$/.exec(key);
-  return m?.[1];
 }
 
 /** Constant-time comparison of a presented key with a stored hash. */

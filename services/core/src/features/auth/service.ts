@@ -1,10 +1,10 @@
-import { DEFAULT_PERMISSIONS, grantablePermissions, isRole, type Permission } from '@cluster/contracts';
+import { DEFAULT_PERMISSIONS, apiKeyPrefixOf, grantablePermissions, isRole, type Permission } from '@cluster/contracts';
 import { DomainError, claimsOf, requireActor, sameActor, type ActorClaims } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import type { Stores } from '../../stores.ts';
 import type { KeyForAuth } from './store.ts';
 import { createCurrentKeys } from './current-keys.ts';
-import { keyMatches, prefixOf } from './keys.ts';
+import { keyMatches } from './keys.ts';
 import { presentMe } from './presenter.ts';
 
 /** Effective permissions: the key's explicit array narrowed to its creator's current role, or the role's defaults. */
@@ -48,7 +48,7 @@ export function createAuthService(stores: Stores, clock: { now: () => number } =
   return {
     /** Resolves a presented key; 401 invalid_key / key_revoked. `apiEnabled` false: the gateway answers 403. */
     async authenticate(key: string, requestId: string): Promise<{ actor: Actor; apiEnabled: boolean }> {
-      const prefix = prefixOf(key);
+      const prefix = apiKeyPrefixOf(key);
       if (!prefix) throw new DomainError('invalid_key', 'API key not recognised');
       const row = await stores.auth.findForAuth(prefix);
       if (!row || !keyMatches(key, row.keyHash)) throw new DomainError('invalid_key', 'API key not recognised');
