@@ -20,7 +20,12 @@ beforeAll(async () => {
   await broker.start();
   cluster = await startProcessCluster('kafkadown', {
     brokers: broker.brokers,
-    env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true', WEBHOOK_RETRY_BASE_MS: '200', KAFKA_SESSION_TIMEOUT_MS: '6000' },
+    env: {
+      WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true',
+      WEBHOOK_RETRY_BASE_MS: '200',
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
+      KAFKA_START_WAIT_MS: '2000',
+    },
   });
   const { key } = await cluster.newOrg('Kafka Outage Org');
   api = apiOf(cluster.baseUrl, key);
@@ -77,6 +82,18 @@ describe('fault: Kafka down or frozen', () => {
   it('killed: the API serves reads and writes, and the writes’ webhooks arrive once it is back, once each', async () => {
     await broker.kill9();
     const ids = await serveWithoutKafka('while Kafka is down');
+    await broker.start();
+    await expectExactlyOnce(subscribers, ids);
+  }, 240_000);
+
+  it('down while core and delivery restart: they start without it, serve, and catch up once it is back', async () => {
+    await broker.kill9();
+    await cluster.core.kill9();
+    await cluster.delivery.kill9();
+    // Each start waits for /readyz: ready without the broker (after KAFKA_START_WAIT_MS, 2 s here).
+    await cluster.core.start();
+    await cluster.delivery.start();
+    const ids = await serveWithoutKafka('written by a core started without Kafka');
     await broker.start();
     await expectExactlyOnce(subscribers, ids);
   }, 240_000);

@@ -19,7 +19,7 @@ export async function startStep(
   step: () => Promise<void>,
   opts: { logger: Logger; waitMs: number; maxBackoffMs?: number },
 ): Promise<StartStep> {
-  const { logger, maxBackoffMs = 30_000 } = opts;
+  const { logger, maxBackoffMs = 10_000 } = opts;
   let stopped = false;
   let wake: (() => void) | undefined;
   const pause = (ms: number) =>
