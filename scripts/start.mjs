@@ -124,7 +124,12 @@ try {
   run('delivery');
   run('evidence');
   run('gateway');
-  await waitReady(`http://127.0.0.1:${gatewayPort}/readyz`, 'gateway');
+  // Readiness is local (docs/runbook.md): the gateway's says nothing of the backends, so wait for each.
+  await Promise.all([
+    waitReady(`http://127.0.0.1:${env.DELIVERY_PORT ?? 50052}/readyz`, 'delivery'),
+    waitReady(`http://127.0.0.1:${env.EVIDENCE_PORT ?? 50053}/readyz`, 'evidence'),
+    waitReady(`http://127.0.0.1:${gatewayPort}/readyz`, 'gateway'),
+  ]);
 
   const demo = JSON.parse(
     execFileSync(process.execPath, ['--enable-source-maps', path.join(ROOT, 'services/core/dist/admin-cli.js'), 'demo'], {

@@ -79,11 +79,25 @@ async function serveWithoutKafka(tag: string): Promise<string[]> {
 }
 
 describe('fault: Kafka down or frozen', () => {
-  it('killed: the API serves reads and writes, and the writes’ webhooks arrive once it is back, once each', async () => {
-    await broker.kill9();
-    const ids = await serveWithoutKafka('while Kafka is down');
-    await broker.start();
-    await expectExactlyOnce(subscribers, ids);
+  it('killed: the API serves reads and writes, delivery sends what was due, and the writes’ webhooks arrive once it is back, once each', async () => {
+    // A delivery already due before the fault: its receiver refuses it until the broker is gone.
+    const late = await subscriber(api, ['entry.created']);
+    try {
+      late.receiver.respond(() => ({ status: 503 }));
+      await createEntry(api, projectId, 'due before the fault');
+      await late.receiver.waitFor(1);
+      await broker.kill9();
+      const ids = await serveWithoutKafka('while Kafka is down');
+      // Delivery keeps sending what is due without the broker: the retry comes while it is still down.
+      const refused = late.receiver.received.length;
+      late.receiver.respond(() => ({ status: 200 }));
+      await late.receiver.waitFor(refused + 1, undefined, 60_000);
+      await broker.start();
+      await expectExactlyOnce(subscribers, ids);
+    } finally {
+      await api('DELETE', `/webhooks/${late.id}`);
+      await late.receiver.close();
+    }
   }, 240_000);
 
   it('down while core and delivery restart: they start without it, serve, and catch up once it is back', async () => {
