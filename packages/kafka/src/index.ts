@@ -85,6 +85,18 @@ export function createKafka(opts: KafkaOptions): Kafka {
 }
 
 /**
+ * The cluster's topics (domain events, dead letters) under `prefix`: core and delivery both make them
+ * at start, so either may start first.
+ */
+export function ensureClusterTopics(kafka: Kafka, prefix: string): Promise<void> {
+  const topics = topicNames(prefix);
+  return ensureTopics(kafka, [
+    { topic: topics.domainEvents, numPartitions: DOMAIN_EVENT_PARTITIONS },
+    { topic: topics.deliveryDeadLetter },
+  ]);
+}
+
+/**
  * Creates topics if missing (idempotent; safe when several services start together).
  * A young broker can answer metadata for a just-created topic with "does not host
  * this topic-partition" for a moment; that and other retriable answers are retried.

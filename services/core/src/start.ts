@@ -1,5 +1,5 @@
 import { createDb, ensureDatabase, pingDb, prepareSchema } from '@cluster/db';
-import { DOMAIN_EVENT_PARTITIONS, createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
+import { createKafka, createProducer, ensureClusterTopics, pingKafka } from '@cluster/kafka';
 import {
   ConfigError,
   shutdownTelemetry,
@@ -33,18 +33,12 @@ export async function startCore(
   const db = createDb(config.databaseUrl, { schema: 'core', application: 'core', logger, timeouts: config.db });
 
   const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: 'core', logger, logLevel: config.kafkaClientLogLevel });
-  const topics = topicNames(config.topicPrefix);
   // Kafka is not needed to serve: writes wait in the outbox, so a broker that is down at start delays
   // the topics (and the relay, which retries until they exist), not the service.
-  const topicsStep = await startStep(
-    'creating Kafka topics',
-    () =>
-      ensureTopics(kafka, [
-        { topic: topics.domainEvents, numPartitions: DOMAIN_EVENT_PARTITIONS },
-        { topic: topics.deliveryDeadLetter },
-      ]),
-    { logger, waitMs: config.kafkaStartWaitMs },
-  );
+  const topicsStep = await startStep('creating Kafka topics', () => ensureClusterTopics(kafka, config.topicPrefix), {
+    logger,
+    waitMs: config.kafkaStartWaitMs,
+  });
   const admin = kafka.admin();
 
   const relay = createOutboxRelay({

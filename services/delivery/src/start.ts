@@ -2,7 +2,7 @@ import { createRecoveryService } from './features/recovery/service.ts';
 import { createCallLimit } from './features/test-calls/limit.ts';
 import { randomUUID } from 'node:crypto';
 import { createDb, ensureDatabase, pingDb, prepareSchema } from '@cluster/db';
-import { DOMAIN_EVENT_PARTITIONS, createKafka, createProducer, ensureTopics, pingKafka, topicNames } from '@cluster/kafka';
+import { createKafka, createProducer, ensureClusterTopics, pingKafka, topicNames } from '@cluster/kafka';
 import { createOutboxRelay } from '@cluster/outbox';
 import {
   ConfigError,
@@ -72,15 +72,10 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const topics = topicNames(config.topicPrefix);
   // Kafka is not needed to send what is due (docs/runbook.md): a broker that is down at start delays
   // the topics and the fan-out, not the service.
-  const topicsStep = await startStep(
-    'creating Kafka topics',
-    () =>
-      ensureTopics(kafka, [
-        { topic: topics.domainEvents, numPartitions: DOMAIN_EVENT_PARTITIONS },
-        { topic: topics.deliveryDeadLetter },
-      ]),
-    { logger, waitMs: config.kafkaStartWaitMs },
-  );
+  const topicsStep = await startStep('creating Kafka topics', () => ensureClusterTopics(kafka, config.topicPrefix), {
+    logger,
+    waitMs: config.kafkaStartWaitMs,
+  });
   const admin = kafka.admin();
 
   const stores = createStores(db);
