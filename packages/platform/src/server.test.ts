@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toBinary, create } from '@bufbuild/protobuf';
 import { createClient } from '@connectrpc/connect';
@@ -47,6 +48,31 @@ describe('the service server', () => {
     await expect(refused.authenticate({ key: 'k1' })).rejects.toMatchObject({
       rawMessage: 'delivery may not call cluster.core.v1.AuthService/Authenticate',
     });
+  });
+
+  it('answers a call without a valid token 401 before reading its body, and closes the connection', async () => {
+    // A raw request that announces 40 MiB and sends a few bytes: the answer comes without the rest.
+    const { port } = new URL(baseUrl);
+    for (const [type, authorization] of [
+      ['application/proto', ''],
+      ['application/json', 'authorization: Bearer forged.token.here\r\n'],
+      ['application/grpc', ''],
+    ]) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1');
+        let got = '';
+        socket.on('data', (d) => (got += d.toString()));
+        socket.on('close', () => resolve(got));
+        socket.on('error', reject);
+        socket.setTimeout(5000, () => reject(new Error(`no answer for ${type}: the server waited for the body`)));
+        socket.write(
+          `POST /${AuthService.typeName}/Authenticate HTTP/1.1\r\nhost: x\r\ncontent-type: ${type}\r\n${authorization}` +
+            `content-length: ${40 * 1024 * 1024}\r\n\r\n{"key":`,
+        );
+      });
+      expect(answer, type).toMatch(/^HTTP\/1\.1 401 /);
+      expect(answer, type).toContain('"code":"unauthenticated"');
+    }
   });
 
   it('keeps connections alive, and closes each one after its answer once draining', async () => {

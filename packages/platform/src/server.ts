@@ -7,9 +7,9 @@ import { connectNodeAdapter } from '@connectrpc/connect-node';
 import type { Logger } from './logger.ts';
 import { codeName, type Metrics } from './metrics.ts';
 import { requestContext } from './context.ts';
-import { createUnaryHandler } from './connect-unary.ts';
+import { MAX_UNARY_BYTES, createUnaryHandler } from './connect-unary.ts';
 import { isDependencyUnavailable, toConnectError } from './errors.ts';
-import { requireServiceToken, type CallerTrust } from './service-auth.ts';
+import { bearerOf, requireServiceToken, type CallerTrust } from './service-auth.ts';
 import { ROOT_CONTEXT, SpanKind, headersGetter, inSpan, propagation } from './telemetry.ts';
 
 import type { Readiness } from './readiness.ts';
@@ -81,7 +81,8 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
   // answers everything else. Both run the same interceptors.
   const interceptors = [observe, requireServiceToken(opts.trust)];
   const unary = createUnaryHandler(opts.routes, interceptors);
-  const rpc = connectNodeAdapter({ routes: unary.routes, interceptors, acceptCompression: [] });
+  // Both paths bound a request's body by the same size (the largest legitimate message: a code-host delivery).
+  const rpc = connectNodeAdapter({ routes: unary.routes, interceptors, acceptCompression: [], readMaxBytes: MAX_UNARY_BYTES });
 
   const handle = async (
     req: http.IncomingMessage | http2.Http2ServerRequest,
@@ -101,6 +102,20 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
     if (path === '/metrics') {
       return send(200, await metrics.registry.metrics(), metrics.registry.contentType);
     }
+    // A call proves its caller before a byte of its body is read or parsed (docs/security.md, "Bounded
+    // before authenticated"): a call without a valid token is answered 401 and its connection closed,
+    // its body unread. The interceptor checks the token again with the method's policy (from the
+    // verifier's cache), and binds the actor.
+    const token = bearerOf(req.headers.authorization ?? null);
+    if (
+      !token ||
+      !(await opts.trust.verify(token).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      return refuseUnproven(req, res);
+    }
     if (req instanceof http.IncomingMessage) {
       // Draining: every HTTP/1.1 answer closes its connection, so callers' pools (connect-unary.ts) take
       // their next calls elsewhere; HTTP/2 sessions get a GOAWAY at close instead.
@@ -108,6 +123,24 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
       if (unary.handle(req, res as http.ServerResponse)) return;
     }
     (rpc as (a: unknown, b: unknown) => void)(req, res);
+  };
+
+  /** 401 in Connect's error shape (gRPC clients map HTTP 401 to unauthenticated), the body left unread. */
+  const refuseUnproven = (
+    req: http.IncomingMessage | http2.Http2ServerRequest,
+    res: http.ServerResponse | http2.Http2ServerResponse,
+  ) => {
+    metrics.rpcRequests.inc({ method: 'unproven', code: 'unauthenticated' });
+    const body = JSON.stringify({
+      code: 'unauthenticated',
+      message: 'this service answers only calls with a valid service token',
+    });
+    if (res instanceof http.ServerResponse) {
+      res.shouldKeepAlive = false;
+      res.on('finish', () => req.destroy());
+    }
+    (res as http.ServerResponse).writeHead(401, { 'content-type': 'application/json' });
+    res.end(body);
   };
 
   const h1 = http.createServer((req, res) => void handle(req, res));

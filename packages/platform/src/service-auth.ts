@@ -180,7 +180,7 @@ function unauthorized(message: string): DomainError {
 }
 
 /** The bearer token of an Authorization header value. */
-function bearerOf(value: string | null): string | undefined {
+export function bearerOf(value: string | null): string | undefined {
   return value?.startsWith('Bearer ') ? value.slice(7) : undefined;
 }
 
