@@ -189,8 +189,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const fanoutStep = await startStep(
     'starting the fan-out consumer',
     async () => {
-      await topicsStep.done;
-      await fanout.start();
+      if (await topicsStep.done) await fanout.start(); // not when stopped first (shutdown)
     },
     { logger, waitMs: config.kafkaStartWaitMs },
   );
