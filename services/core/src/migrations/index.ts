@@ -7,6 +7,7 @@ import { timeEntries } from './005-time-entries.ts';
 import { outboxHeaders } from './006-outbox-headers.ts';
 import { searchDocumentBounds } from './007-search-document-bounds.ts';
 import { codehost } from './008-codehost.ts';
+import { codehostReplay } from './009-codehost-replay.ts';
 
 /** Every migration of the core schema, in order. Append; never edit a released one. */
 export const migrations: Migration[] = [
@@ -18,4 +19,5 @@ export const migrations: Migration[] = [
   outboxHeaders,
   searchDocumentBounds,
   codehost,
+  codehostReplay,
 ];

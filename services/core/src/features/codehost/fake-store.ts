@@ -15,6 +15,7 @@ type Row<T> = T & CodeRepo & { id: string };
 export function createFakeCodeHostStore(deps: { links: ExternalLinkRow[]; entries: () => EntryRow[] }) {
   const secrets = new Map<string, string>();
   const deliveries = new Set<string>();
+  const digests = new Set<string>();
   const commits: Row<CommitFact>[] = [];
   const pullRequests: Row<PullRequestFact>[] = [];
   const runs: Row<CiRunFact>[] = [];
@@ -68,10 +69,12 @@ export function createFakeCodeHostStore(deps: { links: ExternalLinkRow[]; entrie
     async pruneDeliveries() {
       return 0;
     },
-    async claimDelivery(organizationId, provider, deliveryId) {
+    async claimDelivery({ organizationId, provider, deliveryId, bodyDigest }) {
       const key = `${organizationId}:${provider}:${deliveryId}`;
-      if (deliveries.has(key)) return false;
+      const digest = `${organizationId}:${provider}:${bodyDigest}`;
+      if (deliveries.has(key) || digests.has(digest)) return false;
       deliveries.add(key);
+      digests.add(digest);
       return true;
     },
     async projectOfRepository(organizationId, provider, repository) {
@@ -105,7 +108,16 @@ export function createFakeCodeHostStore(deps: { links: ExternalLinkRow[]; entrie
     },
     async findPullRequest(repo, number) {
       const p = pullRequests.find((x) => sameRepo(x, repo) && x.number === number);
-      return p && ({ id: p.id, state: p.state, merged: p.merged, mergedAt: p.mergedAt } satisfies PullRequestRow);
+      return (
+        p &&
+        ({
+          id: p.id,
+          state: p.state,
+          merged: p.merged,
+          mergedAt: p.mergedAt,
+          sourceUpdatedAt: p.updatedAt,
+        } satisfies PullRequestRow)
+      );
     },
     async savePullRequest(repo, pr) {
       const found = pullRequests.find((x) => sameRepo(x, repo) && x.number === pr.number);
@@ -128,7 +140,7 @@ export function createFakeCodeHostStore(deps: { links: ExternalLinkRow[]; entrie
           x.kind === kind &&
           x.externalId === externalId,
       );
-      return r && ({ id: r.id, status: r.status, attempt: r.attempt } satisfies CiRunRow);
+      return r && ({ id: r.id, status: r.status, attempt: r.attempt, sourceUpdatedAt: r.updatedAt } satisfies CiRunRow);
     },
     async saveCiRun(repo, run) {
       const found = runs.find(

@@ -1,9 +1,10 @@
 import { DEPLOYMENT_STAGES, type DeploymentStage } from '@cluster/contracts';
 import { validation } from '@cluster/platform';
+import { validatePayload, type Payload } from './payload-schema.ts';
 
 // What a GitHub webhook delivery says, read from GitHub's payloads (docs/codehost.md): pure
-// functions, no storage. Only the fields the core uses are read, each checked for its type,
-// so a payload of another shape is a 400 that names the field.
+// functions, no storage. Only the fields the core uses are read, each validated against
+// payload-schema.ts first, so a payload of another shape is a 400 that names the field.
 
 /** `E-<entryNumber>`, case-insensitive, on word boundaries (GitHub owns `#<n>`). */
 const ENTRY_REFERENCE = /\bE-(\d{1,9})\b/gi;
@@ -64,6 +65,8 @@ export interface PullRequestFact {
   mergedAt: string | null;
   headSha: string | null;
   mergeCommitSha: string | null;
+  /** The payload's `updated_at`: what orders deliveries of one pull request. */
+  updatedAt: string;
 }
 
 export interface CiRunFact {
@@ -77,6 +80,8 @@ export interface CiRunFact {
   completedAt: string | null;
   /** workflow_run's run_attempt (a re-run keeps the id); 1 for check runs (a re-run is a new run). */
   attempt: number;
+  /** The payload's own time of this state: a workflow run's `updated_at`; a check run's `completed_at`, else `started_at`. */
+  updatedAt: string | null;
 }
 
 /** What one delivery asks of the core. */
@@ -167,140 +172,123 @@ export const GITHUB_EVENTS: ReadonlySet<string> = new Set([
   'workflow_job',
 ]);
 
-type Obj = Record<string, unknown>;
 /** Postgres text holds no NUL character: a signed payload may still carry one (`\u0000` in a PR body). */
-const text = (v: string) => v.replaceAll('\u0000', '');
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const text = (v: string | null | undefined): string | null => (v === null || v === undefined ? null : v.replaceAll('\u0000', ''));
 
-/** Reads typed fields of a payload; a field of the wrong type is a 400 naming its JSON pointer. */
-function reader(root: unknown) {
-  const fail = (path: string, message: string): never => {
-    throw validation([{ path, message }]);
-  };
-  const at = (path: string): unknown =>
-    path
-      .split('/')
-      .slice(1)
-      .reduce<unknown>((v, key) => (isObj(v) ? v[key] : Array.isArray(v) ? v[Number(key)] : undefined), root);
-  return {
-    at,
-    obj(path: string): Obj {
-      const v = at(path);
-      return isObj(v) ? v : fail(path, 'must be an object');
-    },
-    str(path: string): string {
-      const v = at(path);
-      return typeof v === 'string' && text(v) !== '' ? text(v) : fail(path, 'must be a non-empty string');
-    },
-    /** A string or null/absent (null); a number is read as its decimal text (GitHub ids). */
-    optStr(path: string): string | null {
-      const v = at(path);
-      if (v === undefined || v === null) return null;
-      if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
-      return typeof v === 'string' ? text(v) : fail(path, 'must be a string or null');
-    },
-    id(path: string): string {
-      const v = at(path);
-      if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return String(v);
-      return typeof v === 'string' && text(v) !== '' ? text(v) : fail(path, 'must be an id');
-    },
-    int(path: string): number {
-      const v = at(path);
-      return typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 ? v : fail(path, 'must be a positive integer');
-    },
-    bool(path: string): boolean {
-      const v = at(path);
-      return v === undefined || v === null ? false : typeof v === 'boolean' ? v : fail(path, 'must be a boolean');
-    },
-    list(path: string): unknown[] {
-      const v = at(path);
-      return Array.isArray(v) ? v : fail(path, 'must be an array');
-    },
-    /** An RFC 3339 time or null. */
-    time(path: string): string | null {
-      const v = this.optStr(path);
-      if (v === null) return null;
-      return Number.isNaN(Date.parse(v)) ? fail(path, 'must be a date-time') : new Date(v).toISOString();
-    },
-  };
+/**
+ * A validated date-time (year 0001..9999) as ISO 8601 UTC. The schema's format also admits what
+ * JavaScript cannot parse (a leap second, 23:59:60): that is a 400 too.
+ */
+function isoTime(path: string, v: string | null | undefined): string | null {
+  if (v === null || v === undefined) return null;
+  const ms = Date.parse(v);
+  if (Number.isNaN(ms)) throw validation([{ path, message: 'must be a date-time' }]);
+  return new Date(ms).toISOString();
 }
 
 /**
  * The facts of a delivery of a handled event (HANDLED_EVENTS), from GitHub's payload shapes
- * (@octokit/webhooks-examples): 400 when a field the core reads is missing or mistyped.
+ * (payload-schema.ts): 400 when a field the core reads is missing, mistyped or out of bounds.
  */
 export function readGithubEvent(event: (typeof HANDLED_EVENTS)[number], payload: unknown): GithubFacts {
-  const r = reader(payload);
-  r.obj('');
-  const repository = r.str('/repository/full_name');
   switch (event) {
     case 'push': {
-      const commits = r.list('/commits').map((_, i) => commitFact(r, `/commits/${i}`));
+      const p = validatePayload(event, payload);
+      const commits = p.commits.map((c, i) => commitFact(c, `/commits/${i}`));
       // head_commit is in `commits` unless the push listed none (a tag, a fast-forward of known commits).
-      if (commits.length === 0 && r.at('/head_commit') !== null && r.at('/head_commit') !== undefined) {
-        commits.push(commitFact(r, '/head_commit'));
-      }
-      return { kind: 'push', repository, commits };
+      if (commits.length === 0 && p.head_commit) commits.push(commitFact(p.head_commit, '/head_commit'));
+      return { kind: 'push', repository: p.repository.full_name, commits };
     }
     case 'pull_request': {
-      const state = r.str('/pull_request/state');
-      if (state !== 'open' && state !== 'closed')
-        throw validation([{ path: '/pull_request/state', message: 'must be open or closed' }]);
+      const p = validatePayload(event, payload);
+      const pr = p.pull_request;
       return {
         kind: 'pull_request',
-        repository,
+        repository: p.repository.full_name,
         pullRequest: {
-          number: r.int('/pull_request/number'),
-          action: r.str('/action'),
-          title: r.optStr('/pull_request/title') ?? '',
-          body: r.optStr('/pull_request/body') ?? '',
-          url: r.optStr('/pull_request/html_url'),
-          state,
-          merged: r.bool('/pull_request/merged'),
-          mergedAt: r.time('/pull_request/merged_at'),
-          headSha: r.optStr('/pull_request/head/sha'),
-          mergeCommitSha: r.optStr('/pull_request/merge_commit_sha'),
+          number: pr.number,
+          action: p.action,
+          title: text(pr.title) ?? '',
+          body: text(pr.body) ?? '',
+          url: text(pr.html_url),
+          state: pr.state,
+          merged: pr.merged ?? false,
+          mergedAt: isoTime('/pull_request/merged_at', pr.merged_at),
+          headSha: pr.head?.sha ?? null,
+          mergeCommitSha: pr.merge_commit_sha ?? null,
+          updatedAt: isoTime('/pull_request/updated_at', pr.updated_at) as string,
         },
       };
     }
-    case 'check_run':
-    case 'workflow_run': {
-      const p = `/${event}`;
-      const status = r.str(`${p}/status`);
+    case 'check_run': {
+      const p = validatePayload(event, payload);
+      const run = p.check_run;
+      const completedAt = run.status === 'completed' ? isoTime('/check_run/completed_at', run.completed_at) : null;
       return {
         kind: 'ci_run',
-        repository,
+        repository: p.repository.full_name,
         run: {
-          kind: event,
-          externalId: r.id(`${p}/id`),
-          name: r.optStr(`${p}/name`) || r.optStr(`${p}/display_title`) || `${event} ${r.id(`${p}/id`)}`,
-          headSha: r.str(`${p}/head_sha`),
-          status,
-          conclusion: r.optStr(`${p}/conclusion`),
-          url: r.optStr(`${p}/html_url`),
-          completedAt: status !== 'completed' ? null : r.time(event === 'check_run' ? `${p}/completed_at` : `${p}/updated_at`),
-          attempt: event === 'workflow_run' && r.at(`${p}/run_attempt`) !== undefined ? r.int(`${p}/run_attempt`) : 1,
+          ...ciRunCommon(event, run),
+          completedAt,
+          // A check run has no updated_at: it is started, then completed; a re-run is a new check run.
+          updatedAt: completedAt ?? isoTime('/check_run/started_at', run.started_at),
+          attempt: 1,
         },
       };
     }
-    case 'deployment_status':
+    case 'workflow_run': {
+      const p = validatePayload(event, payload);
+      const run = p.workflow_run;
+      const updatedAt = isoTime('/workflow_run/updated_at', run.updated_at);
+      return {
+        kind: 'ci_run',
+        repository: p.repository.full_name,
+        run: {
+          ...ciRunCommon(event, run),
+          name: text(run.name) || text(run.display_title) || `${event} ${run.id}`,
+          completedAt: run.status === 'completed' ? updatedAt : null,
+          updatedAt,
+          attempt: run.run_attempt ?? 1,
+        },
+      };
+    }
+    case 'deployment_status': {
+      const p = validatePayload(event, payload);
+      const environment = text(p.deployment_status.environment) || text(p.deployment.environment);
+      if (!environment) throw validation([{ path: '/deployment/environment', message: 'is required' }]);
       return {
         kind: 'deployment_status',
-        repository,
-        sha: r.str('/deployment/sha'),
-        environment: r.optStr('/deployment_status/environment') || r.str('/deployment/environment'),
-        state: r.str('/deployment_status/state'),
+        repository: p.repository.full_name,
+        sha: p.deployment.sha,
+        environment,
+        state: p.deployment_status.state,
       };
+    }
   }
 }
 
-function commitFact(r: ReturnType<typeof reader>, p: string): CommitFact {
-  r.obj(p);
+/** What check runs and workflow runs say alike. */
+function ciRunCommon(
+  kind: CiRunFact['kind'],
+  run: { id: number; name?: string | null; head_sha: string; status: string; conclusion?: string | null; html_url?: string | null },
+) {
   return {
-    sha: r.str(`${p}/id`),
-    message: r.optStr(`${p}/message`) ?? '',
-    url: r.optStr(`${p}/url`),
-    authorName: r.optStr(`${p}/author/name`),
-    committedAt: r.time(`${p}/timestamp`),
+    kind,
+    externalId: String(run.id),
+    name: text(run.name) || `${kind} ${run.id}`,
+    headSha: run.head_sha,
+    status: run.status,
+    conclusion: run.conclusion ?? null,
+    url: text(run.html_url),
+  };
+}
+
+function commitFact(c: Payload<'push'>['commits'][number], path: string): CommitFact {
+  return {
+    sha: c.id,
+    message: text(c.message) ?? '',
+    url: text(c.url),
+    authorName: text(c.author?.name),
+    committedAt: isoTime(`${path}/timestamp`, c.timestamp),
   };
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { sign } from '@octokit/webhooks-methods';
 import { describe, expect, it } from 'vitest';
 import { createFakeStores } from '../../fake-stores.ts';
@@ -56,9 +56,9 @@ async function setup() {
     alignEntityId: PROJECT,
   });
   const { secret } = await service.rotateSecret(org, 'github');
-  const deliver = async (event: string, payload: unknown, over: Partial<CodeHostDelivery> = {}) => {
-    const text = JSON.stringify(payload);
-    return service.receive({
+  /** Delivers `text` as the body, signed with the organization's secret. */
+  const deliverText = async (event: string, text: string, over: Partial<CodeHostDelivery> = {}) =>
+    service.receive({
       organizationId: org,
       provider: 'github',
       event,
@@ -67,12 +67,14 @@ async function setup() {
       body: Buffer.from(text),
       ...over,
     });
-  };
+  const deliver = (event: string, payload: unknown, over: Partial<CodeHostDelivery> = {}) =>
+    deliverText(event, JSON.stringify(payload), over);
   const eventNames = () => stores.written.flatMap((w) => w.events.map((e) => e.eventName));
-  return { stores, service, org, secret, deliver, eventNames };
+  return { stores, service, org, secret, deliver, deliverText, eventNames };
 }
 
-const push = (message: string, sha = 'a1') => ({
+const SHA = 'a1'.repeat(20);
+const push = (message: string, sha = SHA) => ({
   repository: { full_name: 'Octo/App' },
   commits: [{ id: sha, message, url: null, timestamp: '2026-11-01T00:00:00Z', author: { name: 'Ada' } }],
 });
@@ -96,17 +98,19 @@ describe('a delivery (fake stores)', () => {
       events: 2,
     });
     expect(await deliver('push', push('E-1 and E-2 and E-3'), { deliveryId })).toMatchObject({ outcome: 'duplicate' });
+    // The same signed body under a new delivery id (which GitHub does not sign) is a duplicate too.
+    expect(await deliver('push', push('E-1 and E-2 and E-3'))).toMatchObject({ outcome: 'duplicate' });
     expect(await deliver('push', push('E-1 again'))).toMatchObject({ outcome: 'processed', events: 0 });
     expect(eventNames()).toEqual(['commit.linked', 'commit.linked']);
   });
 
   it('moves deploymentStage forward only, and only on success', async () => {
     const { deliver, stores, eventNames } = await setup();
-    await deliver('push', push('E-1', 'abc'));
+    await deliver('push', push('E-1'));
     const deploy = (environment: string, state = 'success') =>
       deliver('deployment_status', {
         repository: { full_name: REPO },
-        deployment: { sha: 'abc', environment },
+        deployment: { sha: SHA, environment },
         deployment_status: { state, environment },
       });
     await deploy('production', 'failure');
@@ -120,8 +124,10 @@ describe('a delivery (fake stores)', () => {
 
   it('stores no NUL character (Postgres text cannot hold one), wherever a payload puts it', async () => {
     const { deliver, stores } = await setup();
-    expect(await deliver('push', push('Fix\u0000 E-1', 'a\u0000b'))).toMatchObject({ outcome: 'processed', events: 1 });
-    expect(stores.codehost.commits.map((c) => [c.sha, c.message])).toEqual([['ab', 'Fix E-1']]);
+    expect(await deliver('push', push('Fix\u0000 E-1'))).toMatchObject({ outcome: 'processed', events: 1 });
+    expect(stores.codehost.commits.map((c) => [c.sha, c.message])).toEqual([[SHA, 'Fix E-1']]);
+    // A sha is 40 (or 64) hex digits: one with a NUL is no sha.
+    expect(await reasonOf(deliver('push', push('E-1', `${SHA.slice(1)}\u0000`)))).toBe('validation_error');
   });
 
   it('ignores an unused event and an unlinked repository; refuses an unknown event and a missing field', async () => {
@@ -130,5 +136,123 @@ describe('a delivery (fake stores)', () => {
     expect(await deliver('push', { ...push('E-1'), repository: { full_name: 'x/y' } })).toMatchObject({ outcome: 'ignored' });
     expect(await reasonOf(deliver('nonsense', {}))).toBe('validation_error');
     expect(await reasonOf(deliver('push', { commits: [] }))).toBe('validation_error');
+  });
+});
+
+describe('the signature', () => {
+  const hmac = (secret: string, bytes: Uint8Array) => `sha256=${createHmac('sha256', secret).update(bytes).digest('hex')}`;
+
+  it('is over the exact body bytes: bytes that are not UTF-8 verify only when signed as they are, then are a 400', async () => {
+    const { service, org, secret } = await setup();
+    const bytes = Buffer.concat([Buffer.from('{"zen":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const receive = (signature: string) =>
+      service.receive({ organizationId: org, provider: 'github', event: 'ping', deliveryId: randomUUID(), signature, body: bytes });
+    // Signed over the text a UTF-8 decoder makes of them (U+FFFD for each bad byte): refused.
+    expect(await reasonOf(receive(hmac(secret, Buffer.from(bytes.toString('utf8')))))).toBe('unauthorized');
+    expect(await reasonOf(receive(hmac(secret, bytes)))).toBe('validation_error');
+  });
+
+  it('accepts a body with a byte-order mark, signed with it; not one signed without it', async () => {
+    const { service, org, secret } = await setup();
+    const json = Buffer.from('{"zen":"Keep it logically awesome."}');
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json]);
+    const receive = (signature: string) =>
+      service.receive({ organizationId: org, provider: 'github', event: 'ping', deliveryId: randomUUID(), signature, body: bytes });
+    expect(await reasonOf(receive(hmac(secret, json)))).toBe('unauthorized');
+    expect(await receive(hmac(secret, bytes))).toMatchObject({ outcome: 'pong' });
+    // Upper-case hex is the same signature; a truncated one is not.
+    expect(await receive(hmac(secret, bytes).toUpperCase().replace('SHA256=', 'sha256='))).toMatchObject({ outcome: 'pong' });
+    expect(await reasonOf(receive(hmac(secret, bytes).slice(0, -2)))).toBe('unauthorized');
+  });
+});
+
+describe('order (fake stores)', () => {
+  const checkRun = (status: string, conclusion: string | null, completedAt: string | null, id = 7) => ({
+    action: status === 'completed' ? 'completed' : 'created',
+    repository: { full_name: REPO },
+    check_run: {
+      id,
+      name: 'lint',
+      head_sha: SHA,
+      status,
+      conclusion,
+      started_at: '2026-11-01T10:00:00Z',
+      completed_at: completedAt,
+    },
+  });
+
+  it('a CI run moves only forward by its payloads’ times: an earlier success after a later failure changes nothing', async () => {
+    const { deliver, stores, eventNames } = await setup();
+    await deliver('push', push('E-1'));
+    expect(await deliver('check_run', checkRun('completed', 'failure', '2026-11-01T10:05:00Z'))).toMatchObject({ events: 1 });
+    expect(await deliver('check_run', checkRun('completed', 'success', '2026-11-01T10:02:00Z'))).toMatchObject({ events: 0 });
+    expect(await deliver('check_run', checkRun('in_progress', null, null))).toMatchObject({ events: 0 });
+    const evidence = await stores.codehost.evidenceOf(stores.organizations.rows[0].id, ['e1']);
+    expect(evidence.ciRuns.map((r) => [r.status, r.conclusion])).toEqual([['completed', 'failure']]);
+    expect(eventNames().filter((n) => n === 'ci.run.attributed')).toHaveLength(1);
+  });
+
+  it('a workflow run: a higher run_attempt wins whatever its time; within an attempt, updated_at', async () => {
+    const { deliver, stores } = await setup();
+    await deliver('push', push('E-1'));
+    const run = (attempt: number, updatedAt: string, conclusion: string) =>
+      deliver('workflow_run', {
+        action: 'completed',
+        repository: { full_name: REPO },
+        workflow_run: { id: 9, name: 'CI', head_sha: SHA, status: 'completed', conclusion, run_attempt: attempt, updated_at: updatedAt },
+      });
+    expect(await run(1, '2026-11-01T10:00:00Z', 'failure')).toMatchObject({ events: 1 });
+    expect(await run(2, '2026-11-01T09:00:00Z', 'success')).toMatchObject({ events: 1 });
+    expect(await run(1, '2026-11-01T11:00:00Z', 'failure')).toMatchObject({ events: 0 });
+    const evidence = await stores.codehost.evidenceOf(stores.organizations.rows[0].id, ['e1']);
+    expect(evidence.ciRuns.map((r) => r.conclusion)).toEqual(['success']);
+  });
+
+  it('a pull request moves only forward by updated_at: a late "reopened" after a newer "closed" emits nothing', async () => {
+    const { deliver, stores, eventNames } = await setup();
+    const pr = (action: string, state: string, updatedAt: string) =>
+      deliver('pull_request', {
+        action,
+        repository: { full_name: REPO },
+        pull_request: { number: 3, state, title: 'Fix E-1', updated_at: updatedAt, head: { sha: SHA } },
+      });
+    await pr('opened', 'open', '2026-11-01T10:00:00Z');
+    await pr('closed', 'closed', '2026-11-01T10:10:00Z');
+    expect(await pr('reopened', 'open', '2026-11-01T10:05:00Z')).toMatchObject({ outcome: 'processed', events: 0 });
+    const evidence = await stores.codehost.evidenceOf(stores.organizations.rows[0].id, ['e1']);
+    expect(evidence.pullRequests.map((p) => p.state)).toEqual(['closed']);
+    expect(await pr('reopened', 'open', '2026-11-01T10:20:00Z')).toMatchObject({ events: 1 });
+    expect(eventNames()).toEqual(['commit.linked', 'pr.reopened']);
+  });
+});
+
+describe('hostile signed payloads (fake stores)', () => {
+  const prWith = (pullRequest: Record<string, unknown>) => ({
+    action: 'opened',
+    repository: { full_name: REPO },
+    pull_request: { number: 1, state: 'open', title: 'E-1', updated_at: '2026-11-01T10:00:00Z', ...pullRequest },
+  });
+
+  it.each([
+    ['a number past int4', prWith({ number: 2 ** 31 }), '/pull_request/number'],
+    ['a number past safe integers', prWith({ number: 2 ** 53 + 2 }), '/pull_request/number'],
+    ['year 0', prWith({ updated_at: '0000-01-01T00:00:00Z' }), '/pull_request/updated_at'],
+    ['year +275760', prWith({ updated_at: '+275760-09-13T00:00:00Z' }), '/pull_request/updated_at'],
+    ['a leap second JavaScript cannot parse', prWith({ merged_at: '2026-12-31T23:59:60Z' }), '/pull_request/merged_at'],
+    ['a 6,000-character sha', prWith({ head: { sha: 'a'.repeat(6000) } }), '/pull_request/head/sha'],
+    ['a missing updated_at', prWith({ updated_at: undefined }), '/pull_request/updated_at'],
+    ['a wrong type', prWith({ title: ['E-1'] }), '/pull_request/title'],
+  ])('%s is a 400 naming the field', async (_name, payload, path) => {
+    const { deliver } = await setup();
+    const err = await deliver('pull_request', payload).catch((e: unknown) => e);
+    expect(err).toMatchObject({ reason: 'validation_error' });
+    expect(JSON.stringify(err)).toContain(path);
+  });
+
+  it('a payload nested deeper than GitHub nests is a 400', async () => {
+    const { deliverText } = await setup();
+    const deep = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
+    const text = JSON.stringify(push('E-1')).replace(/}$/, `,"extra":${deep}}`);
+    expect(await reasonOf(deliverText('push', text))).toBe('validation_error');
   });
 });

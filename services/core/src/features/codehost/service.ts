@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { verify } from '@octokit/webhooks-methods';
 import { DomainError, validation, type SecretBox } from '@cluster/platform';
 import { systemWrite, type ActorEvent } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
@@ -20,6 +19,9 @@ import {
   stageRank,
   type GithubFacts,
 } from './github.ts';
+import { ciRunPosition, isAfter, pullRequestPosition } from './order.ts';
+import { assertPayloadDepth } from './payload-schema.ts';
+import { bodyDigest, verifyGithubSignature } from './signature.ts';
 import type { CodeRepo } from './store.ts';
 
 /**
@@ -57,11 +59,30 @@ const ignored = (reason: string): DeliveryOutcome => ({ outcome: 'ignored', reas
 const unverified = () =>
   new DomainError('unauthorized', "X-Hub-Signature-256 does not verify with this organization's code-host secret");
 
+/** Strict UTF-8 (RFC 8259: JSON on the wire is UTF-8); a leading BOM is skipped, as the RFC allows. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A verified body as JSON: bytes that are not UTF-8, or text that is not JSON, are a 400. */
+function parseJson(body: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    throw validation([{ path: '', message: 'is not UTF-8' }]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw validation([{ path: '', message: 'is not valid JSON (configure the webhook with content type application/json)' }]);
+  }
+}
+
 /**
  * Code-host ingestion (docs/codehost.md): a GitHub delivery, verified with the organization's
  * secret, links the commits and pull requests that reference entries (`E-<number>`), records CI
  * runs and attributes completed ones, and moves entries' deploymentStage on successful
- * deployments; each delivery id once. The secret itself: `rotateSecret` (admin CLI).
+ * deployments; each delivery id, and each signed body, once; pull requests and CI runs only
+ * forward by the payloads' own order (order.ts). The secret itself: `rotateSecret` (admin CLI).
  */
 export function createCodeHostService(stores: Stores, box: SecretBox) {
   /** Checks the signature first (401 before anything else is said), then the headers and the JSON (400). */
@@ -70,20 +91,16 @@ export function createCodeHostService(stores: Stores, box: SecretBox) {
     if (d.body.byteLength === 0) throw validation([{ path: '', message: 'the request body is empty' }]);
     if (!d.signature) throw new DomainError('unauthorized', 'X-Hub-Signature-256 is required');
     const sealed = await stores.codehost.sealedSecret(d.organizationId, d.provider);
-    const text = Buffer.from(d.body).toString('utf8');
-    if (!sealed || !(await verify(box.open(sealed, secretBinding(d.organizationId, d.provider)), text, d.signature))) {
-      throw unverified();
-    }
+    const secret = sealed && box.open(sealed, secretBinding(d.organizationId, d.provider));
+    if (!secret || !verifyGithubSignature(secret, d.body, d.signature)) throw unverified();
     if (!d.event) throw validation([{ path: 'X-GitHub-Event', message: 'is required' }]);
     if (!GITHUB_EVENTS.has(d.event)) {
       throw validation([{ path: 'X-GitHub-Event', message: `"${d.event}" is not a GitHub webhook event` }]);
     }
     if (!d.deliveryId) throw validation([{ path: 'X-GitHub-Delivery', message: 'is required' }]);
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw validation([{ path: '', message: 'is not valid JSON (configure the webhook with content type application/json)' }]);
-    }
+    const payload = parseJson(d.body);
+    assertPayloadDepth(payload);
+    return payload;
   }
 
   return {
@@ -99,12 +116,13 @@ export function createCodeHostService(stores: Stores, box: SecretBox) {
         );
       }
       const repo: CodeRepo = { organizationId: d.organizationId, projectId, provider: d.provider, repository: facts.repository };
+      const origin = { provider: d.provider, event: d.event, deliveryId: d.deliveryId };
       return stores.transaction(async (tx) => {
-        if (!(await tx.codehost.claimDelivery(d.organizationId, d.provider, d.deliveryId, d.event))) {
+        const claim = { ...origin, organizationId: d.organizationId, bodyDigest: bodyDigest(d.body) };
+        if (!(await tx.codehost.claimDelivery(claim))) {
           return { outcome: 'duplicate', reason: '', events: 0 };
         }
         await tx.codehost.lockRepository(d.organizationId, d.provider, facts.repository);
-        const origin = { provider: d.provider, event: d.event, deliveryId: d.deliveryId };
         const events = await apply(tx, repo, facts, origin);
         await tx.record(
           systemWrite(
@@ -176,9 +194,12 @@ async function apply(
     case 'pull_request': {
       const pr = facts.pullRequest;
       const before = await store.findPullRequest(repo, pr.number);
+      if (before && !isAfter(pullRequestPosition(pr, pr.updatedAt), pullRequestPosition(before, before.sourceUpdatedAt))) {
+        return events;
+      }
       const referenced = await store.entriesByNumber(repo.projectId, entryNumbersIn(pr.title, pr.body));
       if (!before && referenced.length === 0) return events;
-      // Deliveries arrive in any order: a merge is never undone by an older "opened".
+      // A merge is final: no later payload says otherwise, and the merge time is kept.
       const merged = pr.merged || (before?.merged ?? false);
       const mergedAt = pr.mergedAt ?? (before?.mergedAt ? new Date(before.mergedAt).toISOString() : null);
       const id = await store.savePullRequest(repo, { ...pr, merged, mergedAt, state: merged ? 'closed' : pr.state });
@@ -197,8 +218,8 @@ async function apply(
     case 'ci_run': {
       const run = facts.run;
       const before = await store.findCiRun(repo, run.kind, run.externalId);
-      // An older delivery (an earlier status of the same attempt) does not undo a completed run.
-      if (before && before.status === 'completed' && run.status !== 'completed' && run.attempt <= before.attempt) return events;
+      // An older payload (an earlier status, or an earlier attempt's result) never undoes a newer one.
+      if (before && !isAfter(ciRunPosition(run, run.updatedAt), ciRunPosition(before, before.sourceUpdatedAt))) return events;
       const id = await store.saveCiRun(repo, run);
       if (run.status !== 'completed') return events;
       const entries = await store.entriesOfSha(repo.organizationId, repo.provider, repo.repository, run.headSha);
@@ -240,3 +261,4 @@ async function apply(
     }
   }
 }
+

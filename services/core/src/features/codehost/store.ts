@@ -21,19 +21,23 @@ export interface EntryRef {
   projectId: string;
 }
 
-/** A stored pull request: what a delivery compares against (merged is sticky). */
+/** A stored pull request: what a delivery compares against (merged is sticky; order.ts). */
 export interface PullRequestRow {
   id: string;
   state: string;
   merged: boolean;
   mergedAt: Date | string | null;
+  /** The `updated_at` of the payload that stored this state. */
+  sourceUpdatedAt: Date | string | null;
 }
 
-/** A stored CI run: what a delivery compares against (a completed attempt is not undone by an older delivery). */
+/** A stored CI run: what a delivery compares against (order.ts: an older payload changes nothing). */
 export interface CiRunRow {
   id: string;
   status: string;
   attempt: number;
+  /** The time of the payload that stored this state (CiRunFact.updatedAt). */
+  sourceUpdatedAt: Date | string | null;
 }
 
 /** What the code-host feature reads and writes (all of its SQL). */
@@ -44,8 +48,17 @@ export interface CodeHostStore {
   saveSecret(organizationId: string, provider: string, secretSealed: string): Promise<'created' | 'rotated'>;
   /** Forgets the delivery ids received before `before`; how many. */
   pruneDeliveries(before: Date): Promise<number>;
-  /** Remembers a delivery id; false when it was remembered before (a redelivery). */
-  claimDelivery(organizationId: string, provider: string, deliveryId: string, event: string): Promise<boolean>;
+  /**
+   * Remembers a delivery by its id and by the digest of its signed body; false when either was
+   * remembered before (a redelivery, or the same signed body under a new id).
+   */
+  claimDelivery(delivery: {
+    organizationId: string;
+    provider: string;
+    deliveryId: string;
+    event: string;
+    bodyDigest: string;
+  }): Promise<boolean>;
   /** The project an integration link aligns the repository with (owner/name, case-insensitive), or null. */
   projectOfRepository(organizationId: string, provider: string, repository: string): Promise<string | null>;
   /** Serialises the deliveries of one repository (until the transaction ends). */
@@ -124,10 +137,11 @@ export function createCodeHostStore(db: Knex): CodeHostStore {
     async pruneDeliveries(before) {
       return db('codehost_deliveries').where('receivedAt', '<', before).del();
     },
-    async claimDelivery(organizationId, provider, deliveryId, event) {
+    async claimDelivery(delivery) {
+      // No conflict target: either unique key (the id, or the body's digest) makes it a duplicate.
       const rows = await db('codehost_deliveries')
-        .insert({ organizationId, provider, deliveryId, event })
-        .onConflict(['organizationId', 'provider', 'deliveryId'])
+        .insert(delivery)
+        .onConflict()
         .ignore()
         .returning('deliveryId');
       return rows.length === 1;
@@ -165,7 +179,7 @@ export function createCodeHostStore(db: Knex): CodeHostStore {
     async findPullRequest(repo, number) {
       const row: PullRequestRow | undefined = await db('code_pull_requests')
         .where({ ...repoKey(repo), number })
-        .first('id', 'state', 'merged', 'mergedAt');
+        .first('id', 'state', 'merged', 'mergedAt', 'sourceUpdatedAt');
       return row;
     },
     async savePullRequest(repo, pr) {
@@ -177,6 +191,7 @@ export function createCodeHostStore(db: Knex): CodeHostStore {
         mergedAt: pr.mergedAt,
         headSha: pr.headSha,
         mergeCommitSha: pr.mergeCommitSha,
+        sourceUpdatedAt: pr.updatedAt,
       };
       const [row] = await db('code_pull_requests')
         .insert({ ...repo, number: pr.number, ...values })
@@ -194,7 +209,7 @@ export function createCodeHostStore(db: Knex): CodeHostStore {
     async findCiRun(repo, kind, externalId) {
       const row: CiRunRow | undefined = await db('code_ci_runs')
         .where({ organizationId: repo.organizationId, provider: repo.provider, kind, externalId })
-        .first('id', 'status', 'attempt');
+        .first('id', 'status', 'attempt', 'sourceUpdatedAt');
       return row;
     },
     async saveCiRun(repo, run) {
@@ -208,6 +223,7 @@ export function createCodeHostStore(db: Knex): CodeHostStore {
         url: run.url,
         completedAt: run.completedAt,
         attempt: run.attempt,
+        sourceUpdatedAt: run.updatedAt,
       };
       const [row] = await db('code_ci_runs')
         .insert({
