@@ -289,6 +289,16 @@ function someOf<M>(change: fc.Arbitrary<M>): fc.Arbitrary<M[]> {
   );
 }
 
+/**
+ * The JSON text of a valid value with none or up to three mutations (hostile values put anywhere in it):
+ * what bodyText draws from a schema, and the code-host fuzz from GitHub's example payloads.
+ */
+export function mutatedJsonText(valid: fc.Arbitrary<unknown>): fc.Arbitrary<string> {
+  return fc
+    .tuple(valid, someOf(mutation))
+    .map(([value, changes]) => toJsonText(changes.reduce(applyMutation, structuredClone(value))));
+}
+
 /** Bodies that are no JSON object at all, or no JSON. */
 const BROKEN_BODIES = [
   '{',
@@ -311,9 +321,7 @@ const BROKEN_BODIES = [
  * sometimes replaced by a body that is not an object or not JSON.
  */
 export function bodyText(schema: JsonSchema, pools: ValuePools): fc.Arbitrary<string> {
-  const mutated = fc
-    .tuple(validValue(schema, pools), someOf(mutation))
-    .map(([valid, changes]) => toJsonText(changes.reduce(applyMutation, structuredClone(valid))));
+  const mutated = mutatedJsonText(validValue(schema, pools));
   return fc.oneof(
     { weight: 12, arbitrary: mutated },
     { weight: 1, arbitrary: fc.tuple(mutated, fc.nat()).map(([text, cut]) => text.slice(0, cut % (text.length + 1))) },

@@ -270,7 +270,14 @@ export function readGithubEvent(event: (typeof HANDLED_EVENTS)[number], payload:
 /** What check runs and workflow runs say alike. */
 function ciRunCommon(
   kind: CiRunFact['kind'],
-  run: { id: number; name?: string | null; head_sha: string; status: string; conclusion?: string | null; html_url?: string | null },
+  run: {
+    id: number;
+    name?: string | null;
+    head_sha: string;
+    status: string;
+    conclusion?: string | null;
+    html_url?: string | null;
+  },
 ) {
   return {
     kind,

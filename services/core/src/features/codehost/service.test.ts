@@ -146,7 +146,14 @@ describe('the signature', () => {
     const { service, org, secret } = await setup();
     const bytes = Buffer.concat([Buffer.from('{"zen":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
     const receive = (signature: string) =>
-      service.receive({ organizationId: org, provider: 'github', event: 'ping', deliveryId: randomUUID(), signature, body: bytes });
+      service.receive({
+        organizationId: org,
+        provider: 'github',
+        event: 'ping',
+        deliveryId: randomUUID(),
+        signature,
+        body: bytes,
+      });
     // Signed over the text a UTF-8 decoder makes of them (U+FFFD for each bad byte): refused.
     expect(await reasonOf(receive(hmac(secret, Buffer.from(bytes.toString('utf8')))))).toBe('unauthorized');
     expect(await reasonOf(receive(hmac(secret, bytes)))).toBe('validation_error');
@@ -157,7 +164,14 @@ describe('the signature', () => {
     const json = Buffer.from('{"zen":"Keep it logically awesome."}');
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json]);
     const receive = (signature: string) =>
-      service.receive({ organizationId: org, provider: 'github', event: 'ping', deliveryId: randomUUID(), signature, body: bytes });
+      service.receive({
+        organizationId: org,
+        provider: 'github',
+        event: 'ping',
+        deliveryId: randomUUID(),
+        signature,
+        body: bytes,
+      });
     expect(await reasonOf(receive(hmac(secret, json)))).toBe('unauthorized');
     expect(await receive(hmac(secret, bytes))).toMatchObject({ outcome: 'pong' });
     // Upper-case hex is the same signature; a truncated one is not.
@@ -199,7 +213,15 @@ describe('order (fake stores)', () => {
       deliver('workflow_run', {
         action: 'completed',
         repository: { full_name: REPO },
-        workflow_run: { id: 9, name: 'CI', head_sha: SHA, status: 'completed', conclusion, run_attempt: attempt, updated_at: updatedAt },
+        workflow_run: {
+          id: 9,
+          name: 'CI',
+          head_sha: SHA,
+          status: 'completed',
+          conclusion,
+          run_attempt: attempt,
+          updated_at: updatedAt,
+        },
       });
     expect(await run(1, '2026-11-01T10:00:00Z', 'failure')).toMatchObject({ events: 1 });
     expect(await run(2, '2026-11-01T09:00:00Z', 'success')).toMatchObject({ events: 1 });

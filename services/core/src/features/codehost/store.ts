@@ -139,11 +139,7 @@ export function createCodeHostStore(db: Knex): CodeHostStore {
     },
     async claimDelivery(delivery) {
       // No conflict target: either unique key (the id, or the body's digest) makes it a duplicate.
-      const rows = await db('codehost_deliveries')
-        .insert(delivery)
-        .onConflict()
-        .ignore()
-        .returning('deliveryId');
+      const rows = await db('codehost_deliveries').insert(delivery).onConflict().ignore().returning('deliveryId');
       return rows.length === 1;
     },
     async projectOfRepository(organizationId, provider, repository) {
