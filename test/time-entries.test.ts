@@ -236,7 +236,7 @@ describe('create and read', () => {
     expect(elsewhere.body.reason).toBe('conflict');
   });
 
-  it("lists a project's entries and the organization's, with the filters of api-decisions.md", async () => {
+  it("lists a project's entries and the organization's, with the filters of docs/decisions-api.md", async () => {
     const other2 = await created(org.key, { userId: manager, workDate: '2026-05-20', releaseId: releaseP2 }, p2);
     const projectList = expectOk(await c.api(devKey, 'GET', `/projects/${p1}/time-entries?pageSize=2`));
     expect(projectList.data).toHaveLength(2);

@@ -13,7 +13,7 @@ export const ROLES = [
 ] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Every permission name (spec list plus write:wiki, delete:wiki from api-decisions.md). */
+/** Every permission name (spec list plus write:wiki, delete:wiki from docs/decisions-api.md). */
 export const PERMISSIONS = [
   'read:project',
   'write:project',
@@ -90,7 +90,7 @@ const MANAGER: Permission[] = [
 ];
 const ADMIN: Permission[] = PERMISSIONS.filter((p) => p !== 'delete:project_member');
 
-/** Default permission set of each role (api-decisions.md, "Permissions"). */
+/** Default permission set of each role (docs/decisions-api.md, "Permissions"). */
 export const DEFAULT_PERMISSIONS: Record<Role, readonly Permission[]> = {
   client: CLIENT,
   user: USER,

@@ -276,7 +276,7 @@ async function runListStatement<T>(query: Knex.QueryBuilder): Promise<T[]> {
 }
 
 /**
- * Runs a list query in the order of api-decisions.md (createdAt desc, id desc) and
+ * Runs a list query in the order of docs/decisions-api.md (createdAt desc, id desc) and
  * returns one page of its rows with the true total: from the page itself when it is the
  * list's last, else from a count (the select of `query` cleared). Both statements are
  * prepared (`runListStatement`), the page only when the query names its columns. For stores only.

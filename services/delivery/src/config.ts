@@ -36,7 +36,7 @@ export function readDeliveryConfig() {
     timeoutMs,
     retryBaseMs: int('WEBHOOK_RETRY_BASE_MS', 5000, 1),
     retryMaxAgeMs: int('WEBHOOK_RETRY_MAX_AGE_MS', 86_400_000, 1),
-    /** Longest wait between two attempts (api-decisions.md: no step longer than 2 h). */
+    /** Longest wait between two attempts (docs/decisions-api.md: no step longer than 2 h). */
     retryMaxStepMs: int('WEBHOOK_RETRY_MAX_STEP_MS', 7_200_000, 1),
     /**
      * A subscription receives events that occurred after its creation; this is the

@@ -14,7 +14,7 @@ export const TIME_ENTRY_UPDATABLE_FIELDS = ['workDate', 'minutes', 'description'
 export type TimeEntryUpdatableField = (typeof TIME_ENTRY_UPDATABLE_FIELDS)[number];
 /** Update body fields that are no column of their own. */
 export const TIME_ENTRY_UPDATE_BODY_ONLY = ['hours'] as const;
-/** Filters of a time entry list (api-decisions.md; from/to: workDate range, inclusive). */
+/** Filters of a time entry list (docs/decisions-api.md; from/to: workDate range, inclusive). */
 export const TIME_ENTRY_FILTERS = ['status', 'userId', 'entryId', 'releaseId', 'from', 'to'] as const;
 
 const NonEmpty = Type.String({ minLength: 1 });

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Body, DateTime, Nullable, StringEnum, Uuid, propertiesOf } from './common.ts';
 
-/** Delivery statuses (api-decisions.md, "Webhook delivery"). */
+/** Delivery statuses (docs/decisions-api.md, "Webhook delivery"). */
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead_letter'] as const;
 
 /** Every field of a subscription answer, in order: never its secret (shown once, on create and rotation). */

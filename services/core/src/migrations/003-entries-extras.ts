@@ -53,7 +53,7 @@ export const entriesExtras: Migration = {
       t.timestamp('updatedAt', { useTz: true }).notNullable().defaultTo(knex.fn.now());
       t.index(['entryId', 'createdAt', 'id']);
     });
-    // Entry list filters (api-decisions.md, "Lists").
+    // Entry list filters (docs/decisions-api.md, "Lists").
     await knex.schema.alterTable('entries', (t) => {
       t.index(['assignedToId']);
       t.index(['releaseId']);

@@ -2,7 +2,7 @@ import { commitWrite, stampEvents, type ActorEvent, type OneStatementChange, typ
 import type { Knex } from '@cluster/db';
 import type { Actor } from '@cluster/proto';
 
-/** The core's audit trail: one row per write (api-decisions.md, "Audit events"). */
+/** The core's audit trail: one row per write (docs/decisions-api.md, "Audit events"). */
 export const AUDIT_TABLE = 'audit_events';
 
 /** The audit record of one write, before the actor's fields are added. */

@@ -3,7 +3,7 @@ import { Agent, request } from 'undici';
 import { parseRetryAfter } from './retry-after.ts';
 import { createGuardedLookup, forbiddenAddressReason, urlHost } from './address-guard.ts';
 
-/** Stored length of a receiver's response body (api-decisions.md: first 4 KiB). */
+/** Stored length of a receiver's response body (docs/decisions-api.md: first 4 KiB). */
 export const STORED_RESPONSE_BYTES = 4096;
 
 /** The outcome of one POST to a receiver: data, never an exception. */

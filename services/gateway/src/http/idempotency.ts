@@ -10,7 +10,7 @@ const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 const REPLAYED_HEADERS = ['location', 'retry-after'];
 
 /**
- * Runs a POST under its Idempotency-Key (api-decisions.md): a replay returns the
+ * Runs a POST under its Idempotency-Key (docs/decisions-api.md): a replay returns the
  * stored answer with Idempotent-Replayed: true; another body under the same key is
  * 422; a key still running is 409; 5xx answers are not stored.
  */

@@ -7,7 +7,7 @@ import { nameRequest, type GatewayContext } from './context.ts';
 export const EVIDENCE_KEY_SETTINGS = '/api/settings/evidence-key';
 
 /**
- * `GET/POST /api/settings/evidence-key` (api-decisions.md, "Evidence key settings"): for an
+ * `GET/POST /api/settings/evidence-key` (docs/decisions-api.md, "Evidence key settings"): for an
  * organization admin with a settings session (cookie `session`, minted by `admin session create`).
  * No session (an API key is no session): 401; the evidence service has the core check the
  * session and answers 401 for an unknown or expired one, 403 for a user who is not an admin.

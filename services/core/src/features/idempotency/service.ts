@@ -14,7 +14,7 @@ export type BeginResult =
   | { state: 'in_use' };
 
 /**
- * Idempotency-Key records (api-decisions.md): scoped to the API key, replayed for 24 hours.
+ * Idempotency-Key records (docs/decisions-api.md): scoped to the API key, replayed for 24 hours.
  * The first request with a key starts; a repeat with the same fingerprint replays the
  * answer once complete (in_use before), with another fingerprint is a mismatch; an
  * expired record, or one in progress for over a minute, is taken over. Rules only;

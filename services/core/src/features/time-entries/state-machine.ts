@@ -8,7 +8,7 @@ export type TimeEntryStatus = (typeof TIME_ENTRY_STATUSES)[number];
 export type TimeEntryAction = 'update' | 'submit' | 'approve' | 'reject' | 'unlock';
 
 /**
- * The whole state machine (spec "Time entry" table plus api-decisions.md):
+ * The whole state machine (spec "Time entry" table plus docs/decisions-api.md):
  * edits in draft and rejected (the status stays), submit from draft or rejected,
  * approve (to locked) and reject from submitted, unlock from locked back to draft.
  */

@@ -3,7 +3,7 @@ export interface RetryPolicy {
   baseMs: number;
   maxAgeMs: number;
   maxStepMs: number;
-  /** Growth of each step over the last (api-decisions.md: about four times). */
+  /** Growth of each step over the last (docs/decisions-api.md: about four times). */
   factor?: number;
   /** Relative jitter, +-20% by default. */
   jitter?: number;

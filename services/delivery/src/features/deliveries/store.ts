@@ -2,7 +2,7 @@ import { DELIVERY_FIELDS, type DELIVERY_STATUSES } from '@cluster/contracts';
 import { isUuid, paginate, prepared, type Knex } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 
-/** A delivery status (the contract's DELIVERY_STATUSES, api-decisions.md). */
+/** A delivery status (the contract's DELIVERY_STATUSES, docs/decisions-api.md). */
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** Notification channel that wakes sender loops when deliveries become due. */

@@ -3,7 +3,7 @@ import { created, list, listArgs, noContent, ok } from '../../http/results.ts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
 import { toStruct } from '../../http/struct.ts';
 
-/** Project membership (paths of api-decisions.md). */
+/** Project membership (paths of docs/decisions-api.md). */
 export const memberRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET',

@@ -34,7 +34,7 @@ const catalogueAnswers = new Map(
 
 /**
  * Webhook subscriptions and their delivery records. Subscriptions belong to the
- * organization, so every path needs an organization-scoped key (api-decisions.md:
+ * organization, so every path needs an organization-scoped key (docs/decisions-api.md:
  * other organization-wide paths answer a project key 403 scope_violation), except the
  * event catalogue: it holds no organization's data, so any key with read:webhook reads it.
  */
