@@ -163,8 +163,9 @@ describe('release evidence', () => {
       code: 0,
       out: `valid: platform signature (key ${res.headers.get('x-service-evidence-platform-key-id')}), package 1 (no earlier package given)`,
     });
-    // The same facts, the same package: nothing new is issued.
-    expect((await evidence(org.key)).bytes.equals(res.bytes)).toBe(true);
+    // The same facts, the same package: nothing new is issued, however many ask at once.
+    const again = await Promise.all(Array.from({ length: 5 }, () => evidence(org.key)));
+    expect(again.map((r) => [r.status, r.bytes.equals(res.bytes)])).toEqual(Array(5).fill([200, true]));
     // The documented JSON Schema (docs/evidence.schema.json, current) describes it.
     const validate = addFormats(new Ajv({ allErrors: true, strict: false })).compile(EvidencePackage);
     expect(validate(pkg), JSON.stringify(validate.errors)).toBe(true);
@@ -220,7 +221,9 @@ describe('release evidence', () => {
       expectedBehavior: 'it loads',
       actualBehavior: 'it spins',
     });
-    const res = await evidence(org.key);
+    // Changed facts and requests at once: one new package, not a fork of the chain.
+    const [res, ...others] = await Promise.all(Array.from({ length: 4 }, () => evidence(org.key)));
+    expect(others.every((r) => r.bytes.equals(res.bytes))).toBe(true);
     const pkg = JSON.parse(res.bytes.toString('utf8')) as Package;
     // Changed facts: a new package, chained to the first by the digest of its exact bytes.
     const earlier = await evidence(org.key, releaseId, '?sequence=1');
