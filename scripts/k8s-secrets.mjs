@@ -4,7 +4,8 @@
 //
 // DIR/secrets.env       -> Secret cluster-secrets: DATABASE_URL, REDIS_URL, the sealing keys (webhook, idempotency, evidence)
 //                          (32 random bytes each) and SERVICE_PUBLIC_KEYS
-// DIR/signing-keys.env  -> Secret service-signing-keys: one Ed25519 seed per service
+// DIR/signing-keys.env  -> Secret service-signing-keys: one Ed25519 seed per service, and evidence-platform:
+//                          the seed that signs evidence packages (EVIDENCE_SIGNING_KEY, docs/evidence.md)
 // Both files are git-ignored. An existing file is kept unless --force: regenerating sealing keys
 // would orphan every sealed secret (docs/runbook.md, "Rotate a sealing key").
 import { randomBytes } from 'node:crypto';
@@ -38,7 +39,7 @@ const files = {
     CODEHOST_SECRET_KEY: sealingKey(),
     SERVICE_PUBLIC_KEYS: keys.SERVICE_PUBLIC_KEYS,
   },
-  'signing-keys.env': keys.signingKeys,
+  'signing-keys.env': { ...keys.signingKeys, 'evidence-platform': randomBytes(32).toString('base64') },
 };
 for (const [name, entries] of Object.entries(files)) {
   const file = path.join(dir, name);

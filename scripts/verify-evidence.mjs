@@ -1,45 +1,129 @@
-// `npm run --silent verify-evidence -- --key KEY --signature SIG < evidence.json`, or
-// `--headers FILE` (the headers `curl -D FILE` saved) instead of --signature: prints `valid` and
-// exits 0 only for an untouched evidence package (docs/evidence.md). It checks the HMAC-SHA256
-// signature over the exact bytes (or, for a package re-serialised since, over its RFC 8785
-// canonical form, which is what was signed) and the package's own sha256 digest of its content.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+// Verifies a release's evidence package (docs/evidence.md, "Verify a package"):
+//
+//   npm run --silent verify-evidence -- --keys KEYS --headers FILE [--key KEY] [--previous FILE ...] < evidence.json
+//
+// KEYS: the platform's published keys, a file saved from /.well-known/evidence-keys.json or that
+// URL. FILE: the response headers `curl -D FILE` saved (or give --platform-signature,
+// --platform-key-id and --signature instead). --key: the organization's evidence key, to check
+// its HMAC too. --previous: earlier packages of the same release, to check the chain up to this one.
+// Offline with a saved keys file: nothing else is needed.
+//
+// Checks exactly the bytes it is given: UTF-8, I-JSON (no duplicate names, no lone surrogates,
+// no number beyond double precision), exactly the RFC 8785 canonical form, the sha256 field, the
+// platform's Ed25519 signature, the HMAC when --key is given, the chain when --previous is.
+// Prints `valid: ...` and exits 0; `invalid: <why>` and exits 1; `error: <why>` and exits 2 when
+// it could not check (a missing option, an unreadable file, the keys URL unreachable).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import canonicalize from 'canonicalize';
+import {
+  Invalid,
+  assertChain,
+  assertKeySignature,
+  assertPlatformSignature,
+  readPackage,
+  readPublishedKeys,
+} from './lib/evidence-verify.mjs';
 
-const { values } = parseArgs({
-  options: { key: { type: 'string' }, signature: { type: 'string' }, headers: { type: 'string' } },
-});
-const fail = (why) => {
-  process.stdout.write(`invalid: ${why}\n`);
-  process.exit(1);
-};
-if (!values.key) fail('--key is required');
-let signature = values.signature;
-if (!signature && values.headers) {
-  const line = readFileSync(values.headers, 'utf8')
-    .split(/\r?\n/)
-    .find((l) => /^x-service-evidence-signature:/i.test(l));
-  signature = line?.split(':').slice(1).join(':').trim();
+const USAGE =
+  'usage: verify-evidence --keys FILE|URL (--headers FILE | --platform-signature SIG --platform-key-id KID [--signature SIG])' +
+  ' [--key KEY] [--previous FILE ...] < package.json';
+
+class UsageError extends Error {}
+
+function options() {
+  try {
+    return parseArgs({
+      options: {
+        keys: { type: 'string' },
+        headers: { type: 'string' },
+        'platform-signature': { type: 'string' },
+        'platform-key-id': { type: 'string' },
+        signature: { type: 'string' },
+        key: { type: 'string' },
+        previous: { type: 'string', multiple: true, default: [] },
+      },
+    }).values;
+  } catch (err) {
+    throw new UsageError(`${err.message}\n${USAGE}`);
+  }
 }
-if (!signature) fail('no signature: give --signature, or --headers with X-Service-Evidence-Signature');
-const expected = Buffer.from(signature.replace(/^sha256=/, ''), 'hex');
 
-const raw = readFileSync(0);
-let parsed;
+/** A file's bytes, or a UsageError naming it. */
+function read(file, what) {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new UsageError(`cannot read ${what} ${file}: ${err.code ?? err.message}`);
+  }
+}
+
+/** The signatures, from the saved headers or the options. */
+function signatures(values) {
+  const given = {
+    platform: values['platform-signature'],
+    kid: values['platform-key-id'],
+    hmac: values.signature,
+  };
+  if (!values.headers) return given;
+  const header = (name) =>
+    read(values.headers, 'the headers file')
+      .toString('utf8')
+      .split(/\r?\n/)
+      .find((line) => line.toLowerCase().startsWith(`${name}:`))
+      ?.slice(name.length + 1)
+      .trim();
+  return {
+    platform: given.platform ?? header('x-service-evidence-platform-signature'),
+    kid: given.kid ?? header('x-service-evidence-platform-key-id'),
+    hmac: given.hmac ?? header('x-service-evidence-signature'),
+  };
+}
+
+/** The published keys' text, from a file or a URL. */
+async function publishedKeys(where) {
+  if (!/^https?:\/\//.test(where)) return read(where, 'the keys file').toString('utf8');
+  let res;
+  try {
+    res = await fetch(where, { signal: AbortSignal.timeout(10_000) });
+  } catch (err) {
+    throw new UsageError(`cannot fetch the keys from ${where}: ${err.cause?.code ?? err.message}`);
+  }
+  if (!res.ok) throw new UsageError(`cannot fetch the keys from ${where}: HTTP ${res.status}`);
+  return res.text();
+}
+
+async function main() {
+  const values = options();
+  if (!values.keys) throw new UsageError(`--keys is required (the published platform keys)\n${USAGE}`);
+  const keys = readPublishedKeys(await publishedKeys(values.keys));
+  const sig = signatures(values);
+  const bytes = readFileSync(0);
+  const pkg = readPackage(bytes);
+  assertPlatformSignature(bytes, { signature: sig.platform, kid: sig.kid }, keys);
+  const checked = [`platform signature (key ${sig.kid})`];
+  if (values.key !== undefined) {
+    assertKeySignature(bytes, sig.hmac, values.key);
+    checked.push('evidence key signature');
+  }
+  const earlier = values.previous.map((file) => {
+    const fileBytes = read(file, 'the earlier package');
+    return { ...readPackage(fileBytes, `the earlier package ${file}`), bytes: fileBytes };
+  });
+  const first = assertChain(pkg, earlier);
+  checked.push(
+    first < pkg.sequence ? `chain of packages ${first} to ${pkg.sequence}` : `package ${pkg.sequence} (no earlier package given)`,
+  );
+  return checked.join(', ');
+}
+
 try {
-  parsed = JSON.parse(raw.toString('utf8'));
-} catch {
-  fail('the package is not JSON');
+  process.stdout.write(`valid: ${await main()}\n`);
+} catch (err) {
+  if (err instanceof Invalid) {
+    process.stdout.write(`invalid: ${err.message}\n`);
+    process.exitCode = 1;
+  } else {
+    process.stderr.write(`error: ${err instanceof UsageError ? err.message : String(err)}\n`);
+    process.exitCode = 2;
+  }
 }
-const hmac = (bytes) => createHmac('sha256', values.key).update(bytes).digest();
-const same = (a, b) => a.length === b.length && timingSafeEqual(a, b);
-const canonical = Buffer.from(canonicalize(parsed), 'utf8');
-if (!same(hmac(raw), expected) && !same(hmac(canonical), expected))
-  fail('the signature does not match (changed bytes, or another key)');
-
-const { sha256, ...content } = parsed;
-const digest = createHash('sha256').update(canonicalize(content), 'utf8').digest('hex');
-if (digest !== sha256) fail('the sha256 digest does not match the content');
-process.stdout.write('valid\n');

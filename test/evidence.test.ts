@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,8 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import canonicalize from 'canonicalize';
 import { EvidencePackage } from '@cluster/contracts';
+import { DEV_EVIDENCE_SIGNING_SEED, readEvidenceConfig, startEvidence } from '@cluster/evidence';
+import { readGatewayConfig, startGateway } from '@cluster/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { distArgs } from './support/processes.ts';
@@ -22,6 +24,8 @@ let c: TestCluster;
 let org: SeededOrg;
 let other: SeededOrg;
 let releaseId: string;
+/** The published platform keys, saved from /.well-known/evidence-keys.json. */
+let publishedKeys: string;
 const entries: Record<string, string> = {};
 const work = mkdtempSync(path.join(tmpdir(), 'evidence-'));
 
@@ -36,6 +40,8 @@ type Package = {
     countsByStatus: Record<string, number>;
     countsByType: Record<string, number>;
   };
+  sequence: number;
+  previousSha256: string | null;
   approvalChain: Record<string, unknown>[];
   checklists: { id: string; passed: boolean; failingEntryIds: string[] }[];
   codeHosting: Record<string, unknown[]>;
@@ -43,8 +49,8 @@ type Package = {
 };
 
 /** GET the evidence as raw bytes, with its headers. */
-async function evidence(key: string, id = releaseId) {
-  const res = await fetch(`${c.baseUrl}/releases/${id}/evidence`, { headers: { authorization: `Bearer ${key}` } });
+async function evidence(key: string, id = releaseId, query = '') {
+  const res = await fetch(`${c.baseUrl}/releases/${id}/evidence${query}`, { headers: { authorization: `Bearer ${key}` } });
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
@@ -60,10 +66,22 @@ async function rotate(orgId: string): Promise<{ key: string; prefix: string }> {
   return JSON.parse(stdout) as { key: string; prefix: string };
 }
 
+/** A file of `work` holding `content`. */
+function saved(name: string, content: Buffer | string): string {
+  const file = path.join(work, `${Math.random().toString(36).slice(2)}-${name}`);
+  writeFileSync(file, content);
+  return file;
+}
+
+/** The response headers as `curl -D` saves them. */
+function headersFile(headers: Headers): string {
+  const lines = [...headers.entries()].map(([k, v]) => `${k}: ${v}`);
+  return saved('headers.txt', ['HTTP/1.1 200 OK', ...lines, '', ''].join('\r\n'));
+}
+
 /** The documented verifier on `bytes`; its output and exit code. */
 async function verify(bytes: Buffer, args: string[]): Promise<{ code: number; out: string }> {
-  const file = path.join(work, `pkg-${Math.random()}.json`);
-  writeFileSync(file, bytes);
+  const file = saved('pkg.json', bytes);
   try {
     const { stdout } = await run(
       'sh',
@@ -81,6 +99,8 @@ async function verify(bytes: Buffer, args: string[]): Promise<{ code: number; ou
 
 beforeAll(async () => {
   c = await startTestCluster();
+  const keys = await fetch(`${c.baseUrl.replace('/api/v1', '')}/.well-known/evidence-keys.json`);
+  publishedKeys = saved('keys.json', Buffer.from(await keys.arrayBuffer()));
   org = await c.seedOrg('Audited');
   other = await c.seedOrg('Other');
   const release = await c.api(org.key, 'POST', `/projects/${org.projectId}/releases`, {
@@ -130,7 +150,22 @@ describe('release evidence', () => {
     const { sha256, ...content } = pkg;
     expect(sha256).toBe(createHash('sha256').update(canonicalize(content)!).digest('hex'));
 
-    expect(pkg).toMatchObject({ schemaVersion: 1, organizationId: org.orgId, release: { id: releaseId, name: 'Spring' } });
+    expect(pkg).toMatchObject({
+      schemaVersion: 2,
+      organizationId: org.orgId,
+      release: { id: releaseId, name: 'Spring' },
+      sequence: 1,
+      previousSha256: null,
+    });
+    // Signed by the platform even without an organization key, and verifiable offline with the published key alone.
+    expect(res.headers.get('x-service-evidence-platform-signature')).toMatch(/^ed25519=[A-Za-z0-9_-]{86}$/);
+    expect(await verify(res.bytes, ['--keys', publishedKeys, '--headers', headersFile(res.headers)])).toEqual({
+      code: 0,
+      out: `valid: platform signature (key ${res.headers.get('x-service-evidence-platform-key-id')}), package 1 (no earlier package given)`,
+    });
+    // The same facts, the same package: nothing new is issued, however many ask at once.
+    const again = await Promise.all(Array.from({ length: 5 }, () => evidence(org.key)));
+    expect(again.map((r) => [r.status, r.bytes.equals(res.bytes)])).toEqual(Array(5).fill([200, true]));
     // The documented JSON Schema (docs/evidence.schema.json, current) describes it.
     const validate = addFormats(new Ajv({ allErrors: true, strict: false })).compile(EvidencePackage);
     expect(validate(pkg), JSON.stringify(validate.errors)).toBe(true);
@@ -186,7 +221,27 @@ describe('release evidence', () => {
       expectedBehavior: 'it loads',
       actualBehavior: 'it spins',
     });
-    const pkg = JSON.parse((await evidence(org.key)).bytes.toString('utf8')) as Package;
+    // Changed facts and requests at once: one new package, not a fork of the chain.
+    const [res, ...others] = await Promise.all(Array.from({ length: 4 }, () => evidence(org.key)));
+    expect(others.every((r) => r.bytes.equals(res.bytes))).toBe(true);
+    const pkg = JSON.parse(res.bytes.toString('utf8')) as Package;
+    // Changed facts: a new package, chained to the first by the digest of its exact bytes.
+    const earlier = await evidence(org.key, releaseId, '?sequence=1');
+    expect(earlier.status).toBe(200);
+    expect(pkg).toMatchObject({ sequence: 2, previousSha256: createHash('sha256').update(earlier.bytes).digest('hex') });
+    expect(
+      await verify(res.bytes, [
+        '--keys',
+        publishedKeys,
+        '--headers',
+        headersFile(res.headers),
+        '--previous',
+        saved('earlier.json', earlier.bytes),
+      ]),
+    ).toMatchObject({ code: 0, out: expect.stringContaining('chain of packages 1 to 2') });
+    expect((await evidence(org.key, releaseId, '?sequence=9')).status).toBe(404);
+    expect((await evidence(org.key, releaseId, '?sequence=0')).status).toBe(400);
+    expect((await evidence(other.key, releaseId, '?sequence=1')).status).toBe(404);
     // No code host is connected here (test/codehost.test.ts covers the code checklists): no entry has a
     // linked commit, and there is no pull request to fail the last one.
     const everyEntry = pkg.entrySummary.entries.map((e) => e.id as string).sort();
@@ -201,38 +256,106 @@ describe('release evidence', () => {
     expect(pkg.approvalChain.at(-1)).toMatchObject({ entryId: entries['vague bug'], from: 'rejected', to: 'approved' });
   });
 
-  it('is signed over its exact bytes once the organization has a key; rotation retires the old key', async () => {
+  it('is signed over its exact bytes by the organization once it has a key; rotation retires the old key', async () => {
     const first = await rotate(org.orgId);
     expect(first.key).toMatch(/^fbe_/);
-    expect(first.key.startsWith(first.prefix)).toBe(true);
+    // The prefix shown is derived from a hash of the key, never the key's own characters.
+    expect(first.prefix).toBe(`fbe_${createHash('sha256').update(first.key).digest('hex').slice(0, 12)}`);
+    expect(first.key.startsWith(first.prefix)).toBe(false);
     const res = await evidence(org.key);
     const signature = res.headers.get('x-service-evidence-signature')!;
     expect(signature).toBe(`sha256=${createHmac('sha256', first.key).update(res.bytes).digest('hex')}`);
     expect(res.headers.get('x-service-evidence-key-prefix')).toBe(first.prefix);
 
-    expect(await verify(res.bytes, ['--key', first.key, '--signature', signature])).toEqual({ code: 0, out: 'valid' });
-    const headersFile = path.join(work, 'headers.txt');
-    writeFileSync(
-      headersFile,
-      `HTTP/1.1 200 OK\r\nX-Service-Evidence-Signature: ${signature}\r\nContent-Type: application/json\r\n\r\n`,
-    );
-    expect(await verify(res.bytes, ['--key', first.key, '--headers', headersFile])).toEqual({ code: 0, out: 'valid' });
-    // Re-serialised (pretty-printed) evidence verifies: the signature covers the canonical form.
+    const headers = headersFile(res.headers);
+    expect(await verify(res.bytes, ['--keys', publishedKeys, '--headers', headers, '--key', first.key])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('evidence key signature'),
+    });
+    // The keys straight from the well-known URL do as well as a saved copy.
+    const url = `${c.baseUrl.replace('/api/v1', '')}/.well-known/evidence-keys.json`;
+    expect((await verify(res.bytes, ['--keys', url, '--headers', headers])).code).toBe(0);
+    // Re-serialised (pretty-printed) evidence is refused: only the signed bytes verify.
     const pretty = Buffer.from(JSON.stringify(JSON.parse(res.bytes.toString('utf8')), null, 2));
-    expect((await verify(pretty, ['--key', first.key, '--signature', signature])).code).toBe(0);
-    // One changed byte fails.
-    const changed = Buffer.from(res.bytes.toString('utf8').replace('"Spring"', '"Sprint"'));
-    expect(changed.equals(res.bytes)).toBe(false);
-    expect((await verify(changed, ['--key', first.key, '--signature', signature])).code).toBe(1);
-    expect((await verify(res.bytes, ['--key', 'fbe_wrong', '--signature', signature])).code).toBe(1);
+    expect((await verify(pretty, ['--keys', publishedKeys, '--headers', headers])).out).toMatch(/not in RFC 8785 canonical form/);
+    // A tenant who rewrites a package and signs it with its own key still fails the platform signature.
+    const forged = Buffer.from(res.bytes.toString('utf8').replace('"Spring"', '"Sprint"'));
+    const { sha256: _, ...content } = JSON.parse(forged.toString('utf8')) as Record<string, unknown>;
+    const resealed = Buffer.from(
+      canonicalize({ ...content, sha256: createHash('sha256').update(canonicalize(content)!).digest('hex') })!,
+    );
+    const tenantSignature = `sha256=${createHmac('sha256', first.key).update(resealed).digest('hex')}`;
+    expect(
+      await verify(resealed, ['--keys', publishedKeys, '--headers', headers, '--signature', tenantSignature, '--key', first.key]),
+    ).toEqual({ code: 1, out: 'invalid: the platform signature does not match (changed bytes, or another key)' });
+    expect((await verify(res.bytes, ['--keys', publishedKeys, '--headers', headers, '--key', 'fbe_wrong'])).code).toBe(1);
 
     const second = await rotate(org.orgId);
     expect(second.prefix).not.toBe(first.prefix);
     const after = await evidence(org.key);
     expect(after.headers.get('x-service-evidence-key-prefix')).toBe(second.prefix);
-    const newSignature = after.headers.get('x-service-evidence-signature')!;
-    expect((await verify(after.bytes, ['--key', first.key, '--signature', newSignature])).code).toBe(1);
-    expect(await verify(after.bytes, ['--key', second.key, '--signature', newSignature])).toEqual({ code: 0, out: 'valid' });
+    const afterHeaders = headersFile(after.headers);
+    expect((await verify(after.bytes, ['--keys', publishedKeys, '--headers', afterHeaders, '--key', first.key])).code).toBe(1);
+    expect((await verify(after.bytes, ['--keys', publishedKeys, '--headers', afterHeaders, '--key', second.key])).code).toBe(0);
+  });
+
+  it('publishes the platform keys without authentication; a rotation of EVIDENCE_SIGNING_KEY keeps old packages verifiable', async () => {
+    const root = c.baseUrl.replace('/api/v1', '');
+    const res = await fetch(`${root}/.well-known/evidence-keys.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+    const doc = (await res.json()) as { keys: { kid: string; x: string }[] };
+    expect(doc.keys).toEqual([
+      { kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', kid: expect.any(String), x: expect.any(String) },
+    ]);
+    expect(doc.keys[0].kid).toBe(
+      createHash('sha256').update(`{"crv":"Ed25519","kty":"OKP","x":"${doc.keys[0].x}"}`).digest('base64url'),
+    );
+    expect((await fetch(`${root}/.well-known/evidence-keys.json`, { method: 'POST' })).status).toBe(405);
+    const before = await evidence(org.key);
+
+    // A second evidence service and gateway on the same database, configured as after a rotation: NEW,OLD.
+    const rotated = randomBytes(32);
+    const evidenceService = await startEvidence({
+      ...readEvidenceConfig(),
+      port: 0,
+      databaseUrl: c.databaseUrl,
+      coreUrl: `http://127.0.0.1:${c.ports.core}`,
+      signingSeeds: [rotated, DEV_EVIDENCE_SIGNING_SEED],
+    });
+    const gateway = await startGateway({
+      ...readGatewayConfig(),
+      port: 0,
+      metricsPort: 0,
+      idempotencySecretKeys: ['test-idempotency-key-material'],
+      services: {
+        core: `http://127.0.0.1:${c.ports.core}`,
+        delivery: `http://127.0.0.1:${c.ports.delivery}`,
+        evidence: `http://127.0.0.1:${evidenceService.port}`,
+      },
+    });
+    try {
+      const rotatedRoot = `http://127.0.0.1:${gateway.port}`;
+      const rotatedDoc = (await (await fetch(`${rotatedRoot}/.well-known/evidence-keys.json`)).json()) as typeof doc;
+      expect(rotatedDoc.keys.map((k) => k.kid)).toEqual([expect.any(String), doc.keys[0].kid]);
+      const rotatedKeys = saved('keys.json', JSON.stringify(rotatedDoc));
+      // The package saved before the rotation verifies against the keys published after it.
+      expect((await verify(before.bytes, ['--keys', rotatedKeys, '--headers', headersFile(before.headers)])).code).toBe(0);
+      // The same package served now is signed with the new key; the old published keys alone do not know it.
+      const now = await fetch(`${rotatedRoot}/api/v1/releases/${releaseId}/evidence`, {
+        headers: { authorization: `Bearer ${org.key}` },
+      });
+      const bytes = Buffer.from(await now.arrayBuffer());
+      expect(bytes.equals(before.bytes)).toBe(true);
+      expect(now.headers.get('x-service-evidence-platform-key-id')).toBe(rotatedDoc.keys[0].kid);
+      expect((await verify(bytes, ['--keys', rotatedKeys, '--headers', headersFile(now.headers)])).code).toBe(0);
+      expect((await verify(bytes, ['--keys', publishedKeys, '--headers', headersFile(now.headers)])).out).toMatch(
+        /which the published keys do not list/,
+      );
+    } finally {
+      await gateway.shutdown.run('test');
+      await evidenceService.shutdown.run('test');
+    }
   });
 
   it('lets an admin with a settings session see and rotate the key; no session 401, an API key alone 401, a non-admin 403', async () => {
@@ -255,7 +378,7 @@ describe('release evidence', () => {
     const rotated = await settings('POST', cookie);
     expect(rotated.status).toBe(201);
     const { key, prefix } = (await rotated.json()) as { key: string; prefix: string };
-    expect(key.startsWith(prefix)).toBe(true);
+    expect(prefix).toBe(`fbe_${createHash('sha256').update(key).digest('hex').slice(0, 12)}`);
     expect(await (await settings('GET', cookie)).json()).toEqual({ exists: true, prefix });
     expect(before.prefix).not.toBe(prefix);
     expect((await settings('POST', { ...cookie, origin: 'https://evil.example' })).status).toBe(403);

@@ -55,6 +55,7 @@ function podEnvironment(ports: Record<(typeof SERVICES)[number], number>): Recor
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     IDEMPOTENCY_SECRET_KEY: randomBytes(32).toString('base64'),
     EVIDENCE_SECRET_KEY: randomBytes(32).toString('base64'),
+    EVIDENCE_SIGNING_KEY: randomBytes(32).toString('base64'),
     CODEHOST_SECRET_KEY: randomBytes(32).toString('base64'),
     SERVICE_PUBLIC_KEYS: keys.SERVICE_PUBLIC_KEYS,
     ...Object.fromEntries(Object.entries(keys.signingKeys).map(([s, k]) => [`SIGNING_KEY_${s}`, k])),

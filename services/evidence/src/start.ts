@@ -19,7 +19,9 @@ import type { EvidenceConfig } from './config.ts';
 import { evidenceKeyBox } from './features/keys/box.ts';
 import { createEvidenceKeyService } from './features/keys/service.ts';
 import { createEvidenceKeyStore } from './features/keys/store.ts';
+import { createPlatformSigner } from './features/platform-keys/signer.ts';
 import { evidenceRpc } from './features/packages/rpc.ts';
+import { createPackageStore } from './features/packages/store.ts';
 import { keySettingsRpc } from './features/keys/rpc.ts';
 import { migrations } from './migrations/index.ts';
 
@@ -31,6 +33,8 @@ export async function startEvidence(config: EvidenceConfig): Promise<{ port: num
   const shutdown = createShutdown(logger, config.shutdownDeadlineMs);
   if (!config.secretKeys) logger.warn('EVIDENCE_SECRET_KEY is unset: evidence keys are sealed with a development key');
   if (config.production) for (const w of retiredKeyWarnings('EVIDENCE_SECRET_KEY', config.secretKeys ?? [])) logger.warn(w);
+  if (config.devSigningKey)
+    logger.warn('EVIDENCE_SIGNING_KEY is unset: evidence packages are signed with the public development key');
   await ensureDatabase(config.databaseUrl);
   await prepareSchema(config.databaseUrl, 'evidence', migrations, config.migrateOnStart);
   const db = createDb(config.databaseUrl, {
@@ -43,6 +47,8 @@ export async function startEvidence(config: EvidenceConfig): Promise<{ port: num
   const toCore = createRpcTransport(config.coreUrl, { sign: createTokenSigner(config.serviceKeys), audience: 'core' });
   const core = createClient(ReleaseEvidenceService, toCore);
   const keys = createEvidenceKeyService(createEvidenceKeyStore(db), evidenceKeyBox(config));
+  const platform = createPlatformSigner(config.signingSeeds);
+  const packages = createPackageStore(db);
   const settings = keySettingsRpc({
     sessions: createClient(SessionService, toCore),
     audit: createClient(AuditService, toCore),
@@ -51,7 +57,7 @@ export async function startEvidence(config: EvidenceConfig): Promise<{ port: num
   const readiness = createReadiness({ checks: { postgres: () => pingDb(db) }, required: ['postgres'], metrics });
   const server = createServiceServer({
     service: 'evidence',
-    routes: (router) => router.service(EvidenceService, { ...evidenceRpc({ core, keys }), ...settings }),
+    routes: (router) => router.service(EvidenceService, { ...evidenceRpc({ core, packages, keys, platform }), ...settings }),
     trust: { verify: createTokenVerifier(config.serviceKeys), policyOf: () => ({ callers: ['gateway'] }) },
     logger,
     metrics,

@@ -22,6 +22,7 @@ import { createMcpEndpoint, type McpSettings } from './mcp/endpoint.ts';
 import { createCodeHostHooks } from './http/hooks.ts';
 import { createFailureLimit } from './http/failure-limit.ts';
 import { createSettingsRoutes } from './http/settings.ts';
+import { createEvidenceKeysDocument } from './http/evidence-keys.ts';
 
 export interface GatewayDeps {
   clients: Clients;
@@ -125,6 +126,9 @@ export function buildGateway(deps: GatewayDeps): Koa {
     }
     await next();
   });
+
+  // The evidence public keys (anyone verifies a package with them).
+  app.use(createEvidenceKeysDocument(clients));
 
   // The settings routes (a settings session, not an API key).
   app.use(createSettingsRoutes(clients));

@@ -76,8 +76,12 @@ export const EvidenceChecklist = Type.Object(
 /** GET /releases/:id/evidence: a release's evidence package (docs/evidence.md), RFC 8785 canonical JSON. */
 export const EvidencePackage = Type.Object(
   {
-    schemaVersion: Type.Literal(1),
+    schemaVersion: Type.Literal(2),
     generatedAt: DateTime,
+    sequence: Type.Integer({ minimum: 1, description: "the package's number among its release's packages, from 1" }),
+    previousSha256: Type.Union([Type.String({ pattern: '^[0-9a-f]{64}$' }), Type.Null()], {
+      description: "hex SHA-256 of the exact bytes of the release's previous package; null for the first",
+    }),
     organizationId: Uuid,
     release: Release,
     entrySummary: Type.Object(
@@ -97,3 +101,17 @@ export const EvidencePackage = Type.Object(
   { additionalProperties: false, description: "A release's evidence package" },
 );
 export type EvidencePackage = Static<typeof EvidencePackage>;
+
+/** GET /releases/:id/evidence?sequence=n: an earlier package of the release by its number. */
+export const EvidenceQuery = Type.Object(
+  {
+    sequence: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2_147_483_647,
+        description: "The release's package of this number (its `sequence`), as issued; without it, the current package",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

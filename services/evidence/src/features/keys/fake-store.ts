@@ -1,19 +1,19 @@
-import type { EvidenceKeyRow, EvidenceKeyStore } from './store.ts';
+import type { EvidenceKeyStore } from './store.ts';
 
 /** EvidenceKeyStore in memory, for unit tests. */
-export function createFakeEvidenceKeyStore(): EvidenceKeyStore & { revoked: EvidenceKeyRow[] } {
-  const current = new Map<string, EvidenceKeyRow>();
-  const revoked: EvidenceKeyRow[] = [];
+export function createFakeEvidenceKeyStore(): EvidenceKeyStore & { revoked: string[] } {
+  const current = new Map<string, string>();
+  const revoked: string[] = [];
   return {
     revoked,
     async current(organizationId) {
       return current.get(organizationId);
     },
-    async replace(organizationId, key) {
+    async replace(organizationId, sealedKey) {
       const old = current.get(organizationId);
       if (old) revoked.push(old);
-      current.set(organizationId, key);
-      return old?.prefix;
+      current.set(organizationId, sealedKey);
+      return old;
     },
   };
 }

@@ -1,41 +1,36 @@
 import type { Knex } from '@cluster/db';
 
-/** An organization's current evidence key, sealed. */
-export interface EvidenceKeyRow {
-  prefix: string;
-  sealedKey: string;
-}
-
-/** Evidence keys in Postgres (schema evidence). */
+/** Evidence keys in Postgres (schema evidence), sealed. */
 export interface EvidenceKeyStore {
-  current(organizationId: string): Promise<EvidenceKeyRow | undefined>;
+  /** The organization's current key, sealed; undefined without one. */
+  current(organizationId: string): Promise<string | undefined>;
   /**
    * Revokes the current key (if any) and stores the new one, in one transaction, one rotation of
-   * an organization at a time. Answers the prefix of the key it revoked, if there was one.
+   * an organization at a time. Answers the key it revoked, sealed, if there was one.
    */
-  replace(organizationId: string, key: EvidenceKeyRow): Promise<string | undefined>;
+  replace(organizationId: string, sealedKey: string): Promise<string | undefined>;
 }
 
 export function createEvidenceKeyStore(db: Knex): EvidenceKeyStore {
   return {
     async current(organizationId) {
-      const row: EvidenceKeyRow | undefined = await db('evidence_keys')
+      const row: { sealedKey: string } | undefined = await db('evidence_keys')
         .where({ organizationId })
         .whereNull('revokedAt')
-        .first('prefix', 'sealedKey');
-      return row;
+        .first('sealedKey');
+      return row?.sealedKey;
     },
-    async replace(organizationId, key) {
+    async replace(organizationId, sealedKey) {
       return db.transaction(async (trx) => {
         // Rotations of one organization take turns: two at once would each revoke the old key and
         // both insert a current one (the unique index would refuse the second: a 500).
         await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`evidence-key:${organizationId}`]);
-        const revoked: { prefix: string }[] = await trx('evidence_keys')
+        const revoked: { sealedKey: string }[] = await trx('evidence_keys')
           .where({ organizationId })
           .whereNull('revokedAt')
-          .update({ revokedAt: trx.fn.now() }, ['prefix']);
-        await trx('evidence_keys').insert({ organizationId, ...key });
-        return revoked[0]?.prefix;
+          .update({ revokedAt: trx.fn.now() }, ['sealedKey']);
+        await trx('evidence_keys').insert({ organizationId, sealedKey });
+        return revoked[0]?.sealedKey;
       });
     },
   };

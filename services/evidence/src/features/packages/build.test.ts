@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { describe, expect, it } from 'vitest';
 import type { CodeEvidence } from '@cluster/contracts';
-import { buildPackage, checklists } from './build.ts';
+import { buildPackage, canonicalDigest, checklists, packageDigest, packageSubject } from './build.ts';
 
 const NO_CODE: CodeEvidence = { commits: [], pullRequests: [], ciRuns: [] };
 const commit = (sha: string, entryIds: string[]) => ({
@@ -110,20 +110,41 @@ describe('evidence checklists', () => {
 });
 
 describe('the package', () => {
-  it('is canonical JSON whose sha256 covers everything else', () => {
-    const bytes = buildPackage(
-      { release: { id: 'r1', name: 'R' }, entries: [entry('e1', {})], approvals: [], code: NO_CODE },
-      { organizationId: 'o1', generatedAt: new Date('2026-01-02T03:04:05Z') },
-    );
+  const subject = packageSubject(
+    { release: { id: 'r1', name: 'R' }, entries: [entry('e1', {})], approvals: [], code: NO_CODE },
+    'o1',
+  );
+
+  it('is canonical JSON whose sha256 covers everything else, its place in the chain included', () => {
+    const bytes = buildPackage(subject, {
+      generatedAt: new Date('2026-01-02T03:04:05Z'),
+      sequence: 2,
+      previousSha256: 'a'.repeat(64),
+    });
     const pkg = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
     expect(canonicalize(pkg)).toBe(bytes.toString('utf8'));
     const { sha256, ...content } = pkg;
     expect(sha256).toBe(createHash('sha256').update(canonicalize(content)!).digest('hex'));
     expect(pkg).toMatchObject({
-      schemaVersion: 1,
+      schemaVersion: 2,
       generatedAt: '2026-01-02T03:04:05.000Z',
       organizationId: 'o1',
       codeHosting: NO_CODE,
+      sequence: 2,
+      previousSha256: 'a'.repeat(64),
     });
+  });
+
+  it('chains by the digest of the exact bytes of the previous package', () => {
+    const first = buildPackage(subject, { generatedAt: new Date(0), sequence: 1, previousSha256: null });
+    const second = buildPackage(subject, { generatedAt: new Date(1), sequence: 2, previousSha256: packageDigest(first) });
+    expect(JSON.parse(first.toString('utf8'))).toMatchObject({ sequence: 1, previousSha256: null });
+    expect(JSON.parse(second.toString('utf8')).previousSha256).toBe(createHash('sha256').update(first).digest('hex'));
+    // The facts' digest leaves out when and where in the chain: equal facts, equal digest.
+    expect(canonicalDigest(subject)).toBe(
+      canonicalDigest(
+        packageSubject({ release: { id: 'r1', name: 'R' }, entries: [entry('e1', {})], approvals: [], code: NO_CODE }, 'o1'),
+      ),
+    );
   });
 });

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { CodeEvidence, ReleaseFacts } from '@cluster/contracts';
 
-/** Version of the package's shape (docs/evidence.md). */
-export const EVIDENCE_SCHEMA_VERSION = 1;
+/** Version of the package's shape (docs/evidence.md): 2 added the chain (`sequence`, `previousSha256`). */
+export const EVIDENCE_SCHEMA_VERSION = 2;
 
 type Json = Record<string, unknown>;
 
@@ -74,13 +74,33 @@ export function canonicalBytes(value: unknown): Buffer {
   return Buffer.from(text, 'utf8');
 }
 
+/** What a package says about its release, without when it was built or where it sits in the chain. */
+export type PackageSubject = ReturnType<typeof packageSubject>;
+
+/** Where a package sits in its release's chain: its number, and the digest of the package before it. */
+export interface ChainLink {
+  /** 1 for a release's first package, then one more for each. */
+  sequence: number;
+  /** packageDigest of the release's previous package; null for the first. */
+  previousSha256: string | null;
+}
+
+/** Hex SHA-256 of a value's canonical form: the package's `sha256` field, and the digest of its facts. */
+export function canonicalDigest(value: unknown): string {
+  return createHash('sha256').update(canonicalBytes(value)).digest('hex');
+}
+
+/** Hex SHA-256 of a package's exact bytes: what the next package of its release names as `previousSha256`. */
+export function packageDigest(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
 /**
- * A release's evidence package as canonical JSON bytes: the release, an entry summary, the
- * approval chain, the checklists, the code-hosting evidence, `schemaVersion`, `generatedAt`, `organizationId`, and
- * `sha256`: the hex SHA-256 of the canonical form of everything else. Canonical (RFC 8785) so
- * that a package re-serialised by any JCS implementation has the same bytes and verifies.
+ * The facts of a package: the release, an entry summary, the approval chain, the checklists and
+ * the code-hosting evidence, with `schemaVersion` and `organizationId`. Two packages whose
+ * subjects are equal say the same thing (the evidence service issues a new one only when they differ).
  */
-export function buildPackage(facts: ReleaseFacts, opts: { organizationId: string; generatedAt: Date }): Buffer {
+export function packageSubject(facts: ReleaseFacts, organizationId: string) {
   const numberOf = new Map(facts.entries.map((e) => [e.id as string, e.entryNumber]));
   const entries = facts.entries.map((e) => ({
     id: e.id,
@@ -93,10 +113,9 @@ export function buildPackage(facts: ReleaseFacts, opts: { organizationId: string
     costApprovalStatus: e.costApprovalStatus ?? null,
     deploymentStage: e.deploymentStage ?? null,
   }));
-  const content = {
+  return {
     schemaVersion: EVIDENCE_SCHEMA_VERSION,
-    generatedAt: opts.generatedAt.toISOString(),
-    organizationId: opts.organizationId,
+    organizationId,
     release: facts.release,
     entrySummary: {
       entries,
@@ -119,6 +138,20 @@ export function buildPackage(facts: ReleaseFacts, opts: { organizationId: string
     checklists: checklists(facts.entries, facts.code),
     codeHosting: facts.code,
   };
-  const sha256 = createHash('sha256').update(canonicalBytes(content)).digest('hex');
-  return canonicalBytes({ ...content, sha256 });
+}
+
+/**
+ * A release's evidence package as canonical JSON bytes: its subject, `generatedAt`, its place in
+ * the chain (`sequence`, `previousSha256`), and `sha256`: the hex SHA-256 of the canonical form of
+ * everything else. Canonical (RFC 8785), so the bytes are a function of the content; the
+ * signatures cover these exact bytes, and a verifier accepts no other serialisation.
+ */
+export function buildPackage(subject: PackageSubject, opts: ChainLink & { generatedAt: Date }): Buffer {
+  const content = {
+    ...subject,
+    generatedAt: opts.generatedAt.toISOString(),
+    sequence: opts.sequence,
+    previousSha256: opts.previousSha256,
+  };
+  return canonicalBytes({ ...content, sha256: canonicalDigest(content) });
 }

@@ -1,7 +1,7 @@
-import { EvidencePackage } from '@cluster/contracts';
+import { EvidencePackage, EvidenceQuery } from '@cluster/contracts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
 
-/** A release's signed evidence package (the evidence service builds and signs it; docs/evidence.md). */
+/** A release's signed evidence package (the evidence service builds, chains and signs it; docs/evidence.md). */
 export const evidenceRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET',
@@ -10,19 +10,27 @@ export const evidenceRoutes: RouteDef[] = [
     tag: 'releases',
     permission: 'read:release',
     backend: 'evidence',
+    query: EvidenceQuery,
     response: {
       status: 200,
       schema: EvidencePackage,
       description:
-        'The package as RFC 8785 canonical JSON (docs/evidence.schema.json). With an organization evidence key: ' +
-        'X-Service-Evidence-Signature (sha256=<hex HMAC-SHA256 of the exact body bytes>) and X-Service-Evidence-Key-Prefix.',
+        'The package as RFC 8785 canonical JSON (docs/evidence.schema.json), the exact bytes its signatures cover. ' +
+        'Always X-Service-Evidence-Platform-Signature (ed25519=<base64url Ed25519 signature by the platform>) and ' +
+        'X-Service-Evidence-Platform-Key-Id (the key id in /.well-known/evidence-keys.json); with an organization ' +
+        'evidence key also X-Service-Evidence-Signature (sha256=<hex HMAC-SHA256>) and X-Service-Evidence-Key-Prefix.',
     },
-    handler: async ({ actor, params, clients }) => {
-      const res = await clients.evidence.getReleaseEvidence({ actor, id: params.id });
-      if (res.package.byteLength === 0) throw new Error('the evidence service answered without a package');
-      const headers: Record<string, string> = res.signature
-        ? { 'X-Service-Evidence-Signature': `sha256=${res.signature}`, 'X-Service-Evidence-Key-Prefix': res.keyPrefix }
-        : {};
+    handler: async ({ actor, params, query, clients }) => {
+      const res = await clients.evidence.getReleaseEvidence({ actor, id: params.id, sequence: query.sequence ?? 0 });
+      if (res.package.byteLength === 0 || !res.platformSignature)
+        throw new Error('the evidence service answered without a signed package');
+      const headers: Record<string, string> = {
+        'X-Service-Evidence-Platform-Signature': `ed25519=${res.platformSignature}`,
+        'X-Service-Evidence-Platform-Key-Id': res.platformKeyId,
+        ...(res.signature
+          ? { 'X-Service-Evidence-Signature': `sha256=${res.signature}`, 'X-Service-Evidence-Key-Prefix': res.keyPrefix }
+          : {}),
+      };
       return { status: 200, body: res.package, headers };
     },
   }),

@@ -1,0 +1,159 @@
+// The checks of `npm run verify-evidence` (scripts/verify-evidence.mjs, docs/evidence.md), as
+// functions that throw an Invalid naming what failed. Every check reads the exact bytes it was
+// given: nothing is re-serialised to make it verify.
+import { createHash, createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import { printParseErrorCode, visit } from 'jsonc-parser';
+
+/** The package (or a key) does not verify: exit 1 with this message. */
+export class Invalid extends Error {}
+
+/** The package shape this verifier reads (schemaVersion 2 added the chain and the platform signature). */
+export const SCHEMA_VERSION = 2;
+
+const pointer = (path) =>
+  path.length === 0 ? '/' : path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
+/**
+ * Checks that `text` is I-JSON (RFC 7493): no duplicate member names, no lone surrogates in a
+ * name or a string, no number beyond IEEE double precision, and JSON without extensions
+ * (comments, trailing commas). JSON.parse would keep the last of two duplicate names, so a
+ * package with a forged field prepended would read as the signed one: it is refused here.
+ */
+export function assertIJson(text, what) {
+  const objects = [];
+  const fail = (message) => {
+    throw new Invalid(`${what}: ${message}`);
+  };
+  const wellFormed = (s, path, kind) => {
+    if (!s.isWellFormed()) fail(`${kind} at ${pointer(path)} has a lone surrogate (not I-JSON)`);
+  };
+  visit(
+    text,
+    {
+      onObjectBegin: () => void objects.push(new Set()),
+      onObjectEnd: () => void objects.pop(),
+      onObjectProperty: (name, _offset, _length, _line, _column, pathOf) => {
+        const path = [...pathOf(), name];
+        wellFormed(name, path, 'the member name');
+        const names = objects.at(-1);
+        if (names.has(name)) fail(`duplicate member name ${JSON.stringify(name)} at ${pointer(pathOf())}`);
+        names.add(name);
+      },
+      onLiteralValue: (value, offset, length, _line, _column, pathOf) => {
+        if (typeof value === 'string') wellFormed(value, pathOf(), 'the string');
+        if (typeof value !== 'number') return;
+        const raw = text.slice(offset, offset + length);
+        const beyond = !Number.isFinite(value) || (/^-?\d+$/.test(raw) && !Number.isSafeInteger(value));
+        if (beyond) fail(`the number ${raw} at ${pointer(pathOf())} is beyond IEEE double precision (not I-JSON)`);
+      },
+      onError: (code, offset) => fail(`not JSON (${printParseErrorCode(code)} at byte ${offset})`),
+    },
+    { disallowComments: true, allowTrailingComma: false },
+  );
+}
+
+/**
+ * A package file's bytes, checked and parsed: UTF-8, I-JSON, exactly its RFC 8785 canonical
+ * form (what the evidence service signs: any other spacing, key order or number form is
+ * refused), of the schema version this verifier reads, with a `sha256` that matches its content.
+ */
+export function readPackage(bytes, what = 'the package') {
+  let text;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new Invalid(`${what}: not UTF-8`);
+  }
+  assertIJson(text, what);
+  const pkg = JSON.parse(text);
+  if (pkg === null || typeof pkg !== 'object' || Array.isArray(pkg)) throw new Invalid(`${what}: not a JSON object`);
+  if (!Buffer.from(canonicalize(pkg), 'utf8').equals(bytes))
+    throw new Invalid(`${what}: not in RFC 8785 canonical form (changed spacing, key order or number form)`);
+  if (pkg.schemaVersion !== SCHEMA_VERSION)
+    throw new Invalid(`${what}: schemaVersion ${JSON.stringify(pkg.schemaVersion)}, this verifier reads ${SCHEMA_VERSION}`);
+  const { sha256, ...content } = pkg;
+  if (createHash('sha256').update(canonicalize(content), 'utf8').digest('hex') !== sha256)
+    throw new Invalid(`${what}: its sha256 does not match its content`);
+  return pkg;
+}
+
+/** The RFC 7638 thumbprint of an Ed25519 JWK: what its `kid` must be. */
+export function thumbprint(x) {
+  return createHash('sha256').update(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`).digest('base64url');
+}
+
+/**
+ * The published platform keys (the JWK Set of /.well-known/evidence-keys.json) by key id. A key
+ * whose `kid` is not its own thumbprint is refused, so a keys file cannot relabel a key.
+ */
+export function readPublishedKeys(text) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new Invalid('the published keys are not JSON');
+  }
+  if (!Array.isArray(doc?.keys)) throw new Invalid('the published keys have no "keys" list');
+  const byKid = new Map();
+  for (const jwk of doc.keys) {
+    if (jwk?.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string') continue; // not ours to read
+    if (jwk.kid !== thumbprint(jwk.x)) throw new Invalid(`the published key ${jwk.kid} is not named by its thumbprint`);
+    byKid.set(jwk.kid, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' }));
+  }
+  if (byKid.size === 0) throw new Invalid('the published keys list no Ed25519 key');
+  return byKid;
+}
+
+/** The platform's Ed25519 signature (`ed25519=<base64url>`) over exactly `bytes`, by the published key `kid`. */
+export function assertPlatformSignature(bytes, { signature, kid }, keys) {
+  if (!signature || !kid)
+    throw new Invalid('no platform signature: give --headers with X-Service-Evidence-Platform-Signature and -Key-Id');
+  const key = keys.get(kid);
+  if (!key) throw new Invalid(`signed by platform key ${kid}, which the published keys do not list`);
+  const sig = Buffer.from(signature.replace(/^ed25519=/, ''), 'base64url');
+  if (!verify(null, bytes, key, sig)) throw new Invalid('the platform signature does not match (changed bytes, or another key)');
+}
+
+/** The organization's HMAC-SHA256 (`sha256=<hex>`) over exactly `bytes`, under the evidence key. */
+export function assertKeySignature(bytes, signature, key) {
+  if (!signature) throw new Invalid('no evidence key signature (X-Service-Evidence-Signature) to check --key against');
+  const expected = Buffer.from(signature.replace(/^sha256=/, ''), 'hex');
+  const actual = createHmac('sha256', key).update(bytes).digest();
+  if (expected.length !== actual.length || !timingSafeEqual(expected, actual))
+    throw new Invalid('the evidence key signature does not match (changed bytes, or another key)');
+}
+
+/**
+ * The chain from `earlier` (packages of the same release, read by readPackage, each with its
+ * `bytes`) up to `current`: every number from the lowest given to the current one is there, and
+ * each package's `previousSha256` is the SHA-256 of the exact bytes of the one before it, so a
+ * removed, reordered or altered earlier package shows. The current package's signature covers
+ * its `previousSha256`, so the whole chain rests on that one signature. Answers the first
+ * sequence number checked.
+ */
+export function assertChain(current, earlier) {
+  if (current.sequence === 1 && current.previousSha256 !== null) throw new Invalid('package 1 names a previous package');
+  const bySequence = new Map();
+  for (const p of earlier) {
+    if (p.release?.id !== current.release?.id || p.organizationId !== current.organizationId)
+      throw new Invalid(`package ${p.sequence} given as an earlier one is of another release`);
+    if (p.sequence >= current.sequence)
+      throw new Invalid(`package ${p.sequence} given as an earlier one is not earlier than package ${current.sequence}`);
+    if (bySequence.has(p.sequence)) throw new Invalid(`package ${p.sequence} is given twice`);
+    bySequence.set(p.sequence, p);
+  }
+  if (bySequence.size === 0) return current.sequence;
+  const lowest = Math.min(...bySequence.keys());
+  let next = current;
+  for (let sequence = current.sequence - 1; sequence >= lowest; sequence--) {
+    const p = bySequence.get(sequence);
+    if (!p)
+      throw new Invalid(`package ${sequence} of the chain is missing (the given ones go from ${lowest} to ${current.sequence})`);
+    if (createHash('sha256').update(p.bytes).digest('hex') !== next.previousSha256)
+      throw new Invalid(`package ${next.sequence} does not follow the given package ${sequence} (removed, reordered or changed)`);
+    next = p;
+  }
+  if (next.sequence === 1 && next.previousSha256 !== null) throw new Invalid('package 1 names a previous package');
+  return lowest;
+}
