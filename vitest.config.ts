@@ -7,6 +7,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'services/*/src/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // Every test makes databases of its own: the services (in process and spawned) create theirs.
+    env: { DATABASE_CREATE: 'true' },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,

@@ -12,6 +12,7 @@ const pgPort = process.env.LOCAL_PG_PORT ?? '54329';
 const env = {
   ...process.env,
   DATABASE_URL: process.env.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${pgPort}/cluster`,
+  DATABASE_CREATE: process.env.DATABASE_CREATE ?? 'true',
   LOG_LEVEL: 'warn',
 };
 // Evidence keys live in the evidence service's schema: its own CLI; everything else is the core's.

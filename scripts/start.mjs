@@ -78,6 +78,8 @@ try {
   const env = {
     ...process.env,
     DATABASE_URL: db.toString(),
+    // The local database is made on first use (production creates it beforehand: docs/deploy.md).
+    DATABASE_CREATE: process.env.DATABASE_CREATE ?? 'true',
     KAFKA_BROKERS: kafka.brokers,
     GATEWAY_PORT: gatewayPort,
     WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: process.env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS ?? 'true',

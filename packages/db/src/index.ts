@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions } from 'node:tls';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 
@@ -6,6 +8,77 @@ export type { Knex };
 
 // Return bigint counts as numbers and timestamps as Date (converted by presenters).
 pg.types.setTypeParser(20, (v) => Number(v));
+
+/** libpq's sslmode values node-postgres can honour (no `prefer`/`allow`: it cannot fall back to plaintext). */
+const SSL_MODES = ['disable', 'require', 'verify-ca', 'verify-full'] as const;
+
+/** URL parameters libpq reads for TLS, which pgConnectionConfig turns into node-postgres' `ssl`. */
+const TLS_PARAMS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey'];
+
+/**
+ * What node-postgres needs for a connection to `url`, with libpq's meaning of its TLS parameters
+ * (node-postgres' own reading differs: its `require` verifies the certificate as `verify-full`
+ * does, and its `verify-ca` too unless the URL also says `uselibpqcompat=true`):
+ * - sslmode `disable` (or none): plaintext;
+ * - `require`: encrypted, the certificate unchecked, unless `sslrootcert` names a CA (then as verify-ca);
+ * - `verify-ca`: the certificate must chain to `sslrootcert` (or Node's trusted CAs), any host name;
+ * - `verify-full`: that, and the certificate must name the host connected to.
+ * `sslcert`/`sslkey`: a client certificate. Every connection of every process goes through this
+ * (the pools, the leader and LISTEN connections, the maintenance connection of ensureDatabase).
+ */
+export function pgConnectionConfig(url: string): { connectionString: string; ssl: false | ConnectionOptions } {
+  const parsed = new URL(url);
+  const param = (name: string) => parsed.searchParams.get(name) ?? undefined;
+  const mode = param('sslmode') ?? 'disable';
+  if (!(SSL_MODES as readonly string[]).includes(mode))
+    throw new Error(`DATABASE_URL: sslmode=${mode} is not supported; use one of ${SSL_MODES.join(', ')}`);
+  const other = [...parsed.searchParams.keys()].find(
+    (k) => (k.startsWith('ssl') || k === 'uselibpqcompat') && !TLS_PARAMS.includes(k),
+  );
+  if (other) throw new Error(`DATABASE_URL: parameter ${other} is not supported; TLS is set with sslmode and sslrootcert`);
+  const file = (name: string) => {
+    const path = param(name);
+    return path === undefined ? undefined : readFileSync(path, 'utf8');
+  };
+  const ca = file('sslrootcert');
+  const client = { cert: file('sslcert'), key: file('sslkey') };
+  for (const name of TLS_PARAMS) parsed.searchParams.delete(name);
+  const connectionString = parsed.toString();
+  if (mode === 'disable') return { connectionString, ssl: false };
+  if (mode === 'require' && !ca) return { connectionString, ssl: { ...client, rejectUnauthorized: false } };
+  const anyHost = mode !== 'verify-full' ? { checkServerIdentity: () => undefined } : {};
+  return { connectionString, ssl: { ...client, ca, rejectUnauthorized: true, ...anyHost } };
+}
+
+/** Node's codes of a server certificate that did not verify. */
+const CERTIFICATE_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * A start's first connection failed: a TLS failure says which setting to look at (a bare
+ * "self-signed certificate in certificate chain" does not); anything else is passed on as it is.
+ */
+function explainConnectError(err: unknown, url: string): unknown {
+  const e = err as { code?: string; message?: string };
+  const at = `Postgres at ${new URL(url).host}`;
+  if (e.code && CERTIFICATE_CODES.has(e.code))
+    return new Error(
+      `${at}: its TLS certificate did not verify (${e.code}: ${e.message}); check DATABASE_SSL_ROOT_CERT (the CA that signed the server's certificate) and DATABASE_URL's sslmode`,
+      { cause: err },
+    );
+  if (e.message === 'The server does not support SSL connections')
+    return new Error(`${at} does not accept TLS, and DATABASE_URL's sslmode asks for it`, { cause: err });
+  return err;
+}
 
 /** The part of a pino logger knex's own messages go to. */
 export interface DbLogSink {
@@ -125,7 +198,7 @@ export function createDb(
       : undefined,
     client: 'pg',
     connection: {
-      connectionString: url,
+      ...pgConnectionConfig(url),
       application_name: opts.application ?? opts.schema,
       ...(t && {
         statement_timeout: t.statementTimeoutMs,
@@ -149,14 +222,20 @@ export function createDb(
   });
 }
 
-/** Creates the database named in `url` if it does not exist yet. */
+/**
+ * Creates the database named in `url` if it does not exist yet, through the maintenance database
+ * `postgres` of the same server (with the same credentials and TLS). Only when asked
+ * (DATABASE_CREATE): a managed server's application role may neither connect there nor create.
+ */
 export async function ensureDatabase(url: string): Promise<void> {
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.replace(/^\//, '')) || 'postgres';
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
+  const client = new pg.Client(pgConnectionConfig(admin.toString()));
+  await client.connect().catch((err: unknown) => {
+    throw explainConnectError(err, url);
+  });
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (!rowCount) {
@@ -226,6 +305,10 @@ export async function prepareSchema(
 ): Promise<void> {
   const db = createDb(url, { schema, application: `${schema}-migrate`, poolMax: 1 });
   try {
+    // The start's first connection: a TLS failure here is a misconfiguration, said in plain words.
+    await db.raw('SELECT 1').catch((err: unknown) => {
+      throw explainConnectError(err, url);
+    });
     if (migrateOnStart) await migrate(db, schema, migrations);
     else await assertMigrated(db, schema, migrations);
   } finally {
@@ -341,10 +424,18 @@ export function jsonbValues(values: Record<string, unknown>, jsonColumns: readon
  * the database at `url` and the service's schema brought to this build's migrations,
  * under the same advisory lock as a start-up migration. Prints one JSON line.
  */
-export async function runMigrations(schema: string, migrations: Migration[], url: string): Promise<void> {
-  await ensureDatabase(url);
+export async function runMigrations(
+  schema: string,
+  migrations: Migration[],
+  database: { databaseUrl: string; createDatabase: boolean },
+): Promise<void> {
+  const url = database.databaseUrl;
+  if (database.createDatabase) await ensureDatabase(url);
   const db = createDb(url, { schema, application: `${schema}-migrate`, poolMax: 1 });
   try {
+    await db.raw('SELECT 1').catch((err: unknown) => {
+      throw explainConnectError(err, url);
+    });
     await migrate(db, schema, migrations);
     await assertMigrated(db, schema, migrations);
     process.stdout.write(

@@ -1,4 +1,7 @@
 import './request-queue-fix.ts';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import kafkajs, {
   Kafka,
   Partitioners,
@@ -8,6 +11,7 @@ import kafkajs, {
   type Admin,
   type KafkaMessage,
   type EachBatchPayload,
+  type SASLOptions,
 } from 'kafkajs';
 
 // The one module that imports the Kafka client (docs/decisions.md: kafkajs 2.2.4 on Kafka 3.9.1).
@@ -55,6 +59,41 @@ export interface KafkaOptions {
   logger?: KafkaLogSink;
   /** Which of them: `debug` all, `warn` (the default) its warnings (KAFKAJS_LOG_LEVEL). */
   logLevel?: 'warn' | 'debug';
+  /** TLS and SASL (readKafkaConfig's kafkaSecurity); plaintext without. */
+  security?: KafkaSecurity;
+}
+
+/** TLS and SASL of the connections to the brokers, as readKafkaConfig (@cluster/platform) reads them. */
+export interface KafkaSecurity {
+  /** false: plaintext. Otherwise TLS verified against `ca` (PEM) or Node's trusted CAs; `cert` and `key`: mutual TLS. */
+  tls: false | { ca?: string; cert?: string; key?: string };
+  sasl?:
+    | { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
+    | { mechanism: 'oauthbearer'; tokenFile?: string; tokenCommand?: string };
+}
+
+function saslOptions(sasl: NonNullable<KafkaSecurity['sasl']>): SASLOptions {
+  if (sasl.mechanism !== 'oauthbearer') return sasl;
+  return { mechanism: 'oauthbearer', oauthBearerProvider: oauthTokenProvider(sasl) };
+}
+
+const run = promisify(execFile);
+
+/**
+ * The OAUTHBEARER token, fetched again each time the client authenticates (a new connection, or
+ * a re-authentication when the broker's session ends): from a file a sidecar or the platform keeps
+ * fresh, or from a command's standard output (say a cloud CLI printing a token). Neither is cached,
+ * so a refreshed token is used at the next authentication.
+ */
+export function oauthTokenProvider(source: { tokenFile?: string; tokenCommand?: string }): () => Promise<{ value: string }> {
+  return async () => {
+    const raw = source.tokenFile
+      ? await readFile(source.tokenFile, 'utf8')
+      : (await run('/bin/sh', ['-c', source.tokenCommand ?? 'false'], { timeout: 30_000 })).stdout;
+    const value = raw.trim();
+    if (!value) throw new Error(`the OAuth token ${source.tokenFile ? `file ${source.tokenFile}` : 'command'} gave no token`);
+    return { value };
+  };
 }
 
 /**
@@ -81,19 +120,78 @@ export function createKafka(opts: KafkaOptions): Kafka {
     logCreator: opts.logger ? logCreator(opts.logger) : undefined,
     retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 5000 },
     connectionTimeout: 3000,
+    ssl: opts.security?.tls || undefined,
+    sasl: opts.security?.sasl && saslOptions(opts.security.sasl),
   });
 }
 
-/**
- * The cluster's topics (domain events, dead letters) under `prefix`: core and delivery both make them
- * at start, so either may start first.
- */
-export function ensureClusterTopics(kafka: Kafka, prefix: string): Promise<void> {
+/** A topic a service needs: its name and the fewest partitions it must have. */
+export interface TopicNeed {
+  topic: string;
+  numPartitions?: number;
+}
+
+/** The cluster's topics (domain events, dead letters) under `prefix`, with the partitions the services need. */
+export function clusterTopics(prefix: string): TopicNeed[] {
   const topics = topicNames(prefix);
-  return ensureTopics(kafka, [
-    { topic: topics.domainEvents, numPartitions: DOMAIN_EVENT_PARTITIONS },
-    { topic: topics.deliveryDeadLetter },
-  ]);
+  return [{ topic: topics.domainEvents, numPartitions: DOMAIN_EVENT_PARTITIONS }, { topic: topics.deliveryDeadLetter }];
+}
+
+/**
+ * The cluster's topics under `prefix`, at the start of core and delivery (either may start first):
+ * made when missing (`manage`, KAFKA_MANAGE_TOPICS), or else only checked (checkTopics).
+ */
+export function ensureClusterTopics(kafka: Kafka, prefix: string, { manage = true } = {}): Promise<void> {
+  return manage ? ensureTopics(kafka, clusterTopics(prefix)) : checkTopics(kafka, clusterTopics(prefix));
+}
+
+/**
+ * Topics that are missing or unfit while this process may not fix them (KAFKA_MANAGE_TOPICS=false):
+ * someone must create or alter them, so retrying cannot help.
+ */
+export class TopicsNotReadyError extends Error {
+  override name = 'TopicsNotReadyError';
+}
+
+/**
+ * Checks, without changing anything, that each topic exists with at least its partitions and a
+ * `max.message.bytes` of at least TOPIC_MAX_MESSAGE_BYTES; throws a TopicsNotReadyError naming every
+ * problem (and what to create) otherwise. Needs Describe and DescribeConfigs on the topics, no more.
+ */
+export async function checkTopics(kafka: Kafka, topics: TopicNeed[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const present = topics.filter((t) => existing.has(t.topic));
+    const problems = topics
+      .filter((t) => !existing.has(t.topic))
+      .map(
+        (t) =>
+          `topic ${t.topic} does not exist (needs ${t.numPartitions ?? 1}+ partitions, max.message.bytes >= ${TOPIC_MAX_MESSAGE_BYTES})`,
+      );
+    if (present.length) {
+      const metadata = await admin.fetchTopicMetadata({ topics: present.map((t) => t.topic) });
+      for (const t of present) {
+        const partitions = metadata.topics.find((m) => m.name === t.topic)?.partitions.length ?? 0;
+        if (partitions < (t.numPartitions ?? 1))
+          problems.push(`topic ${t.topic} has ${partitions} partitions, needs ${t.numPartitions}+`);
+      }
+      const { resources } = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: present.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.topic, configNames: ['max.message.bytes'] })),
+      });
+      for (const r of resources) {
+        const limit = Number(r.configEntries.find((e) => e.configName === 'max.message.bytes')?.configValue ?? 0);
+        if (limit < TOPIC_MAX_MESSAGE_BYTES)
+          problems.push(`topic ${r.resourceName} has max.message.bytes ${limit}, needs >= ${TOPIC_MAX_MESSAGE_BYTES}`);
+      }
+    }
+    if (problems.length)
+      throw new TopicsNotReadyError(`KAFKA_MANAGE_TOPICS=false and the topics are not ready: ${problems.join('; ')}`);
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 /**
@@ -101,13 +199,14 @@ export function ensureClusterTopics(kafka: Kafka, prefix: string): Promise<void>
  * A young broker can answer metadata for a just-created topic with "does not host
  * this topic-partition" for a moment; that and other retriable answers are retried.
  */
-export async function ensureTopics(kafka: Kafka, topics: { topic: string; numPartitions?: number }[]): Promise<void> {
+export async function ensureTopics(kafka: Kafka, topics: TopicNeed[]): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await createMissingTopics(kafka, topics);
     } catch (err) {
-      // kafkajs wraps a retriable answer it gave up on as non-retriable, so retry any failure a few times.
-      if (attempt >= 8) throw err;
+      // kafkajs wraps a retriable answer it gave up on as non-retriable, so retry any failure a few
+      // times; not one that only a change of configuration can fix (kafkaStartProblem).
+      if (attempt >= 8 || kafkaStartProblem(err)) throw err;
       await new Promise((r) => setTimeout(r, 300 * attempt));
     }
   }
@@ -120,7 +219,7 @@ export async function ensureTopics(kafka: Kafka, topics: { topic: string; numPar
  */
 export const TOPIC_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
-async function createMissingTopics(kafka: Kafka, topics: { topic: string; numPartitions?: number }[]): Promise<void> {
+async function createMissingTopics(kafka: Kafka, topics: TopicNeed[]): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -175,6 +274,55 @@ async function raiseMessageLimit(admin: Admin, topics: string[]): Promise<void> 
       ],
     });
   }
+}
+
+/** Codes of a TLS handshake that failed on the server's certificate (Node's, from OpenSSL). */
+const CERTIFICATE_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** Broker answers that only a change of credentials or ACLs fixes. */
+const AUTHORIZATION_TYPES = new Set([
+  'TOPIC_AUTHORIZATION_FAILED',
+  'GROUP_AUTHORIZATION_FAILED',
+  'CLUSTER_AUTHORIZATION_FAILED',
+  'SASL_AUTHENTICATION_FAILED',
+  'UNSUPPORTED_SASL_MECHANISM',
+  'ILLEGAL_SASL_STATE',
+]);
+
+/**
+ * Why a Kafka call failed for good, or undefined when retrying may help (a broker down, a leader
+ * moving): a refused login, a certificate that does not verify, a missing ACL, topics this process
+ * may not create. A start that meets one stops with this reason instead of retrying in the
+ * background for ever. Looks through kafkajs' wrappers (a retry that gave up keeps its cause).
+ */
+export function kafkaStartProblem(err: unknown): string | undefined {
+  for (
+    let e = err as
+        { name?: string; message?: string; code?: string; type?: string; cause?: unknown; originalError?: unknown } | undefined,
+      depth = 0;
+    e && depth < 10;
+    depth++
+  ) {
+    if (e.name === 'TopicsNotReadyError') return e.message;
+    if (e.name === 'KafkaJSSASLAuthenticationError')
+      return `the broker refused the login (KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD): ${e.message}`;
+    if (e.code && CERTIFICATE_CODES.has(e.code))
+      return `the broker's TLS certificate did not verify (${e.code}; is KAFKA_SSL_CA_FILE the CA that signed it?): ${e.message}`;
+    if (e.type && AUTHORIZATION_TYPES.has(e.type))
+      return `the broker refused (${e.type}; check the principal's ACLs): ${e.message}`;
+    e = (e.cause ?? e.originalError) as typeof e;
+  }
+  return undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { pgConnectionConfig } from '@cluster/db';
 import type { Logger } from '@cluster/platform';
 
 /** A dedicated Postgres connection that leads while it holds a session advisory lock. */
@@ -29,7 +30,7 @@ export function createLeaderConnection(opts: {
   let leading = false;
 
   const connect = async (): Promise<pg.Client> => {
-    const c = new pg.Client({ connectionString: opts.databaseUrl, application_name: opts.applicationName });
+    const c = new pg.Client({ ...pgConnectionConfig(opts.databaseUrl), application_name: opts.applicationName });
     const forget = () => {
       if (conn !== c) return;
       conn = undefined;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import {
   SERVICE_NAMES,
   devServiceKeys,
@@ -163,6 +164,44 @@ export function readDbTimeouts() {
   };
 }
 
+/**
+ * Where the Postgres database is, and whether this process may create it. DATABASE_URL carries
+ * libpq's `sslmode` (disable, the default; require; verify-ca; verify-full: @cluster/db's
+ * pgConnectionConfig); DATABASE_SSL_ROOT_CERT names the CA file that verifies the server, handed
+ * on as the URL's `sslrootcert` so that every connection of the process sees it. DATABASE_CREATE:
+ * create the database when missing, through the maintenance database `postgres` (`npm start`, the
+ * tests); off, nothing connects there (a managed server whose application role may not).
+ */
+export function readDatabaseConfig() {
+  return {
+    /** '' when unset: the composition roots refuse to start without it (the test harness supplies its own). */
+    databaseUrl: withRootCert(str('DATABASE_URL', ''), optionalStr('DATABASE_SSL_ROOT_CERT')),
+    createDatabase: bool('DATABASE_CREATE', false),
+  };
+}
+export type DatabaseConfig = ReturnType<typeof readDatabaseConfig>;
+
+function withRootCert(url: string, rootCert: string | undefined): string {
+  if (rootCert === undefined) return url;
+  if (!url) throw new ConfigError('DATABASE_SSL_ROOT_CERT is set but DATABASE_URL is not');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('DATABASE_URL is not a URL (postgres://user:password@host:port/database?sslmode=verify-full)');
+  }
+  const mode = parsed.searchParams.get('sslmode');
+  if (mode !== 'verify-full' && mode !== 'verify-ca' && mode !== 'require')
+    throw new ConfigError(
+      `DATABASE_SSL_ROOT_CERT is set but DATABASE_URL's sslmode is ${mode ?? 'unset (disable)'}: add sslmode=verify-full`,
+    );
+  if (parsed.searchParams.has('sslrootcert'))
+    throw new ConfigError('DATABASE_URL has sslrootcert and DATABASE_SSL_ROOT_CERT is set: name the CA in one of them');
+  fileContents('DATABASE_SSL_ROOT_CERT');
+  parsed.searchParams.set('sslrootcert', rootCert);
+  return parsed.toString();
+}
+
 /** Levels a service logs at (pino's, and `silent`). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -189,7 +228,7 @@ export function readProcessConfig() {
 }
 export type ProcessConfig = ReturnType<typeof readProcessConfig>;
 
-/** Kafka settings of a service that talks to the broker. */
+/** Kafka settings of a process that talks to the broker (the services, their CLIs, the tests' clients). */
 export function readKafkaConfig() {
   return {
     kafkaBrokers: list('KAFKA_BROKERS', '127.0.0.1:9092'),
@@ -202,8 +241,105 @@ export function readKafkaConfig() {
      * goes on without it and keeps trying in the background: services serve without the broker.
      */
     kafkaStartWaitMs: int('KAFKA_START_WAIT_MS', 15_000, 0),
+    /** TLS and SASL of every connection to the brokers (createKafka in @cluster/kafka). */
+    kafkaSecurity: readKafkaSecurity(),
+    /**
+     * The services create their topics and raise their message limit (true), or only check that
+     * someone else did and refuse to start otherwise (false: managed Kafka whose application
+     * credentials may not create topics or alter configs).
+     */
+    manageTopics: bool('KAFKA_MANAGE_TOPICS', true),
   };
 }
+
+/** SASL mechanisms the Kafka client speaks (KAFKA_SASL_MECHANISM). */
+export const KAFKA_SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512', 'oauthbearer'] as const;
+
+/**
+ * TLS and SASL of the Kafka connection, with every file a setting names already read (a missing
+ * or unreadable one fails the start), except the OAuth token file, read again on each refresh.
+ */
+export interface KafkaSecurity {
+  /** false: plaintext. Otherwise TLS, verified against `ca` (PEM) or Node's trusted CAs; `cert`/`key`: mutual TLS. */
+  tls: false | { ca?: string; cert?: string; key?: string };
+  sasl?:
+    | { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
+    | { mechanism: 'oauthbearer'; tokenFile?: string; tokenCommand?: string };
+}
+
+function readKafkaSecurity(): KafkaSecurity {
+  return { tls: readKafkaTls(), sasl: readKafkaSasl() };
+}
+
+function readKafkaTls(): KafkaSecurity['tls'] {
+  const files = ['KAFKA_SSL_CA_FILE', 'KAFKA_SSL_CERT_FILE', 'KAFKA_SSL_KEY_FILE'] as const;
+  if (!bool('KAFKA_SSL', false)) {
+    const stray = files.find((name) => optionalStr(name) !== undefined);
+    if (stray) throw new ConfigError(`${stray} is set but KAFKA_SSL is not true`);
+    return false;
+  }
+  const [ca, cert, key] = files.map(fileContents);
+  if ((cert === undefined) !== (key === undefined))
+    throw new ConfigError('KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE go together (mutual TLS): set both or neither');
+  return { ca, cert, key };
+}
+
+function readKafkaSasl(): KafkaSecurity['sasl'] {
+  const raw = optionalStr('KAFKA_SASL_MECHANISM');
+  const mechanism = raw === undefined ? undefined : oneOf('KAFKA_SASL_MECHANISM', KAFKA_SASL_MECHANISMS, 'plain');
+  const given = (name: string) => optionalStr(name) !== undefined || optionalStr(`${name}_FILE`) !== undefined;
+  const password = ['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'].find(given);
+  const token = ['KAFKA_SASL_OAUTHBEARER_TOKEN_FILE', 'KAFKA_SASL_OAUTHBEARER_TOKEN_COMMAND'].find((n) => optionalStr(n));
+  if (mechanism === undefined) {
+    const stray = password ?? token;
+    if (stray) throw new ConfigError(`${stray} is set but KAFKA_SASL_MECHANISM is not`);
+    return undefined;
+  }
+  if (mechanism === 'oauthbearer') {
+    const tokenFile = optionalStr('KAFKA_SASL_OAUTHBEARER_TOKEN_FILE');
+    const tokenCommand = optionalStr('KAFKA_SASL_OAUTHBEARER_TOKEN_COMMAND');
+    if ((tokenFile === undefined) === (tokenCommand === undefined))
+      throw new ConfigError(
+        'KAFKA_SASL_MECHANISM=oauthbearer needs exactly one of KAFKA_SASL_OAUTHBEARER_TOKEN_FILE and KAFKA_SASL_OAUTHBEARER_TOKEN_COMMAND',
+      );
+    if (password) throw new ConfigError(`${password} is not used with KAFKA_SASL_MECHANISM=oauthbearer: unset it`);
+    if (tokenFile !== undefined) fileContents('KAFKA_SASL_OAUTHBEARER_TOKEN_FILE'); // readable now, read again on each refresh
+    return { mechanism, tokenFile, tokenCommand };
+  }
+  if (token) throw new ConfigError(`${token} is only used with KAFKA_SASL_MECHANISM=oauthbearer, not ${mechanism}`);
+  const required = (name: string) => {
+    const v = secret(name);
+    if (v === undefined) throw new ConfigError(`KAFKA_SASL_MECHANISM=${mechanism} needs ${name} or ${name}_FILE`);
+    return v;
+  };
+  return { mechanism, username: required('KAFKA_SASL_USERNAME'), password: required('KAFKA_SASL_PASSWORD') };
+}
+
+/**
+ * A secret given as `NAME` or in the file `NAME_FILE` (a mounted Secret), read once at start and
+ * trimmed (a file written by `echo` ends with a newline); both set is refused.
+ */
+export function secret(name: string): string | undefined {
+  const direct = optionalStr(name);
+  const file = optionalStr(`${name}_FILE`);
+  if (direct !== undefined && file !== undefined) throw new ConfigError(`set ${name} or ${name}_FILE, not both`);
+  if (file === undefined) return direct;
+  const value = fileContents(`${name}_FILE`)!.trim();
+  if (!value) throw new ConfigError(`${name}_FILE (${file}) is empty`);
+  return value;
+}
+
+/** The contents of the file a setting names, undefined when unset; unreadable is a ConfigError naming the setting. */
+function fileContents(name: string): string | undefined {
+  const file = optionalStr(name);
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+}
+
 export type KafkaConfig = ReturnType<typeof readKafkaConfig>;
 
 /**

@@ -12,6 +12,12 @@ export interface Shutdown {
   run(reason: string): Promise<void>;
   /** Installs SIGTERM/SIGINT handlers that run the phases and exit. */
   installSignalHandlers(): void;
+  /**
+   * A failure the running service cannot recover from (a start-up step that cannot succeed without a
+   * change of configuration): logged, the phases run, and the process exits 1 so that its
+   * supervisor shows the failure instead of a pod that serves half its job.
+   */
+  fail(err: unknown): Promise<never>;
 }
 
 const PHASES = ['not_ready', 'stop_intake', 'drain', 'close'] as const;
@@ -38,22 +44,28 @@ export function createShutdown(logger: Logger, deadlineMs: number): Shutdown {
     return running;
   };
 
+  const exitAfter = (reason: string, code: number) => {
+    const timer = setTimeout(() => {
+      logger.error({ deadlineMs }, 'shutdown deadline passed; exiting');
+      process.exit(1);
+    }, deadlineMs);
+    timer.unref();
+    void run(reason).then(() => process.exit(code));
+  };
+
   return {
     add(phase, name, fn) {
       steps.get(phase)!.push({ name, run: fn });
     },
     run,
     installSignalHandlers() {
-      const onSignal = (signal: string) => {
-        const timer = setTimeout(() => {
-          logger.error({ deadlineMs }, 'shutdown deadline passed; exiting');
-          process.exit(1);
-        }, deadlineMs);
-        timer.unref();
-        void run(signal).then(() => process.exit(0));
-      };
-      process.once('SIGTERM', () => onSignal('SIGTERM'));
-      process.once('SIGINT', () => onSignal('SIGINT'));
+      process.once('SIGTERM', () => exitAfter('SIGTERM', 0));
+      process.once('SIGINT', () => exitAfter('SIGINT', 0));
+    },
+    fail(err) {
+      logger.fatal({ err }, err instanceof Error ? err.message : String(err));
+      exitAfter('fatal error', 1);
+      return new Promise<never>(() => {});
     },
   };
 }

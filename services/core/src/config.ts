@@ -1,12 +1,11 @@
 import {
+  readDatabaseConfig,
   readDbTimeouts,
   int,
-  optionalStr,
   readKafkaConfig,
   readProcessConfig,
   readServiceConfig,
   sealingKeys,
-  str,
 } from '@cluster/platform';
 
 /** Development key material, used only outside production when CODEHOST_SECRET_KEY is unset (refused in production). */
@@ -20,8 +19,8 @@ export function readCoreConfig() {
     ...readServiceConfig('core', common.production),
     ...readKafkaConfig(),
     port: int('CORE_PORT', 50051, 0, 65535),
-    /** Required; checked by startCore (callers such as the test harness may supply it after reading the rest). */
-    databaseUrl: str('DATABASE_URL', ''),
+    /** DATABASE_URL (required: startCore checks; the test harness supplies its own), DATABASE_SSL_ROOT_CERT, DATABASE_CREATE. */
+    ...readDatabaseConfig(),
     /** Bounds on every wait on Postgres (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS). */
     db: readDbTimeouts(),
     relayIdleMs: int('OUTBOX_RELAY_IDLE_MS', 1000, 10),
@@ -34,7 +33,7 @@ export type CoreConfig = ReturnType<typeof readCoreConfig>;
 /** The admin CLI's configuration: the core's database (unset is reported by the CLI, with a hint). */
 export function readAdminConfig() {
   return {
-    databaseUrl: optionalStr('DATABASE_URL'),
+    ...readDatabaseConfig(),
     codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', readProcessConfig().production),
   };
 }

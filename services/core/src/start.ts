@@ -1,5 +1,5 @@
 import { createDb, ensureDatabase, pingDb, prepareSchema } from '@cluster/db';
-import { createKafka, createProducer, ensureClusterTopics, pingKafka } from '@cluster/kafka';
+import { createKafka, createProducer, ensureClusterTopics, kafkaStartProblem, pingKafka } from '@cluster/kafka';
 import {
   ConfigError,
   shutdownTelemetry,
@@ -28,17 +28,27 @@ export async function startCore(
   const metrics = createMetrics('core');
   const shutdown = createShutdown(logger, config.shutdownDeadlineMs);
 
-  await ensureDatabase(config.databaseUrl);
+  if (config.createDatabase) await ensureDatabase(config.databaseUrl);
   await prepareSchema(config.databaseUrl, 'core', migrations, config.migrateOnStart);
   const db = createDb(config.databaseUrl, { schema: 'core', application: 'core', logger, timeouts: config.db });
 
-  const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: 'core', logger, logLevel: config.kafkaClientLogLevel });
+  const kafka = createKafka({
+    brokers: config.kafkaBrokers,
+    clientId: 'core',
+    logger,
+    logLevel: config.kafkaClientLogLevel,
+    security: config.kafkaSecurity,
+  });
   // Kafka is not needed to serve: writes wait in the outbox, so a broker that is down at start delays
   // the topics (and the relay, which retries until they exist), not the service.
-  const topicsStep = await startStep('creating Kafka topics', () => ensureClusterTopics(kafka, config.topicPrefix), {
-    logger,
-    waitMs: config.kafkaStartWaitMs,
-  });
+  // A refused login, a certificate that does not verify or topics it may not create (KAFKA_MANAGE_TOPICS=false)
+  // will not mend by waiting: the start fails, or the process stops if that shows only once the broker is back.
+  const topicsStep = await startStep(
+    config.manageTopics ? 'creating Kafka topics' : 'checking Kafka topics',
+    () => ensureClusterTopics(kafka, config.topicPrefix, { manage: config.manageTopics }),
+    { logger, waitMs: config.kafkaStartWaitMs, fatal: kafkaStartProblem },
+  );
+  topicsStep.done.catch((err: unknown) => shutdown.fail(err));
   const admin = kafka.admin();
 
   const relay = createOutboxRelay({

@@ -1,4 +1,5 @@
 import {
+  readDatabaseConfig,
   readDbTimeouts,
   bool,
   int,
@@ -7,7 +8,6 @@ import {
   readProcessConfig,
   readServiceConfig,
   sealingKeys,
-  str,
   serviceUrls,
 } from '@cluster/platform';
 
@@ -26,8 +26,8 @@ export function readDeliveryConfig() {
     port: int('DELIVERY_PORT', 50052, 0, 65535),
     /** The core, which keeps the audit trail of webhook writes. */
     coreUrl: serviceUrls().core,
-    /** Required; checked by startDelivery (callers such as the test harness may supply it after reading the rest). */
-    databaseUrl: str('DATABASE_URL', ''),
+    /** DATABASE_URL (required: startDelivery checks; the test harness supplies its own), DATABASE_SSL_ROOT_CERT, DATABASE_CREATE. */
+    ...readDatabaseConfig(),
     /** Bounds on every wait on Postgres (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS). */
     db: readDbTimeouts(),
     /** Session of the fan-out consumer: how fast a dead replica's partitions move to another. */

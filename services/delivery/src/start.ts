@@ -2,7 +2,7 @@ import { createRecoveryService } from './features/recovery/service.ts';
 import { createCallLimit } from './features/test-calls/limit.ts';
 import { randomUUID } from 'node:crypto';
 import { createDb, ensureDatabase, pingDb, prepareSchema } from '@cluster/db';
-import { createKafka, createProducer, ensureClusterTopics, pingKafka, topicNames } from '@cluster/kafka';
+import { createKafka, createProducer, ensureClusterTopics, kafkaStartProblem, pingKafka, topicNames } from '@cluster/kafka';
 import { createOutboxRelay } from '@cluster/outbox';
 import {
   ConfigError,
@@ -58,7 +58,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   logger.info({ keyIds: secrets.keyIds }, 'webhook secret sealing keys (the first seals)');
   if (config.production) for (const w of retiredKeyWarnings('WEBHOOK_SECRET_KEY', config.secretKeys ?? [])) logger.warn(w);
 
-  await ensureDatabase(config.databaseUrl);
+  if (config.createDatabase) await ensureDatabase(config.databaseUrl);
   await prepareSchema(config.databaseUrl, 'delivery', migrations, config.migrateOnStart);
   const db = createDb(config.databaseUrl, {
     schema: 'delivery',
@@ -68,14 +68,24 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     timeouts: config.db,
   });
 
-  const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: 'delivery', logger, logLevel: config.kafkaClientLogLevel });
+  const kafka = createKafka({
+    brokers: config.kafkaBrokers,
+    clientId: 'delivery',
+    logger,
+    logLevel: config.kafkaClientLogLevel,
+    security: config.kafkaSecurity,
+  });
   const topics = topicNames(config.topicPrefix);
   // Kafka is not needed to send what is due (docs/runbook.md): a broker that is down at start delays
   // the topics and the fan-out, not the service.
-  const topicsStep = await startStep('creating Kafka topics', () => ensureClusterTopics(kafka, config.topicPrefix), {
-    logger,
-    waitMs: config.kafkaStartWaitMs,
-  });
+  // A refused login, a certificate that does not verify or topics it may not create (KAFKA_MANAGE_TOPICS=false)
+  // will not mend by waiting: the start fails, or the process stops if that shows only once the broker is back.
+  const topicsStep = await startStep(
+    config.manageTopics ? 'creating Kafka topics' : 'checking Kafka topics',
+    () => ensureClusterTopics(kafka, config.topicPrefix, { manage: config.manageTopics }),
+    { logger, waitMs: config.kafkaStartWaitMs, fatal: kafkaStartProblem },
+  );
+  topicsStep.done.catch((err: unknown) => shutdown.fail(err));
   const admin = kafka.admin();
 
   const stores = createStores(db);
@@ -191,8 +201,9 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     async () => {
       if (await topicsStep.done) await fanout.start(); // not when stopped first (shutdown)
     },
-    { logger, waitMs: config.kafkaStartWaitMs },
+    { logger, waitMs: config.kafkaStartWaitMs, fatal: kafkaStartProblem },
   );
+  fanoutStep.done.catch((err: unknown) => shutdown.fail(err));
 
   // Ready with Postgres: it sends what is due without Kafka; the broker's and the fan-out consumer's
   // states are shown (delivery_dependency_up) but never make delivery unready.

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   ConfigError,
+  readDatabaseConfig,
   readDbTimeouts,
   int,
   readProcessConfig,
@@ -46,8 +47,8 @@ export function readEvidenceConfig() {
     ...common,
     ...readServiceConfig('evidence', common.production),
     port: int('EVIDENCE_PORT', 50053, 0, 65535),
-    /** Required; checked by startEvidence (callers such as the test harness may supply it after reading the rest). */
-    databaseUrl: str('DATABASE_URL', ''),
+    /** DATABASE_URL (required: startEvidence checks; the test harness supplies its own), DATABASE_SSL_ROOT_CERT, DATABASE_CREATE. */
+    ...readDatabaseConfig(),
     /** Bounds on every wait on Postgres (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS). */
     db: readDbTimeouts(),
     /** Where the core answers (release facts). */

@@ -1,6 +1,8 @@
 // Entry point of the migration Job (k8s/base/migrate-job.yaml): migrates the evidence schema and exits.
 import { runMigrations } from '@cluster/db';
-import { str } from '@cluster/platform';
+import { ConfigError, readDatabaseConfig } from '@cluster/platform';
 import { migrations } from './migrations/index.ts';
 
-await runMigrations('evidence', migrations, str('DATABASE_URL'));
+const database = readDatabaseConfig();
+if (!database.databaseUrl) throw new ConfigError('DATABASE_URL is required');
+await runMigrations('evidence', migrations, database);

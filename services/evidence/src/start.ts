@@ -35,7 +35,7 @@ export async function startEvidence(config: EvidenceConfig): Promise<{ port: num
   if (config.production) for (const w of retiredKeyWarnings('EVIDENCE_SECRET_KEY', config.secretKeys ?? [])) logger.warn(w);
   if (config.devSigningKey)
     logger.warn('EVIDENCE_SIGNING_KEY is unset: evidence packages are signed with the public development key');
-  await ensureDatabase(config.databaseUrl);
+  if (config.createDatabase) await ensureDatabase(config.databaseUrl);
   await prepareSchema(config.databaseUrl, 'evidence', migrations, config.migrateOnStart);
   const db = createDb(config.databaseUrl, {
     schema: 'evidence',

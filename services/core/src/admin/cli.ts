@@ -63,7 +63,13 @@ const FLAGS = [
   'provider',
 ] as const;
 
-export async function runAdmin(argv: string[], databaseUrl: string, opts: AdminOptions = {}): Promise<number> {
+/** `createDatabase` (DATABASE_CREATE): make the database first when missing, as `npm run admin` does locally. */
+export async function runAdmin(
+  argv: string[],
+  database: { databaseUrl: string; createDatabase: boolean },
+  opts: AdminOptions = {},
+): Promise<number> {
+  const { databaseUrl } = database;
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -75,7 +81,7 @@ export async function runAdmin(argv: string[], databaseUrl: string, opts: AdminO
     process.stderr.write(`unknown command "${positionals.join(' ')}"; commands: ${Object.keys(commands).join(', ')}\n`);
     return 1;
   }
-  await ensureDatabase(databaseUrl);
+  if (database.createDatabase) await ensureDatabase(databaseUrl);
   const db = createDb(databaseUrl, { schema: 'core', application: 'admin-cli', poolMax: 2 });
   try {
     await migrate(db, 'core', migrations);
@@ -93,10 +99,9 @@ export async function runAdmin(argv: string[], databaseUrl: string, opts: AdminO
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const config = readAdminConfig();
-  const url = config.databaseUrl;
-  if (!url) {
+  if (!config.databaseUrl) {
     process.stderr.write('DATABASE_URL is not set (npm run admin sets it for the local cluster)\n');
     process.exit(1);
   }
-  process.exitCode = await runAdmin(process.argv.slice(2), url, { codehostSecretKeys: config.codehostSecretKeys });
+  process.exitCode = await runAdmin(process.argv.slice(2), config, { codehostSecretKeys: config.codehostSecretKeys });
 }

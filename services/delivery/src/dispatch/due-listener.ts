@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { pgConnectionConfig } from '@cluster/db';
 import type { Logger } from '@cluster/platform';
 import { DUE_CHANNEL } from '../features/deliveries/store.ts';
 
@@ -27,7 +28,7 @@ export function createDueListener(opts: {
   const listen = async () => {
     if (stopping) return;
     try {
-      const client = new pg.Client({ connectionString: opts.databaseUrl });
+      const client = new pg.Client(pgConnectionConfig(opts.databaseUrl));
       client.on('error', () => {
         listener = undefined;
         if (!stopping) setTimeout(() => void listen(), 1000).unref();
