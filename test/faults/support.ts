@@ -123,7 +123,10 @@ export async function serviceProcess(
 
 /** A single-node KRaft broker of the test's own (never the shared one), stoppable and restartable on the same ports and data. */
 export interface PrivateBroker {
+  /** Its PLAINTEXT listener. */
   brokers: string;
+  /** Its SASL_SSL listener, when made with `saslSsl`. */
+  saslSslBrokers?: string;
   start(): Promise<void>;
   kill9(): Promise<void>;
   stop(): Promise<void>;
@@ -132,9 +135,16 @@ export interface PrivateBroker {
   remove(): void;
 }
 
-export async function privateBroker(): Promise<PrivateBroker> {
+/**
+ * `saslSsl`: a SASL_SSL listener too (prepareKafka), with a server certificate (test/support/certificates.ts)
+ * and SCRAM-SHA-512 users.
+ */
+export async function privateBroker(
+  opts: { saslSsl?: { keystoreFile: string; keystorePassword: string; scramUsers: { name: string; password: string }[] } } = {},
+): Promise<PrivateBroker> {
   const port = await freePort();
   const controller = await freePort();
+  const saslSslPort = opts.saslSsl ? await freePort() : undefined;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fault-kafka-'));
   const kafka = prepareKafka({
     configDir: dir,
@@ -142,10 +152,12 @@ export async function privateBroker(): Promise<PrivateBroker> {
     port,
     controllerPort: controller,
     logLevel: 'WARN',
+    saslSsl: opts.saslSsl && saslSslPort ? { port: saslSslPort, ...opts.saslSsl } : undefined,
   });
   let child: ChildProcess | undefined;
   return {
     brokers: `127.0.0.1:${port}`,
+    saslSslBrokers: saslSslPort ? `127.0.0.1:${saslSslPort}` : undefined,
     async start() {
       child = spawn('java', kafka.javaArgs(dir), { stdio: 'ignore' });
       const started = child;
@@ -182,11 +194,17 @@ export interface PrivatePostgres {
   remove(): void;
 }
 
-export async function privatePostgres(): Promise<PrivatePostgres> {
+/** `ssl`: the server takes TLS connections too, with that certificate and key (PEM files). */
+export async function privatePostgres(opts: { ssl?: { certFile: string; keyFile: string } } = {}): Promise<PrivatePostgres> {
   const port = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fault-pg-'));
   chmodSync(dir, 0o755); // the server runs as the postgres user when we are root
-  const server = await preparePostgres({ dir: path.join(dir, 'data'), port, logFile: path.join(dir, 'postgres.log') });
+  const server = await preparePostgres({
+    dir: path.join(dir, 'data'),
+    port,
+    logFile: path.join(dir, 'postgres.log'),
+    ssl: opts.ssl,
+  });
   let child: ChildProcess | undefined;
   const all = { children: true };
   return {
