@@ -12,6 +12,7 @@ import kafkajs, {
   type KafkaMessage,
   type EachBatchPayload,
   type SASLOptions,
+  type Mechanism,
 } from 'kafkajs';
 
 // The one module that imports the Kafka client (docs/decisions.md: kafkajs 2.2.4 on Kafka 3.9.1).
@@ -72,9 +73,10 @@ export interface KafkaSecurity {
     | { mechanism: 'oauthbearer'; tokenFile?: string; tokenCommand?: string };
 }
 
-function saslOptions(sasl: NonNullable<KafkaSecurity['sasl']>): SASLOptions {
-  if (sasl.mechanism !== 'oauthbearer') return sasl;
-  return { mechanism: 'oauthbearer', oauthBearerProvider: oauthTokenProvider(sasl) };
+function saslOptions(sasl: NonNullable<KafkaSecurity['sasl']>): SASLOptions | Mechanism {
+  if (sasl.mechanism === 'oauthbearer') return oauthBearerMechanism(oauthTokenProvider(sasl));
+  const withPassword: SASLOptions = sasl;
+  return withPassword;
 }
 
 const run = promisify(execFile);
@@ -85,14 +87,50 @@ const run = promisify(execFile);
  * fresh, or from a command's standard output (say a cloud CLI printing a token). Neither is cached,
  * so a refreshed token is used at the next authentication.
  */
-export function oauthTokenProvider(source: { tokenFile?: string; tokenCommand?: string }): () => Promise<{ value: string }> {
+export function oauthTokenProvider(source: { tokenFile?: string; tokenCommand?: string }): () => Promise<string> {
   return async () => {
     const raw = source.tokenFile
       ? await readFile(source.tokenFile, 'utf8')
       : (await run('/bin/sh', ['-c', source.tokenCommand ?? 'false'], { timeout: 30_000 })).stdout;
     const value = raw.trim();
     if (!value) throw new Error(`the OAuth token ${source.tokenFile ? `file ${source.tokenFile}` : 'command'} gave no token`);
-    return { value };
+    return value;
+  };
+}
+
+// Its typings omit the constructor's message; the class is what kafkaStartProblem and kafkajs' retries recognise.
+const SaslAuthenticationError = (kafkajs as unknown as { KafkaJSSASLAuthenticationError: new (message: string) => Error })
+  .KafkaJSSASLAuthenticationError;
+
+/** A SASL message: a 32-bit length, then the bytes (the framing of kafkajs' encoder). */
+const framed = (text: string) => {
+  const body = Buffer.from(text);
+  const length = Buffer.alloc(4);
+  length.writeInt32BE(body.length);
+  return Buffer.concat([length, body]);
+};
+
+/**
+ * SASL/OAUTHBEARER (RFC 7628) in place of kafkajs' own, which takes the broker's refusal of a token
+ * for a success: Kafka answers a bad or expired token with an error document (`{"status":"invalid_token"}`)
+ * in place of an empty reply, then closes the connection, and kafkajs retries in a loop of
+ * "authentication successful". Here that answer is a refused login, which the start reports.
+ */
+function oauthBearerMechanism(token: () => Promise<string>): Mechanism {
+  return {
+    mechanism: 'oauthbearer',
+    authenticationProvider: ({ host, port, saslAuthenticate }) => ({
+      async authenticate() {
+        const request = { encode: async () => framed(`n,,\u0001auth=Bearer ${await token()}\u0001\u0001`) };
+        // The reply is framed as the request is: empty on success, an error document on refusal.
+        const response = { decode: async (bytes: Buffer) => bytes, parse: (bytes: Buffer) => bytes.subarray(4).toString() };
+        const refusal = await saslAuthenticate<string>({ request, response });
+        if (refusal)
+          throw new SaslAuthenticationError(
+            `SASL OAUTHBEARER authentication failed at ${host}:${port}: the broker answered ${refusal}`,
+          );
+      },
+    }),
   };
 }
 
