@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   ConfigError,
+  readDatabaseConfig,
   readDbTimeouts,
   readKafkaConfig,
   readProcessConfig,
@@ -54,7 +58,7 @@ describe('readKafkaConfig', () => {
     vi.stubEnv('KAFKA_TOPIC_PREFIX', 't1.');
     vi.stubEnv('KAFKAJS_LOG_LEVEL', 'debug');
     vi.stubEnv('KAFKA_START_WAIT_MS', '0');
-    expect(readKafkaConfig()).toEqual({
+    expect(readKafkaConfig()).toMatchObject({
       kafkaBrokers: ['a:9092', 'b:9092'],
       topicPrefix: 't1.',
       kafkaClientLogLevel: 'debug',
@@ -71,7 +75,142 @@ describe('readKafkaConfig', () => {
       topicPrefix: '',
       kafkaClientLogLevel: 'warn',
       kafkaStartWaitMs: 15_000,
+      kafkaSecurity: { tls: false, sasl: undefined },
+      manageTopics: true,
     });
+  });
+});
+
+describe('readKafkaConfig: TLS, SASL, topics', () => {
+  const SECURITY = [
+    'KAFKA_SSL',
+    'KAFKA_SSL_CA_FILE',
+    'KAFKA_SSL_CERT_FILE',
+    'KAFKA_SSL_KEY_FILE',
+    'KAFKA_SASL_MECHANISM',
+    'KAFKA_SASL_USERNAME',
+    'KAFKA_SASL_USERNAME_FILE',
+    'KAFKA_SASL_PASSWORD',
+    'KAFKA_SASL_PASSWORD_FILE',
+    'KAFKA_SASL_OAUTHBEARER_TOKEN_FILE',
+    'KAFKA_SASL_OAUTHBEARER_TOKEN_COMMAND',
+    'KAFKA_MANAGE_TOPICS',
+  ];
+  let dir: string;
+  const file = (name: string, text: string) => {
+    const p = path.join(dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+  const env = (values: Record<string, string>) => {
+    for (const name of SECURITY) vi.stubEnv(name, '');
+    for (const [k, v] of Object.entries(values)) vi.stubEnv(k, v);
+  };
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'config-test-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads the CA and client certificate files, and a password from a file, trimmed', () => {
+    env({
+      KAFKA_SSL: 'true',
+      KAFKA_SSL_CA_FILE: file('ca.pem', 'CA'),
+      KAFKA_SSL_CERT_FILE: file('c.pem', 'CERT'),
+      KAFKA_SSL_KEY_FILE: file('c.key', 'KEY'),
+      KAFKA_SASL_MECHANISM: 'scram-sha-512',
+      KAFKA_SASL_USERNAME: 'app',
+      KAFKA_SASL_PASSWORD_FILE: file('password', 's3cret\n'),
+      KAFKA_MANAGE_TOPICS: 'false',
+    });
+    expect(readKafkaConfig()).toMatchObject({
+      kafkaSecurity: {
+        tls: { ca: 'CA', cert: 'CERT', key: 'KEY' },
+        sasl: { mechanism: 'scram-sha-512', username: 'app', password: 's3cret' },
+      },
+      manageTopics: false,
+    });
+  });
+
+  it('takes an OAuth token file (checked now, read again on each login) or a command', () => {
+    const tokenFile = file('token', 'eyJ...');
+    env({ KAFKA_SSL: 'true', KAFKA_SASL_MECHANISM: 'oauthbearer', KAFKA_SASL_OAUTHBEARER_TOKEN_FILE: tokenFile });
+    expect(readKafkaConfig().kafkaSecurity).toEqual({ tls: {}, sasl: { mechanism: 'oauthbearer', tokenFile } });
+    env({ KAFKA_SSL: 'true', KAFKA_SASL_MECHANISM: 'oauthbearer', KAFKA_SASL_OAUTHBEARER_TOKEN_COMMAND: 'get-token' });
+    expect(readKafkaConfig().kafkaSecurity.sasl).toEqual({ mechanism: 'oauthbearer', tokenCommand: 'get-token' });
+  });
+
+  it.each([
+    [{ KAFKA_SSL_CA_FILE: '/ca.pem' }, /KAFKA_SSL_CA_FILE is set but KAFKA_SSL is not true/],
+    [{ KAFKA_SSL: 'yes' }, /KAFKA_SSL must be true or false/],
+    [
+      { KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: '/nonexistent/ca.pem' },
+      /KAFKA_SSL_CA_FILE: cannot read \/nonexistent\/ca.pem \(ENOENT\)/,
+    ],
+    [{ KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: '/etc/hostname' }, /KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE go together/],
+    [{ KAFKA_SASL_MECHANISM: 'gssapi' }, /KAFKA_SASL_MECHANISM must be one of plain, scram-sha-256, scram-sha-512, oauthbearer/],
+    [{ KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'app' }, /needs KAFKA_SASL_PASSWORD or KAFKA_SASL_PASSWORD_FILE/],
+    [
+      { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'a', KAFKA_SASL_PASSWORD: 'p', KAFKA_SASL_PASSWORD_FILE: '/p' },
+      /set KAFKA_SASL_PASSWORD or KAFKA_SASL_PASSWORD_FILE, not both/,
+    ],
+    [{ KAFKA_SASL_USERNAME: 'app' }, /KAFKA_SASL_USERNAME is set but KAFKA_SASL_MECHANISM is not/],
+    [
+      { KAFKA_SASL_MECHANISM: 'oauthbearer' },
+      /needs exactly one of KAFKA_SASL_OAUTHBEARER_TOKEN_FILE and KAFKA_SASL_OAUTHBEARER_TOKEN_COMMAND/,
+    ],
+    [
+      { KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_OAUTHBEARER_TOKEN_COMMAND: 'x' },
+      /only used with KAFKA_SASL_MECHANISM=oauthbearer/,
+    ],
+    [{ KAFKA_MANAGE_TOPICS: 'no' }, /KAFKA_MANAGE_TOPICS must be true or false/],
+  ])('refuses %o at start, naming the variable', (values, message) => {
+    env(values);
+    expect(() => readKafkaConfig()).toThrow(ConfigError);
+    expect(() => readKafkaConfig()).toThrow(message);
+  });
+
+  it('refuses an empty password file', () => {
+    env({ KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'a', KAFKA_SASL_PASSWORD_FILE: file('empty', '\n') });
+    expect(() => readKafkaConfig()).toThrow(/KAFKA_SASL_PASSWORD_FILE .* is empty/);
+  });
+});
+
+describe('readDatabaseConfig', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('hands DATABASE_SSL_ROOT_CERT on as the URL’s sslrootcert; DATABASE_CREATE is off unless set', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'config-test-'));
+    try {
+      const ca = path.join(dir, 'ca.pem');
+      writeFileSync(ca, 'CA');
+      vi.stubEnv('DATABASE_URL', 'postgres://app:pw@db.example:5432/app?sslmode=verify-full');
+      vi.stubEnv('DATABASE_SSL_ROOT_CERT', ca);
+      vi.stubEnv('DATABASE_CREATE', '');
+      const config = readDatabaseConfig();
+      expect(new URL(config.databaseUrl).searchParams.get('sslrootcert')).toBe(ca);
+      expect(config.createDatabase).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [
+      { DATABASE_URL: 'postgres://h/app', DATABASE_SSL_ROOT_CERT: '/ca.pem' },
+      /sslmode is unset \(disable\): add sslmode=verify-full/,
+    ],
+    [{ DATABASE_URL: '', DATABASE_SSL_ROOT_CERT: '/ca.pem' }, /DATABASE_SSL_ROOT_CERT is set but DATABASE_URL is not/],
+    [
+      { DATABASE_URL: 'postgres://h/app?sslmode=verify-full', DATABASE_SSL_ROOT_CERT: '/nonexistent.pem' },
+      /DATABASE_SSL_ROOT_CERT: cannot read/,
+    ],
+    [
+      { DATABASE_URL: 'postgres://h/app?sslmode=verify-full&sslrootcert=/a.pem', DATABASE_SSL_ROOT_CERT: '/b.pem' },
+      /name the CA in one of them/,
+    ],
+  ])('refuses %o', (values, message) => {
+    for (const [k, v] of Object.entries(values)) vi.stubEnv(k, v);
+    expect(() => readDatabaseConfig()).toThrow(message);
   });
 });
 

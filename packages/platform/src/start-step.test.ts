@@ -40,4 +40,31 @@ describe('startStep', () => {
     s.stop();
     expect(await s.done).toBe(false);
   });
+
+  it('fails the start on a failure `fatal` names, without retrying; after the wait, `done` rejects with it', async () => {
+    const fatal = (err: unknown) => ((err as Error).message === 'wrong password' ? 'the login was refused' : undefined);
+    let attempts = 0;
+    await expect(
+      startStep(
+        'connecting',
+        async () => {
+          attempts++;
+          throw new Error('wrong password');
+        },
+        { logger, waitMs: 5000, fatal },
+      ),
+    ).rejects.toThrow('connecting failed: the login was refused');
+    expect(attempts).toBe(1);
+
+    let brokerUp = false;
+    const late = await startStep(
+      'connecting',
+      async () => {
+        throw new Error(brokerUp ? 'wrong password' : 'broker down');
+      },
+      { logger, waitMs: 50, maxBackoffMs: 100, fatal },
+    );
+    brokerUp = true;
+    await expect(late.done).rejects.toThrow('connecting failed: the login was refused');
+  });
 });
