@@ -170,6 +170,8 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
   it('migrates with a Job and starts the services without migrating', () => {
     const config = objs().find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('cluster-config'))!;
     expect(config.data?.MIGRATE_ON_START).toBe('false');
+    // The database is made before the first deploy: neither the Job nor a service connects to `postgres`.
+    expect(config.data?.DATABASE_CREATE).toBe('false');
     const job = objs().find((o) => o.kind === 'Job' && o.metadata.name === 'migrate')!;
     const commands = job.spec!.template.spec.containers.map((c: { command: string[] }) => c.command.at(-1));
     expect(commands).toEqual([
