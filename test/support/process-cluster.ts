@@ -47,6 +47,7 @@ export async function startProcessCluster(
   const topicPrefix = `${tag}${randomBytes(4).toString('hex')}.`;
   const base = {
     DATABASE_URL: databaseUrl,
+    DATABASE_CREATE: 'true', // its database is new: core makes it (benchmarks run this outside vitest too)
     KAFKA_BROKERS: brokers,
     KAFKA_TOPIC_PREFIX: topicPrefix,
     LOG_LEVEL: 'warn',
