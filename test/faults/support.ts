@@ -51,6 +51,27 @@ export function signal(child: ChildProcess | undefined, sig: 'SIGSTOP' | 'SIGCON
   }
 }
 
+/**
+ * SIGKILL to `child` (and with `children`, to the processes it forked) should this process exit
+ * while it runs; the hook goes when the child exits, so that a soak's many restarts do not pile
+ * hooks up. SIGKILL ends a frozen process too.
+ */
+function killOnExit(child: ChildProcess, { children = false } = {}): void {
+  const kill = () => {
+    const pid = runningPid(child);
+    if (pid === undefined) return;
+    for (const target of [...(children ? childPids(pid) : []), pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  };
+  process.once('exit', kill);
+  child.once('exit', () => process.off('exit', kill));
+}
+
 /** The processes whose parent is `pid` (from /proc). */
 function childPids(pid: number): number[] {
   const out: number[] = [];
@@ -101,7 +122,7 @@ export async function serviceProcess(
       }
       // Never leave a child behind: not when start-up fails, not when this process exits.
       const started = child;
-      process.once('exit', () => started.kill('SIGKILL'));
+      killOnExit(started);
       const probe = opts.readyPath ?? '/readyz';
       try {
         await waitUntil(`${name} ${probe}`, async () => (await fetch(`http://127.0.0.1:${port}${probe}`)).ok, 90_000);
@@ -160,8 +181,7 @@ export async function privateBroker(
     saslSslBrokers: saslSslPort ? `127.0.0.1:${saslSslPort}` : undefined,
     async start() {
       child = spawn('java', kafka.javaArgs(dir), { stdio: 'ignore' });
-      const started = child;
-      process.once('exit', () => started.kill('SIGKILL'));
+      killOnExit(child);
       await waitUntil('private Kafka', () => portOpen(port), 90_000);
     },
     kill9: () => stopPid(runningPid(child), { signal: 'SIGKILL', graceMs: 0 }),
@@ -211,9 +231,9 @@ export async function privatePostgres(opts: { ssl?: { certFile: string; keyFile:
     url: server.url,
     port,
     async start() {
-      const started = await server.start();
-      child = started;
-      process.once('exit', () => started.kill('SIGKILL'));
+      child = await server.start();
+      // Its backends too: one left frozen or running would hold the data directory.
+      killOnExit(child, { children: true });
     },
     async kill9() {
       // The server and its backends: a crash leaves no process behind to finish a query.

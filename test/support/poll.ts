@@ -1,5 +1,16 @@
-/** Resolves after `ms`. */
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** Resolves after `ms`, or at once when `signal` aborts (a soak's Ctrl-C). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 /**
  * Reads every 100 ms until `done` accepts the value or `timeoutMs` passes, and returns the last value

@@ -89,18 +89,7 @@ export async function startProcessCluster(
       databaseUrl,
       topicPrefix,
       baseUrl: `http://127.0.0.1:${gateway.port}/api/v1`,
-      async newOrg(name) {
-        const db = createDb(databaseUrl, { schema: 'core', poolMax: 1 });
-        try {
-          const admin = createAdminOperations(db);
-          const { id: orgId } = await admin.createOrg(name);
-          const { id: userId } = await admin.createUser(orgId, `admin-${randomUUID()}@example.test`, 'Admin', 'admin');
-          const { key } = await admin.createKey({ user: userId, scope: 'organization' });
-          return { key, orgId };
-        } finally {
-          await db.destroy();
-        }
-      },
+      newOrg: (name) => mintOrgKey(databaseUrl, name),
       tails: () => procs.map((p) => `---- ${p.tail()}`).join('\n'),
       stop,
     };
@@ -108,5 +97,19 @@ export async function startProcessCluster(
     for (const p of procs) console.error(`---- ${p.tail()}`);
     await stop();
     throw err;
+  }
+}
+
+/** A new organization with an admin user and an organization key, minted in the database as the admin CLI does. */
+export async function mintOrgKey(databaseUrl: string, name: string): Promise<{ key: string; orgId: string }> {
+  const db = createDb(databaseUrl, { schema: 'core', poolMax: 1 });
+  try {
+    const admin = createAdminOperations(db);
+    const { id: orgId } = await admin.createOrg(name);
+    const { id: userId } = await admin.createUser(orgId, `admin-${randomUUID()}@example.test`, 'Admin', 'admin');
+    const { key } = await admin.createKey({ user: userId, scope: 'organization' });
+    return { key, orgId };
+  } finally {
+    await db.destroy();
   }
 }

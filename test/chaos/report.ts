@@ -1,0 +1,244 @@
+import type { Fault } from './faults.ts';
+import type { Attempt, LoadResult } from './load.ts';
+import type { Arrival } from './webhooks.ts';
+
+/** An entry in the database: an entry.created event committed (the ground truth). */
+export interface Committed {
+  id: string;
+  createdAt: number;
+}
+
+/** What the soak measured, before it is summed up. */
+export interface SoakRecord {
+  settings: Record<string, unknown>;
+  startedAt: number;
+  load: LoadResult;
+  faults: Fault[];
+  committed: Committed[];
+  subscriptions: string[];
+  arrivals: Arrival[];
+  invalidSignatures: number;
+}
+
+/** Share of requests that got an answer below 500 (a network error or a timeout is a failure). */
+export interface Availability {
+  requests: number;
+  ok: number;
+  percent: number;
+}
+
+export interface SubscriptionFigures {
+  id: string;
+  received: number;
+  unique: number;
+  lost: number;
+  /** Arrivals of an entry already received; each should carry the delivery id seen before. */
+  duplicates: number;
+  /** Duplicates under a delivery id not seen before for that entry: a receiver could not de-duplicate them (must be 0). */
+  duplicatesWithNewId: number;
+}
+
+/** One fault with what it did; times in seconds from the soak's start, durations in ms (null: never within the run). */
+export interface FaultFigures {
+  atS: number;
+  member: string;
+  kind: Fault['kind'];
+  /** From the strike to SIGCONT or the start again. */
+  heldMs: number;
+  /** From the end of the fault until the member answered again. */
+  backMs: number;
+  /** From the end of the fault until a write sent after it got its 201. */
+  apiMs: number | null;
+  /** From the end of the fault until, on every subscription, an entry committed after it had arrived. */
+  webhooksMs: number | null;
+  /** From the end of the fault until every entry committed during it had arrived everywhere (0 if before). */
+  backlogMs: number | null;
+  writes: Availability;
+  reads: Availability;
+  error?: string;
+}
+
+export interface SoakReport {
+  settings: Record<string, unknown>;
+  startedAt: string;
+  seconds: number;
+  writes: { attempted: number; accepted: number; rejected: number; gaveUp: number; skipped: number; requests: number };
+  availability: Record<'overall' | 'duringFaults' | 'outsideFaults' | 'outsidePostgresFaults', { writes: Availability; reads: Availability }>;
+  events: {
+    committed: number;
+    /** Committed, though the client saw no 201 for them (the answer was lost; the retry gave up). */
+    committedWithoutAnswer: number;
+    /** Answered 201, yet not in the database (must be 0). */
+    acceptedMissing: number;
+  };
+  subscriptions: SubscriptionFigures[];
+  invalidSignatures: number;
+  /** Entry commit to its first verified arrival, over every subscription. */
+  latencyMs: { p50: number; p99: number; max: number } | null;
+  recovery: { memberBackMs: number; apiMs: number | null; webhooksMs: number | null; backlogMs: number | null };
+  faults: FaultFigures[];
+  lost: number;
+  ok: boolean;
+}
+
+/** Sums up a soak. `ok` is false when an event was lost, a signature failed or a 201 was not stored. */
+export function summarise(r: SoakRecord): SoakReport {
+  const firsts = firstArrivals(r);
+  const createdAt = new Map(r.committed.map((c) => [c.id, c.createdAt]));
+  const subscriptions = r.subscriptions.map((id, i) => subscriptionFigures(id, i, r, firsts[i]));
+  const accepted = r.load.writes.filter((w) => w.outcome === 'accepted');
+  const acceptedIds = new Set(accepted.map((w) => w.entryId));
+  const faults = r.faults.map((f) => faultFigures(f, r, firsts));
+  const latencies = firsts
+    .flatMap((m) => [...m].map(([entry, a]) => a.arrivedAt - (createdAt.get(entry) ?? a.arrivedAt)))
+    .sort((a, b) => a - b);
+  const lost = subscriptions.reduce((n, s) => n + s.lost, 0);
+  const acceptedMissing = accepted.filter((w) => !createdAt.has(w.entryId!)).length;
+  const inWindow = (windows: Fault[]) => (a: Attempt) => windows.some((f) => a.startedAt >= f.startedAt && a.startedAt <= f.backAt);
+  const not = (p: (a: Attempt) => boolean) => (a: Attempt) => !p(a);
+  const byOp = (keep: (a: Attempt) => boolean) => ({
+    writes: availability(r.load.attempts.filter((a) => a.op === 'write' && keep(a))),
+    reads: availability(r.load.attempts.filter((a) => a.op === 'read' && keep(a))),
+  });
+  const lastEnd = [...r.load.attempts.map((a) => a.endedAt), ...r.arrivals.map((a) => a.arrivedAt)].reduce(
+    (m, t) => Math.max(m, t),
+    r.startedAt,
+  );
+  return {
+    settings: r.settings,
+    startedAt: new Date(r.startedAt).toISOString(),
+    seconds: Math.round((lastEnd - r.startedAt) / 1000),
+    writes: {
+      attempted: r.load.writes.length,
+      accepted: accepted.length,
+      rejected: r.load.writes.filter((w) => w.outcome === 'rejected').length,
+      gaveUp: r.load.writes.filter((w) => w.outcome === 'gave_up').length,
+      skipped: r.load.skipped,
+      requests: r.load.attempts.filter((a) => a.op === 'write').length,
+    },
+    availability: {
+      overall: byOp(() => true),
+      duringFaults: byOp(inWindow(r.faults)),
+      outsideFaults: byOp(not(inWindow(r.faults))),
+      outsidePostgresFaults: byOp(not(inWindow(r.faults.filter((f) => f.member === 'postgres')))),
+    },
+    events: {
+      committed: r.committed.length,
+      committedWithoutAnswer: r.committed.filter((c) => !acceptedIds.has(c.id)).length,
+      acceptedMissing,
+    },
+    subscriptions,
+    invalidSignatures: r.invalidSignatures,
+    latencyMs: latencies.length
+      ? { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] }
+      : null,
+    recovery: {
+      memberBackMs: Math.max(0, ...faults.map((f) => f.backMs)),
+      apiMs: longest(faults.map((f) => f.apiMs)),
+      webhooksMs: longest(faults.map((f) => f.webhooksMs)),
+      backlogMs: longest(faults.map((f) => f.backlogMs)),
+    },
+    faults,
+    lost,
+    ok: lost === 0 && r.invalidSignatures === 0 && acceptedMissing === 0 && r.committed.length > 0,
+  };
+}
+
+/** Per subscription: each entry's first verified arrival. */
+function firstArrivals(r: SoakRecord): Map<string, Arrival>[] {
+  const firsts = r.subscriptions.map(() => new Map<string, Arrival>());
+  for (const a of r.arrivals) if (!firsts[a.subscription].has(a.entryId)) firsts[a.subscription].set(a.entryId, a);
+  return firsts;
+}
+
+function subscriptionFigures(id: string, index: number, r: SoakRecord, first: Map<string, Arrival>): SubscriptionFigures {
+  const mine = r.arrivals.filter((a) => a.subscription === index);
+  const duplicates = mine.filter((a) => first.get(a.entryId) !== a);
+  return {
+    id,
+    received: mine.length,
+    unique: first.size,
+    lost: r.committed.filter((c) => !first.has(c.id)).length,
+    duplicates: duplicates.length,
+    duplicatesWithNewId: duplicates.filter((a) => first.get(a.entryId)!.deliveryId !== a.deliveryId).length,
+  };
+}
+
+function faultFigures(f: Fault, r: SoakRecord, firsts: Map<string, Arrival>[]): FaultFigures {
+  const window = (a: Attempt) => a.startedAt >= f.startedAt && a.startedAt <= f.backAt;
+  const writeAfter = r.load.attempts.find((a) => a.op === 'write' && a.status === 201 && a.startedAt >= f.endedAt);
+  // Webhooks flow again once an entry committed after the fault has reached every subscription.
+  const after = r.committed.filter((c) => c.createdAt >= f.endedAt);
+  const flowing = firsts.map((m) => Math.min(...after.map((c) => m.get(c.id)?.arrivedAt ?? Infinity)));
+  // The fault's backlog: the entries committed while it lasted, delivered everywhere.
+  const during = r.committed.filter((c) => c.createdAt >= f.startedAt && c.createdAt < f.endedAt);
+  const delivered = firsts.map((m) => Math.max(f.endedAt, ...during.map((c) => m.get(c.id)?.arrivedAt ?? Infinity)));
+  const since = (t: number) => (Number.isFinite(t) ? Math.max(0, t - f.endedAt) : null);
+  return {
+    atS: Math.round((f.startedAt - r.startedAt) / 1000),
+    member: f.member,
+    kind: f.kind,
+    heldMs: f.endedAt - f.startedAt,
+    backMs: f.backAt - f.endedAt,
+    apiMs: writeAfter ? writeAfter.endedAt - f.endedAt : null,
+    webhooksMs: since(Math.max(...flowing)),
+    backlogMs: since(Math.max(...delivered)),
+    writes: availability(r.load.attempts.filter((a) => a.op === 'write' && window(a))),
+    reads: availability(r.load.attempts.filter((a) => a.op === 'read' && window(a))),
+    ...(f.error ? { error: f.error } : {}),
+  };
+}
+
+function availability(attempts: Attempt[]): Availability {
+  const ok = attempts.filter((a) => a.status >= 100 && a.status < 500).length;
+  return { requests: attempts.length, ok, percent: attempts.length ? round((100 * ok) / attempts.length, 2) : 100 };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function longest(values: (number | null)[]): number | null {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length ? Math.max(...known) : null;
+}
+
+const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+const seconds = (ms: number | null) => (ms === null ? 'never' : `${(ms / 1000).toFixed(1)} s`);
+const share = (a: Availability) => `${a.percent.toFixed(2)}% of ${a.requests}`;
+
+/** The report as the lines `npm run chaos` prints (the fault list as a markdown table). */
+export function formatReport(rep: SoakReport): string {
+  const { writes: w, events: e } = rep;
+  const lines = [
+    `== chaos soak: ${rep.seconds} s from ${rep.startedAt}, ${rep.faults.length} faults; settings ${JSON.stringify(rep.settings)}`,
+    `writes: ${w.attempted} attempted, ${w.accepted} accepted (201), ${w.rejected} rejected (4xx), ${w.gaveUp} gave up after retries, ${w.skipped} skipped; ${w.requests} write requests`,
+    'API availability (answers below 500; network errors and timeouts count as failures):',
+  ];
+  for (const [name, a] of Object.entries(rep.availability))
+    lines.push(`  ${name.padEnd(22)} writes ${share(a.writes).padEnd(20)} reads ${share(a.reads)}`);
+  lines.push(
+    `events committed (entries in the database): ${e.committed}; committed without a 201 seen by the client: ${e.committedWithoutAnswer}; 201 but not stored: ${e.acceptedMissing}`,
+    'webhooks per subscription (a duplicate must carry the delivery id already seen for that entry):',
+  );
+  for (const s of rep.subscriptions)
+    lines.push(
+      `  ${s.id}: received ${s.received}, unique ${s.unique}, lost ${s.lost}, duplicates ${s.duplicates} (with a new delivery id: ${s.duplicatesWithNewId})`,
+    );
+  const l = rep.latencyMs;
+  const r = rep.recovery;
+  lines.push(
+    `signatures: ${rep.invalidSignatures ? `${rep.invalidSignatures} did NOT verify` : 'every arrival verified'}`,
+    `commit to arrival: ${l ? `p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms` : 'nothing arrived'}`,
+    `longest recovery: member back ${seconds(r.memberBackMs)}, API writes ${seconds(r.apiMs)}, webhooks flowing ${seconds(r.webhooksMs)}, fault's backlog delivered ${seconds(r.backlogMs)}`,
+    '',
+    '| at s | member | fault | held s | back s | API s | webhooks s | backlog s | writes ok | reads ok |',
+    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const f of rep.faults)
+    lines.push(
+      `| ${f.atS} | ${f.member} | ${f.kind}${f.error ? ' (restarted twice)' : ''} | ${(f.heldMs / 1000).toFixed(1)} | ${(f.backMs / 1000).toFixed(1)} | ${seconds(f.apiMs).replace(' s', '')} | ${seconds(f.webhooksMs).replace(' s', '')} | ${seconds(f.backlogMs).replace(' s', '')} | ${f.writes.percent}% of ${f.writes.requests} | ${f.reads.percent}% of ${f.reads.requests} |`,
+    );
+  lines.push('', `lost: ${rep.lost} -> ${rep.ok ? 'OK' : 'FAILED'}`);
+  return lines.join('\n');
+}
