@@ -53,9 +53,23 @@ export interface FaultFigures {
   webhooksMs: number | null;
   /** From the end of the fault until every entry committed during it had arrived everywhere (0 if before). */
   backlogMs: number | null;
+  /** Requests from this fault's start until the next fault's (its aftermath included). */
   writes: Availability;
   reads: Availability;
   error?: string;
+}
+
+/** A run of failed requests (each within 2 s of the one before), and the fault it followed. */
+export interface Outage {
+  fromS: number;
+  toS: number;
+  failed: number;
+  /** Requests started in that span, failed or not. */
+  requests: number;
+  /** Failed requests by status (0: a network error or a timeout). */
+  statuses: Record<string, number>;
+  /** The fault that began last before it, and how long before. */
+  after: string | null;
 }
 
 export interface SoakReport {
@@ -63,6 +77,10 @@ export interface SoakReport {
   startedAt: string;
   seconds: number;
   writes: { attempted: number; accepted: number; rejected: number; gaveUp: number; skipped: number; requests: number };
+  /**
+   * duringFaults: requests started between a fault's start and its member answering again;
+   * outsidePostgresFaults: all but those from a Postgres fault's start until the next fault's.
+   */
   availability: Record<'overall' | 'duringFaults' | 'outsideFaults' | 'outsidePostgresFaults', { writes: Availability; reads: Availability }>;
   events: {
     committed: number;
@@ -77,6 +95,7 @@ export interface SoakReport {
   latencyMs: { p50: number; p99: number; max: number } | null;
   recovery: { memberBackMs: number; apiMs: number | null; webhooksMs: number | null; backlogMs: number | null };
   faults: FaultFigures[];
+  outages: Outage[];
   lost: number;
   ok: boolean;
 }
@@ -88,14 +107,15 @@ export function summarise(r: SoakRecord): SoakReport {
   const subscriptions = r.subscriptions.map((id, i) => subscriptionFigures(id, i, r, firsts[i]));
   const accepted = r.load.writes.filter((w) => w.outcome === 'accepted');
   const acceptedIds = new Set(accepted.map((w) => w.entryId));
-  const faults = r.faults.map((f) => faultFigures(f, r, firsts));
+  const faults = epochs(r.faults).map((e) => faultFigures(e, r, firsts));
   const latencies = firsts
     .flatMap((m) => [...m].map(([entry, a]) => a.arrivedAt - (createdAt.get(entry) ?? a.arrivedAt)))
     .sort((a, b) => a - b);
   const lost = subscriptions.reduce((n, s) => n + s.lost, 0);
   const acceptedMissing = accepted.filter((w) => !createdAt.has(w.entryId!)).length;
-  const inWindow = (windows: Fault[]) => (a: Attempt) => windows.some((f) => a.startedAt >= f.startedAt && a.startedAt <= f.backAt);
-  const not = (p: (a: Attempt) => boolean) => (a: Attempt) => !p(a);
+  const during = (a: Attempt) => r.faults.some((f) => a.startedAt >= f.startedAt && a.startedAt <= f.backAt);
+  const postgresEpochs = epochs(r.faults).filter(({ fault }) => fault.member === 'postgres');
+  const afterPostgres = (a: Attempt) => postgresEpochs.some((e) => a.startedAt >= e.from && a.startedAt < e.to);
   const byOp = (keep: (a: Attempt) => boolean) => ({
     writes: availability(r.load.attempts.filter((a) => a.op === 'write' && keep(a))),
     reads: availability(r.load.attempts.filter((a) => a.op === 'read' && keep(a))),
@@ -118,9 +138,9 @@ export function summarise(r: SoakRecord): SoakReport {
     },
     availability: {
       overall: byOp(() => true),
-      duringFaults: byOp(inWindow(r.faults)),
-      outsideFaults: byOp(not(inWindow(r.faults))),
-      outsidePostgresFaults: byOp(not(inWindow(r.faults.filter((f) => f.member === 'postgres')))),
+      duringFaults: byOp(during),
+      outsideFaults: byOp((a) => !during(a)),
+      outsidePostgresFaults: byOp((a) => !afterPostgres(a)),
     },
     events: {
       committed: r.committed.length,
@@ -139,6 +159,7 @@ export function summarise(r: SoakRecord): SoakReport {
       backlogMs: longest(faults.map((f) => f.backlogMs)),
     },
     faults,
+    outages: outages(r),
     lost,
     ok: lost === 0 && r.invalidSignatures === 0 && acceptedMissing === 0 && r.committed.length > 0,
   };
@@ -164,8 +185,14 @@ function subscriptionFigures(id: string, index: number, r: SoakRecord, first: Ma
   };
 }
 
-function faultFigures(f: Fault, r: SoakRecord, firsts: Map<string, Arrival>[]): FaultFigures {
-  const window = (a: Attempt) => a.startedAt >= f.startedAt && a.startedAt <= f.backAt;
+/** Each fault with the span it owns: from its start until the next fault's (the last: until the end). */
+function epochs(faults: Fault[]): { fault: Fault; from: number; to: number }[] {
+  return faults.map((fault, i) => ({ fault, from: fault.startedAt, to: faults[i + 1]?.startedAt ?? Infinity }));
+}
+
+function faultFigures(epoch: ReturnType<typeof epochs>[number], r: SoakRecord, firsts: Map<string, Arrival>[]): FaultFigures {
+  const f = epoch.fault;
+  const window = (a: Attempt) => a.startedAt >= epoch.from && a.startedAt < epoch.to;
   const writeAfter = r.load.attempts.find((a) => a.op === 'write' && a.status === 201 && a.startedAt >= f.endedAt);
   // Webhooks flow again once an entry committed after the fault has reached every subscription.
   const after = r.committed.filter((c) => c.createdAt >= f.endedAt);
@@ -189,8 +216,40 @@ function faultFigures(f: Fault, r: SoakRecord, firsts: Map<string, Arrival>[]): 
   };
 }
 
+/** Runs of failed requests: what a user of the API saw, and after which fault. */
+function outages(r: SoakRecord): Outage[] {
+  const failed = r.load.attempts.filter((a) => !succeeded(a)).sort((a, b) => a.startedAt - b.startedAt);
+  const runs: Attempt[][] = [];
+  for (const a of failed) {
+    const run = runs[runs.length - 1];
+    if (run && a.startedAt - run[run.length - 1].startedAt <= OUTAGE_GAP_MS) run.push(a);
+    else runs.push([a]);
+  }
+  const at = (t: number) => round((t - r.startedAt) / 1000, 1);
+  return runs.map((run) => {
+    const from = run[0].startedAt;
+    const to = run[run.length - 1].startedAt;
+    const statuses: Record<string, number> = {};
+    for (const a of run) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
+    const fault = r.faults.filter((f) => f.startedAt <= from).pop();
+    return {
+      fromS: at(from),
+      toS: at(to),
+      failed: run.length,
+      requests: r.load.attempts.filter((a) => a.startedAt >= from && a.startedAt <= to).length,
+      statuses,
+      after: fault ? `${fault.kind} ${fault.member} (${at(fault.startedAt)} s)` : null,
+    };
+  });
+}
+
+/** Failed requests further apart than this belong to separate outages. */
+const OUTAGE_GAP_MS = 2000;
+
+const succeeded = (a: Attempt) => a.status >= 100 && a.status < 500;
+
 function availability(attempts: Attempt[]): Availability {
-  const ok = attempts.filter((a) => a.status >= 100 && a.status < 500).length;
+  const ok = attempts.filter(succeeded).length;
   return { requests: attempts.length, ok, percent: attempts.length ? round((100 * ok) / attempts.length, 2) : 100 };
 }
 
@@ -232,12 +291,22 @@ export function formatReport(rep: SoakReport): string {
     `commit to arrival: ${l ? `p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms` : 'nothing arrived'}`,
     `longest recovery: member back ${seconds(r.memberBackMs)}, API writes ${seconds(r.apiMs)}, webhooks flowing ${seconds(r.webhooksMs)}, fault's backlog delivered ${seconds(r.backlogMs)}`,
     '',
+    'faults (held: until SIGCONT or the start again; back: until it answered; API: until a write sent after it got its 201;',
+    'webhooks: until an entry written after it reached every subscription; backlog: until those written during it had;',
+    'writes and reads ok: from the fault until the next):',
+    '',
     '| at s | member | fault | held s | back s | API s | webhooks s | backlog s | writes ok | reads ok |',
     '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const f of rep.faults)
     lines.push(
       `| ${f.atS} | ${f.member} | ${f.kind}${f.error ? ' (restarted twice)' : ''} | ${(f.heldMs / 1000).toFixed(1)} | ${(f.backMs / 1000).toFixed(1)} | ${seconds(f.apiMs).replace(' s', '')} | ${seconds(f.webhooksMs).replace(' s', '')} | ${seconds(f.backlogMs).replace(' s', '')} | ${f.writes.percent}% of ${f.writes.requests} | ${f.reads.percent}% of ${f.reads.requests} |`,
+    );
+  lines.push('', `runs of failed requests (each within ${OUTAGE_GAP_MS / 1000} s of the one before):`);
+  if (!rep.outages.length) lines.push('  none');
+  for (const o of rep.outages)
+    lines.push(
+      `  ${o.fromS}-${o.toS} s: ${o.failed} of ${o.requests} requests failed ${JSON.stringify(o.statuses)}, after ${o.after ?? 'no fault'}`,
     );
   lines.push('', `lost: ${rep.lost} -> ${rep.ok ? 'OK' : 'FAILED'}`);
   return lines.join('\n');

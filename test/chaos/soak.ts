@@ -46,6 +46,7 @@ const QUIET_TAIL_MS = 15_000;
 export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const cluster = await startChaosCluster({ gateways: o.gateways, log: o.log });
   let receiver: VerifyingReceiver | undefined;
+  let progress: NodeJS.Timeout | undefined;
   try {
     receiver = await startVerifyingReceiver();
     const { key } = await mintOrgKey(cluster.databaseUrl, 'Chaos soak');
@@ -68,7 +69,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       keyPrefix: `chaos-${startedAt}`,
     });
     const arrivals = receiver.arrivals;
-    const progress = setInterval(() => {
+    progress = setInterval(() => {
       const p = load.progress();
       o.log(
         `t=${Math.round((Date.now() - startedAt) / 1000)} s: ${p.writes} writes done (${p.accepted} accepted), ${p.attempts} requests, ${arrivals.length} webhooks; gateways in rotation: ${cluster.gatewaysReady().join(', ') || 'none'}`,
@@ -87,7 +88,6 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     await sleep(end - Date.now(), o.signal);
     o.log('stopping the load; writes still retrying finish first');
     const result = await load.stop();
-    clearInterval(progress);
     const committed = await drain(cluster.databaseUrl, projectId, receiver, o);
     const report = summarise({
       settings: settingsOf(o),
@@ -111,6 +111,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     o.log(`the services' last lines:\n${cluster.tails()}`);
     throw err;
   } finally {
+    clearInterval(progress);
     o.log('stopping the cluster');
     await receiver?.close();
     await cluster.stop();
