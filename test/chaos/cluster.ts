@@ -72,8 +72,14 @@ export async function startChaosCluster(opts: { gateways: number; log: (line: st
   try {
     buildServices();
     const [postgres, broker] = await Promise.all([privatePostgres(), privateBroker()]);
-    cleanups.push(async () => postgres.remove(), async () => broker.remove());
-    cleanups.push(() => postgres.stop(), () => broker.stop());
+    cleanups.push(
+      async () => postgres.remove(),
+      async () => broker.remove(),
+    );
+    cleanups.push(
+      () => postgres.stop(),
+      () => broker.stop(),
+    );
     opts.log('starting a private PostgreSQL and Kafka');
     await Promise.all([postgres.start(), broker.start()]);
     members.push(postgresMember(postgres), brokerMember(broker));
@@ -89,7 +95,11 @@ export async function startChaosCluster(opts: { gateways: number; log: (line: st
       await lb.waitForAll(START_MS);
       return lb;
     };
-    const replicas = async (service: 'core' | 'delivery' | 'evidence' | 'gateway', count: number, extra: Record<string, string>) => {
+    const replicas = async (
+      service: 'core' | 'delivery' | 'evidence' | 'gateway',
+      count: number,
+      extra: Record<string, string>,
+    ) => {
       const names = Array.from({ length: count }, (_, i) => (count === 1 ? service : `${service}-${i + 1}`));
       const procs: ServiceProcess[] = [];
       // One at a time: the first migrates its schema (under a lock) and creates the topics.

@@ -47,7 +47,7 @@ const MAX_IN_FLIGHT = 1000;
 /**
  * The soak's load: entry creates at a steady rate, each under its own Idempotency-Key and retried
  * with that key on a 5xx, a network error, 409 (the key's first try still running) or 429, with
- * capped backoff (bounded); and a stream of reads (an entry just written, a page of the project's
+ * capped backoff that honours Retry-After (bounded); and a stream of reads (an entry just written, a page of the project's
  * entries), never retried. Every HTTP request is recorded for the availability figures.
  */
 export function startLoad(opts: LoadOptions) {
@@ -68,6 +68,7 @@ export function startLoad(opts: LoadOptions) {
     const startedAt = Date.now();
     let status = 0;
     let body: unknown;
+    let retryAfterS = 0;
     try {
       const res = await request(`${opts.baseUrl}${path}`, {
         method,
@@ -80,17 +81,19 @@ export function startLoad(opts: LoadOptions) {
         body: extra.body,
       });
       status = res.statusCode;
+      retryAfterS = Number(res.headers['retry-after']) || 0;
       body = status === 201 ? await res.body.json() : await res.body.dump();
     } catch {
       // a network error or a timeout: recorded with the status read so far (0 before an answer)
     }
     attempts.push({ op, startedAt, endedAt: Date.now(), status });
-    return { status, body };
+    return { status, body, retryAfterS };
   };
 
   const write = async (n: number) => {
     const key = `${opts.keyPrefix}-${n}`;
-    const body = JSON.stringify({ type: 'bug_report', title: `Chaos soak entry #${n}`, description: 'Written under faults.' });
+    // The title names the key, so that the report can tell a write stored twice.
+    const body = JSON.stringify({ type: 'bug_report', title: titleOf(key), description: 'Written under faults.' });
     const startedAt = Date.now();
     const done = (outcome: Write['outcome'], entryId?: string) => {
       writes.push({ key, startedAt, endedAt: Date.now(), outcome, entryId });
@@ -103,7 +106,8 @@ export function startLoad(opts: LoadOptions) {
       }
       if (!retryable(res.status)) return done('rejected');
       if (attempt >= WRITE_MAX_ATTEMPTS || Date.now() - startedAt > WRITE_GIVE_UP_MS) return done('gave_up');
-      await sleep(Math.min(200 * 2 ** attempt, 3000));
+      // Capped exponential backoff, and never sooner than the answer's Retry-After asks.
+      await sleep(Math.max(Math.min(200 * 2 ** attempt, 3000), Math.min(res.retryAfterS, 10) * 1000));
     }
   };
 
@@ -131,7 +135,11 @@ export function startLoad(opts: LoadOptions) {
   const loops = Promise.all([paced(opts.writesPerSecond, write, true), paced(opts.readsPerSecond, read, false)]);
   return {
     /** Requests so far (the progress lines). */
-    progress: () => ({ attempts: attempts.length, writes: writes.length, accepted: writes.filter((w) => w.outcome === 'accepted').length }),
+    progress: () => ({
+      attempts: attempts.length,
+      writes: writes.length,
+      accepted: writes.filter((w) => w.outcome === 'accepted').length,
+    }),
     /** Stops starting requests, lets the writes in flight finish their retries (bounded), and returns the record. */
     async stop(): Promise<LoadResult> {
       stopped = true;
@@ -141,6 +149,11 @@ export function startLoad(opts: LoadOptions) {
       return { attempts, writes, skipped };
     },
   };
+}
+
+/** The title of the entry a write under `key` creates. */
+export function titleOf(key: string): string {
+  return `Chaos soak write ${key}`;
 }
 
 /** Answers after which the same write is tried again under the same key. */

@@ -1,10 +1,12 @@
 import type { Fault } from './faults.ts';
-import type { Attempt, LoadResult } from './load.ts';
+import { titleOf, type Attempt, type LoadResult } from './load.ts';
 import type { Arrival } from './webhooks.ts';
 
 /** An entry in the database: an entry.created event committed (the ground truth). */
 export interface Committed {
   id: string;
+  /** Names the write's Idempotency-Key (load.ts, titleOf). */
+  title: string;
   createdAt: number;
 }
 
@@ -68,6 +70,8 @@ export interface Outage {
   requests: number;
   /** Failed requests by status (0: a network error or a timeout). */
   statuses: Record<string, number>;
+  /** The longest a failed request waited for its answer (or its error). */
+  slowestMs: number;
   /** The fault that began last before it, and how long before. */
   after: string | null;
 }
@@ -81,11 +85,16 @@ export interface SoakReport {
    * duringFaults: requests started between a fault's start and its member answering again;
    * outsidePostgresFaults: all but those from a Postgres fault's start until the next fault's.
    */
-  availability: Record<'overall' | 'duringFaults' | 'outsideFaults' | 'outsidePostgresFaults', { writes: Availability; reads: Availability }>;
+  availability: Record<
+    'overall' | 'duringFaults' | 'outsideFaults' | 'outsidePostgresFaults',
+    { writes: Availability; reads: Availability }
+  >;
   events: {
     committed: number;
-    /** Committed, though the client saw no 201 for them (the answer was lost; the retry gave up). */
+    /** Committed, though the client never saw a 201 for that write (the answer was lost; the retries gave up). */
     committedWithoutAnswer: number;
+    /** Entries beyond the first of one write (one Idempotency-Key): a retry that wrote again (should be 0). */
+    storedTwice: number;
     /** Answered 201, yet not in the database (must be 0). */
     acceptedMissing: number;
   };
@@ -106,7 +115,8 @@ export function summarise(r: SoakRecord): SoakReport {
   const createdAt = new Map(r.committed.map((c) => [c.id, c.createdAt]));
   const subscriptions = r.subscriptions.map((id, i) => subscriptionFigures(id, i, r, firsts[i]));
   const accepted = r.load.writes.filter((w) => w.outcome === 'accepted');
-  const acceptedIds = new Set(accepted.map((w) => w.entryId));
+  const acceptedTitles = new Set(accepted.map((w) => titleOf(w.key)));
+  const titles = new Set(r.committed.map((c) => c.title));
   const faults = epochs(r.faults).map((e) => faultFigures(e, r, firsts));
   const latencies = firsts
     .flatMap((m) => [...m].map(([entry, a]) => a.arrivedAt - (createdAt.get(entry) ?? a.arrivedAt)))
@@ -144,7 +154,8 @@ export function summarise(r: SoakRecord): SoakReport {
     },
     events: {
       committed: r.committed.length,
-      committedWithoutAnswer: r.committed.filter((c) => !acceptedIds.has(c.id)).length,
+      committedWithoutAnswer: [...titles].filter((t) => !acceptedTitles.has(t)).length,
+      storedTwice: r.committed.length - titles.size,
       acceptedMissing,
     },
     subscriptions,
@@ -231,13 +242,15 @@ function outages(r: SoakRecord): Outage[] {
     const to = run[run.length - 1].startedAt;
     const statuses: Record<string, number> = {};
     for (const a of run) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
-    const fault = r.faults.filter((f) => f.startedAt <= from).pop();
+    // A request sent just before a freeze fails because of it: the fault that began before the first failure ended.
+    const fault = r.faults.filter((f) => f.startedAt <= run[0].endedAt).pop();
     return {
       fromS: at(from),
       toS: at(to),
       failed: run.length,
       requests: r.load.attempts.filter((a) => a.startedAt >= from && a.startedAt <= to).length,
       statuses,
+      slowestMs: Math.max(...run.map((a) => a.endedAt - a.startedAt)),
       after: fault ? `${fault.kind} ${fault.member} (${at(fault.startedAt)} s)` : null,
     };
   });
@@ -277,7 +290,7 @@ export function formatReport(rep: SoakReport): string {
   for (const [name, a] of Object.entries(rep.availability))
     lines.push(`  ${name.padEnd(22)} writes ${share(a.writes).padEnd(20)} reads ${share(a.reads)}`);
   lines.push(
-    `events committed (entries in the database): ${e.committed}; committed without a 201 seen by the client: ${e.committedWithoutAnswer}; 201 but not stored: ${e.acceptedMissing}`,
+    `events committed (entries in the database): ${e.committed}; writes stored twice (a retry under the same Idempotency-Key wrote again): ${e.storedTwice}; committed without a 201 seen by the client: ${e.committedWithoutAnswer}; 201 but not stored: ${e.acceptedMissing}`,
     'webhooks per subscription (a duplicate must carry the delivery id already seen for that entry):',
   );
   for (const s of rep.subscriptions)
@@ -306,7 +319,7 @@ export function formatReport(rep: SoakReport): string {
   if (!rep.outages.length) lines.push('  none');
   for (const o of rep.outages)
     lines.push(
-      `  ${o.fromS}-${o.toS} s: ${o.failed} of ${o.requests} requests failed ${JSON.stringify(o.statuses)}, after ${o.after ?? 'no fault'}`,
+      `  ${o.fromS}-${o.toS} s: ${o.failed} of ${o.requests} requests failed ${JSON.stringify(o.statuses)} (slowest answer ${o.slowestMs} ms), after ${o.after ?? 'no fault'}`,
     );
   lines.push('', `lost: ${rep.lost} -> ${rep.ok ? 'OK' : 'FAILED'}`);
   return lines.join('\n');

@@ -159,11 +159,11 @@ async function committedEntries(databaseUrl: string, projectId: string): Promise
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
-    const { rows } = await client.query<{ id: string; createdAt: Date }>(
-      'SELECT id, "createdAt" FROM core.entries WHERE "projectId" = $1',
+    const { rows } = await client.query<{ id: string; title: string; createdAt: Date }>(
+      'SELECT id, title, "createdAt" FROM core.entries WHERE "projectId" = $1',
       [projectId],
     );
-    return rows.map((r) => ({ id: r.id, createdAt: r.createdAt.getTime() }));
+    return rows.map((r) => ({ id: r.id, title: r.title, createdAt: r.createdAt.getTime() }));
   } finally {
     await client.end();
   }

@@ -35,7 +35,12 @@ interface Manifest {
     template: {
       spec: {
         containers: {
-          readinessProbe?: { httpGet: { path: string }; periodSeconds?: number; timeoutSeconds?: number; failureThreshold?: number };
+          readinessProbe?: {
+            httpGet: { path: string };
+            periodSeconds?: number;
+            timeoutSeconds?: number;
+            failureThreshold?: number;
+          };
         }[];
       };
     };
@@ -124,7 +129,13 @@ export async function startBalancer(backends: Backend[], probe: ReadinessProbe):
     async waitForAll(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       while (health.some((h) => !h.ready)) {
-        if (Date.now() > deadline) throw new Error(`balancer: not ready within ${timeoutMs} ms: ${health.filter((h) => !h.ready).map((h) => h.name).join(', ')}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `balancer: not ready within ${timeoutMs} ms: ${health
+              .filter((h) => !h.ready)
+              .map((h) => h.name)
+              .join(', ')}`,
+          );
         await new Promise((r) => setTimeout(r, 100));
       }
     },
