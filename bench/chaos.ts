@@ -13,7 +13,7 @@
 // was not stored), 2 when the soak itself failed, 130 when interrupted. Ctrl-C (SIGTERM, SIGHUP) ends
 // the soak early and stops everything it started; a second one kills what is left at once.
 import path from 'node:path';
-import { runSoak } from '../test/chaos/soak.ts';
+import { runSoak, SoakInterrupted } from '../test/chaos/soak.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const env = process.env;
@@ -28,11 +28,17 @@ function range(value: string | undefined, fallback: [number, number]): [number, 
 
 const log = (line: string) => console.error(`[chaos] ${line}`);
 const controller = new AbortController();
+// A Ctrl-C reaches this process twice (from the terminal, and passed on by npm): a repeat within a
+// second is that echo (as scripts/start.mjs reads it), a later one forces.
+let firstSignalAt = 0;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
   process.on(signal, () => {
-    if (controller.signal.aborted) process.exit(130); // the exit hooks SIGKILL every process still running
-    log(`${signal}: ending the soak and stopping everything it started (again to force)`);
-    controller.abort();
+    if (!controller.signal.aborted) {
+      firstSignalAt = Date.now();
+      log(`${signal}: ending the soak and stopping everything it started (again to force)`);
+      return controller.abort();
+    }
+    if (Date.now() - firstSignalAt > 1000) process.exit(130); // the exit hooks SIGKILL every process still running
   });
 
 try {
@@ -53,6 +59,7 @@ try {
   });
   process.exit(controller.signal.aborted ? 130 : report.ok ? 0 : 1);
 } catch (err) {
-  log(`the soak failed: ${err instanceof Error ? err.stack : String(err)}`);
+  if (err instanceof SoakInterrupted) log(err.message);
+  else log(`the soak failed: ${err instanceof Error ? err.stack : String(err)}`);
   process.exit(controller.signal.aborted ? 130 : 2);
 }

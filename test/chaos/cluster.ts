@@ -57,13 +57,25 @@ const SERVICE_ENV = {
 
 const START_MS = 120_000;
 
+/** Thrown by an interrupted soak (Ctrl-C): no report. */
+export class SoakInterrupted extends Error {
+  constructor() {
+    super('the soak was interrupted; no report');
+  }
+}
+
 /**
  * Starts a private PostgreSQL and Kafka, two cores, two deliveries, evidence and `gateways`
  * gateways as processes (their dist, as production runs), with a layer-4 balancer in front of each
  * set of replicas that follows the Deployments' readiness probes (k8s/base), as a Kubernetes Service
  * and the ingress do. On failure, stops what it started and throws.
  */
-export async function startChaosCluster(opts: { gateways: number; log: (line: string) => void }): Promise<ChaosCluster> {
+export async function startChaosCluster(opts: {
+  gateways: number;
+  /** Aborted: stops starting members, stops those started, and throws. */
+  signal?: AbortSignal;
+  log: (line: string) => void;
+}): Promise<ChaosCluster> {
   const cleanups: (() => Promise<void>)[] = [];
   const members: Member[] = [];
   const stop = async () => {
@@ -104,6 +116,7 @@ export async function startChaosCluster(opts: { gateways: number; log: (line: st
       const procs: ServiceProcess[] = [];
       // One at a time: the first migrates its schema (under a lock) and creates the topics.
       for (const name of names) {
+        if (opts.signal?.aborted) throw new SoakInterrupted();
         opts.log(`starting ${name}`);
         const proc = await serviceProcess(service, { ...env, ...extra });
         cleanups.push(() => proc.stop());
@@ -137,7 +150,7 @@ export async function startChaosCluster(opts: { gateways: number; log: (line: st
       stop,
     };
   } catch (err) {
-    for (const m of members) if (m.tail()) opts.log(`---- ${m.name}\n${m.tail()}`);
+    if (!(err instanceof SoakInterrupted)) for (const m of members) if (m.tail()) opts.log(`---- ${m.name}\n${m.tail()}`);
     await stop();
     throw err;
   }

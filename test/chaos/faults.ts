@@ -74,25 +74,33 @@ async function strike(member: Member, kind: FaultKind, holdMs: number, opts: Fau
   const startedAt = Date.now();
   let endedAt: number;
   let error: string | undefined;
+  // Once the soak is interrupted, nothing waits for the member: the clean-up stops it either way.
+  const interrupted = () => opts.signal?.aborted === true;
   if (kind === 'freeze') {
     member.freeze();
     await sleep(holdMs, opts.signal);
     member.thaw();
     endedAt = Date.now();
-    await member.back(BACK_MS);
+    if (!interrupted()) await member.back(BACK_MS);
   } else {
     await member.kill(kind);
     endedAt = Date.now();
-    // A start that fails (it did not answer in time) is recorded and tried once more: a member that
-    // stays down ends the soak, since every later figure would measure that instead.
-    error = await member.start().then(
-      () => undefined,
-      async (err: Error) => {
-        opts.log(`${member.name} did not come back: ${err.message}; starting it again`);
-        await member.start();
-        return err.message;
-      },
-    );
+    if (!interrupted()) error = await startAgain(member, opts.log);
   }
   return { member: member.name, kind, startedAt, endedAt, backAt: Date.now(), error };
+}
+
+/**
+ * Starts a killed member. A start that fails (it did not answer in time) is recorded and tried once
+ * more: a member that stays down ends the soak, since every later figure would measure that instead.
+ */
+async function startAgain(member: Member, log: (line: string) => void): Promise<string | undefined> {
+  try {
+    await member.start();
+    return undefined;
+  } catch (err) {
+    log(`${member.name} did not come back: ${(err as Error).message}; starting it again`);
+    await member.start();
+    return (err as Error).message;
+  }
 }

@@ -29,6 +29,8 @@ export interface LoadOptions {
   requestTimeoutMs: number;
   /** A prefix of every Idempotency-Key (keys are unique per run). */
   keyPrefix: string;
+  /** Aborted (an interrupted soak): writes stop retrying at once. */
+  signal?: AbortSignal;
 }
 
 export interface LoadResult {
@@ -105,9 +107,10 @@ export function startLoad(opts: LoadOptions) {
         return done('accepted', lastEntryId);
       }
       if (!retryable(res.status)) return done('rejected');
-      if (attempt >= WRITE_MAX_ATTEMPTS || Date.now() - startedAt > WRITE_GIVE_UP_MS) return done('gave_up');
+      if (attempt >= WRITE_MAX_ATTEMPTS || Date.now() - startedAt > WRITE_GIVE_UP_MS || opts.signal?.aborted)
+        return done('gave_up');
       // Capped exponential backoff, and never sooner than the answer's Retry-After asks.
-      await sleep(Math.max(Math.min(200 * 2 ** attempt, 3000), Math.min(res.retryAfterS, 10) * 1000));
+      await sleep(Math.max(Math.min(200 * 2 ** attempt, 3000), Math.min(res.retryAfterS, 10) * 1000), opts.signal);
     }
   };
 

@@ -3,11 +3,13 @@ import path from 'node:path';
 import pg from 'pg';
 import { sleep } from '../support/poll.ts';
 import { mintOrgKey } from '../support/process-cluster.ts';
-import { startChaosCluster } from './cluster.ts';
+import { SoakInterrupted, startChaosCluster } from './cluster.ts';
 import { runFaults, type PlannedFault } from './faults.ts';
 import { startLoad } from './load.ts';
 import { formatReport, summarise, type Committed, type SoakReport } from './report.ts';
 import { startVerifyingReceiver, type ApiCall, type VerifyingReceiver } from './webhooks.ts';
+
+export { SoakInterrupted };
 
 /** The chaos soak's settings (bench/chaos.ts reads them from CHAOS_* variables; test/chaos.test.ts fixes them). */
 export interface SoakOptions {
@@ -44,7 +46,7 @@ const QUIET_TAIL_MS = 15_000;
  * writes it to `reportPath`); stops everything it started, whatever happens.
  */
 export async function runSoak(o: SoakOptions): Promise<SoakReport> {
-  const cluster = await startChaosCluster({ gateways: o.gateways, log: o.log });
+  const cluster = await startChaosCluster({ gateways: o.gateways, signal: o.signal, log: o.log });
   let receiver: VerifyingReceiver | undefined;
   let progress: NodeJS.Timeout | undefined;
   try {
@@ -67,6 +69,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       readsPerSecond: o.readsPerSecond,
       requestTimeoutMs: o.requestTimeoutMs,
       keyPrefix: `chaos-${startedAt}`,
+      signal: o.signal,
     });
     const arrivals = receiver.arrivals;
     progress = setInterval(() => {
@@ -88,7 +91,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     await sleep(end - Date.now(), o.signal);
     o.log('stopping the load; writes still retrying finish first');
     const result = await load.stop();
+    // Interrupted: the figures would measure the interruption (a Ctrl-C reaches the services too).
+    if (o.signal?.aborted) throw new SoakInterrupted();
     const committed = await drain(cluster.databaseUrl, projectId, receiver, o);
+    if (o.signal?.aborted) throw new SoakInterrupted();
     const report = summarise({
       settings: settingsOf(o),
       startedAt,
@@ -108,7 +114,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     if (report.lost) o.log(`the services' last lines:\n${cluster.tails()}`);
     return report;
   } catch (err) {
-    o.log(`the services' last lines:\n${cluster.tails()}`);
+    if (!(err instanceof SoakInterrupted)) o.log(`the services' last lines:\n${cluster.tails()}`);
     throw err;
   } finally {
     clearInterval(progress);
