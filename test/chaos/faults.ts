@@ -30,7 +30,7 @@ export interface FaultOptions {
   holdMs: [number, number];
   /** No fault starts after this time (epoch ms). */
   lastStartBefore: number;
-  /** The faults in order; without it, a random member and kind each time. */
+  /** The faults in order; without it, a random member (each once per round of all) and a random kind. */
   plan?: PlannedFault[];
   random: () => number;
   signal?: AbortSignal;
@@ -52,13 +52,14 @@ export async function runFaults(members: Member[], opts: FaultOptions): Promise<
   const faults: Fault[] = [];
   const draw = ([min, max]: [number, number]) => min + opts.random() * (max - min);
   const byName = new Map(members.map((m) => [m.name, m]));
+  const pick = shuffledRounds(members, opts.random);
   let nextAt = Date.now() + draw(opts.intervalMs);
   for (let i = 0; !opts.plan || i < opts.plan.length; i++) {
     if (nextAt >= opts.lastStartBefore) break;
     await sleep(nextAt - Date.now(), opts.signal);
     if (opts.signal?.aborted) break;
     const planned = opts.plan?.[i];
-    const member = planned ? byName.get(planned.member) : members[Math.floor(opts.random() * members.length)];
+    const member = planned ? byName.get(planned.member) : pick();
     if (!member) throw new Error(`chaos plan: no member ${planned?.member}`);
     const kind = planned?.kind ?? member.kinds[Math.floor(opts.random() * member.kinds.length)];
     const fault = await strike(member, kind, planned?.holdMs ?? draw(opts.holdMs), opts);
@@ -67,6 +68,24 @@ export async function runFaults(members: Member[], opts: FaultOptions): Promise<
     nextAt = Math.max(fault.startedAt + draw(opts.intervalMs), Date.now());
   }
   return faults;
+}
+
+/**
+ * Members in random order, each once per round: a 10-minute soak (about 23 faults) strikes every
+ * member two or three times, where independent draws would leave one out now and then.
+ */
+function shuffledRounds<T>(items: T[], random: () => number): () => T {
+  let round: T[] = [];
+  return () => {
+    if (!round.length) {
+      round = [...items];
+      for (let i = round.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [round[i], round[j]] = [round[j], round[i]];
+      }
+    }
+    return round.pop()!;
+  };
 }
 
 async function strike(member: Member, kind: FaultKind, holdMs: number, opts: FaultOptions): Promise<Fault> {

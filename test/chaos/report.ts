@@ -1,5 +1,5 @@
 import type { Fault } from './faults.ts';
-import { titleOf, type Attempt, type LoadResult } from './load.ts';
+import { titleOf, type Attempt, type LoadResult, type Write } from './load.ts';
 import type { Arrival } from './webhooks.ts';
 
 /** An entry in the database: an entry.created event committed (the ground truth). */
@@ -58,6 +58,8 @@ export interface FaultFigures {
   /** Requests from this fault's start until the next fault's (its aftermath included). */
   writes: Availability;
   reads: Availability;
+  /** Writes begun in that span that were stored more than once. */
+  storedTwice: number;
   error?: string;
 }
 
@@ -116,8 +118,10 @@ export function summarise(r: SoakRecord): SoakReport {
   const subscriptions = r.subscriptions.map((id, i) => subscriptionFigures(id, i, r, firsts[i]));
   const accepted = r.load.writes.filter((w) => w.outcome === 'accepted');
   const acceptedTitles = new Set(accepted.map((w) => titleOf(w.key)));
-  const titles = new Set(r.committed.map((c) => c.title));
-  const faults = epochs(r.faults).map((e) => faultFigures(e, r, firsts));
+  const stored = new Map<string, number>();
+  for (const c of r.committed) stored.set(c.title, (stored.get(c.title) ?? 0) + 1);
+  const storedTwice = r.load.writes.filter((w) => (stored.get(titleOf(w.key)) ?? 0) > 1);
+  const faults = epochs(r.faults).map((e) => faultFigures(e, r, firsts, storedTwice));
   const latencies = firsts
     .flatMap((m) => [...m].map(([entry, a]) => a.arrivedAt - (createdAt.get(entry) ?? a.arrivedAt)))
     .sort((a, b) => a - b);
@@ -154,8 +158,8 @@ export function summarise(r: SoakRecord): SoakReport {
     },
     events: {
       committed: r.committed.length,
-      committedWithoutAnswer: [...titles].filter((t) => !acceptedTitles.has(t)).length,
-      storedTwice: r.committed.length - titles.size,
+      committedWithoutAnswer: [...stored.keys()].filter((t) => !acceptedTitles.has(t)).length,
+      storedTwice: r.committed.length - stored.size,
       acceptedMissing,
     },
     subscriptions,
@@ -201,7 +205,12 @@ function epochs(faults: Fault[]): { fault: Fault; from: number; to: number }[] {
   return faults.map((fault, i) => ({ fault, from: fault.startedAt, to: faults[i + 1]?.startedAt ?? Infinity }));
 }
 
-function faultFigures(epoch: ReturnType<typeof epochs>[number], r: SoakRecord, firsts: Map<string, Arrival>[]): FaultFigures {
+function faultFigures(
+  epoch: ReturnType<typeof epochs>[number],
+  r: SoakRecord,
+  firsts: Map<string, Arrival>[],
+  storedTwice: Write[],
+): FaultFigures {
   const f = epoch.fault;
   const window = (a: Attempt) => a.startedAt >= epoch.from && a.startedAt < epoch.to;
   const writeAfter = r.load.attempts.find((a) => a.op === 'write' && a.status === 201 && a.startedAt >= f.endedAt);
@@ -223,6 +232,7 @@ function faultFigures(epoch: ReturnType<typeof epochs>[number], r: SoakRecord, f
     backlogMs: since(Math.max(...delivered)),
     writes: availability(r.load.attempts.filter((a) => a.op === 'write' && window(a))),
     reads: availability(r.load.attempts.filter((a) => a.op === 'read' && window(a))),
+    storedTwice: storedTwice.filter((w) => w.startedAt >= epoch.from && w.startedAt < epoch.to).length,
     ...(f.error ? { error: f.error } : {}),
   };
 }
@@ -306,14 +316,14 @@ export function formatReport(rep: SoakReport): string {
     '',
     'faults (held: until SIGCONT or the start again; back: until it answered; API: until a write sent after it got its 201;',
     'webhooks: until an entry written after it reached every subscription; backlog: until those written during it had;',
-    'writes and reads ok: from the fault until the next):',
+    'writes and reads ok, and writes stored twice: from the fault until the next):',
     '',
-    '| at s | member | fault | held s | back s | API s | webhooks s | backlog s | writes ok | reads ok |',
-    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| at s | member | fault | held s | back s | API s | webhooks s | backlog s | writes ok | reads ok | stored twice |',
+    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const f of rep.faults)
     lines.push(
-      `| ${f.atS} | ${f.member} | ${f.kind}${f.error ? ' (restarted twice)' : ''} | ${(f.heldMs / 1000).toFixed(1)} | ${(f.backMs / 1000).toFixed(1)} | ${seconds(f.apiMs).replace(' s', '')} | ${seconds(f.webhooksMs).replace(' s', '')} | ${seconds(f.backlogMs).replace(' s', '')} | ${f.writes.percent}% of ${f.writes.requests} | ${f.reads.percent}% of ${f.reads.requests} |`,
+      `| ${f.atS} | ${f.member} | ${f.kind}${f.error ? ' (restarted twice)' : ''} | ${(f.heldMs / 1000).toFixed(1)} | ${(f.backMs / 1000).toFixed(1)} | ${seconds(f.apiMs).replace(' s', '')} | ${seconds(f.webhooksMs).replace(' s', '')} | ${seconds(f.backlogMs).replace(' s', '')} | ${f.writes.percent}% of ${f.writes.requests} | ${f.reads.percent}% of ${f.reads.requests} | ${f.storedTwice} |`,
     );
   lines.push('', `runs of failed requests (each within ${OUTAGE_GAP_MS / 1000} s of the one before):`);
   if (!rep.outages.length) lines.push('  none');
