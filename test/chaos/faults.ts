@@ -35,7 +35,7 @@ export interface FaultOptions {
   random: () => number;
   signal?: AbortSignal;
   log: (line: string) => void;
-  /** Called with each fault once its member is back (the load's progress line). */
+  /** Called with each fault once its member is back (a progress line). */
   onFault?: (fault: Fault) => void;
 }
 

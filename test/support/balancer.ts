@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { sleep } from './poll.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -136,7 +137,7 @@ export async function startBalancer(backends: Backend[], probe: ReadinessProbe):
               .map((h) => h.name)
               .join(', ')}`,
           );
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
       }
     },
     async close() {
