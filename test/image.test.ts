@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDatabase } from '@cluster/db';
 import { dropDatabase, freshDatabaseUrl, requireEnv } from './support/cluster.ts';
 import { replayDockerfile, type ReplayedStage } from './support/dockerfile.ts';
 import { startOtlpCollector, type OtlpCollector } from './support/otlp.ts';
@@ -76,6 +77,8 @@ function podEnvironment(ports: Record<(typeof SERVICES)[number], number>): Recor
 }
 
 beforeAll(async () => {
+  // The operator's database exists before a deploy (the manifests set DATABASE_CREATE=false).
+  await ensureDatabase(databaseUrl);
   collector = await startOtlpCollector();
   work = mkdtempSync(path.join(tmpdir(), 'image-'));
   const stages = await replayDockerfile({ dockerfile: path.join(ROOT, 'k8s/Dockerfile'), contextDir: ROOT, workDir: work });
