@@ -8,6 +8,7 @@ import type { DeliveryMetrics } from '../metrics.ts';
 import { attemptDelivery } from '../sender/attempt-delivery.ts';
 import type { HttpSender } from '../sender/http-sender.ts';
 import { createDueListener } from './due-listener.ts';
+import { firstAttemptDelaySeconds } from './first-attempt-delay.ts';
 import { createOriginScheduler } from './origin-scheduler.ts';
 
 /** What the delivery loop is made of. */
@@ -92,6 +93,11 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       sent();
     }
     const { result, attemptedAt } = attempt;
+    if (d.attempts === 0) {
+      // The webhook delivery SLO: how long after the event its first attempt went out (whatever the receiver said).
+      const delay = firstAttemptDelaySeconds(d.body, attemptedAt);
+      if (delay !== undefined) metrics.firstAttemptDelay.observe(delay);
+    }
     const decision = decideNextStep(opts.retry, d, result, attemptedAt, clock());
     // Earlier than anything the loop is sleeping towards: let it re-plan its sleep.
     if (decision.kind === 'retry' && scheduler.retryAt(decision.at.getTime())) wake();

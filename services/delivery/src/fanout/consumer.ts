@@ -3,6 +3,7 @@ import type { Consumer } from '@cluster/kafka';
 import type { Logger } from '@cluster/platform';
 import type { DeliveryMetrics } from '../metrics.ts';
 import type { Stores } from '../stores.ts';
+import { createConsumerLag } from './consumer-lag.ts';
 import { fanOut, type Handoff } from './fanout.ts';
 
 /** A W3C traceparent header value (version 00). */
@@ -52,6 +53,7 @@ export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsume
   let stopping = false;
   let consumer: Consumer;
   let restartTimer: NodeJS.Timeout | undefined;
+  const lag = createConsumerLag(metrics.consumerLag);
 
   const restart = () => {
     if (stopping) return;
@@ -70,11 +72,13 @@ export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsume
       logger.warn({ err: e.payload.error, restart: e.payload.restart }, 'fan-out consumer crashed');
       if (!e.payload.restart) restart();
     });
-    consumer.on(consumer.events.GROUP_JOIN, () => {
+    consumer.on(consumer.events.GROUP_JOIN, (e) => {
       healthy = true;
+      // After a rebalance, partitions that went to another replica stop being reported here.
+      lag.assigned(e.payload.memberAssignment[opts.topic]);
     });
     consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
-      metrics.consumerLag.set({ partition: String(e.payload.partition) }, Number(e.payload.offsetLag));
+      lag.set(e.payload.partition, Number(e.payload.offsetLag));
     });
     const current = consumer;
     try {

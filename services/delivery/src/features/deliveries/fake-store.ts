@@ -179,5 +179,16 @@ export function createFakeDeliveryStore(
       const times = rows.filter(scheduled).map((r) => r.createdAt.getTime());
       return times.length ? new Date(Math.min(...times)) : null;
     },
+    async oldestUnservedDueAt() {
+      const now = clock();
+      const originOf = (r: FakeDeliveryRow) => {
+        const s = subscriptions.find((x) => x.id === r.subscriptionId);
+        return s?.enabled && !s.deletedAt ? s.destinationOrigin : undefined;
+      };
+      const due = rows.filter((r) => r.nextAttemptAt && r.nextAttemptAt <= now && originOf(r));
+      const sending = new Set(due.filter((r) => !unleased(r, now)).map(originOf));
+      const times = due.filter((r) => unleased(r, now) && !sending.has(originOf(r))).map((r) => r.nextAttemptAt!.getTime());
+      return times.length ? new Date(Math.min(...times)) : null;
+    },
   };
 }

@@ -237,6 +237,14 @@ export interface DeliveryStore {
   releaseWaiting(): Promise<number>;
   /** When the oldest delivery with an attempt scheduled was created, or null when none is. */
   oldestScheduledAt(): Promise<Date | null>;
+  /**
+   * The earliest due time of a delivery that is due, not leased, and whose destination origin has
+   * no attempt in flight (no leased due delivery), or null when there is none: the delivery loop's
+   * own health (the overdue metric). A receiver that is down has its retries scheduled in the future;
+   * a slow one at its concurrency bound has attempts in flight: neither shows here. A stalled or
+   * saturated loop (every replica's slots busy, the claims failing) leaves due origins unserved.
+   */
+  oldestUnservedDueAt(): Promise<Date | null>;
 }
 
 /** The knex implementation of DeliveryStore. */
@@ -406,6 +414,21 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
     async oldestScheduledAt() {
       const row = await db('delivery.deliveries').whereNotNull('nextAttemptAt').min({ oldest: 'createdAt' }).first();
       return (row?.oldest as Date | null | undefined) ?? null;
+    },
+
+    async oldestUnservedDueAt() {
+      // Due rows only (the partial index deliveries_due), grouped by their destination origin.
+      const { rows } = await db.raw(
+        `SELECT min(o.oldest) AS oldest FROM (
+           SELECT min(d."nextAttemptAt") FILTER (WHERE d."lockedUntil" IS NULL OR d."lockedUntil" < now()) AS oldest,
+                  bool_or(d."lockedUntil" >= now()) AS sending
+             FROM delivery.deliveries d
+             JOIN delivery.subscriptions s ON s.id = d."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL
+            WHERE d."nextAttemptAt" <= now()
+            GROUP BY s."destinationOrigin") o
+          WHERE o.oldest IS NOT NULL AND NOT coalesce(o.sending, false)`,
+      );
+      return ((rows as { oldest: Date | null }[])[0]?.oldest as Date | null | undefined) ?? null;
     },
   };
 }
