@@ -49,6 +49,7 @@ describe('observability hand-over', () => {
       'k8s/base/dashboard.json': mentioned('k8s/base/dashboard.json', inQueries),
       'k8s/base/monitoring.yaml': mentioned('k8s/base/monitoring.yaml', inQueries),
       'k8s/tests/alerts.test.yaml': mentioned('k8s/tests/alerts.test.yaml', inQueries),
+      'k8s/tests/slo.test.yaml': mentioned('k8s/tests/slo.test.yaml', inQueries),
       'docs/runbook.md': mentioned('docs/runbook.md', backticked),
       'docs/decisions-webhooks.md': mentioned('docs/decisions-webhooks.md', backticked),
     };

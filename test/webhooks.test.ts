@@ -643,6 +643,8 @@ describe('delivery service operations', () => {
       'delivery_webhook_retry_backlog',
       'delivery_webhook_pending_deliveries',
       'delivery_webhook_oldest_pending_age_seconds',
+      'delivery_webhook_oldest_overdue_age_seconds',
+      'delivery_webhook_first_attempt_delay_seconds',
       'delivery_webhook_in_flight',
       'delivery_webhook_claim_duration_seconds',
       'delivery_outbox_backlog',
