@@ -428,7 +428,7 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
             GROUP BY s."destinationOrigin") o
           WHERE o.oldest IS NOT NULL AND NOT coalesce(o.sending, false)`,
       );
-      return ((rows as { oldest: Date | null }[])[0]?.oldest as Date | null | undefined) ?? null;
+      return (rows as { oldest: Date | null }[])[0]?.oldest ?? null;
     },
   };
 }
