@@ -68,7 +68,8 @@ describe('the tool-protocol endpoint', () => {
 
   it('counts a key that fails against the address: over the limit, 429 for bad keys, a valid key still passes', async () => {
     const from = address();
-    const bad = () => mcp({ authorization: `Bearer fbk_${randomBytes(8).toString('hex')}_nope`, 'x-forwarded-for': from }, 'ping');
+    const bad = () =>
+      mcp({ authorization: `Bearer fbk_${randomBytes(8).toString('hex')}_nope`, 'x-forwarded-for': from }, 'ping');
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await bad()).status);
     expect(statuses).toEqual([401, 401, 401, 429]);

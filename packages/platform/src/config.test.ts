@@ -358,7 +358,9 @@ describe('sealingKeys', () => {
     for (const key of dev) {
       for (const value of [key, `${good()},${key}`]) {
         vi.stubEnv('WEBHOOK_SECRET_KEY', value);
-        expect(() => sealingKeys('WEBHOOK_SECRET_KEY', false), value).toThrow(/WEBHOOK_SECRET_KEY holds a public development key/);
+        expect(() => sealingKeys('WEBHOOK_SECRET_KEY', false), value).toThrow(
+          /WEBHOOK_SECRET_KEY holds a public development key/,
+        );
         expect(sealingKeys('WEBHOOK_SECRET_KEY', true), value).toEqual(value.split(','));
       }
     }

@@ -22,7 +22,9 @@ describe('EVIDENCE_SIGNING_KEY', () => {
   });
 
   it('refuses a development key (of any role), a weak or malformed key outside development, and any entry not of 32 bytes', () => {
-    expect(seeds(DEV_EVIDENCE_SIGNING_SEED.toString('base64'), false)).toThrow(/EVIDENCE_SIGNING_KEY holds a public development key/);
+    expect(seeds(DEV_EVIDENCE_SIGNING_SEED.toString('base64'), false)).toThrow(
+      /EVIDENCE_SIGNING_KEY holds a public development key/,
+    );
     expect(seeds(`${randomBytes(32).toString('base64')},${DEV_EVIDENCE_SIGNING_SEED.toString('base64')}`, false)).toThrow(
       /EVIDENCE_SIGNING_KEY holds a public development key/,
     );

@@ -25,7 +25,9 @@ export function publicBaseUrl(development: boolean): string | undefined {
   const raw = optionalStr('PUBLIC_BASE_URL');
   if (raw === undefined) {
     if (development) return undefined;
-    throw new ConfigError(`PUBLIC_BASE_URL is required unless ${DEVELOPMENT_SWITCH} (the gateway's public URL, https://api.example.com)`);
+    throw new ConfigError(
+      `PUBLIC_BASE_URL is required unless ${DEVELOPMENT_SWITCH} (the gateway's public URL, https://api.example.com)`,
+    );
   }
   let url: URL;
   try {

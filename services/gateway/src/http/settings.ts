@@ -35,7 +35,10 @@ export function createSettingsRoutes(clients: Clients, failureLimit: FailureLimi
     const sessionToken = ctx.cookies.get('session');
     if (!sessionToken)
       throw new DomainError('unauthorized', 'a settings session is required (cookie session; admin session create)');
-    const proof = { id: createHash('sha256').update(sessionToken).digest('base64'), wellFormed: SESSION_TOKEN.test(sessionToken) };
+    const proof = {
+      id: createHash('sha256').update(sessionToken).digest('base64'),
+      wellFormed: SESSION_TOKEN.test(sessionToken),
+    };
     const sessionArgs = { sessionToken };
     // The failure limit turns the evidence service's Connect errors into DomainErrors.
     ctx.body = await failureLimit<object>(ctx, proof, () =>
