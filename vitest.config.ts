@@ -2,6 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // The tests run on the development keys and loopback receivers, which only CLUSTER_ENV=development
+    // allows (packages/platform/src/config.ts, readDevelopment); the processes they start inherit it.
+    env: { CLUSTER_ENV: 'development' },
     // Builds services/*/dist once per run: process-based tests start what production runs.
     globalSetup: ['test/support/global-setup.ts'],
     include: ['test/**/*.test.ts', 'services/*/src/**/*.test.ts', 'packages/*/src/**/*.test.ts'],

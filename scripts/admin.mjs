@@ -10,6 +10,8 @@ await build();
 
 const pgPort = process.env.LOCAL_PG_PORT ?? '54329';
 const env = {
+  // A local checkout's CLI: the development keys of `npm start`'s cluster, unless told otherwise.
+  CLUSTER_ENV: 'development',
   ...process.env,
   DATABASE_URL: process.env.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${pgPort}/cluster`,
   DATABASE_CREATE: process.env.DATABASE_CREATE ?? 'true',

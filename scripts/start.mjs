@@ -76,6 +76,8 @@ try {
 
   const gatewayPort = process.env.GATEWAY_PORT ?? '8080';
   const env = {
+    // A local cluster: development keys, loopback receivers (readDevelopment in packages/platform/src/config.ts).
+    CLUSTER_ENV: 'development',
     ...process.env,
     DATABASE_URL: db.toString(),
     // The local database is made on first use (production creates it beforehand: docs/deploy.md).

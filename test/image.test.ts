@@ -69,6 +69,8 @@ function podEnvironment(ports: Record<(typeof SERVICES)[number], number>): Recor
     DELIVERY_URL: `http://127.0.0.1:${ports.delivery}`,
     EVIDENCE_URL: `http://127.0.0.1:${ports.evidence}`,
     MIGRATE_ON_START: 'false',
+    // Required outside CLUSTER_ENV=development, as both overlays set it.
+    PUBLIC_BASE_URL: 'https://api.feedback.example.com',
     LOG_LEVEL: 'warn',
     OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',

@@ -227,6 +227,18 @@ describe('the base', () => {
   });
 });
 
+describe('secure by default (CLUSTER_ENV, docs/security.md)', () => {
+  it('runs every overlay outside development, with its public URL and no private webhook destinations', () => {
+    for (const overlay of ['dev', 'prod']) {
+      const data = rendered[overlay].find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('cluster-config'))!.data!;
+      expect(data.CLUSTER_ENV, overlay).toBeUndefined(); // unset: the strict default
+      expect(data.NODE_ENV, overlay).toBe('production');
+      expect(data.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS, overlay).toBe('false');
+      expect(new URL(data.PUBLIC_BASE_URL).origin, overlay).toBe(data.PUBLIC_BASE_URL);
+    }
+  });
+});
+
 describe('traces', () => {
   it('exports traces from every pod in prod, to the collector only, and starts no SDK in dev', () => {
     const config = (overlay: string) =>

@@ -182,11 +182,12 @@ describe('production keys', () => {
     SERVICE_PUBLIC_KEYS: `gateway:${rawPublicKey(signingKeyFromSeed(seed)).toString('base64')}`,
   };
 
-  /** Runs a service's main.ts with NODE_ENV=production and `env`; its exit code and stderr (killed after 30 s). */
+  /** Runs a service's main.ts outside development (CLUSTER_ENV unset, NODE_ENV=production) and `env`; its exit code and stderr (killed after 30 s). */
   async function refusal(service: 'core' | 'delivery' | 'gateway', env: Record<string, string>) {
     const child = spawnService(
       service,
       {
+        CLUSTER_ENV: '',
         NODE_ENV: 'production',
         WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'false',
         DATABASE_URL: c.databaseUrl,
@@ -211,9 +212,9 @@ describe('production keys', () => {
       refusal('core', { CODEHOST_SECRET_KEY: '' }),
     ]);
     expect(codehost.code).toBe(1);
-    expect(codehost.stderr).toContain('ConfigError: CODEHOST_SECRET_KEY is required when NODE_ENV=production');
+    expect(codehost.stderr).toContain('ConfigError: CODEHOST_SECRET_KEY is required unless CLUSTER_ENV=development');
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('ConfigError: IDEMPOTENCY_SECRET_KEY is required when NODE_ENV=production');
+    expect(missing.stderr).toContain('ConfigError: IDEMPOTENCY_SECRET_KEY is required unless CLUSTER_ENV=development');
     expect(placeholder.code).toBe(1);
     expect(placeholder.stderr).toContain('ConfigError: WEBHOOK_SECRET_KEY is a placeholder');
     expect(short.code).toBe(1);

@@ -88,6 +88,8 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   const topicPrefix = `t${randomBytes(4).toString('hex')}.`;
   // Each service's own config (LOG_LEVEL and the rest from the environment), with this cluster's
   // database, broker and topic prefix; the delivery service's WEBHOOK_* settings come from the environment.
+  // Development keys and loopback receivers (benches run this cluster outside vitest, which sets it).
+  process.env.CLUSTER_ENV ??= 'development';
   process.env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS ??= 'true';
   // One clock for every service here: a subscription gets exactly the events after its creation,
   // never those of the seeding that ran just before it.

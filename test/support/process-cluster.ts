@@ -46,6 +46,8 @@ export async function startProcessCluster(
   const databaseUrl = freshDatabaseUrl(tag, opts.postgresUrl);
   const topicPrefix = `${tag}${randomBytes(4).toString('hex')}.`;
   const base = {
+    // Development keys and loopback receivers (the benches run these clusters outside vitest too).
+    CLUSTER_ENV: 'development',
     DATABASE_URL: databaseUrl,
     DATABASE_CREATE: 'true', // its database is new: core makes it (benchmarks run this outside vitest too)
     KAFKA_BROKERS: brokers,

@@ -13,7 +13,8 @@ import {
   retiredKeyWarnings,
   sealingKeys,
 } from './config.ts';
-import { devServiceKeys, devServiceSeed, rawPublicKey, signingKeyFromSeed } from './service-auth.ts';
+import { DEV_EVIDENCE_SIGNING_SEED, DEV_SEALING_KEYS } from './development-keys.ts';
+import { devServiceKeys, devServiceSeed, rawPublicKey, signingKeyFromSeed, type ServiceName } from './service-auth.ts';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -21,9 +22,9 @@ afterEach(() => {
 
 describe('readProcessConfig', () => {
   it('has the documented defaults when nothing is set', () => {
-    for (const name of ['NODE_ENV', 'LOG_LEVEL', 'SHUTDOWN_DEADLINE_MS', 'MIGRATE_ON_START']) vi.stubEnv(name, '');
+    for (const name of ['CLUSTER_ENV', 'NODE_ENV', 'LOG_LEVEL', 'SHUTDOWN_DEADLINE_MS', 'MIGRATE_ON_START']) vi.stubEnv(name, '');
     expect(readProcessConfig()).toEqual({
-      production: false,
+      development: false,
       logLevel: 'info',
       shutdownDeadlineMs: 20_000,
       migrateOnStart: true,
@@ -31,16 +32,35 @@ describe('readProcessConfig', () => {
   });
 
   it('reads every variable, typed', () => {
-    vi.stubEnv('NODE_ENV', 'production');
+    vi.stubEnv('CLUSTER_ENV', 'development');
     vi.stubEnv('LOG_LEVEL', 'silent');
     vi.stubEnv('SHUTDOWN_DEADLINE_MS', '5000');
     vi.stubEnv('MIGRATE_ON_START', 'false');
     expect(readProcessConfig()).toEqual({
-      production: true,
+      development: true,
       logLevel: 'silent',
       shutdownDeadlineMs: 5000,
       migrateOnStart: false,
     });
+  });
+
+  it('is development only when CLUSTER_ENV says so; anything else is strict, a typo or a contradiction refused', () => {
+    for (const [value, development] of [
+      ['', false],
+      ['production', false],
+      ['development', true],
+    ] as const) {
+      vi.stubEnv('CLUSTER_ENV', value);
+      expect(readProcessConfig().development, value).toBe(development);
+    }
+    vi.stubEnv('CLUSTER_ENV', 'dev');
+    expect(() => readProcessConfig()).toThrow(/CLUSTER_ENV must be one of development, production, got dev/);
+    vi.stubEnv('CLUSTER_ENV', 'development');
+    vi.stubEnv('NODE_ENV', 'production');
+    expect(() => readProcessConfig()).toThrow(/CLUSTER_ENV=development contradicts NODE_ENV=production/);
+    vi.stubEnv('CLUSTER_ENV', '');
+    vi.stubEnv('NODE_ENV', 'development'); // NODE_ENV alone never allows development keys
+    expect(readProcessConfig().development).toBe(false);
   });
 
   it('refuses a log level pino does not know and a deadline that is not a number', () => {
@@ -217,37 +237,58 @@ describe('readDatabaseConfig', () => {
 describe('readServiceConfig', () => {
   const SEED = Buffer.alloc(32, 7).toString('base64');
   const PUBLIC = rawPublicKey(signingKeyFromSeed(Buffer.alloc(32, 7))).toString('base64');
-  const DEV_GATEWAY = rawPublicKey(devServiceKeys('gateway').signingKey).toString('base64');
+  const PUBLIC_2 = rawPublicKey(signingKeyFromSeed(Buffer.alloc(32, 9))).toString('base64');
 
-  it('listens on 127.0.0.1 and uses the development keys unless configured, outside production', () => {
+  it('listens on 127.0.0.1 and uses the development keys unless configured, in development', () => {
     for (const name of ['LISTEN_HOST', 'SERVICE_SIGNING_KEY', 'SERVICE_PUBLIC_KEYS']) vi.stubEnv(name, '');
-    const config = readServiceConfig('core', false);
+    const config = readServiceConfig('core', true);
     expect(config.listenHost).toBe('127.0.0.1');
     expect(rawPublicKey(config.serviceKeys.signingKey)).toEqual(rawPublicKey(devServiceKeys('core').signingKey));
     expect(config.serviceKeys.publicKeys.map((k) => k.service).sort()).toEqual(['core', 'delivery', 'evidence', 'gateway']);
   });
 
-  it('refuses to start in production without keys, with the development key, or with a malformed one', () => {
+  it('refuses to start outside development without keys, with the development key, or with a malformed one', () => {
     for (const name of ['SERVICE_SIGNING_KEY', 'SERVICE_PUBLIC_KEYS']) vi.stubEnv(name, '');
-    expect(() => readServiceConfig('core', true)).toThrow(/SERVICE_SIGNING_KEY and SERVICE_PUBLIC_KEYS are required/);
+    expect(() => readServiceConfig('core', false)).toThrow(/SERVICE_SIGNING_KEY and SERVICE_PUBLIC_KEYS are required/);
     vi.stubEnv('SERVICE_PUBLIC_KEYS', `gateway:${PUBLIC}`);
     vi.stubEnv('SERVICE_SIGNING_KEY', devServiceSeed('core').toString('base64'));
-    expect(() => readServiceConfig('core', true)).toThrow(/development key/);
+    expect(() => readServiceConfig('core', false)).toThrow(/development key/);
     vi.stubEnv('SERVICE_SIGNING_KEY', 'CHANGE_ME_32_BYTES_BASE64');
-    expect(() => readServiceConfig('core', true)).toThrow(/32 bytes/);
+    expect(() => readServiceConfig('core', false)).toThrow(/32 bytes/);
     vi.stubEnv('SERVICE_SIGNING_KEY', SEED);
     vi.stubEnv('SERVICE_PUBLIC_KEYS', `gateway:${PUBLIC},billing:${PUBLIC}`);
-    expect(() => readServiceConfig('core', true)).toThrow(/billing/);
+    expect(() => readServiceConfig('core', false)).toThrow(/billing/);
   });
 
   it('reads the listen address, the signing key and the listed public keys', () => {
     vi.stubEnv('LISTEN_HOST', '0.0.0.0');
     vi.stubEnv('SERVICE_SIGNING_KEY', SEED);
-    vi.stubEnv('SERVICE_PUBLIC_KEYS', ` gateway:${PUBLIC} , delivery:${PUBLIC}, gateway:${DEV_GATEWAY}`);
-    const config = readServiceConfig('core', true);
+    vi.stubEnv('SERVICE_PUBLIC_KEYS', ` gateway:${PUBLIC} , delivery:${PUBLIC}, gateway:${PUBLIC_2}`);
+    const config = readServiceConfig('core', false);
     expect(config.listenHost).toBe('0.0.0.0');
     expect(rawPublicKey(config.serviceKeys.signingKey).toString('base64')).toBe(PUBLIC);
     expect(config.serviceKeys.publicKeys.map((k) => k.service)).toEqual(['gateway', 'delivery', 'gateway']);
+  });
+
+  it('outside development refuses every development key in either role, by fingerprint', () => {
+    const devSeed = (s: ServiceName) => devServiceSeed(s).toString('base64');
+    const devPublic = (s: ServiceName) => rawPublicKey(devServiceKeys(s).signingKey).toString('base64');
+    const refused: [string, string, RegExp][] = [
+      // another service's development seed as this one's signing key
+      [devSeed('gateway'), `gateway:${PUBLIC}`, /SERVICE_SIGNING_KEY holds a public development key/],
+      // the evidence platform's development seed, or a development sealing material, as a signing key
+      [DEV_EVIDENCE_SIGNING_SEED.toString('base64'), `gateway:${PUBLIC}`, /SERVICE_SIGNING_KEY holds a public development key/],
+      [DEV_SEALING_KEYS.WEBHOOK_SECRET_KEY, `gateway:${PUBLIC}`, /SERVICE_SIGNING_KEY holds a public development key/],
+      // a development public key listed beside a real one, under any service's name
+      [SEED, `gateway:${PUBLIC},delivery:${devPublic('delivery')}`, /SERVICE_PUBLIC_KEYS holds a public development key/],
+      [SEED, `evidence:${devPublic('gateway')}`, /SERVICE_PUBLIC_KEYS holds a public development key/],
+    ];
+    for (const [seed, listed, message] of refused) {
+      vi.stubEnv('SERVICE_SIGNING_KEY', seed);
+      vi.stubEnv('SERVICE_PUBLIC_KEYS', listed);
+      expect(() => readServiceConfig('core', false), `${seed} ${listed}`).toThrow(message);
+      expect(() => readServiceConfig('core', true), `${seed} ${listed} in development`).not.toThrow(/development key/);
+    }
   });
 });
 
@@ -260,22 +301,22 @@ describe('sealingKeys', () => {
     return `${key.slice(0, 42)}${digits[digits.indexOf(key[42]) + 1]}=`;
   };
 
-  it("outside production: unset is the caller's dev default, any material is accepted", () => {
+  it("in development: unset is the caller's dev default, any material is accepted", () => {
     vi.stubEnv('WEBHOOK_SECRET_KEY', '');
-    expect(sealingKeys('WEBHOOK_SECRET_KEY', false)).toBeUndefined();
+    expect(sealingKeys('WEBHOOK_SECRET_KEY', true)).toBeUndefined();
     vi.stubEnv('WEBHOOK_SECRET_KEY', 'a dev key');
-    expect(sealingKeys('WEBHOOK_SECRET_KEY', false)).toEqual(['a dev key']);
+    expect(sealingKeys('WEBHOOK_SECRET_KEY', true)).toEqual(['a dev key']);
   });
 
   it('reads a keyring: comma-separated, first = current, blanks around entries trimmed; padding optional', () => {
     const [b, a] = [good(), good().replace(/=$/, '')];
     vi.stubEnv('WEBHOOK_SECRET_KEY', ` ${b} , ${a}`);
-    expect(sealingKeys('WEBHOOK_SECRET_KEY', true)).toEqual([b, a]);
+    expect(sealingKeys('WEBHOOK_SECRET_KEY', false)).toEqual([b, a]);
   });
 
-  it('in production refuses a missing, placeholder, short, malformed, repeated-byte or passphrase key, naming the variable', () => {
+  it('outside development refuses a missing, placeholder, short, malformed, repeated-byte or passphrase key, naming the variable', () => {
     const refused: [string, RegExp][] = [
-      ['', /WEBHOOK_SECRET_KEY is required when NODE_ENV=production/],
+      ['', /WEBHOOK_SECRET_KEY is required unless CLUSTER_ENV=development/],
       ['CHANGE_ME_32_BYTES_BASE64', /WEBHOOK_SECRET_KEY is a placeholder/],
       [randomBytes(16).toString('base64'), /WEBHOOK_SECRET_KEY decodes to 16 bytes, not 32/],
       [randomBytes(33).toString('base64'), /decodes to 33 bytes/],
@@ -286,33 +327,51 @@ describe('sealingKeys', () => {
     ];
     for (const [value, message] of refused) {
       vi.stubEnv('WEBHOOK_SECRET_KEY', value);
-      expect(() => sealingKeys('WEBHOOK_SECRET_KEY', true), value).toThrow(ConfigError);
-      expect(() => sealingKeys('WEBHOOK_SECRET_KEY', true), value).toThrow(message);
+      expect(() => sealingKeys('WEBHOOK_SECRET_KEY', false), value).toThrow(ConfigError);
+      expect(() => sealingKeys('WEBHOOK_SECRET_KEY', false), value).toThrow(message);
     }
   });
 
-  it('in production checks the sealing key of a keyring, never quoting it; retired keys are taken with a warning', () => {
+  it('outside development checks the sealing key of a keyring, never quoting it; retired keys are taken with a warning', () => {
     const short = randomBytes(31).toString('base64');
     vi.stubEnv('IDEMPOTENCY_SECRET_KEY', `${short},${good()}`);
-    expect(() => sealingKeys('IDEMPOTENCY_SECRET_KEY', true)).toThrow(
+    expect(() => sealingKeys('IDEMPOTENCY_SECRET_KEY', false)).toThrow(
       /the first \(sealing\) key of IDEMPOTENCY_SECRET_KEY decodes to 31 bytes/,
     );
-    expect(() => sealingKeys('IDEMPOTENCY_SECRET_KEY', true)).not.toThrow(short);
+    expect(() => sealingKeys('IDEMPOTENCY_SECRET_KEY', false)).not.toThrow(short);
     const current = good();
     vi.stubEnv('IDEMPOTENCY_SECRET_KEY', `${current},an old passphrase,${good()}`);
-    const keys = sealingKeys('IDEMPOTENCY_SECRET_KEY', true) ?? [];
+    const keys = sealingKeys('IDEMPOTENCY_SECRET_KEY', false) ?? [];
     expect(keys).toHaveLength(3);
     expect(retiredKeyWarnings('IDEMPOTENCY_SECRET_KEY', keys)).toEqual([
       'key 2 of 3 of IDEMPOTENCY_SECRET_KEY is not base64: re-seal and remove it (docs/runbook.md)',
     ]);
   });
 
+  it('outside development refuses a development key anywhere in a keyring, whatever its role', () => {
+    const dev = [
+      ...Object.values(DEV_SEALING_KEYS), // any keyring's development material, in this keyring
+      DEV_EVIDENCE_SIGNING_SEED.toString('base64'),
+      devServiceSeed('core').toString('base64'),
+      rawPublicKey(devServiceKeys('gateway').signingKey).toString('base64'),
+    ];
+    for (const key of dev) {
+      for (const value of [key, `${good()},${key}`]) {
+        vi.stubEnv('WEBHOOK_SECRET_KEY', value);
+        expect(() => sealingKeys('WEBHOOK_SECRET_KEY', false), value).toThrow(
+          /WEBHOOK_SECRET_KEY holds a public development key/,
+        );
+        expect(sealingKeys('WEBHOOK_SECRET_KEY', true), value).toEqual(value.split(','));
+      }
+    }
+  });
+
   it('refuses an empty entry or a key listed twice, in any environment', () => {
     const a = good();
     vi.stubEnv('WEBHOOK_SECRET_KEY', `${a},,${good()}`);
-    expect(() => sealingKeys('WEBHOOK_SECRET_KEY', false)).toThrow(/empty entry/);
+    expect(() => sealingKeys('WEBHOOK_SECRET_KEY', true)).toThrow(/empty entry/);
     vi.stubEnv('WEBHOOK_SECRET_KEY', `${a},${a}`);
-    expect(() => sealingKeys('WEBHOOK_SECRET_KEY', false)).toThrow(/twice/);
+    expect(() => sealingKeys('WEBHOOK_SECRET_KEY', true)).toThrow(/twice/);
   });
 });
 

@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import {
   SERVICE_NAMES,
   devServiceKeys,
-  devServiceSeed,
   publicKeyFromRaw,
   signingKeyFromSeed,
   type ServiceKeys,
   type ServiceName,
 } from './service-auth.ts';
+import { isDevelopmentKey } from './development-keys.ts';
 
 // The one place that reads the environment, with each service's `src/config.ts`
 // (which calls these helpers): values are read once at boot, typed, and a bad value
@@ -107,27 +107,37 @@ export function sealingKeyProblem(value: string): string | undefined {
 /**
  * A sealing keyring: one key, or a comma-separated list during a rotation (the first
  * seals, all open; docs/runbook.md). Unset is undefined (the caller's development key)
- * outside production and refused in production, where the first (sealing) key must
- * pass sealingKeyProblem. The others only open what they once sealed, so they are
- * taken as they are (see retiredKeyWarnings). An empty entry or a key listed twice is
- * refused everywhere.
+ * in development and refused anywhere else, where the first (sealing) key must pass
+ * sealingKeyProblem and no entry may be a development key (isDevelopmentKey: a value
+ * anyone can read in this repository seals nothing). The other entries only open what
+ * they once sealed, so they are otherwise taken as they are (see retiredKeyWarnings).
+ * An empty entry or a key listed twice is refused everywhere.
  */
-export function sealingKeys(name: string, production: boolean): string[] | undefined {
+export function sealingKeys(name: string, development: boolean): string[] | undefined {
   const how = '32 random bytes in base64: openssl rand -base64 32';
   const raw = optionalStr(name);
   if (raw === undefined) {
-    if (production) throw new ConfigError(`${name} is required when NODE_ENV=production (${how})`);
+    if (!development) throw new ConfigError(`${name} is required unless ${DEVELOPMENT_SWITCH} (${how})`);
     return undefined;
   }
   const keys = raw.split(',').map((k) => k.trim());
   if (keys.includes('')) throw new ConfigError(`${name} has an empty entry in its comma-separated list`);
   if (new Set(keys).size !== keys.length) throw new ConfigError(`${name} lists the same key twice`);
-  const problem = production ? sealingKeyProblem(keys[0]) : undefined;
+  if (development) return keys;
+  if (keys.some(isDevelopmentKey)) throw developmentKeyError(name);
+  const problem = sealingKeyProblem(keys[0]);
   if (problem) {
     const which = keys.length > 1 ? `the first (sealing) key of ${name}` : name;
-    throw new ConfigError(`${which} ${problem}; production needs ${how}`);
+    throw new ConfigError(`${which} ${problem}; outside development it must be ${how}`);
   }
   return keys;
+}
+
+/** A development key given outside development (by fingerprint, in whatever role). */
+function developmentKeyError(name: string): ConfigError {
+  return new ConfigError(
+    `${name} holds a public development key, refused unless ${DEVELOPMENT_SWITCH}: generate one (openssl rand -base64 32; node scripts/service-keys.mjs)`,
+  );
 }
 
 /**
@@ -206,16 +216,35 @@ function withRootCert(url: string, rootCert: string | undefined): string {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** The one setting that allows development defaults, as error messages name it. */
+export const DEVELOPMENT_SWITCH = 'CLUSTER_ENV=development';
+
 /**
- * Settings every service process has (logs, shutdown, NODE_ENV), read the same way by
+ * Whether this process runs in development: CLUSTER_ENV=development, said explicitly (`npm start`,
+ * the tests, the benches and `npm run admin` say it). Only then are development keys, private
+ * webhook destinations, plain-http webhooks and a Host-derived public URL allowed. Unset or
+ * `production` is the strict default, so a deployment that forgets a setting refuses to start
+ * instead of running on keys anyone can mint. NODE_ENV decides nothing here (a library's
+ * convention, easily mistyped); NODE_ENV=production with CLUSTER_ENV=development is refused as a
+ * contradiction, so the image (which sets NODE_ENV=production) never runs in development.
+ */
+export function readDevelopment(): boolean {
+  const development = oneOf('CLUSTER_ENV', ['development', 'production'], 'production') === 'development';
+  if (development && optionalStr('NODE_ENV') === 'production')
+    throw new ConfigError('CLUSTER_ENV=development contradicts NODE_ENV=production: unset one of them');
+  return development;
+}
+
+/**
+ * Settings every service process has (logs, shutdown, CLUSTER_ENV), read the same way by
  * each service's config and handed to createLogger and createShutdown by its
  * composition root. (Traces are configured by the standard OTEL_* variables, which the
  * OpenTelemetry SDK reads itself: instrumentation.ts.)
  */
 export function readProcessConfig() {
   return {
-    /** NODE_ENV=production: development defaults (keys, private destinations) are refused. */
-    production: optionalStr('NODE_ENV') === 'production',
+    /** CLUSTER_ENV=development: development defaults allowed (readDevelopment); otherwise refused. */
+    development: readDevelopment(),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     /** Hard deadline of a graceful shutdown. */
     shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', 20_000, 0),
@@ -348,26 +377,26 @@ export type KafkaConfig = ReturnType<typeof readKafkaConfig>;
  * SERVICE_SIGNING_KEY: this service's Ed25519 seed, 32 bytes in base64.
  * SERVICE_PUBLIC_KEYS: `name:<base64 public key>,...` of the services it accepts calls from
  * (one service may be listed twice while its key is rotated).
- * Outside production, unset keys fall back to the development keys (derived from public
- * constants); with NODE_ENV=production both are required.
+ * In development, unset keys fall back to the development keys (derived from public
+ * constants); anywhere else both are required and no development key is accepted in either.
  */
-export function readServiceConfig(self: ServiceName, production: boolean) {
-  return { listenHost: str('LISTEN_HOST', '127.0.0.1'), serviceKeys: readServiceKeys(self, production) };
+export function readServiceConfig(self: ServiceName, development: boolean) {
+  return { listenHost: str('LISTEN_HOST', '127.0.0.1'), serviceKeys: readServiceKeys(self, development) };
 }
 export type ServiceConfig = ReturnType<typeof readServiceConfig>;
 
-function readServiceKeys(self: ServiceName, production: boolean): ServiceKeys {
+function readServiceKeys(self: ServiceName, development: boolean): ServiceKeys {
   const seed = optionalStr('SERVICE_SIGNING_KEY');
   const listed = optionalStr('SERVICE_PUBLIC_KEYS');
-  if (production && (!seed || !listed)) {
-    throw new ConfigError('SERVICE_SIGNING_KEY and SERVICE_PUBLIC_KEYS are required when NODE_ENV=production');
+  if (!development) {
+    if (!seed || !listed)
+      throw new ConfigError(`SERVICE_SIGNING_KEY and SERVICE_PUBLIC_KEYS are required unless ${DEVELOPMENT_SWITCH}`);
+    if (isDevelopmentKey(seed)) throw developmentKeyError('SERVICE_SIGNING_KEY');
+    if (listed.split(',').some((entry) => isDevelopmentKey(entry.split(':')[1]?.trim() ?? '')))
+      throw developmentKeyError('SERVICE_PUBLIC_KEYS');
   }
   const dev = devServiceKeys(self);
-  const seedBytes = seed ? key32('SERVICE_SIGNING_KEY', seed) : undefined;
-  if (production && seedBytes?.equals(devServiceSeed(self))) {
-    throw new ConfigError('SERVICE_SIGNING_KEY is the public development key: generate one (openssl rand -base64 32)');
-  }
-  const signingKey = seedBytes ? signingKeyFromSeed(seedBytes) : dev.signingKey;
+  const signingKey = seed ? signingKeyFromSeed(key32('SERVICE_SIGNING_KEY', seed)) : dev.signingKey;
   const publicKeys = listed ? parsePublicKeys(listed) : dev.publicKeys;
   return { self, signingKey, publicKeys };
 }

@@ -1,4 +1,5 @@
 export * from './config.ts';
+export * from './development-keys.ts';
 export * from './context.ts';
 export * from './errors.ts';
 export * from './logger.ts';

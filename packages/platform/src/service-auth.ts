@@ -64,7 +64,7 @@ function keyIdOf(key: KeyObject): string {
 
 /**
  * Development keys: derived from public constants, so anyone can mint them. Only for
- * `npm start` and tests; the services refuse them with NODE_ENV=production.
+ * `npm start` and tests; outside CLUSTER_ENV=development they are refused by fingerprint (development-keys.ts).
  */
 export function devServiceSeed(service: ServiceName): Buffer {
   return createHash('sha256').update(`cluster development service key: ${service}`).digest();

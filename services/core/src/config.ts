@@ -1,5 +1,6 @@
 import {
   readDatabaseConfig,
+  DEV_SEALING_KEYS,
   readDbTimeouts,
   int,
   readKafkaConfig,
@@ -8,15 +9,15 @@ import {
   sealingKeys,
 } from '@cluster/platform';
 
-/** Development key material, used only outside production when CODEHOST_SECRET_KEY is unset (refused in production). */
-export const DEV_CODEHOST_KEY_MATERIAL = 'dev-only-codehost-key: set CODEHOST_SECRET_KEY in production';
+/** Development key material, used only in development when CODEHOST_SECRET_KEY is unset (refused elsewhere). */
+export const DEV_CODEHOST_KEY_MATERIAL = DEV_SEALING_KEYS.CODEHOST_SECRET_KEY;
 
 /** Core configuration, read once at boot (contract.md names). */
 export function readCoreConfig() {
   const common = readProcessConfig();
   return {
     ...common,
-    ...readServiceConfig('core', common.production),
+    ...readServiceConfig('core', common.development),
     ...readKafkaConfig(),
     port: int('CORE_PORT', 50051, 0, 65535),
     /** DATABASE_URL (required: startCore checks; the test harness supplies its own), DATABASE_SSL_ROOT_CERT, DATABASE_CREATE. */
@@ -25,7 +26,7 @@ export function readCoreConfig() {
     db: readDbTimeouts(),
     relayIdleMs: int('OUTBOX_RELAY_IDLE_MS', 1000, 10),
     /** Keyring sealing organizations' code-host webhook secrets at rest (first seals, all open); undefined: the dev default. */
-    codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', common.production),
+    codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', common.development),
   };
 }
 export type CoreConfig = ReturnType<typeof readCoreConfig>;
@@ -34,6 +35,6 @@ export type CoreConfig = ReturnType<typeof readCoreConfig>;
 export function readAdminConfig() {
   return {
     ...readDatabaseConfig(),
-    codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', readProcessConfig().production),
+    codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', readProcessConfig().development),
   };
 }

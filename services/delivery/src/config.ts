@@ -1,5 +1,8 @@
 import {
   readDatabaseConfig,
+  ConfigError,
+  DEV_SEALING_KEYS,
+  DEVELOPMENT_SWITCH,
   readDbTimeouts,
   bool,
   int,
@@ -11,17 +14,21 @@ import {
   serviceUrls,
 } from '@cluster/platform';
 
-/** A fixed development key material, used only outside production when WEBHOOK_SECRET_KEY is unset. */
-export const DEV_SECRET_KEY_MATERIAL = 'dev-only-webhook-secret-key: set WEBHOOK_SECRET_KEY in production';
+/** A fixed development key material, used only in development when WEBHOOK_SECRET_KEY is unset (refused elsewhere). */
+export const DEV_SECRET_KEY_MATERIAL = DEV_SEALING_KEYS.WEBHOOK_SECRET_KEY;
 
 /** Delivery configuration, read once at boot (contract.md names and defaults). */
 export function readDeliveryConfig() {
   const common = readProcessConfig();
   const timeoutMs = int('WEBHOOK_TIMEOUT_MS', 5000, 1);
   const allowPrivateDestinations = bool('WEBHOOK_ALLOW_PRIVATE_DESTINATIONS', false);
+  // Webhooks to loopback and private addresses reach whatever listens inside the cluster (SSRF):
+  // a local run's receivers only, never a deployment's.
+  if (allowPrivateDestinations && !common.development)
+    throw new ConfigError(`WEBHOOK_ALLOW_PRIVATE_DESTINATIONS=true is refused unless ${DEVELOPMENT_SWITCH}`);
   return {
     ...common,
-    ...readServiceConfig('delivery', common.production),
+    ...readServiceConfig('delivery', common.development),
     ...readKafkaConfig(),
     port: int('DELIVERY_PORT', 50052, 0, 65535),
     /** The core, which keeps the audit trail of webhook writes. */
@@ -48,7 +55,7 @@ export function readDeliveryConfig() {
      * Keyring for AES-256-GCM encryption of signing secrets at rest (first seals, all open:
      * a rotation lists the new key first); undefined means the dev default.
      */
-    secretKeys: sealingKeys('WEBHOOK_SECRET_KEY', common.production),
+    secretKeys: sealingKeys('WEBHOOK_SECRET_KEY', common.development),
     /** Sends in flight per replica. */
     concurrency: int('WEBHOOK_CONCURRENCY', 64, 1, 10_000),
     /** Sends in flight per destination (scheme://host:port) per replica, so one slow receiver cannot starve the others. */

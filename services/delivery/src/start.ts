@@ -56,7 +56,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   }
   const secrets = withOpenCache(createWebhookSecretBox(config.secretKeys ?? [DEV_SECRET_KEY_MATERIAL]));
   logger.info({ keyIds: secrets.keyIds }, 'webhook secret sealing keys (the first seals)');
-  if (config.production) for (const w of retiredKeyWarnings('WEBHOOK_SECRET_KEY', config.secretKeys ?? [])) logger.warn(w);
+  if (!config.development) for (const w of retiredKeyWarnings('WEBHOOK_SECRET_KEY', config.secretKeys ?? [])) logger.warn(w);
 
   if (config.createDatabase) await ensureDatabase(config.databaseUrl);
   await prepareSchema(config.databaseUrl, 'delivery', migrations, config.migrateOnStart);
@@ -93,7 +93,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const sender = createHttpSender({
     timeoutMs: config.timeoutMs,
     allowPrivate: config.allowPrivateDestinations,
-    production: config.production,
+    production: !config.development,
     maxResponseBytes: config.maxResponseBytes,
     connectionsPerOrigin: config.perDestinationConcurrency,
   });
@@ -157,7 +157,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     secrets,
     sender,
     metrics: deliveryMetrics,
-    destinations: { production: config.production, allowPrivate: config.allowPrivateDestinations },
+    destinations: { production: !config.development, allowPrivate: config.allowPrivateDestinations },
     testLimitPerHour: config.testLimitPerHour,
     retryMaxAgeMs: config.retryMaxAgeMs,
     audited: () => auditForwarder.wake(),

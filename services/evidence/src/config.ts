@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
 import {
   ConfigError,
   readDatabaseConfig,
+  DEV_EVIDENCE_SIGNING_SEED,
+  DEV_SEALING_KEYS,
   readDbTimeouts,
   int,
   readProcessConfig,
@@ -11,32 +12,30 @@ import {
   str,
 } from '@cluster/platform';
 
-/** Development key material, used only outside production when EVIDENCE_SECRET_KEY is unset (refused in production). */
-export const DEV_EVIDENCE_KEY_MATERIAL = 'dev-only-evidence-key: set EVIDENCE_SECRET_KEY in production';
+/** Development key material, used only in development when EVIDENCE_SECRET_KEY is unset (refused elsewhere). */
+export const DEV_EVIDENCE_KEY_MATERIAL = DEV_SEALING_KEYS.EVIDENCE_SECRET_KEY;
 
 /**
- * The development platform signing seed: derived from a public constant, so anyone can sign with
- * it. Used only outside production when EVIDENCE_SIGNING_KEY is unset; refused in production.
+ * The development platform signing seed (@cluster/platform's development keys): derived from a public
+ * constant, so anyone can sign with it. Used only in development when EVIDENCE_SIGNING_KEY is unset.
  */
-export const DEV_EVIDENCE_SIGNING_SEED = createHash('sha256').update('cluster development evidence signing key').digest();
+export { DEV_EVIDENCE_SIGNING_SEED };
 
 /**
  * EVIDENCE_SIGNING_KEY: the platform's Ed25519 seeds (32 bytes in base64), `NEW,OLD` while
  * rotating: the first signs packages, every one stays published so that packages signed before
- * still verify (docs/evidence.md). The same rules as the sealing keys (sealingKeys: required in
- * production, the signing key 32 random bytes), plus: every entry decodes to 32 bytes, and the
- * development seed is refused in production. Unset outside production: the development seed.
+ * still verify (docs/evidence.md). The same rules as the sealing keys (sealingKeys: required
+ * outside development, the signing key 32 random bytes, no development key of any role), plus:
+ * every entry decodes to 32 bytes. Unset in development: the development seed.
  */
-export function evidenceSigningSeeds(production: boolean): Buffer[] {
-  const keys = sealingKeys('EVIDENCE_SIGNING_KEY', production);
+export function evidenceSigningSeeds(development: boolean): Buffer[] {
+  const keys = sealingKeys('EVIDENCE_SIGNING_KEY', development);
   if (!keys) return [DEV_EVIDENCE_SIGNING_SEED];
   const seeds = keys.map((key, i) => {
     const seed = Buffer.from(key, 'base64');
     if (seed.length !== 32) throw new ConfigError(`key ${i + 1} of EVIDENCE_SIGNING_KEY is not 32 bytes in base64`);
     return seed;
   });
-  if (production && seeds.some((seed) => seed.equals(DEV_EVIDENCE_SIGNING_SEED)))
-    throw new ConfigError('EVIDENCE_SIGNING_KEY lists the public development key: generate one (openssl rand -base64 32)');
   return seeds;
 }
 
@@ -45,7 +44,7 @@ export function readEvidenceConfig() {
   const common = readProcessConfig();
   return {
     ...common,
-    ...readServiceConfig('evidence', common.production),
+    ...readServiceConfig('evidence', common.development),
     port: int('EVIDENCE_PORT', 50053, 0, 65535),
     /** DATABASE_URL (required: startEvidence checks; the test harness supplies its own), DATABASE_SSL_ROOT_CERT, DATABASE_CREATE. */
     ...readDatabaseConfig(),
@@ -54,9 +53,9 @@ export function readEvidenceConfig() {
     /** Where the core answers (release facts). */
     coreUrl: serviceUrls().core,
     /** Keyring sealing organizations' evidence keys at rest (first seals, all open); undefined means the dev default. */
-    secretKeys: sealingKeys('EVIDENCE_SECRET_KEY', common.production),
+    secretKeys: sealingKeys('EVIDENCE_SECRET_KEY', common.development),
     /** The platform's evidence signing seeds (EVIDENCE_SIGNING_KEY): the first signs, all are published. */
-    signingSeeds: evidenceSigningSeeds(common.production),
+    signingSeeds: evidenceSigningSeeds(common.development),
     /** Whether signingSeeds is the development seed (a warning at start). */
     devSigningKey: str('EVIDENCE_SIGNING_KEY', '') === '',
   };

@@ -32,7 +32,7 @@ export async function startEvidence(config: EvidenceConfig): Promise<{ port: num
   const metrics = createMetrics('evidence');
   const shutdown = createShutdown(logger, config.shutdownDeadlineMs);
   if (!config.secretKeys) logger.warn('EVIDENCE_SECRET_KEY is unset: evidence keys are sealed with a development key');
-  if (config.production) for (const w of retiredKeyWarnings('EVIDENCE_SECRET_KEY', config.secretKeys ?? [])) logger.warn(w);
+  if (!config.development) for (const w of retiredKeyWarnings('EVIDENCE_SECRET_KEY', config.secretKeys ?? [])) logger.warn(w);
   if (config.devSigningKey)
     logger.warn('EVIDENCE_SIGNING_KEY is unset: evidence packages are signed with the public development key');
   if (config.createDatabase) await ensureDatabase(config.databaseUrl);

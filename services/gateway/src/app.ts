@@ -54,7 +54,7 @@ export function buildGateway(deps: GatewayDeps): Koa {
     labelNames: ['outcome'] as const,
     registers: [metrics.registry],
   });
-  // One limit of failed authentications for API keys and code-host signatures (its check slots are shared).
+  // One limit of failed authentications for API keys, settings sessions and code-host signatures (its check slots are shared).
   const failureLimit = createFailureLimit({ failures: deps.authFailures, onOverLimit: (outcome) => overLimit.inc({ outcome }) });
   const authenticator = createAuthenticator({ auth: clients.auth, failureLimit });
   const requests = new Counter({
@@ -131,7 +131,7 @@ export function buildGateway(deps: GatewayDeps): Koa {
   app.use(createEvidenceKeysDocument(clients));
 
   // The settings routes (a settings session, not an API key).
-  app.use(createSettingsRoutes(clients));
+  app.use(createSettingsRoutes(clients, failureLimit));
 
   // Inbound code-host webhooks (signed with the organization's secret, not an API key).
   app.use(createCodeHostHooks(clients, failureLimit));
@@ -160,7 +160,7 @@ export function buildGateway(deps: GatewayDeps): Koa {
       throw refusal;
     }
     const { route, params } = matched;
-    const serve = async ({ actor, apiEnabled }: Authenticated) => {
+    const serve = async ({ actor, apiEnabled, cached }: Authenticated) => {
       const request = requestContext.getStore();
       if (request) request.actor = claimsOf(actor);
       await once.rateLimit(actor.apiKeyId);
@@ -168,7 +168,9 @@ export function buildGateway(deps: GatewayDeps): Koa {
       const { raw, json } = await once.body();
       assertSafeQuery(ctx.query);
       const run = () => runRoute(route, { actor, params, json, query: ctx.query, clients });
-      respond(ctx, await runIdempotent(ctx, clients, deps.idempotencyBox, actor.apiKeyId, raw, run));
+      // A stored answer is replayed without a backend call: a key known only from the cache is checked afresh first.
+      const confirmKey = async () => void (cached ? await authenticator.authenticate(ctx, { fresh: true }) : undefined);
+      respond(ctx, await runIdempotent(ctx, clients, deps.idempotencyBox, actor.apiKeyId, raw, run, confirmKey));
     };
     // The core re-checks the key on every call; the delivery and evidence services cannot, so their routes check it here.
     const auth = await authenticator.authenticate(ctx, { fresh: (route.backend ?? 'core') !== 'core' });

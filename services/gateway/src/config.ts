@@ -1,16 +1,54 @@
-import { int, list, optionalStr, readProcessConfig, readServiceConfig, sealingKeys, serviceUrls, str } from '@cluster/platform';
+import {
+  ConfigError,
+  DEV_SEALING_KEYS,
+  DEVELOPMENT_SWITCH,
+  int,
+  list,
+  optionalStr,
+  readProcessConfig,
+  readServiceConfig,
+  sealingKeys,
+  serviceUrls,
+  str,
+} from '@cluster/platform';
 
-/** Development key material, used only outside production when IDEMPOTENCY_SECRET_KEY is unset (refused in production). */
-export const DEV_IDEMPOTENCY_KEY_MATERIAL = 'dev-only-idempotency-key: set IDEMPOTENCY_SECRET_KEY in production';
+/** Development key material, used only in development when IDEMPOTENCY_SECRET_KEY is unset (refused elsewhere). */
+export const DEV_IDEMPOTENCY_KEY_MATERIAL = DEV_SEALING_KEYS.IDEMPOTENCY_SECRET_KEY;
+
+/**
+ * PUBLIC_BASE_URL: the gateway's public origin (https://api.example.com), which the tool-protocol
+ * metadata and WWW-Authenticate name. Required outside development: taken from the request's Host,
+ * a client could make the gateway name any server as its own. In development it may be unset (the
+ * endpoint then names the request's Host, loopback hosts only: mcp/endpoint.ts).
+ */
+export function publicBaseUrl(development: boolean): string | undefined {
+  const raw = optionalStr('PUBLIC_BASE_URL');
+  if (raw === undefined) {
+    if (development) return undefined;
+    throw new ConfigError(
+      `PUBLIC_BASE_URL is required unless ${DEVELOPMENT_SWITCH} (the gateway's public URL, https://api.example.com)`,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL, got ${raw}`);
+  }
+  const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || !bare)
+    throw new ConfigError(`PUBLIC_BASE_URL must be an origin (scheme, host and port only), got ${raw}`);
+  return url.origin;
+}
 
 /** Gateway configuration, read once at boot (contract.md names). */
 export function readGatewayConfig() {
   const common = readProcessConfig();
   return {
     ...common,
-    ...readServiceConfig('gateway', common.production),
+    ...readServiceConfig('gateway', common.development),
     /** Keyring sealing stored Idempotency-Key answers (first seals, all open); undefined means the dev default. */
-    idempotencySecretKeys: sealingKeys('IDEMPOTENCY_SECRET_KEY', common.production),
+    idempotencySecretKeys: sealingKeys('IDEMPOTENCY_SECRET_KEY', common.development),
     port: int('GATEWAY_PORT', 8080, 0, 65535),
     /** Prometheus' port: /metrics is served here only, never on the public API port (Kubernetes: the Ingress does not route to it). */
     metricsPort: int('GATEWAY_METRICS_PORT', 9464, 0, 65535),
@@ -28,15 +66,15 @@ export function readGatewayConfig() {
       /** Browser origins allowed to call /mcp (none by default; a request without Origin is always allowed). */
       allowedOrigins: list('MCP_ALLOWED_ORIGINS', ''),
       /**
-       * Outside production with MCP_ALLOWED_ORIGINS unset, pages served from loopback (localhost,
+       * In development with MCP_ALLOWED_ORIGINS unset, pages served from loopback (localhost,
        * 127.0.0.1, [::1], any port) may call /mcp too, as the MCP SDK's own DNS-rebinding guard allows.
        */
-      allowLoopbackOrigins: !common.production && !optionalStr('MCP_ALLOWED_ORIGINS'),
+      allowLoopbackOrigins: common.development && !optionalStr('MCP_ALLOWED_ORIGINS'),
       privacyPolicyUrl: str('PRIVACY_POLICY_URL', 'https://feedback.example.com/privacy'),
       /** OAuth authorization servers named in the protected-resource metadata (none: API keys only). */
       authorizationServers: list('MCP_AUTHORIZATION_SERVERS', ''),
-      /** The gateway's public base URL (https://api.example.com); unset: taken from each request. */
-      publicBaseUrl: optionalStr('PUBLIC_BASE_URL'),
+      /** The gateway's public origin (https://api.example.com); unset only in development (publicBaseUrl). */
+      publicBaseUrl: publicBaseUrl(common.development),
     },
   };
 }

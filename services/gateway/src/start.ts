@@ -36,7 +36,7 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
     info: 'idempotent-answer-at-rest:v1',
   });
   logger.info({ keyIds: idempotencyBox.keyIds }, 'idempotency sealing keys (the first seals)');
-  if (config.production)
+  if (!config.development)
     for (const w of retiredKeyWarnings('IDEMPOTENCY_SECRET_KEY', config.idempotencySecretKeys ?? [])) logger.warn(w);
   const app = buildGateway({
     clients,

@@ -13,6 +13,10 @@ const REPLAYED_HEADERS = ['location', 'retry-after'];
  * Runs a POST under its Idempotency-Key (docs/decisions-api.md): a replay returns the
  * stored answer with Idempotent-Replayed: true; another body under the same key is
  * 422; a key still running is 409; 5xx answers are not stored.
+ *
+ * A replay calls no backend operation, so nothing else would check the API key: `confirmKey`
+ * (a fresh check of the key with the core, unless this request already made one) runs before a
+ * stored answer is served, so a key revoked since its answer was stored gets 401, not the answer.
  */
 export async function withIdempotency(
   clients: Clients,
@@ -21,6 +25,7 @@ export async function withIdempotency(
   key: string,
   request: { method: string; path: string; rawBody: string },
   run: () => Promise<RouteResult>,
+  confirmKey: () => Promise<void>,
 ): Promise<RouteResult> {
   if (!KEY_PATTERN.test(key)) {
     throw new DomainError('validation_error', 'Idempotency-Key must be 1 to 255 printable ASCII characters', {
@@ -36,6 +41,7 @@ export async function withIdempotency(
     throw new DomainError('idempotency_key_in_use', 'a request with this Idempotency-Key is still in progress');
   }
   if (begun.state === 'replay') {
+    await confirmKey();
     const sealed = (begun.body as { sealed?: string } | undefined)?.sealed;
     return {
       status: begun.status,
@@ -83,7 +89,10 @@ async function store(clients: Clients, box: SecretBox, apiKeyId: string, key: st
   });
 }
 
-/** Pipeline step 6: a POST with an Idempotency-Key header runs under that key (withIdempotency); any other request just runs. */
+/**
+ * Pipeline step 6: a POST with an Idempotency-Key header runs under that key (withIdempotency, which
+ * calls `confirmKey` before it serves a stored answer); any other request just runs.
+ */
 export function runIdempotent(
   ctx: GatewayContext,
   clients: Clients,
@@ -91,6 +100,7 @@ export function runIdempotent(
   apiKeyId: string,
   rawBody: string,
   run: () => Promise<RouteResult>,
+  confirmKey: () => Promise<void>,
 ): Promise<RouteResult> {
   if (ctx.method !== 'POST' || ctx.headers['idempotency-key'] === undefined) return run();
   return withIdempotency(
@@ -100,5 +110,6 @@ export function runIdempotent(
     ctx.get('idempotency-key'),
     { method: ctx.method, path: ctx.path, rawBody },
     run,
+    confirmKey,
   );
 }

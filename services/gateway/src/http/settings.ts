@@ -1,10 +1,15 @@
+import { createHash } from 'node:crypto';
 import type { Next } from 'koa';
-import { DomainError, fromConnectError } from '@cluster/platform';
+import { DomainError } from '@cluster/platform';
 import type { Clients } from '../clients.ts';
 import { nameRequest, type GatewayContext } from './context.ts';
+import type { FailureLimit } from './failure-limit.ts';
 
 /** Where the settings routes live (outside /api/v1: sessions are not part of v1). */
 export const EVIDENCE_KEY_SETTINGS = '/api/settings/evidence-key';
+
+/** The shape of a session token `admin session create` mints (32 random bytes, base64url). */
+const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * `GET/POST /api/settings/evidence-key` (docs/decisions-api.md, "Evidence key settings"): for an
@@ -12,8 +17,11 @@ export const EVIDENCE_KEY_SETTINGS = '/api/settings/evidence-key';
  * No session (an API key is no session): 401; the evidence service has the core check the
  * session and answers 401 for an unknown or expired one, 403 for a user who is not an admin.
  * A POST from a page of another origin is refused (the cookie would ride along: CSRF).
+ * A session that fails counts against the client address's limit of failed authentications, the
+ * same one as API keys and code-host signatures (failure-limit.ts): session tokens cannot be
+ * guessed here faster than keys can.
  */
-export function createSettingsRoutes(clients: Clients) {
+export function createSettingsRoutes(clients: Clients, failureLimit: FailureLimit) {
   return async function settingsRoutes(ctx: GatewayContext, next: Next): Promise<void> {
     if (ctx.path !== EVIDENCE_KEY_SETTINGS) return next();
     nameRequest(ctx, EVIDENCE_KEY_SETTINGS);
@@ -27,15 +35,17 @@ export function createSettingsRoutes(clients: Clients) {
     const sessionToken = ctx.cookies.get('session');
     if (!sessionToken)
       throw new DomainError('unauthorized', 'a settings session is required (cookie session; admin session create)');
-    try {
-      const sessionArgs = { sessionToken };
-      ctx.body =
-        ctx.method === 'GET'
-          ? await clients.evidence.getEvidenceKey(sessionArgs).then((r) => ({ exists: r.exists, prefix: r.prefix || null }))
-          : await clients.evidence.rotateEvidenceKey(sessionArgs).then((r) => ({ key: r.key, prefix: r.prefix }));
-      if (ctx.method === 'POST') ctx.status = 201;
-    } catch (err) {
-      throw fromConnectError(err) ?? err;
-    }
+    const proof = {
+      id: createHash('sha256').update(sessionToken).digest('base64'),
+      wellFormed: SESSION_TOKEN.test(sessionToken),
+    };
+    const sessionArgs = { sessionToken };
+    // The failure limit turns the evidence service's Connect errors into DomainErrors.
+    ctx.body = await failureLimit<object>(ctx, proof, () =>
+      ctx.method === 'GET'
+        ? clients.evidence.getEvidenceKey(sessionArgs).then((r) => ({ exists: r.exists, prefix: r.prefix || null }))
+        : clients.evidence.rotateEvidenceKey(sessionArgs).then((r) => ({ key: r.key, prefix: r.prefix })),
+    );
+    if (ctx.method === 'POST') ctx.status = 201;
   };
 }

@@ -29,7 +29,10 @@ export interface McpSettings {
   privacyPolicyUrl: string;
   /** OAuth authorization servers of the protected-resource metadata (none: API keys only). */
   authorizationServers: readonly string[];
-  /** This gateway's public base URL; unset: taken from the request (its host, and its protocol behind a trusted proxy). */
+  /**
+   * This gateway's public origin. Unset only in development (config.ts requires it elsewhere): then
+   * the request's Host, when it is a loopback host (developmentBaseUrl).
+   */
   publicBaseUrl?: string;
 }
 
@@ -50,8 +53,10 @@ interface RouteTool {
  * The tool-protocol endpoint (Model Context Protocol, Streamable HTTP) with the official SDK's
  * server and transport, stateless: a server and transport per HTTP request (docs/decisions.md).
  * Order of refusals: an Origin outside the allow-list 403 before anything else; no, a bad or a
- * revoked key 401 with WWW-Authenticate pointing at the protected-resource metadata; then per
- * tool call the key's rate limit, its permissions and scope, and the arguments, as tool errors.
+ * revoked key 401 with WWW-Authenticate pointing at the protected-resource metadata (a key that
+ * fails counts against the address's failure limit, as on the REST API); then the key's rate limit
+ * for the request, whatever its method (429); then per tool call its permissions and scope and the
+ * arguments, as tool errors (and the rate limit again for each tool call after the first of a batch).
  */
 export function createMcpEndpoint(deps: {
   routes: readonly RouteDef[];
@@ -91,20 +96,20 @@ export function createMcpEndpoint(deps: {
     });
   }
 
-  const baseUrl = (ctx: GatewayContext) => settings.publicBaseUrl?.replace(/\/$/, '') ?? `${ctx.protocol}://${ctx.host}`;
+  const baseUrl = (ctx: GatewayContext) => settings.publicBaseUrl?.replace(/\/$/, '') ?? developmentBaseUrl(ctx);
   const metadataUrl = (ctx: GatewayContext) => `${baseUrl(ctx)}${METADATA_PATH}`;
 
-  /** Runs one tool call as the route would run: rate limit, permission and scope, arguments, handler. */
+  /** Runs one tool call as the route would run: rate limit (`charge`), permission and scope, arguments, handler. */
   async function call(
-    ctx: GatewayContext,
     auth: Awaited<ReturnType<Authenticator['authenticate']>>,
+    charge: () => Promise<void>,
     name: string,
     args: unknown,
   ): Promise<CallToolResult> {
     const found = tools.find((t) => t.tool.name === name);
     try {
       if (!found) throw new DomainError('not_found', `no tool named ${name}`);
-      await enforceRateLimit(ctx, deps.limiter, auth.actor.apiKeyId);
+      await charge();
       authorize(found.route, auth.actor, auth.apiEnabled);
       const given = args ?? {};
       if (!found.check(given)) throw validation(found.errors());
@@ -137,11 +142,20 @@ export function createMcpEndpoint(deps: {
     }
     const request = requestContext.getStore();
     if (request) request.actor = claimsOf(auth.actor);
+    // Every authenticated request counts against the key, whatever its method (initialize, tools/list,
+    // ping, notifications): none is free to flood with. The request's own hit pays for its first tool
+    // call; each further call of a batch is one more.
+    await enforceRateLimit(ctx, deps.limiter, auth.actor.apiKeyId);
+    let paidCalls = 1;
+    const charge = async () => {
+      if (paidCalls > 0) return void paidCalls--;
+      await enforceRateLimit(ctx, deps.limiter, auth.actor.apiKeyId);
+    };
     const json = ctx.method === 'POST' ? (await readRequestBody(ctx)).json : undefined;
 
     const server = new Server({ name: 'feedback-api', version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.tool) }));
-    server.setRequestHandler(CallToolRequestSchema, (req) => call(ctx, auth, req.params.name, req.params.arguments));
+    server.setRequestHandler(CallToolRequestSchema, (req) => call(auth, charge, req.params.name, req.params.arguments));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.respond = false;
     ctx.res.on('close', () => {
@@ -190,6 +204,20 @@ function methodNotAllowed(ctx: GatewayContext, allow: string): DomainError {
 function toolError(body: { reason: string; message: string; details?: unknown }): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }
+
+/**
+ * The base URL in development without PUBLIC_BASE_URL: the request's Host when it is a loopback host
+ * (a local client's), otherwise localhost at the same port: a Host a client made up is never echoed
+ * into the metadata or WWW-Authenticate (which would point an assistant at another server).
+ */
+function developmentBaseUrl(ctx: GatewayContext): string {
+  const host = ctx.host;
+  if (LOOPBACK_HOST.test(host)) return `${ctx.protocol}://${host}`;
+  const port = /:(\d+)$/.exec(host)?.[1];
+  return `${ctx.protocol}://localhost${port ? `:${port}` : ''}`;
+}
+
+const LOOPBACK_HOST = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/i;
 
 /** `http(s)://localhost`, `127.0.0.1` or `[::1]`, with or without a port. */
 function isLoopbackOrigin(origin: string): boolean {

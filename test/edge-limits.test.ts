@@ -1,0 +1,116 @@
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+
+// Issue 30, item 6, at the gateway's edge (docs/security.md, "Issue 30: the smaller findings"): the
+// tool-protocol endpoint's rate limit and metadata URL, idempotent replays after a revoke, and the
+// settings route's failed-authentication limit. One proxy hop is trusted, so each test is its own
+// client address (X-Forwarded-For) under a failure limit of 3 a minute.
+let c: TestCluster;
+let org: SeededOrg;
+let root: string;
+
+beforeAll(async () => {
+  c = await startTestCluster({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '3', TRUSTED_PROXY_HOPS: '1' } });
+  org = await c.seedOrg('Edge');
+  root = c.baseUrl.replace('/api/v1', '');
+}, 120_000);
+afterAll(async () => {
+  await c?.stop();
+});
+
+/** A fresh client address, as the trusted proxy names it. */
+const address = () => `10.${randomBytes(3).join('.')}`;
+
+/** A raw JSON-RPC message POSTed to /mcp. */
+function mcp(headers: Record<string, string>, method: string, params: Record<string, unknown> = {}) {
+  return fetch(`${root}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+}
+
+/** The protected-resource metadata as fetched with `host` as the Host header (fetch cannot set it). */
+function metadataWithHost(host: string): Promise<{ resource: string }> {
+  const { port } = new URL(root);
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/.well-known/oauth-protected-resource', headers: { host } }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => resolve(JSON.parse(text) as { resource: string }));
+    });
+    req.on('error', reject);
+  });
+}
+
+describe('the tool-protocol endpoint', () => {
+  it('counts every authenticated request against the key, whatever its method', async () => {
+    const { key } = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
+    const auth = { authorization: `Bearer ${key}`, 'x-forwarded-for': address() };
+    const remaining = async () => Number((await c.api(key, 'GET', '/me')).headers.get('x-ratelimit-remaining'));
+    const before = await remaining();
+    const answers = [await mcp(auth, 'ping'), await mcp(auth, 'tools/list'), await mcp(auth, 'ping')];
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(answers[2].headers.get('x-ratelimit-remaining')).toBe(String(before - 3));
+    expect(await remaining()).toBe(before - 4);
+  });
+
+  it('answers a key over its limit with 429 for any method, before the protocol', async () => {
+    const { key } = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
+    for (let i = 0; i < 600; i += 50) await Promise.all(Array.from({ length: 50 }, () => c.api(key, 'GET', '/me')));
+    const limited = await mcp({ authorization: `Bearer ${key}`, 'x-forwarded-for': address() }, 'tools/list');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.json()).toMatchObject({ reason: 'rate_limit' });
+  });
+
+  it('counts a key that fails against the address: over the limit, 429 for bad keys, a valid key still passes', async () => {
+    const from = address();
+    const bad = () =>
+      mcp({ authorization: `Bearer fbk_${randomBytes(8).toString('hex')}_nope`, 'x-forwarded-for': from }, 'ping');
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await bad()).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    expect((await mcp({ authorization: `Bearer ${org.key}`, 'x-forwarded-for': from }, 'ping')).status).toBe(200);
+  });
+
+  it('names a loopback Host in its metadata in development, and never a Host a client made up', async () => {
+    const { port } = new URL(root);
+    expect((await metadataWithHost(`127.0.0.1:${port}`)).resource).toBe(`http://127.0.0.1:${port}/mcp`);
+    expect((await metadataWithHost(`localhost:${port}`)).resource).toBe(`http://localhost:${port}/mcp`);
+    expect((await metadataWithHost(`evil.example:${port}`)).resource).toBe(`http://localhost:${port}/mcp`);
+    expect((await metadataWithHost('evil.example')).resource).toBe('http://localhost/mcp');
+  });
+});
+
+describe('an idempotent replay', () => {
+  it('is not served to a key revoked since, even while the key is in the gateway cache', async () => {
+    const { id, key } = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
+    const body = { name: 'Replayed', description: 'once' };
+    const headers = { 'idempotency-key': `replay-${randomBytes(4).toString('hex')}` };
+    const first = await c.api(key, 'POST', '/projects', body, headers);
+    expect(first.status).toBe(201);
+    const replay = await c.api(key, 'POST', '/projects', body, headers);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    await c.admin.revokeKey(id);
+    const afterRevoke = await c.api(key, 'POST', '/projects', body, headers);
+    expect(afterRevoke.status).toBe(401);
+    expect(afterRevoke.body).toMatchObject({ reason: 'key_revoked' });
+  });
+});
+
+describe('the settings route', () => {
+  it('counts failed sessions against the address: over the limit 429, while a valid session still passes', async () => {
+    const from = address();
+    const settings = (session: string) =>
+      fetch(`${root}/api/settings/evidence-key`, { headers: { cookie: `session=${session}`, 'x-forwarded-for': from } });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await settings(randomBytes(32).toString('base64url'))).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    expect((await settings('not-a-session-token')).status).toBe(429); // malformed: refused without a check
+    const { token } = await c.admin.createSession(org.adminId);
+    expect((await settings(token)).status).toBe(200);
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { exited, spawnService } from './support/processes.ts';
+
+// Secure by default (issue 30, docs/security.md): a service started without CLUSTER_ENV=development
+// and without its keys refuses to start, naming what is missing, instead of running on the
+// development keys anyone can mint.
+
+/** Runs a service's built main.js with `env` (CLUSTER_ENV unset unless given); its exit code and stderr, killed after 30 s. */
+async function start(service: 'core' | 'delivery' | 'evidence' | 'gateway', env: Record<string, string> = {}) {
+  const child = spawnService(
+    service,
+    {
+      CLUSTER_ENV: '',
+      SERVICE_SIGNING_KEY: '',
+      SERVICE_PUBLIC_KEYS: '',
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      ...env,
+    },
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited(child);
+  clearTimeout(timer);
+  return { code: child.exitCode, stderr };
+}
+
+describe('a service without CLUSTER_ENV=development', () => {
+  it('refuses to start without keys, each service naming the setting', async () => {
+    const results = await Promise.all((['core', 'delivery', 'evidence', 'gateway'] as const).map((s) => start(s)));
+    for (const { code, stderr } of results) {
+      expect(code).toBe(1);
+      expect(stderr).toContain(
+        'ConfigError: SERVICE_SIGNING_KEY and SERVICE_PUBLIC_KEYS are required unless CLUSTER_ENV=development',
+      );
+    }
+  });
+
+  it('refuses private webhook destinations, and a mistyped switch', async () => {
+    const [privateDestinations, typo] = await Promise.all([
+      start('delivery', { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true' }),
+      start('core', { CLUSTER_ENV: 'dev' }),
+    ]);
+    expect(privateDestinations.code).toBe(1);
+    expect(privateDestinations.stderr).toContain(
+      'ConfigError: WEBHOOK_ALLOW_PRIVATE_DESTINATIONS=true is refused unless CLUSTER_ENV=development',
+    );
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain('ConfigError: CLUSTER_ENV must be one of development, production, got dev');
+  });
+});
