@@ -42,6 +42,8 @@ export interface ChaosCluster {
  * (the load is the soak's, not an abuser's).
  */
 const SERVICE_ENV = {
+  // Development keys and a loopback receiver: a soak on this machine, also when run outside vitest (npm run chaos).
+  CLUSTER_ENV: 'development',
   LOG_LEVEL: 'warn',
   KAFKA_TOPIC_PREFIX: 'chaos.',
   RATE_LIMIT_PER_MINUTE: '10000000',
