@@ -2,16 +2,18 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // The tests run on the development keys and loopback receivers, which only CLUSTER_ENV=development
-    // allows (packages/platform/src/config.ts, readDevelopment); the processes they start inherit it.
-    env: { CLUSTER_ENV: 'development' },
+    env: {
+      // The tests run on the development keys and loopback receivers, which only CLUSTER_ENV=development
+      // allows (packages/platform/src/config.ts, readDevelopment); the processes they start inherit it.
+      CLUSTER_ENV: 'development',
+      // Every test makes databases of its own: the services (in process and spawned) create theirs.
+      DATABASE_CREATE: 'true',
+    },
     // Builds services/*/dist once per run: process-based tests start what production runs.
     globalSetup: ['test/support/global-setup.ts'],
     include: ['test/**/*.test.ts', 'services/*/src/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-    // Every test makes databases of its own: the services (in process and spawned) create theirs.
-    env: { DATABASE_CREATE: 'true' },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
