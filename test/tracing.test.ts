@@ -97,7 +97,15 @@ describe('a trace from an API write to the webhook it causes', () => {
     expect(header).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     expect(header.split('-')[1]).toBe(traceId);
 
-    const spans = await trace(traceId, (found) => found.some((s) => s.spanId === header.split('-')[2]));
+    // Each service's exporter batches on its own: wait for the spans of all three, not only the last one made.
+    const spans = await trace(
+      traceId,
+      (found) =>
+        found.some((s) => s.spanId === header.split('-')[2]) &&
+        found.some((s) => s.service === 'gateway' && s.kind === SERVER) &&
+        found.some((s) => s.service === 'core' && s.name === 'cluster.core.v1.EntryService/CreateEntry') &&
+        found.some((s) => s.service === 'delivery' && s.name === 'webhook.deliver'),
+    );
     const listing = spans.map((s) => `${s.service}: ${s.name}`).join('\n');
     const byId = new Map(spans.map((s) => [s.spanId, s]));
 
