@@ -10,7 +10,7 @@ import { readDeliveryConfig, startDelivery } from '@cluster/delivery';
 import { readGatewayConfig, startGateway } from '@cluster/gateway';
 import { WebhookService } from '@cluster/proto';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
-import { distArgs, exited, spawnService } from './support/processes.ts';
+import { distArgs, runUntilExit } from './support/processes.ts';
 import { jsonOf, transportAs } from './support/service-calls.ts';
 import { createReceivers, verifyServiceSignature, verifyStandardSignature, type Receiver } from './support/receiver.ts';
 
@@ -183,25 +183,15 @@ describe('production keys', () => {
   };
 
   /** Runs a service's main.ts outside development (CLUSTER_ENV unset, NODE_ENV=production) and `env`; its exit code and stderr (killed after 30 s). */
-  async function refusal(service: 'core' | 'delivery' | 'gateway', env: Record<string, string>) {
-    const child = spawnService(
-      service,
-      {
-        CLUSTER_ENV: '',
-        NODE_ENV: 'production',
-        WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'false',
-        DATABASE_URL: c.databaseUrl,
-        ...serviceKeys,
-        ...env,
-      },
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    await exited(child);
-    clearTimeout(timer);
-    return { code: child.exitCode, stderr };
+  function refusal(service: 'core' | 'delivery' | 'gateway', env: Record<string, string>) {
+    return runUntilExit(service, {
+      CLUSTER_ENV: '',
+      NODE_ENV: 'production',
+      WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'false',
+      DATABASE_URL: c.databaseUrl,
+      ...serviceKeys,
+      ...env,
+    });
   }
 
   it('a service refuses to start with a missing, placeholder or short key, naming the variable', async () => {

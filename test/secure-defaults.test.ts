@@ -1,29 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { exited, spawnService } from './support/processes.ts';
+import { runUntilExit } from './support/processes.ts';
 
 // Secure by default (issue 30, docs/security.md): a service started without CLUSTER_ENV=development
 // and without its keys refuses to start, naming what is missing, instead of running on the
 // development keys anyone can mint.
 
-/** Runs a service's built main.js with `env` (CLUSTER_ENV unset unless given); its exit code and stderr, killed after 30 s. */
-async function start(service: 'core' | 'delivery' | 'evidence' | 'gateway', env: Record<string, string> = {}) {
-  const child = spawnService(
-    service,
-    {
-      CLUSTER_ENV: '',
-      SERVICE_SIGNING_KEY: '',
-      SERVICE_PUBLIC_KEYS: '',
-      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
-      ...env,
-    },
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  await exited(child);
-  clearTimeout(timer);
-  return { code: child.exitCode, stderr };
+/** Runs a service's built main.js with `env` (CLUSTER_ENV unset unless given) until it exits. */
+function start(service: 'core' | 'delivery' | 'evidence' | 'gateway', env: Record<string, string> = {}) {
+  return runUntilExit(service, {
+    CLUSTER_ENV: '',
+    SERVICE_SIGNING_KEY: '',
+    SERVICE_PUBLIC_KEYS: '',
+    DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+    ...env,
+  });
 }
 
 describe('a service without CLUSTER_ENV=development', () => {

@@ -70,3 +70,21 @@ export function exited(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve());
   });
 }
+
+/**
+ * Runs a service's built main.js with `env` until it exits (killed after `timeoutMs`): its exit code
+ * and what it wrote on stderr. For the starts that must refuse, naming what is wrong.
+ */
+export async function runUntilExit(
+  name: 'core' | 'delivery' | 'evidence' | 'gateway',
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; stderr: string }> {
+  const child = spawnService(name, env, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await exited(child);
+  clearTimeout(timer);
+  return { code: child.exitCode, stderr };
+}
