@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { Counter, Histogram } from 'prom-client';
-import { DomainError, claimsOf, requestContext, type Logger, type Metrics, type SecretBox } from '@cluster/platform';
+import { DomainError, requestContext, type Logger, type Metrics, type SecretBox } from '@cluster/platform';
 import type { Clients } from './clients.ts';
 import { answerHeaders } from './http/answer-headers.ts';
 import { apiKeyOf, createAuthenticator, type Authenticated } from './http/authenticate.ts';
-import { authorize } from './http/authorize.ts';
 import { assertSafeQuery } from './http/safe-input.ts';
 import { nameRequest, type GatewayState } from './http/context.ts';
 import { renderError } from './http/errors.ts';
@@ -17,7 +16,7 @@ import { onceSteps } from './http/once.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
 import { respond } from './http/respond.ts';
 import { createMatcher, type RouteDef } from './http/route.ts';
-import { runRoute } from './http/run-route.ts';
+import { runOperation } from './http/pipeline.ts';
 import { createMcpEndpoint, type McpSettings } from './mcp/endpoint.ts';
 import { createCodeHostHooks } from './http/hooks.ts';
 import { createFailureLimit } from './http/failure-limit.ts';
@@ -139,9 +138,10 @@ export function buildGateway(deps: GatewayDeps): Koa {
   // The tool-protocol endpoint (/mcp, its privacy link and its protected-resource metadata): the v1 routes as tools.
   app.use(createMcpEndpoint({ routes, clients, authenticator, limiter, settings: deps.mcp, logger }));
 
-  // The v1 pipeline, one named step each (http/): match, authenticate, rate limit, authorize (switch, scope,
-  // permission, role), read the body (JSON only, no NUL, bounded depth; no NUL in the query either), then under the
-  // Idempotency-Key: validate body and query, run the handler. A known key's actor comes from the authenticator's
+  // The v1 REST envelope around the one pipeline (http/pipeline.ts, which /mcp's tool calls run too): match,
+  // authenticate, then runOperation: rate limit, authorize (switch, scope, permission, role), decode (the body: JSON
+  // only, no NUL, bounded depth; no NUL in the query either), then under the Idempotency-Key: validate body and
+  // query, run the handler. A known key's actor comes from the authenticator's
   // cache and the core checks it again on the call itself; a refusal decided here with a cached actor (429, 403,
   // 4xx) or the core's actor_changed is only answered after a fresh check of the key, so a revoked key still
   // answers 401 first and changed grants apply at once. Safe to run twice: a handler makes one backend call,
@@ -160,20 +160,28 @@ export function buildGateway(deps: GatewayDeps): Koa {
       throw refusal;
     }
     const { route, params } = matched;
-    const serve = async ({ actor, apiEnabled, cached }: Authenticated) => {
-      const request = requestContext.getStore();
-      if (request) request.actor = claimsOf(actor);
-      await once.rateLimit(actor.apiKeyId);
-      authorize(route, actor, apiEnabled);
-      const { raw, json } = await once.body();
-      assertSafeQuery(ctx.query);
-      const run = () => runRoute(route, { actor, params, json, query: ctx.query, clients });
+    const serve = async (auth: Authenticated) => {
+      const apiKeyId = auth.actor.apiKeyId;
       // A stored answer is replayed without a backend call: a key known only from the cache is checked afresh first.
-      const confirmKey = async () => void (cached ? await authenticator.authenticate(ctx, { fresh: true }) : undefined);
-      respond(ctx, await runIdempotent(ctx, clients, deps.idempotencyBox, actor.apiKeyId, raw, run, confirmKey));
+      const confirmKey = async () => void (auth.cached ? await authenticator.authenticate(ctx, { fresh: true }) : undefined);
+      const result = await runOperation(
+        {
+          route,
+          auth,
+          rateLimit: () => once.rateLimit(apiKeyId),
+          async decode() {
+            const { raw, json } = await once.body();
+            assertSafeQuery(ctx.query);
+            return { params, json, query: ctx.query, raw };
+          },
+          guard: (run, { raw = '' }) => runIdempotent(ctx, clients, deps.idempotencyBox, apiKeyId, raw, run, confirmKey),
+        },
+        clients,
+      );
+      respond(ctx, result);
     };
     // The core re-checks the key on every call; the delivery and evidence services cannot, so their routes check it here.
-    const auth = await authenticator.authenticate(ctx, { fresh: (route.backend ?? 'core') !== 'core' });
+    const auth = await authenticator.authenticate(ctx, { fresh: route.backend !== 'core' });
     try {
       await serve(auth);
     } catch (err) {

@@ -1,43 +1,32 @@
-import { createClient, type Client } from '@connectrpc/connect';
+import type { DescService } from '@bufbuild/protobuf';
+import { createClient, type Client, type Transport } from '@connectrpc/connect';
 import { createRpcTransport, type TokenSigner } from '@cluster/platform';
-import {
-  AuditService,
-  AuthService,
-  CodeHostService,
-  EvidenceService,
-  IdempotencyService,
-  ProjectService,
-  TimeEntryService,
-  WebhookService,
-  AgreementService,
-  MemberService,
-  SearchService,
-  SnapshotService,
-  UserService,
-  WikiService,
-} from '@cluster/proto';
-import { AttachmentService, CommentService, EntryService, IntegrationLinkService, ReleaseService } from '@cluster/proto';
+import { AuthService, CodeHostService, EvidenceService, IdempotencyService } from '@cluster/proto';
 
-/** Connect clients of the backends. Add a service here when its routes arrive. */
-export interface Clients {
+/** The backend processes the gateway calls. */
+export type Backend = 'core' | 'delivery' | 'evidence';
+const BACKENDS: readonly Backend[] = ['core', 'delivery', 'evidence'];
+
+/**
+ * The process serving a generated service, from its protobuf package (`cluster.<backend>.v1`): what
+ * a route's `backend` is derived from, so nothing but the proto file says where a service runs.
+ */
+export function backendOf(service: DescService): Backend {
+  const backend = BACKENDS.find((b) => service.typeName.startsWith(`cluster.${b}.`));
+  if (!backend) throw new Error(`${service.typeName}: not in a backend's package (cluster.core|delivery|evidence.v1)`);
+  return backend;
+}
+
+/** A Connect client of any backend service, made once per service: what route handlers are given. */
+export interface ServiceClients {
+  of<S extends DescService>(service: S): Client<S>;
+}
+
+/** The backends' clients: any service's by `of`, and the ones the gateway's own steps call, by name. */
+export interface Clients extends ServiceClients {
   auth: Client<typeof AuthService>;
   idempotency: Client<typeof IdempotencyService>;
-  projects: Client<typeof ProjectService>;
-  audit: Client<typeof AuditService>;
-  timeEntries: Client<typeof TimeEntryService>;
-  webhooks: Client<typeof WebhookService>;
   evidence: Client<typeof EvidenceService>;
-  entries: Client<typeof EntryService>;
-  comments: Client<typeof CommentService>;
-  attachments: Client<typeof AttachmentService>;
-  releases: Client<typeof ReleaseService>;
-  integrationLinks: Client<typeof IntegrationLinkService>;
-  users: Client<typeof UserService>;
-  members: Client<typeof MemberService>;
-  wiki: Client<typeof WikiService>;
-  agreements: Client<typeof AgreementService>;
-  snapshots: Client<typeof SnapshotService>;
-  search: Client<typeof SearchService>;
   codehost: Client<typeof CodeHostService>;
 }
 
@@ -47,28 +36,27 @@ export function createClients(
   sign: TokenSigner,
   timeoutMs?: number,
 ): Clients {
-  const core = createRpcTransport(urls.core, { sign, audience: 'core' }, timeoutMs);
-  const delivery = createRpcTransport(urls.delivery, { sign, audience: 'delivery' }, timeoutMs);
-  const evidence = createRpcTransport(urls.evidence, { sign, audience: 'evidence' }, timeoutMs);
+  const transports: Record<Backend, Transport> = {
+    core: createRpcTransport(urls.core, { sign, audience: 'core' }, timeoutMs),
+    delivery: createRpcTransport(urls.delivery, { sign, audience: 'delivery' }, timeoutMs),
+    evidence: createRpcTransport(urls.evidence, { sign, audience: 'evidence' }, timeoutMs),
+  };
+  return clientsOn((service) => transports[backendOf(service)]);
+}
+
+/** Clients over the transport `transportOf` gives each service (createClients; tests use in-memory transports). */
+export function clientsOn(transportOf: (service: DescService) => Transport): Clients {
+  const made = new Map<string, unknown>();
+  const of = <S extends DescService>(service: S): Client<S> => {
+    let client = made.get(service.typeName) as Client<S> | undefined;
+    if (!client) made.set(service.typeName, (client = createClient(service, transportOf(service))));
+    return client;
+  };
   return {
-    auth: createClient(AuthService, core),
-    idempotency: createClient(IdempotencyService, core),
-    projects: createClient(ProjectService, core),
-    audit: createClient(AuditService, core),
-    timeEntries: createClient(TimeEntryService, core),
-    webhooks: createClient(WebhookService, delivery),
-    evidence: createClient(EvidenceService, evidence),
-    entries: createClient(EntryService, core),
-    comments: createClient(CommentService, core),
-    attachments: createClient(AttachmentService, core),
-    releases: createClient(ReleaseService, core),
-    integrationLinks: createClient(IntegrationLinkService, core),
-    users: createClient(UserService, core),
-    members: createClient(MemberService, core),
-    wiki: createClient(WikiService, core),
-    agreements: createClient(AgreementService, core),
-    snapshots: createClient(SnapshotService, core),
-    search: createClient(SearchService, core),
-    codehost: createClient(CodeHostService, core),
+    of,
+    auth: of(AuthService),
+    idempotency: of(IdempotencyService),
+    evidence: of(EvidenceService),
+    codehost: of(CodeHostService),
   };
 }

@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient, createRouterTransport } from '@connectrpc/connect';
+import { createRouterTransport } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, createMetrics, createSecretBox, jsonBytes } from '@cluster/platform';
+import { createLogger, createMetrics, createRpcTransport, createSecretBox, jsonBytes } from '@cluster/platform';
 import { AuthService } from '@cluster/proto';
 import { buildGateway } from '../app.ts';
-import { createClients } from '../clients.ts';
+import { clientsOn } from '../clients.ts';
 import { routes } from '../routes.ts';
 import { createMemoryRateLimiter } from './rate-limit.ts';
 
@@ -23,17 +23,14 @@ const auth = createRouterTransport(({ service }) =>
     getMe: () => ({ resource: jsonBytes({ id: 'k1' }) }),
   }),
 );
-const unreachable = 'http://127.0.0.1:1';
+const unreachable = createRpcTransport('http://127.0.0.1:1', { sign: async () => 'no-token', audience: 'core' });
 const lines: Record<string, unknown>[] = [];
 let server: http.Server;
 let base: string;
 
 beforeAll(async () => {
   const app = buildGateway({
-    clients: {
-      ...createClients({ core: unreachable, delivery: unreachable, evidence: unreachable }, async () => 'no-token'),
-      auth: createClient(AuthService, auth),
-    },
+    clients: clientsOn((service) => (service.typeName === AuthService.typeName ? auth : unreachable)),
     routes,
     idempotencyBox: createSecretBox(['unit-test key'], { salt: 'test', info: 'test' }),
     limiter: createMemoryRateLimiter(1000),

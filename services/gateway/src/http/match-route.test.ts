@@ -5,7 +5,15 @@ import { findRoute } from './match-route.ts';
 import { createMatcher, defineRoute, type RouteDef } from './route.ts';
 
 const route = (method: RouteDef['method'], path: string): RouteDef =>
-  defineRoute({ method, path, summary: path, tag: 't', response: { status: 200 }, handler: async () => ok(jsonBytes({ path })) });
+  defineRoute({
+    method,
+    path,
+    summary: path,
+    tag: 't',
+    tool: false,
+    response: { status: 200 },
+    handler: async () => ok(jsonBytes({ path })),
+  });
 
 const routes = [
   route('GET', '/projects'),

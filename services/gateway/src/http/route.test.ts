@@ -17,6 +17,7 @@ const echo = defineRoute({
   path: '/things',
   summary: 'Create a thing',
   tag: 'things',
+  tool: false,
   body: ThingCreate,
   query: ThingQuery,
   response: { status: 201 },
@@ -30,6 +31,7 @@ const bare = defineRoute({
   path: '/things/:id/poke',
   summary: 'Poke a thing',
   tag: 'things',
+  tool: false,
   response: { status: 200 },
   handler: async ({ body, query }) => ok(jsonBytes({ body, query })),
 });

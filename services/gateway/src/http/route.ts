@@ -1,16 +1,21 @@
+import type { DescService } from '@bufbuild/protobuf';
+import type { Client } from '@connectrpc/connect';
 import type { Actor } from '@cluster/proto';
 import type { Permission, Role } from '@cluster/contracts';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import type { Clients } from '../clients.ts';
+import { backendOf, type Backend, type ServiceClients } from '../clients.ts';
 import { validateBody, validateQuery } from './validate.ts';
 
-/** What a handler sees: the authenticated actor and the input, typed by the route's body and query schemas. */
-export interface RouteInput<B, Q> {
+/**
+ * What a handler sees: the authenticated actor, the input typed by the route's body and query
+ * schemas, and `client`, the Connect client of the route's `service` (the only backend it can call).
+ */
+export interface RouteInput<B, Q, S extends DescService | undefined = undefined> {
   actor: Actor;
   params: Record<string, string>;
   body: B;
   query: Q;
-  clients: Clients;
+  client: S extends DescService ? Client<S> : undefined;
 }
 
 /** What the pipeline hands a route: the request as read, not yet validated. */
@@ -20,7 +25,7 @@ export interface RouteRequest {
   /** The parsed JSON body; undefined when the request had none. */
   json: unknown;
   query: Record<string, unknown>;
-  clients: Clients;
+  clients: ServiceClients;
 }
 
 /** What a handler answers: the status, the body, and headers to set. */
@@ -35,7 +40,20 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
-/** A route's contract: what authorization, validation and the OpenAPI document read. */
+/**
+ * A route's exposure on the tool-protocol endpoint (/mcp, docs/mcp.md): the tool's name, title and
+ * description. Its input schema is the route's own validation (path ids, query and body), its hints
+ * follow from the method (GET reads only; GET and PATCH are idempotent); `destructive` marks a write
+ * that overwrites data already there (updates), which an assistant should confirm first.
+ */
+export interface ToolExposure {
+  name: string;
+  title: string;
+  description: string;
+  destructive?: boolean;
+}
+
+/** A route's contract: what authorization, validation, the OpenAPI document and the tool list read. */
 export interface RouteContract {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path under /api/v1 with :params. */
@@ -48,36 +66,38 @@ export interface RouteContract {
   /** Organization-wide route: a project-scoped key gets 403 scope_violation. */
   orgKeyOnly?: boolean;
   /**
-   * The service the handler calls (default core), or `gateway` for a route the gateway answers
-   * itself (from @cluster/contracts). The core checks the key's actor on every call; for any
-   * other, the gateway checks the key afresh before the route runs.
+   * The backend service the handler calls (its generated descriptor, from @cluster/proto); none for a
+   * route the gateway answers itself. The handler's `client` is that service's, and `backend` follows.
    */
-  backend?: 'core' | 'delivery' | 'evidence' | 'gateway';
+  service?: DescService;
+  /** Whether, and as which tool, the route is offered to AI assistants on /mcp; `false`: not a tool. */
+  tool: ToolExposure | false;
   body?: TSchema;
   query?: TObject;
   response: { status: number; schema?: TSchema; description?: string };
 }
 
-/** What defineRoute takes: the contract and a handler typed by the body and query schemas. */
-export interface RouteSpec<B extends TSchema, Q extends TObject> extends RouteContract {
+/** What defineRoute takes: the contract and a handler typed by the body and query schemas and the service. */
+export interface RouteSpec<B extends TSchema, Q extends TObject, S extends DescService | undefined> extends RouteContract {
   body?: B;
   query?: Q;
-  handler: (input: RouteInput<Static<B>, Static<Q>>) => Promise<RouteResult>;
+  service?: S;
+  handler: (input: RouteInput<Static<B>, Static<Q>, S>) => Promise<RouteResult>;
 }
 
 /** One public route of the table: its contract, and `run`, which validates the request and calls the handler. */
 export interface RouteDef extends RouteContract {
+  /**
+   * The process the handler calls, from `service` (`gateway` without one). The core checks the key's
+   * actor on every call; for any other, the gateway checks the key afresh before the route runs.
+   */
+  backend: Backend | 'gateway';
   run(request: RouteRequest): Promise<RouteResult>;
 }
 
 /** The body and query schema of a route that has none: an empty object. */
 type Nothing = TObject<Record<never, TSchema>>;
 
-/**
- * Makes a route of the table. The handler's `body` is `Static<typeof body>` and its
- * `query` `Static<typeof query>`: `run` validates both (body first, then query; each
- * throws 400 validation_error) before the handler sees them.
- */
 /**
  * The resource a path parameter names, singular, in kebab case: `time-entry` for `:id` of
  * `/time-entries/:id/submit`; undefined when no collection precedes it. The OpenAPI document's
@@ -88,13 +108,25 @@ export function resourceOfParam(path: string, param: string): string | undefined
   return collection?.replace(/ies$/, 'y').replace(/s$/, '');
 }
 
-export function defineRoute<B extends TSchema = Nothing, Q extends TObject = Nothing>(spec: RouteSpec<B, Q>): RouteDef {
+/**
+ * Makes a route of the table. The handler's `body` is `Static<typeof body>` and its
+ * `query` `Static<typeof query>`: `run` validates both (body first, then query; each
+ * throws 400 validation_error) before the handler sees them, and its `client` is the
+ * Connect client of `service`.
+ */
+export function defineRoute<
+  B extends TSchema = Nothing,
+  Q extends TObject = Nothing,
+  S extends DescService | undefined = undefined,
+>(spec: RouteSpec<B, Q, S>): RouteDef {
   const { handler, ...contract } = spec;
   return {
     ...contract,
-    async run({ json, query, ...input }) {
+    backend: spec.service ? backendOf(spec.service) : 'gateway',
+    async run({ json, query, clients, actor, params }) {
       const body = spec.body ? validateBody(spec.body, json === undefined ? {} : json) : nothing<B>();
-      return handler({ ...input, body, query: spec.query ? validateQuery(spec.query, query) : nothing<Q>() });
+      const client = (spec.service ? clients.of(spec.service) : undefined) as RouteInput<unknown, unknown, S>['client'];
+      return handler({ actor, params, client, body, query: spec.query ? validateQuery(spec.query, query) : nothing<Q>() });
     },
   };
 }

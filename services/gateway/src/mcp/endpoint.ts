@@ -8,16 +8,16 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Next } from 'koa';
 import { PERMISSIONS } from '@cluster/contracts';
-import { DomainError, claimsOf, fromConnectError, requestContext, validation, type Logger } from '@cluster/platform';
+import { DomainError, fromConnectError, validation, type Logger } from '@cluster/platform';
 import type { Clients } from '../clients.ts';
 import type { Authenticator } from '../http/authenticate.ts';
-import { authorize } from '../http/authorize.ts';
 import { readRequestBody } from '../http/body.ts';
 import { nameRequest, type GatewayContext } from '../http/context.ts';
+import { runOperation } from '../http/pipeline.ts';
 import { enforceRateLimit, type RateLimiter } from '../http/rate-limit.ts';
 import type { RouteDef } from '../http/route.ts';
 import { createAjv, toProblems } from '../http/validate.ts';
-import { TOOL_SPECS } from './tools.ts';
+import { toolRoutes } from './tools.ts';
 import { toolInput, type ToolInput } from './tool-input.ts';
 
 /** Settings of the tool-protocol endpoint (gateway config: MCP_ALLOWED_ORIGINS, PRIVACY_POLICY_URL, ...). */
@@ -69,10 +69,7 @@ export function createMcpEndpoint(deps: {
   const { settings } = deps;
   const ajv = createAjv();
   const tools: RouteTool[] = [];
-  for (const spec of TOOL_SPECS) {
-    const route = deps.routes.find((r) => r.method === spec.method && r.path === spec.path);
-    // The evidence route comes with the evidence service; a tool is listed only when its route exists.
-    if (!route) continue;
+  for (const { spec, route } of toolRoutes(deps.routes)) {
     const input = toolInput(route);
     const validate = ajv.compile(input.schema);
     tools.push({
@@ -99,7 +96,7 @@ export function createMcpEndpoint(deps: {
   const baseUrl = (ctx: GatewayContext) => settings.publicBaseUrl?.replace(/\/$/, '') ?? developmentBaseUrl(ctx);
   const metadataUrl = (ctx: GatewayContext) => `${baseUrl(ctx)}${METADATA_PATH}`;
 
-  /** Runs one tool call as the route would run: rate limit (`charge`), permission and scope, arguments, handler. */
+  /** Runs one tool call through the REST call's pipeline (runOperation): `charge` is its rate limit, the arguments its input. */
   async function call(
     auth: Awaited<ReturnType<Authenticator['authenticate']>>,
     charge: () => Promise<void>,
@@ -109,12 +106,19 @@ export function createMcpEndpoint(deps: {
     const found = tools.find((t) => t.tool.name === name);
     try {
       if (!found) throw new DomainError('not_found', `no tool named ${name}`);
-      await charge();
-      authorize(found.route, auth.actor, auth.apiEnabled);
-      const given = args ?? {};
-      if (!found.check(given)) throw validation(found.errors());
-      const { params, query, json } = found.input.split(given as Record<string, unknown>);
-      const result = await found.route.run({ actor: auth.actor, params, query, json, clients: deps.clients });
+      const given = (args ?? {}) as Record<string, unknown>;
+      const result = await runOperation(
+        {
+          route: found.route,
+          auth,
+          rateLimit: charge,
+          async decode() {
+            if (!found.check(given)) throw validation(found.errors());
+            return found.input.split(given);
+          },
+        },
+        deps.clients,
+      );
       const text = result.body ? Buffer.from(result.body).toString('utf8') : '';
       return {
         content: [{ type: 'text', text: text || JSON.stringify({ status: result.status }) }],
@@ -140,8 +144,6 @@ export function createMcpEndpoint(deps: {
         ctx.set('WWW-Authenticate', `Bearer resource_metadata="${metadataUrl(ctx)}"`);
       throw err;
     }
-    const request = requestContext.getStore();
-    if (request) request.actor = claimsOf(auth.actor);
     // Every authenticated request counts against the key, whatever its method (initialize, tools/list,
     // ping, notifications): none is free to flood with. The request's own hit pays for its first tool
     // call; each further call of a batch is one more.

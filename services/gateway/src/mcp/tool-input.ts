@@ -37,7 +37,12 @@ export function toolInput(route: RouteDef): ToolInput {
     place(arg, { type: 'string', format: 'uuid', description: `The ${param === 'id' ? arg.replace(/Id$/, '') : param} id` });
   for (const [name, schema] of Object.entries(query)) place(name, plain(schema));
   for (const [name, schema] of Object.entries(body)) place(name, schema);
-  const required = [...params.map((p) => p.arg), ...((bodySchema?.required as string[] | undefined) ?? [])];
+  // Required exactly as the route's validation requires: every path id, and the query's and the body's required fields.
+  const required = [
+    ...params.map((p) => p.arg),
+    ...(route.query?.required ?? []),
+    ...((bodySchema?.required as string[] | undefined) ?? []),
+  ];
   return {
     schema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false },
     split(args) {

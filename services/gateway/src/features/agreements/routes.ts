@@ -1,3 +1,4 @@
+import { AgreementService } from '@cluster/proto';
 import { Agreement, ListOf, ListQuery } from '@cluster/contracts';
 import { list, listArgs, ok } from '../../http/results.ts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
@@ -12,18 +13,22 @@ export const agreementRoutes: RouteDef[] = [
     path: '/projects/:id/agreements',
     summary: 'List agreements of a project',
     tag: 'agreements',
+    service: AgreementService,
+    tool: false,
     permission: 'read:agreement',
     query: ListQuery(),
     response: { status: 200, schema: ListOf(Agreement) },
-    handler: async (input) => list(await input.clients.agreements.listAgreements(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.client.listAgreements(listArgs(input, input.params.id))),
   }),
   defineRoute({
     method: 'GET',
     path: '/agreements/:id',
     summary: 'Get an agreement',
     tag: 'agreements',
+    service: AgreementService,
+    tool: false,
     permission: 'read:agreement',
     response: { status: 200, schema: Agreement },
-    handler: async ({ actor, params, clients }) => ok((await clients.agreements.getAgreement({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, client }) => ok((await client.getAgreement({ actor, id: params.id })).resource),
   }),
 ];

@@ -1,3 +1,4 @@
+import { AuditService } from '@cluster/proto';
 import { AuditEvent, AuditEventQuery, ListOf } from '@cluster/contracts';
 import { list, listArgs } from '../../http/results.ts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
@@ -9,19 +10,27 @@ export const auditEventRoutes: RouteDef[] = [
     path: '/audit-events',
     summary: 'List audit events',
     tag: 'audit',
+    service: AuditService,
+    tool: {
+      name: 'list_audit_events',
+      title: 'List audit events',
+      description: 'The audit trail of writes, newest first, with filters.',
+    },
     permission: 'read:audit',
     query: AuditEventQuery,
     response: { status: 200, schema: ListOf(AuditEvent) },
-    handler: async (input) => list(await input.clients.audit.listAuditEvents(listArgs(input))),
+    handler: async (input) => list(await input.client.listAuditEvents(listArgs(input))),
   }),
   defineRoute({
     method: 'GET',
     path: '/projects/:id/audit-events',
     summary: 'List audit events of a project',
     tag: 'audit',
+    service: AuditService,
+    tool: false,
     permission: 'read:audit',
     query: AuditEventQuery,
     response: { status: 200, schema: ListOf(AuditEvent) },
-    handler: async (input) => list(await input.clients.audit.listAuditEvents(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.client.listAuditEvents(listArgs(input, input.params.id))),
   }),
 ];

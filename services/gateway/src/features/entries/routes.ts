@@ -1,3 +1,4 @@
+import { EntryService } from '@cluster/proto';
 import { Entry, EntryCreate, EntryFilters, EntryUpdate, ListOf, ListQuery } from '@cluster/contracts';
 import { created, list, listArgs, noContent, ok } from '../../http/results.ts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
@@ -10,51 +11,70 @@ export const entryRoutes: RouteDef[] = [
     path: '/projects/:id/entries',
     summary: 'List entries of a project',
     tag: 'entries',
+    service: EntryService,
+    tool: {
+      name: 'list_entries',
+      title: 'List entries',
+      description: 'Entries (bugs, features, tasks) of a project, with filters.',
+    },
     permission: 'read:entry',
     query: ListQuery(EntryFilters),
     response: { status: 200, schema: ListOf(Entry) },
-    handler: async (input) => list(await input.clients.entries.listEntries(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.client.listEntries(listArgs(input, input.params.id))),
   }),
   defineRoute({
     method: 'POST',
     path: '/projects/:id/entries',
     summary: 'Create an entry',
     tag: 'entries',
+    service: EntryService,
+    tool: { name: 'create_entry', title: 'Create an entry', description: 'Creates an entry in a project.' },
     permission: 'write:entry',
     body: EntryCreate,
     response: { status: 201, schema: Entry },
-    handler: async ({ actor, params, body, clients }) =>
-      created((await clients.entries.createEntry({ actor, parentId: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, client }) =>
+      created((await client.createEntry({ actor, parentId: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'GET',
     path: '/entries/:id',
     summary: 'Get an entry',
     tag: 'entries',
+    service: EntryService,
+    tool: { name: 'get_entry', title: 'Get an entry', description: 'One entry by id.' },
     permission: 'read:entry',
     response: { status: 200, schema: Entry },
-    handler: async ({ actor, params, clients }) => ok((await clients.entries.getEntry({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, client }) => ok((await client.getEntry({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'PATCH',
     path: '/entries/:id',
     summary: 'Update an entry',
     tag: 'entries',
+    service: EntryService,
+    tool: {
+      name: 'update_entry',
+      title: 'Update an entry',
+      description: 'Changes the given fields of an entry.',
+      destructive: true,
+    },
     permission: 'write:entry',
     body: EntryUpdate,
     response: { status: 200, schema: Entry },
-    handler: async ({ actor, params, body, clients }) =>
-      ok((await clients.entries.updateEntry({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, client }) =>
+      ok((await client.updateEntry({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'DELETE',
     path: '/entries/:id',
     summary: 'Delete an entry',
     tag: 'entries',
+    service: EntryService,
+    tool: false,
     permission: 'delete:entry',
     response: { status: 204, description: 'Deleted' },
-    handler: async ({ actor, params, clients }) => {
-      await clients.entries.deleteEntry({ actor, id: params.id });
+    handler: async ({ actor, params, client }) => {
+      await client.deleteEntry({ actor, id: params.id });
       return noContent();
     },
   }),

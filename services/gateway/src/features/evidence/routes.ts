@@ -1,3 +1,4 @@
+import { EvidenceService } from '@cluster/proto';
 import { EvidencePackage, EvidenceQuery } from '@cluster/contracts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
 
@@ -8,8 +9,13 @@ export const evidenceRoutes: RouteDef[] = [
     path: '/releases/:id/evidence',
     summary: "Get a release's evidence package",
     tag: 'releases',
+    service: EvidenceService,
+    tool: {
+      name: 'get_release_evidence',
+      title: 'Get release evidence',
+      description: "A release's evidence package: entries, approvals, checklists and code-hosting evidence.",
+    },
     permission: 'read:release',
-    backend: 'evidence',
     query: EvidenceQuery,
     response: {
       status: 200,
@@ -20,8 +26,8 @@ export const evidenceRoutes: RouteDef[] = [
         'X-Service-Evidence-Platform-Key-Id (the key id in /.well-known/evidence-keys.json); with an organization ' +
         'evidence key also X-Service-Evidence-Signature (sha256=<hex HMAC-SHA256>) and X-Service-Evidence-Key-Prefix.',
     },
-    handler: async ({ actor, params, query, clients }) => {
-      const res = await clients.evidence.getReleaseEvidence({ actor, id: params.id, sequence: query.sequence ?? 0 });
+    handler: async ({ actor, params, query, client }) => {
+      const res = await client.getReleaseEvidence({ actor, id: params.id, sequence: query.sequence ?? 0 });
       if (res.package.byteLength === 0 || !res.platformSignature)
         throw new Error('the evidence service answered without a signed package');
       const headers: Record<string, string> = {

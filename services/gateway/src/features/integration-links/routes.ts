@@ -1,3 +1,4 @@
+import { IntegrationLinkService } from '@cluster/proto';
 import {
   IntegrationLink,
   IntegrationLinkCreate,
@@ -17,52 +18,60 @@ export const integrationLinkRoutes: RouteDef[] = [
     path: '/integration-links',
     summary: 'List integration links',
     tag: 'integration-links',
+    service: IntegrationLinkService,
+    tool: false,
     permission: 'read:project',
     query: ListQuery(IntegrationLinkFilters),
     response: { status: 200, schema: ListOf(IntegrationLink) },
-    handler: async (input) => list(await input.clients.integrationLinks.listIntegrationLinks(listArgs(input))),
+    handler: async (input) => list(await input.client.listIntegrationLinks(listArgs(input))),
   }),
   defineRoute({
     method: 'POST',
     path: '/integration-links',
     summary: 'Create an integration link (idempotent)',
     tag: 'integration-links',
+    service: IntegrationLinkService,
+    tool: false,
     permission: 'write:integration_link',
     body: IntegrationLinkCreate,
     response: { status: 201, schema: IntegrationLink, description: 'Created (200 when the external record was already linked)' },
-    handler: async ({ actor, body, clients }) =>
-      upserted(await clients.integrationLinks.createIntegrationLink({ actor, body: toStruct(body) })),
+    handler: async ({ actor, body, client }) => upserted(await client.createIntegrationLink({ actor, body: toStruct(body) })),
   }),
   defineRoute({
     method: 'GET',
     path: '/integration-links/:id',
     summary: 'Get an integration link',
     tag: 'integration-links',
+    service: IntegrationLinkService,
+    tool: false,
     permission: 'read:project',
     response: { status: 200, schema: IntegrationLink },
-    handler: async ({ actor, params, clients }) =>
-      ok((await clients.integrationLinks.getIntegrationLink({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, client }) => ok((await client.getIntegrationLink({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'PATCH',
     path: '/integration-links/:id',
     summary: 'Update an integration link',
     tag: 'integration-links',
+    service: IntegrationLinkService,
+    tool: false,
     permission: 'write:integration_link',
     body: IntegrationLinkUpdate,
     response: { status: 200, schema: IntegrationLink },
-    handler: async ({ actor, params, body, clients }) =>
-      ok((await clients.integrationLinks.updateIntegrationLink({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, client }) =>
+      ok((await client.updateIntegrationLink({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'DELETE',
     path: '/integration-links/:id',
     summary: 'Delete an integration link',
     tag: 'integration-links',
+    service: IntegrationLinkService,
+    tool: false,
     permission: 'delete:integration_link',
     response: { status: 204, description: 'Deleted' },
-    handler: async ({ actor, params, clients }) => {
-      await clients.integrationLinks.deleteIntegrationLink({ actor, id: params.id });
+    handler: async ({ actor, params, client }) => {
+      await client.deleteIntegrationLink({ actor, id: params.id });
       return noContent();
     },
   }),

@@ -1,4 +1,5 @@
 import { Me } from '@cluster/contracts';
+import { AuthService } from '@cluster/proto';
 import { ok } from '../../http/results.ts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
 
@@ -9,7 +10,13 @@ export const meRoutes: RouteDef[] = [
     path: '/me',
     summary: 'The API key actor',
     tag: 'identity',
+    service: AuthService,
+    tool: {
+      name: 'whoami',
+      title: 'Who am I',
+      description: 'The API key in use: its organization, user, role, scope and permissions.',
+    },
     response: { status: 200, schema: Me },
-    handler: async ({ actor, clients }) => ok((await clients.auth.getMe({ actor })).resource),
+    handler: async ({ actor, client }) => ok((await client.getMe({ actor })).resource),
   }),
 ];

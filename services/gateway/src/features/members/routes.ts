@@ -1,3 +1,4 @@
+import { MemberService } from '@cluster/proto';
 import { ListOf, ListQuery, MemberCreate, MemberUpdate, ProjectMember } from '@cluster/contracts';
 import { created, list, listArgs, noContent, ok } from '../../http/results.ts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
@@ -10,44 +11,50 @@ export const memberRoutes: RouteDef[] = [
     path: '/projects/:id/members',
     summary: 'List members of a project',
     tag: 'members',
+    service: MemberService,
+    tool: false,
     permission: 'read:project_member',
     query: ListQuery(),
     response: { status: 200, schema: ListOf(ProjectMember) },
-    handler: async (input) => list(await input.clients.members.listMembers(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.client.listMembers(listArgs(input, input.params.id))),
   }),
   defineRoute({
     method: 'POST',
     path: '/projects/:id/members',
     summary: 'Add a member (409 if already one)',
     tag: 'members',
+    service: MemberService,
+    tool: false,
     permission: 'write:project_member',
     body: MemberCreate,
     response: { status: 201, schema: ProjectMember },
-    handler: async ({ actor, params, body, clients }) =>
-      created((await clients.members.addMember({ actor, parentId: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, client }) =>
+      created((await client.addMember({ actor, parentId: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'PATCH',
     path: '/projects/:id/members/:memberId',
     summary: 'Update a member',
     tag: 'members',
+    service: MemberService,
+    tool: false,
     permission: 'write:project_member',
     body: MemberUpdate,
     response: { status: 200, schema: ProjectMember },
-    handler: async ({ actor, params, body, clients }) =>
-      ok(
-        (await clients.members.updateMember({ actor, parentId: params.id, id: params.memberId, body: toStruct(body) })).resource,
-      ),
+    handler: async ({ actor, params, body, client }) =>
+      ok((await client.updateMember({ actor, parentId: params.id, id: params.memberId, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'DELETE',
     path: '/projects/:id/members/:memberId',
     summary: 'Remove a member',
     tag: 'members',
+    service: MemberService,
+    tool: false,
     permission: 'delete:project_member',
     response: { status: 204, description: 'Removed' },
-    handler: async ({ actor, params, clients }) => {
-      await clients.members.removeMember({ actor, parentId: params.id, id: params.memberId });
+    handler: async ({ actor, params, client }) => {
+      await client.removeMember({ actor, parentId: params.id, id: params.memberId });
       return noContent();
     },
   }),

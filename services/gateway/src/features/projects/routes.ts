@@ -1,3 +1,4 @@
+import { ProjectService } from '@cluster/proto';
 import { ADMIN_ROLES, ListOf, ListQuery, Project, ProjectCreate, ProjectFilters, ProjectUpdate } from '@cluster/contracts';
 import { created, list, listArgs, noContent, ok } from '../../http/results.ts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
@@ -10,53 +11,62 @@ export const projectRoutes: RouteDef[] = [
     path: '/projects',
     summary: 'List projects',
     tag: 'projects',
+    service: ProjectService,
+    tool: { name: 'list_projects', title: 'List projects', description: 'Projects the key can see, newest first.' },
     permission: 'read:project',
     query: ListQuery(ProjectFilters),
     response: { status: 200, schema: ListOf(Project) },
-    handler: async (input) => list(await input.clients.projects.listProjects(listArgs(input))),
+    handler: async (input) => list(await input.client.listProjects(listArgs(input))),
   }),
   defineRoute({
     method: 'POST',
     path: '/projects',
     summary: 'Create a project',
     tag: 'projects',
+    service: ProjectService,
+    tool: false,
     permission: 'write:project',
     orgKeyOnly: true,
     body: ProjectCreate,
     response: { status: 201, schema: Project },
-    handler: async ({ actor, body, clients }) =>
-      created((await clients.projects.createProject({ actor, body: toStruct(body) })).resource),
+    handler: async ({ actor, body, client }) => created((await client.createProject({ actor, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'GET',
     path: '/projects/:id',
     summary: 'Get a project',
     tag: 'projects',
+    service: ProjectService,
+    tool: { name: 'get_project', title: 'Get a project', description: 'One project by id.' },
     permission: 'read:project',
     response: { status: 200, schema: Project },
-    handler: async ({ actor, params, clients }) => ok((await clients.projects.getProject({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, client }) => ok((await client.getProject({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'PATCH',
     path: '/projects/:id',
     summary: 'Update a project',
     tag: 'projects',
+    service: ProjectService,
+    tool: false,
     permission: 'write:project',
     body: ProjectUpdate,
     response: { status: 200, schema: Project },
-    handler: async ({ actor, params, body, clients }) =>
-      ok((await clients.projects.updateProject({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, client }) =>
+      ok((await client.updateProject({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'DELETE',
     path: '/projects/:id',
     summary: 'Delete a project',
     tag: 'projects',
+    service: ProjectService,
+    tool: false,
     permission: 'delete:project',
     roles: ADMIN_ROLES,
     response: { status: 204, description: 'Deleted' },
-    handler: async ({ actor, params, clients }) => {
-      await clients.projects.deleteProject({ actor, id: params.id });
+    handler: async ({ actor, params, client }) => {
+      await client.deleteProject({ actor, id: params.id });
       return noContent();
     },
   }),

@@ -1,3 +1,4 @@
+import { SearchService } from '@cluster/proto';
 import { ListOf, SearchQuery, SearchResult } from '@cluster/contracts';
 import { list } from '../../http/results.ts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
@@ -9,6 +10,8 @@ export const searchRoutes: RouteDef[] = [
     path: '/search',
     summary: 'Search projects, entries, releases and wiki pages',
     tag: 'search',
+    service: SearchService,
+    tool: { name: 'search', title: 'Search', description: 'Full-text search across the resources the key can read.' },
     permission: 'read:search',
     query: SearchQuery,
     response: {
@@ -16,7 +19,7 @@ export const searchRoutes: RouteDef[] = [
       schema: ListOf(SearchResult),
       description: 'At most 25 results, best match first (page 1, pageSize 25, total = results returned)',
     },
-    handler: async ({ actor, query, clients }) =>
-      list(await clients.search.search({ actor, query: { q: query.q }, page: 1, pageSize: 25 })),
+    handler: async ({ actor, query, client }) =>
+      list(await client.search({ actor, query: { q: query.q }, page: 1, pageSize: 25 })),
   }),
 ];

@@ -1,3 +1,4 @@
+import { SnapshotService } from '@cluster/proto';
 import { ListOf, ListQuery, Snapshot } from '@cluster/contracts';
 import { list, listArgs } from '../../http/results.ts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
@@ -9,9 +10,11 @@ export const snapshotRoutes: RouteDef[] = [
     path: '/projects/:id/snapshots',
     summary: 'List report snapshots of a project, with their summary',
     tag: 'snapshots',
+    service: SnapshotService,
+    tool: false,
     permission: 'read:snapshot',
     query: ListQuery(),
     response: { status: 200, schema: ListOf(Snapshot) },
-    handler: async (input) => list(await input.clients.snapshots.listSnapshots(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.client.listSnapshots(listArgs(input, input.params.id))),
   }),
 ];

@@ -1,3 +1,4 @@
+import { UserService } from '@cluster/proto';
 import type { JsonObject } from '@bufbuild/protobuf';
 import {
   ADMIN_ROLES,
@@ -42,24 +43,28 @@ export const userRoutes: RouteDef[] = [
     path: '/users',
     summary: 'List users of the organization',
     tag: 'users',
+    service: UserService,
+    tool: false,
     permission: 'read:user',
     orgKeyOnly: true,
     query: ListQuery(UserFilters),
     response: { status: 200, schema: ListOf(User) },
-    handler: async (input) => list(await input.clients.users.listUsers(listArgs(input))),
+    handler: async (input) => list(await input.client.listUsers(listArgs(input))),
   }),
   defineRoute({
     method: 'POST',
     path: '/users/invite',
     summary: 'Invite a user (idempotent with externalRef)',
     tag: 'users',
+    service: UserService,
+    tool: false,
     permission: 'write:user',
     roles: ADMIN_ROLES,
     orgKeyOnly: true,
     body: InviteRequest,
     response: { status: 201, schema: InviteResponse, description: 'Created (201) or an existing user (200, created: false)' },
-    handler: async ({ actor, body, clients }) => {
-      return upserted(await clients.users.inviteUser({ actor, body: toStruct(body) }));
+    handler: async ({ actor, body, client }) => {
+      return upserted(await client.inviteUser({ actor, body: toStruct(body) }));
     },
   }),
   defineRoute({
@@ -67,14 +72,16 @@ export const userRoutes: RouteDef[] = [
     path: '/users/bulk-invite',
     summary: 'Invite 1 to 50 users; per-item results',
     tag: 'users',
+    service: UserService,
+    tool: false,
     permission: 'write:user',
     roles: ADMIN_ROLES,
     orgKeyOnly: true,
     body: BulkInviteRequest,
     response: { status: 200, schema: BulkInviteResponse },
-    handler: async ({ actor, body, clients }) => {
+    handler: async ({ actor, body, client }) => {
       const invites = body.invites.map(checkItem);
-      const res = await clients.users.bulkInvite({ actor, body: { invites, sendInvite: body.sendInvite === true } });
+      const res = await client.bulkInvite({ actor, body: { invites, sendInvite: body.sendInvite === true } });
       return ok(res.resource);
     },
   }),
@@ -83,19 +90,23 @@ export const userRoutes: RouteDef[] = [
     path: '/users/:id',
     summary: 'Get a user',
     tag: 'users',
+    service: UserService,
+    tool: false,
     permission: 'read:user',
     response: { status: 200, schema: User },
-    handler: async ({ actor, params, clients }) => ok((await clients.users.getUser({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, client }) => ok((await client.getUser({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'PATCH',
     path: '/users/:id',
     summary: "Update a user's name or metadata",
     tag: 'users',
+    service: UserService,
+    tool: false,
     permission: 'write:user',
     body: UserUpdate,
     response: { status: 200, schema: User },
-    handler: async ({ actor, params, body, clients }) =>
-      ok((await clients.users.updateUser({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, client }) =>
+      ok((await client.updateUser({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
 ];

@@ -1,3 +1,4 @@
+import { WebhookService } from '@cluster/proto';
 import {
   Delivery,
   DeliveryDetail,
@@ -44,25 +45,31 @@ export const webhookRoutes: RouteDef[] = [
     path: '/webhooks',
     summary: 'List webhook subscriptions',
     tag: 'webhooks',
-    backend: 'delivery',
+    service: WebhookService,
+    tool: {
+      name: 'list_webhooks',
+      title: 'List webhook subscriptions',
+      description:
+        'The organization’s webhook subscriptions, with their health: enabled, disabledReason, consecutiveFailures, failingSince.',
+    },
     permission: 'read:webhook',
     orgKeyOnly: true,
     query: ListQuery(WebhookFilters),
     response: { status: 200, schema: ListOf(Webhook) },
-    handler: async (input) => list(await input.clients.webhooks.listWebhooks(listArgs(input))),
+    handler: async (input) => list(await input.client.listWebhooks(listArgs(input))),
   }),
   defineRoute({
     method: 'POST',
     path: '/webhooks',
     summary: 'Create a webhook subscription',
     tag: 'webhooks',
-    backend: 'delivery',
+    service: WebhookService,
+    tool: false,
     permission: 'write:webhook',
     orgKeyOnly: true,
     body: WebhookCreate,
     response: { status: 201, schema: WebhookWithSecret },
-    handler: async ({ actor, body, clients }) =>
-      created((await clients.webhooks.createWebhook({ actor, body: toStruct(body) })).resource),
+    handler: async ({ actor, body, client }) => created((await client.createWebhook({ actor, body: toStruct(body) })).resource),
   }),
   // Before /webhooks/:id, which would otherwise take "event-types" for an id: the first match wins.
   defineRoute({
@@ -70,7 +77,7 @@ export const webhookRoutes: RouteDef[] = [
     path: '/webhooks/event-types',
     summary: 'The event catalogue: every event name with its payload schema',
     tag: 'webhooks',
-    backend: 'gateway',
+    tool: false,
     permission: 'read:webhook',
     query: EventTypeQuery,
     response: { status: 200, schema: EventTypeList },
@@ -81,36 +88,39 @@ export const webhookRoutes: RouteDef[] = [
     path: '/webhooks/:id',
     summary: 'Get a webhook subscription',
     tag: 'webhooks',
-    backend: 'delivery',
+    service: WebhookService,
+    tool: false,
     permission: 'read:webhook',
     orgKeyOnly: true,
     response: { status: 200, schema: Webhook },
-    handler: async ({ actor, params, clients }) => ok((await clients.webhooks.getWebhook({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, client }) => ok((await client.getWebhook({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'PATCH',
     path: '/webhooks/:id',
     summary: 'Update a webhook subscription',
     tag: 'webhooks',
-    backend: 'delivery',
+    service: WebhookService,
+    tool: false,
     permission: 'write:webhook',
     orgKeyOnly: true,
     body: WebhookUpdate,
     response: { status: 200, schema: Webhook },
-    handler: async ({ actor, params, body, clients }) =>
-      ok((await clients.webhooks.updateWebhook({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, client }) =>
+      ok((await client.updateWebhook({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'DELETE',
     path: '/webhooks/:id',
     summary: 'Delete a webhook subscription',
     tag: 'webhooks',
-    backend: 'delivery',
+    service: WebhookService,
+    tool: false,
     permission: 'delete:webhook',
     orgKeyOnly: true,
     response: { status: 204, description: 'Deleted; pending retries stop' },
-    handler: async ({ actor, params, clients }) => {
-      await clients.webhooks.deleteWebhook({ actor, id: params.id });
+    handler: async ({ actor, params, client }) => {
+      await client.deleteWebhook({ actor, id: params.id });
       return noContent();
     },
   }),
@@ -119,70 +129,81 @@ export const webhookRoutes: RouteDef[] = [
     path: '/webhooks/:id/rotate-secret',
     summary: 'Rotate the signing secret',
     tag: 'webhooks',
-    backend: 'delivery',
+    service: WebhookService,
+    tool: false,
     permission: 'write:webhook',
     orgKeyOnly: true,
     body: WebhookRotateSecret,
     response: { status: 200, schema: WebhookWithSecret },
-    handler: async ({ actor, params, body, clients }) =>
-      ok((await clients.webhooks.rotateWebhookSecret({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, client }) =>
+      ok((await client.rotateWebhookSecret({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'POST',
     path: '/webhooks/:id/test',
     summary: 'Send a synthetic signed delivery',
     tag: 'webhooks',
-    backend: 'delivery',
+    service: WebhookService,
+    tool: false,
     permission: 'write:webhook',
     orgKeyOnly: true,
     body: WebhookTestBody,
     response: { status: 200, schema: WebhookTestResult },
-    handler: async ({ actor, params, body, clients }) =>
-      ok((await clients.webhooks.testWebhook({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, client }) =>
+      ok((await client.testWebhook({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'GET',
     path: '/webhooks/:id/deliveries',
     summary: 'List delivery records of a subscription',
     tag: 'webhooks',
-    backend: 'delivery',
+    service: WebhookService,
+    tool: false,
     permission: 'read:webhook',
     orgKeyOnly: true,
     query: ListQuery(DeliveryFilters),
     response: { status: 200, schema: ListOf(Delivery) },
-    handler: async (input) => list(await input.clients.webhooks.listDeliveries(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.client.listDeliveries(listArgs(input, input.params.id))),
   }),
   defineRoute({
     method: 'GET',
     path: '/webhooks/:id/deliveries/:deliveryId',
     summary: 'Get one delivery record with its attempt log',
     tag: 'webhooks',
-    backend: 'delivery',
+    service: WebhookService,
+    tool: false,
     permission: 'read:webhook',
     orgKeyOnly: true,
     response: { status: 200, schema: DeliveryDetail },
-    handler: async ({ actor, params, clients }) =>
-      ok((await clients.webhooks.getDelivery({ actor, id: params.deliveryId, query: { subscriptionId: params.id } })).resource),
+    handler: async ({ actor, params, client }) =>
+      ok((await client.getDelivery({ actor, id: params.deliveryId, query: { subscriptionId: params.id } })).resource),
   }),
   defineRoute({
     method: 'GET',
     path: '/webhooks/:id/stats',
     summary: "Get a webhook subscription's delivery statistics",
     tag: 'webhooks',
-    backend: 'delivery',
+    service: WebhookService,
+    tool: {
+      name: 'webhook_stats',
+      title: 'Webhook delivery statistics',
+      description:
+        'A subscription’s deliveries over the last 24 hours or 7 days: counts by status, success ratio, attempt durations, last success and failure.',
+    },
     permission: 'read:webhook',
     orgKeyOnly: true,
     query: WebhookStatsQuery,
     response: { status: 200, schema: WebhookStats },
-    handler: async ({ actor, params, query, clients }) =>
-      ok((await clients.webhooks.getWebhookStats({ actor, id: params.id, query: toStruct(query) })).resource),
+    handler: async ({ actor, params, query, client }) =>
+      ok((await client.getWebhookStats({ actor, id: params.id, query: toStruct(query) })).resource),
   }),
   defineRoute({
     method: 'POST',
     path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
     summary: 'Send a delivery again now',
     tag: 'webhooks',
-    backend: 'delivery',
+    service: WebhookService,
+    tool: false,
     permission: 'write:webhook',
     orgKeyOnly: true,
     response: {
@@ -190,18 +211,16 @@ export const webhookRoutes: RouteDef[] = [
       schema: DeliveryDetail,
       description: 'The delivery after the new attempt, with its attempt log (counts against WEBHOOK_TEST_LIMIT_PER_HOUR)',
     },
-    handler: async ({ actor, params, clients }) =>
-      ok(
-        (await clients.webhooks.redeliverDelivery({ actor, id: params.deliveryId, query: { subscriptionId: params.id } }))
-          .resource,
-      ),
+    handler: async ({ actor, params, client }) =>
+      ok((await client.redeliverDelivery({ actor, id: params.deliveryId, query: { subscriptionId: params.id } })).resource),
   }),
   defineRoute({
     method: 'POST',
     path: '/webhooks/:id/recover',
     summary: 'Queue again the failed and dead-lettered deliveries of a window',
     tag: 'webhooks',
-    backend: 'delivery',
+    service: WebhookService,
+    tool: false,
     permission: 'write:webhook',
     orgKeyOnly: true,
     body: WebhookRecoverBody,
@@ -210,19 +229,20 @@ export const webhookRoutes: RouteDef[] = [
       schema: WebhookRecovery,
       description: 'The recovery, started; it runs in the background (GET /webhooks/:id/recoveries/:recoveryId)',
     },
-    handler: async ({ actor, params, body, clients }) =>
-      accepted((await clients.webhooks.recoverDeliveries({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, client }) =>
+      accepted((await client.recoverDeliveries({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'GET',
     path: '/webhooks/:id/recoveries/:recoveryId',
     summary: "Get a recovery's progress",
     tag: 'webhooks',
-    backend: 'delivery',
+    service: WebhookService,
+    tool: false,
     permission: 'read:webhook',
     orgKeyOnly: true,
     response: { status: 200, schema: WebhookRecovery },
-    handler: async ({ actor, params, clients }) =>
-      ok((await clients.webhooks.getRecovery({ actor, id: params.recoveryId, query: { subscriptionId: params.id } })).resource),
+    handler: async ({ actor, params, client }) =>
+      ok((await client.getRecovery({ actor, id: params.recoveryId, query: { subscriptionId: params.id } })).resource),
   }),
 ];
