@@ -1,0 +1,110 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// docs/adding-a-resource.md, followed mechanically: in a copy of this checkout, `npm run
+// new-resource` adds "labels on entries"; the copy must then type-check, lint and pass the
+// generated unit and end-to-end tests (real Postgres and Kafka) and the document checks (OpenAPI,
+// events, tool schemas); and the page's list of files edited by hand must be what it says.
+const ROOT = path.resolve(import.meta.dirname, '..');
+// Inside the checkout (git-ignored), so node_modules can be hard-linked: same file system.
+const COPY = path.join(ROOT, '.cache', 'new-resource-check');
+const PAGE = readFileSync(path.join(ROOT, 'docs', 'adding-a-resource.md'), 'utf8');
+const WORKSPACES = ['.', 'packages/*', 'services/*', 'test', 'bench'];
+
+/** Runs a command in the copy; its output on failure. */
+function inCopy(command: string, args: string[], env: Record<string, string> = {}) {
+  const res = spawnSync(command, args, {
+    cwd: COPY,
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  return { ok: res.status === 0, output: `${res.stdout}\n${res.stderr}` };
+}
+
+/** The tracked files (and new ones not ignored) copied; every node_modules hard-linked (`cp -al`: links stay relative). */
+function copyCheckout(): void {
+  rmSync(COPY, { recursive: true, force: true });
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT })
+    .toString()
+    .split('\0')
+    .filter((f) => f && existsSync(path.join(ROOT, f)));
+  for (const f of files) cpSync(path.join(ROOT, f), path.join(COPY, f));
+  const dirs = execFileSync('bash', ['-c', `ls -d ${WORKSPACES.map((w) => `${w}/node_modules`).join(' ')} 2>/dev/null || true`], {
+    cwd: ROOT,
+  })
+    .toString()
+    .split('\n')
+    .filter(Boolean);
+  for (const dir of dirs) {
+    mkdirSync(path.dirname(path.join(COPY, dir)), { recursive: true });
+    execFileSync('cp', ['-al', path.join(ROOT, dir), path.join(COPY, dir)]);
+  }
+}
+
+/** The files the page says a contributor edits by hand after the generator: its "By hand" table's first column. */
+function handEditedFiles(): string[] {
+  const section = PAGE.split(/^## /m).find((s) => s.startsWith('By hand'));
+  if (!section) throw new Error('docs/adding-a-resource.md has no "## By hand" section');
+  return [...section.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]);
+}
+
+let generated: string[] = [];
+
+beforeAll(() => {
+  copyCheckout();
+  const res = inCopy('node', [
+    '--import',
+    'tsx',
+    'scripts/new-resource.ts',
+    'labels',
+    '--parent',
+    'entries',
+    '--fields',
+    'name:string,color:string',
+  ]);
+  if (!res.ok) throw new Error(res.output);
+  generated = [...res.output.matchAll(/^(?:new|edited)\s+(\S+)$/gm)].map((m) => m[1]);
+}, 180_000);
+afterAll(() => rmSync(COPY, { recursive: true, force: true }));
+
+describe('adding a resource by docs/adding-a-resource.md (labels on entries)', () => {
+  it('the page names at most 12 files edited by hand, each one the generator wrote or a decisions page', () => {
+    const byHand = handEditedFiles();
+    expect(byHand.length).toBeGreaterThan(0);
+    expect(byHand.length).toBeLessThanOrEqual(12);
+    const stated = /touches \*\*(\d+) files by hand\*\*/.exec(PAGE)?.[1];
+    expect(Number(stated)).toBe(byHand.length);
+    for (const file of byHand) expect(generated.includes(file) || file.startsWith('docs/decisions'), file).toBe(true);
+  });
+
+  it('type-checks and lints', () => {
+    for (const project of ['packages/contracts', 'services/core', 'services/gateway', 'test']) {
+      const res = inCopy('npx', ['--no-install', 'tsc', '-p', project, '--noEmit']);
+      expect(res.ok, res.output).toBe(true);
+    }
+    const lint = inCopy('npx', ['--no-install', 'eslint', ...generated.filter((f) => f.endsWith('.ts'))]);
+    expect(lint.ok, lint.output).toBe(true);
+    const format = inCopy('npx', ['--no-install', 'prettier', '--check', ...generated.filter((f) => !f.endsWith('.proto'))]);
+    expect(format.ok, format.output).toBe(true);
+  }, 600_000);
+
+  it('passes its generated unit and end-to-end tests, and the document and tool-schema checks', () => {
+    const res = inCopy('npx', [
+      '--no-install',
+      'vitest',
+      'run',
+      'services/core/src/features/labels',
+      'test/labels.test.ts',
+      'test/openapi.test.ts',
+      'test/event-docs.test.ts',
+      'services/gateway/src/mcp/tool-input.test.ts',
+      'packages/contracts',
+    ]);
+    expect(res.ok, res.output).toBe(true);
+    expect(res.output).toMatch(/Test Files\s+\d+ passed/);
+    expect(res.output).toContain('labels.test.ts');
+  }, 600_000);
+});
