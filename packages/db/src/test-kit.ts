@@ -26,8 +26,7 @@ export function useContractDatabase(schema: string, migrations: Migration[]): Co
   let url: string | undefined;
   beforeAll(async () => {
     const server = process.env.TEST_DATABASE_URL;
-    if (!server)
-      throw new Error('store contract tests need Postgres: run them with `npm test`, or set TEST_DATABASE_URL');
+    if (!server) throw new Error('store contract tests need Postgres: run them with `npm test`, or set TEST_DATABASE_URL');
     const u = new URL(server);
     u.pathname = `/contract_${schema}_${randomBytes(6).toString('hex')}`;
     url = u.toString();
@@ -90,8 +89,7 @@ export function describeStoreContract<W>(
     for (const [title, test] of Object.entries(spec.cases)) it(title, async () => test(await spec.fake()));
   });
   describe(`${name} (postgres)`, () => {
-    for (const [title, test] of Object.entries(spec.cases))
-      it(title, async () => test(await spec.postgres(spec.database.db)));
+    for (const [title, test] of Object.entries(spec.cases)) it(title, async () => test(await spec.postgres(spec.database.db)));
     for (const [title, only] of Object.entries(spec.postgresOnly ?? {}))
       it(`postgres only: ${title} (${only.reason})`, async () => only.test(await spec.postgres(spec.database.db)));
   });

@@ -35,6 +35,8 @@ export interface CoreWorld {
 }
 
 const tag = () => randomUUID().slice(0, 8);
+/** A text column's value as search indexes it (NULL: nothing). */
+const text = (v: unknown) => (typeof v === 'string' ? v : '');
 
 /**
  * The write of an entry's create as the service makes it: one audit record and its events. Its
@@ -135,17 +137,26 @@ export function fakeWorld(): CoreWorld {
   const evidence = fakes.releaseEvidence.data;
   evidence.entries = fakes.entries.rows;
   Object.defineProperty(evidence, 'audit', { get: () => fakes.auditEvents.rows() });
-  const searchable = (type: string, row: { id: string; organizationId: string }, projectId: string, title: unknown, body: unknown[]) =>
+  const searchable = (
+    type: string,
+    row: { id: string; organizationId: string },
+    projectId: string,
+    title: unknown,
+    body: unknown[],
+  ) =>
     fakes.search.documents.push({
       type,
       id: row.id,
       organizationId: row.organizationId,
       projectId,
-      title: String(title ?? ''),
-      body: body.map((b) => String(b ?? '')).join(' '),
+      title: text(title),
+      body: body.map(text).join(' '),
     });
-  const target = (type: 'user' | 'project' | 'entry' | 'release', row: { id: string; organizationId: string }, projectId: string | null) =>
-    fakes.integrationLinks.targets.push({ type, id: row.id, organizationId: row.organizationId, projectId });
+  const target = (
+    type: 'user' | 'project' | 'entry' | 'release',
+    row: { id: string; organizationId: string },
+    projectId: string | null,
+  ) => fakes.integrationLinks.targets.push({ type, id: row.id, organizationId: row.organizationId, projectId });
   return {
     ...world('fake', fakes, {
       user(row) {

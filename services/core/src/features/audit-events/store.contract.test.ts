@@ -21,7 +21,7 @@ describeStoreContract('AuditEventStore', {
       await w.audit(org, { entityType: 'user', action: 'created', entityId: e() });
       await w.audit(await w.organization(), { entityType: 'user', action: 'created', entityId: e() });
       const list = async (filter: object, p = page) =>
-        (await w.stores.auditEvents.list(org, filter, p)).data.map((r) => `${r.entityType}.${r.action}`);
+        (await w.stores.auditEvents.list(org, filter, p)).data.map((r) => `${String(r.entityType)}.${String(r.action)}`);
       expect(await list({})).toEqual(['user.created', 'entry.updated', 'entry.created']);
       expect(await list({ projectId: project.id })).toEqual(['entry.updated', 'entry.created']);
       expect(await list({ entityType: 'entry', action: 'created' })).toEqual(['entry.created']);

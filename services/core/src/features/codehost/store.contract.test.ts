@@ -75,7 +75,13 @@ describeStoreContract('CodeHostStore', {
     'claimDelivery: once per delivery id and once per signed body; pruned deliveries are forgotten': async (w) => {
       const org = await w.organization();
       const store = w.stores.codehost;
-      const delivery = { organizationId: org, provider: 'github', deliveryId: randomUUID(), event: 'push', bodyDigest: randomUUID() };
+      const delivery = {
+        organizationId: org,
+        provider: 'github',
+        deliveryId: randomUUID(),
+        event: 'push',
+        bodyDigest: randomUUID(),
+      };
       expect(await store.claimDelivery(delivery)).toBe(true);
       expect(await store.claimDelivery(delivery)).toBe(false);
       expect(await store.claimDelivery({ ...delivery, deliveryId: randomUUID() })).toBe(false);
@@ -102,7 +108,9 @@ describeStoreContract('CodeHostStore', {
       const { project, entries, repo } = await setting(w);
       const store = w.stores.codehost;
       const refs = await store.entriesByNumber(project.id, [3, 1, 9]);
-      expect(refs).toEqual([entries[0], entries[2]].map((e) => ({ id: e.id, entryNumber: e.entryNumber, projectId: project.id })));
+      expect(refs).toEqual(
+        [entries[0], entries[2]].map((e) => ({ id: e.id, entryNumber: e.entryNumber, projectId: project.id })),
+      );
       expect(await store.entriesByNumber(project.id, [])).toEqual([]);
       const id = await store.saveCommit(repo, commit('a1', null));
       expect(await store.saveCommit(repo, commit('a1', null))).toBe(id);
@@ -131,9 +139,9 @@ describeStoreContract('CodeHostStore', {
       expect(await store.linkPullRequest(id, [entries[2].id, entries[0].id])).toEqual([entries[2].id, entries[0].id]);
       expect((await store.pullRequestEntries(id)).map((e) => e.entryNumber)).toEqual([1, 3]);
       for (const sha of ['head7', 'm7'])
-        expect((await store.entriesOfSha(repo.organizationId, 'github', repo.repository, sha)).map((e) => e.entryNumber)).toEqual([
-          1, 3,
-        ]);
+        expect((await store.entriesOfSha(repo.organizationId, 'github', repo.repository, sha)).map((e) => e.entryNumber)).toEqual(
+          [1, 3],
+        );
     },
     'CI runs: saved once per kind and id, read back; attribute answers the entries whose conclusion is new': async (w) => {
       const { entries, repo } = await setting(w);

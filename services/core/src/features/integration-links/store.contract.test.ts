@@ -29,7 +29,13 @@ describeStoreContract('IntegrationLinkStore', {
       const link = linker(w, org);
       const target = randomUUID();
       const row = await link('1', target);
-      expect(row).toMatchObject({ organizationId: org, projectId: null, provider: 'github', externalId: '1', alignEntityId: target });
+      expect(row).toMatchObject({
+        organizationId: org,
+        projectId: null,
+        provider: 'github',
+        externalId: '1',
+        alignEntityId: target,
+      });
       expect(row?.createdAt).toBeInstanceOf(Date);
       expect(await link('1', randomUUID())).toBeUndefined();
       expect(await linker(w, await w.organization())('1', target)).toBeDefined();

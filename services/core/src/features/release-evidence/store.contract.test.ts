@@ -27,8 +27,11 @@ describeStoreContract('ReleaseEvidenceStore', {
       const org = await w.organization();
       const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
       const at = (day: string) => `2024-03-${day}T12:00:00.000Z`;
-      const decision = (entityId: string, day: string, metadata: Record<string, unknown> = { approvals: { client: 'approved' } }) =>
-        w.audit(org, { id: randomUUID(), occurredAt: at(day), entityType: 'entry', action: 'updated', entityId, metadata });
+      const decision = (
+        entityId: string,
+        day: string,
+        metadata: Record<string, unknown> = { approvals: { client: 'approved' } },
+      ) => w.audit(org, { id: randomUUID(), occurredAt: at(day), entityType: 'entry', action: 'updated', entityId, metadata });
       // Days whose names sort otherwise than their dates (Sat 9th, Sun 10th, Mon 11th, Tue 12th).
       await decision(b, '12');
       await decision(a, '11', { approvals: null });
