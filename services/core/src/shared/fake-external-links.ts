@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { fakeNow } from './fake-table.ts';
 import type { ExternalLinkMethods, ExternalLinkRow, ExternalRef } from './external-ref.ts';
 
 const sameRef = (row: ExternalLinkRow, organizationId: string, ref: ExternalRef) =>
@@ -18,6 +19,7 @@ export function fakeExternalLinkMethods(rows: ExternalLinkRow[]): ExternalLinkMe
     findExternalLink: find,
     async insertExternalLink(link) {
       if (rows.some((r) => sameRef(r, link.organizationId, link.ref))) return undefined;
+      const at = fakeNow();
       const row: ExternalLinkRow = {
         id: randomUUID(),
         organizationId: link.organizationId,
@@ -25,8 +27,8 @@ export function fakeExternalLinkMethods(rows: ExternalLinkRow[]): ExternalLinkMe
         ...link.ref,
         alignEntityType: link.alignEntityType,
         alignEntityId: link.alignEntityId,
-        createdAt: new Date(),
-        updatedAt: new Date(),
+        createdAt: at,
+        updatedAt: at,
       };
       rows.push(row);
       return { ...row };

@@ -2,6 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { fakePage } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 
+let clock = 0;
+/**
+ * The fakes' one clock: strictly increasing (as Postgres' microsecond timestamps practically are) and
+ * never behind the wall clock, so that "newest first" is deterministic in tests and a row written
+ * later through any fake (a table, the shared links) is never older than one written before it.
+ */
+export function fakeNow(): Date {
+  clock = Math.max(clock + 1, Date.now());
+  return new Date(clock);
+}
+
 /**
  * An in-memory table for the fake stores of unit tests: rows get an id and
  * timestamps on insert, reads return copies (as a database read does: later
@@ -21,9 +32,7 @@ export function createFakeTable<R extends { id: string }>(
 ) {
   const rows: R[] = opts.rows ?? [];
   const normalize = opts.normalize ?? ((v: Record<string, unknown>) => v);
-  let clock = Date.now();
-  // Strictly increasing timestamps, so that "newest first" is deterministic in tests.
-  const now = () => new Date(++clock);
+  const now = fakeNow;
   const touched = (at: Date) => (opts.updatedAt === false ? {} : { updatedAt: at });
   const find = (id: string): R | undefined => {
     const row = rows.find((r) => r.id === id);

@@ -8,13 +8,19 @@ import type { CiRunRow, CodeHostStore, CodeRepo, EntryRef, PullRequestRow } from
 
 type Row<T> = T & CodeRepo & { id: string };
 
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Oldest first, times missing last (the real store's ASC NULLS LAST). */
+const byTime = (a: string | null, b: string | null) =>
+  a === null || b === null ? Number(a === null) - Number(b === null) : Date.parse(a) - Date.parse(b);
+
 /**
  * An in-memory CodeHostStore for unit tests of the rules. It reads the fake integration links and
  * entries (`links`, `entries`) as the real one reads their tables.
  */
 export function createFakeCodeHostStore(deps: { links: ExternalLinkRow[]; entries: () => EntryRow[] }) {
   const secrets = new Map<string, string>();
-  const deliveries = new Set<string>();
+  // Remembered deliveries by id, with the key of their body's digest and when they were received.
+  const deliveries = new Map<string, { digest: string; receivedAt: number }>();
   const digests = new Set<string>();
   const commits: Row<CommitFact>[] = [];
   const pullRequests: Row<PullRequestFact>[] = [];
@@ -66,14 +72,21 @@ export function createFakeCodeHostStore(deps: { links: ExternalLinkRow[]; entrie
       secrets.set(key, sealed);
       return action;
     },
-    async pruneDeliveries() {
-      return 0;
+    async pruneDeliveries(before) {
+      let pruned = 0;
+      for (const [key, d] of deliveries) {
+        if (d.receivedAt >= before.getTime()) continue;
+        deliveries.delete(key);
+        digests.delete(d.digest);
+        pruned++;
+      }
+      return pruned;
     },
     async claimDelivery({ organizationId, provider, deliveryId, bodyDigest }) {
       const key = `${organizationId}:${provider}:${deliveryId}`;
       const digest = `${organizationId}:${provider}:${bodyDigest}`;
       if (deliveries.has(key) || digests.has(digest)) return false;
-      deliveries.add(key);
+      deliveries.set(key, { digest, receivedAt: Date.now() });
       digests.add(digest);
       return true;
     },
@@ -171,17 +184,20 @@ export function createFakeCodeHostStore(deps: { links: ExternalLinkRow[]; entrie
       const wanted = (ids: string[]) => [...new Set(ids.filter((id) => entryIds.includes(id)))].sort();
       const linked = linkedShas(organizationId);
       return {
-        commits: commits
+        commits: [...commits]
+          .sort((a, b) => byTime(a.committedAt, b.committedAt) || byText(a.repository, b.repository) || byText(a.sha, b.sha))
           .filter((c) => c.organizationId === organizationId)
           .map((c) => ({ c, ids: wanted(commitEntries.filter((x) => x.commitId === c.id).map((x) => x.entryId)) }))
           .filter(({ ids }) => ids.length > 0)
           .map(({ c, ids }) => presentCommit({ ...c, entryIds: ids })),
-        pullRequests: pullRequests
+        pullRequests: [...pullRequests]
+          .sort((a, b) => byText(a.repository, b.repository) || a.number - b.number)
           .filter((p) => p.organizationId === organizationId)
           .map((p) => ({ p, ids: wanted(pullRequestEntries.filter((x) => x.pullRequestId === p.id).map((x) => x.entryId)) }))
           .filter(({ ids }) => ids.length > 0)
           .map(({ p, ids }) => presentPullRequest({ ...p, entryIds: ids })),
-        ciRuns: runs
+        ciRuns: [...runs]
+          .sort((a, b) => byTime(a.completedAt, b.completedAt) || byText(a.kind, b.kind) || byText(a.externalId, b.externalId))
           .filter((r) => r.organizationId === organizationId)
           .map((r) => ({
             r,

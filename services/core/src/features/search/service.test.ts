@@ -10,8 +10,9 @@ function setup() {
   const stores = createFakeStores();
   const doc = (type: string, id: string, title: string, projectId: string, organizationId = TEST_ORG) =>
     stores.search.documents.push({ type, id, title, projectId, organizationId, body: '' });
-  doc('entry', 'e1', 'Login broken', P1);
+  // Equal matches come newest first: the guide was written before the entry.
   doc('wiki_page', 'w1', 'Login guide', P2);
+  doc('entry', 'e1', 'Login broken', P1);
   doc('release', 'r1', 'Login release', P1, OTHER_ORG);
   return { stores, search: createSearchService(stores) };
 }

@@ -22,15 +22,15 @@ export interface SearchStore {
 export function createSearchStore(db: Knex): SearchStore {
   return {
     async search(organizationId, projectId, q, limit) {
-      const { rows } = await db.raw(
-        `SELECT d."entityType" AS type, d."entityId" AS id, d.title, d."projectId", ts_rank(d.document, query) AS rank
+      const { rows } = await db.raw<{ rows: SearchRow[] }>(
+        `SELECT d."entityType" AS type, d."entityId" AS id, d.title, d."projectId"
          FROM search_documents d, websearch_to_tsquery('english', ?) AS query
          WHERE d."organizationId" = ? ${projectId ? 'AND d."projectId" = ?' : ''} AND d.document @@ query
-         ORDER BY rank DESC, d."createdAt" DESC, d."entityId" DESC
+         ORDER BY ts_rank(d.document, query) DESC, d."createdAt" DESC, d."entityId" DESC
          LIMIT ${Number(limit)}`,
         projectId ? [q, organizationId, projectId] : [q, organizationId],
       );
-      return rows as SearchRow[];
+      return rows;
     },
   };
 }
