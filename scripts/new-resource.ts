@@ -576,11 +576,12 @@ export const ${N.camel}Routes: RouteDef[] = [
     summary: 'List ${N.plural.replace(/-/g, ' ')} of a${/^[aeiou]/.test(N.parentSingular) ? 'n' : ''} ${N.parentSingular}',
     tag: '${N.plural}',
     service: ${N.Pascal}Service,
+    rpc: 'list${N.Plural}',
     tool: { name: 'list_${N.table}', title: 'List ${N.plural.replace(/-/g, ' ')}', description: '${N.Plural} of a${/^[aeiou]/.test(N.parentSingular) ? 'n' : ''} ${N.parentSingular}, newest first.' },
     permission: 'read:${N.entity}',
     query: ListQuery(),
     response: { status: 200, schema: ListOf(${N.Pascal}) },
-    handler: async (input) => list(await input.client.list${N.Plural}(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.call(listArgs(input, input.params.id))),
   }),
   defineRoute({
     method: 'POST',
@@ -588,12 +589,13 @@ export const ${N.camel}Routes: RouteDef[] = [
     summary: 'Create a ${N.singular.replace(/-/g, ' ')}',
     tag: '${N.plural}',
     service: ${N.Pascal}Service,
+    rpc: 'create${N.Pascal}',
     tool: { name: 'create_${N.entity}', title: 'Create a ${N.singular.replace(/-/g, ' ')}', description: 'Creates a ${N.singular.replace(/-/g, ' ')}.' },
     permission: 'write:${N.entity}',
     body: ${N.Pascal}Create,
     response: { status: 201, schema: ${N.Pascal} },
-    handler: async ({ actor, params, body, client }) =>
-      created((await client.create${N.Pascal}({ actor, parentId: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) =>
+      created((await call({ actor, parentId: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'GET',
@@ -601,10 +603,11 @@ export const ${N.camel}Routes: RouteDef[] = [
     summary: 'Get a ${N.singular.replace(/-/g, ' ')}',
     tag: '${N.plural}',
     service: ${N.Pascal}Service,
+    rpc: 'get${N.Pascal}',
     tool: false,
     permission: 'read:${N.entity}',
     response: { status: 200, schema: ${N.Pascal} },
-    handler: async ({ actor, params, client }) => ok((await client.get${N.Pascal}({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, call }) => ok((await call({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'PATCH',
@@ -612,12 +615,13 @@ export const ${N.camel}Routes: RouteDef[] = [
     summary: 'Update a ${N.singular.replace(/-/g, ' ')}',
     tag: '${N.plural}',
     service: ${N.Pascal}Service,
+    rpc: 'update${N.Pascal}',
     tool: false,
     permission: 'write:${N.entity}',
     body: ${N.Pascal}Update,
     response: { status: 200, schema: ${N.Pascal} },
-    handler: async ({ actor, params, body, client }) =>
-      ok((await client.update${N.Pascal}({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) =>
+      ok((await call({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'DELETE',
@@ -625,11 +629,12 @@ export const ${N.camel}Routes: RouteDef[] = [
     summary: 'Delete a ${N.singular.replace(/-/g, ' ')}',
     tag: '${N.plural}',
     service: ${N.Pascal}Service,
+    rpc: 'delete${N.Pascal}',
     tool: false,
     permission: 'delete:${N.entity}',
     response: { status: 204, description: 'Deleted' },
-    handler: async ({ actor, params, client }) => {
-      await client.delete${N.Pascal}({ actor, id: params.id });
+    handler: async ({ actor, params, call }) => {
+      await call({ actor, id: params.id });
       return noContent();
     },
   }),

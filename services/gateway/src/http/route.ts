@@ -6,16 +6,25 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { backendOf, type Backend, type ServiceClients } from '../clients.ts';
 import { validateBody, validateQuery } from './validate.ts';
 
+/** The methods of a generated service, by their names on its Connect client (`createEntry`). */
+export type MethodOf<S extends DescService | undefined> = S extends DescService ? keyof Client<S> & string : never;
+/** The Connect call of method `M` of service `S`: what a handler of a route with `service` and `rpc` is given. */
+export type CallOf<S extends DescService | undefined, M> = S extends DescService
+  ? M extends keyof Client<S>
+    ? Client<S>[M]
+    : undefined
+  : undefined;
+
 /**
  * What a handler sees: the authenticated actor, the input typed by the route's body and query
- * schemas, and `client`, the Connect client of the route's `service` (the only backend it can call).
+ * schemas, and `call`: the one backend operation the route declares (`service` and `rpc`).
  */
-export interface RouteInput<B, Q, S extends DescService | undefined = undefined> {
+export interface RouteInput<B, Q, C = undefined> {
   actor: Actor;
   params: Record<string, string>;
   body: B;
   query: Q;
-  client: S extends DescService ? Client<S> : undefined;
+  call: C;
 }
 
 /** What the pipeline hands a route: the request as read, not yet validated. */
@@ -66,10 +75,14 @@ export interface RouteContract {
   /** Organization-wide route: a project-scoped key gets 403 scope_violation. */
   orgKeyOnly?: boolean;
   /**
-   * The backend service the handler calls (its generated descriptor, from @cluster/proto); none for a
-   * route the gateway answers itself. The handler's `client` is that service's, and `backend` follows.
+   * The backend operation the handler calls: the service (its generated descriptor, from
+   * @cluster/proto) and the method's name on its client (`createEntry`); neither for a route the
+   * gateway answers itself. The handler's `call` is that method; `backend` and `operation` follow,
+   * and the backend enforces the route's permission, scope and roles on that operation too
+   * (docs/security.md, "Behind the edge").
    */
   service?: DescService;
+  rpc?: string;
   /** Whether, and as which tool, the route is offered to AI assistants on /mcp; `false`: not a tool. */
   tool: ToolExposure | false;
   body?: TSchema;
@@ -78,11 +91,17 @@ export interface RouteContract {
 }
 
 /** What defineRoute takes: the contract and a handler typed by the body and query schemas and the service. */
-export interface RouteSpec<B extends TSchema, Q extends TObject, S extends DescService | undefined> extends RouteContract {
+export interface RouteSpec<
+  B extends TSchema,
+  Q extends TObject,
+  S extends DescService | undefined,
+  M extends MethodOf<S>,
+> extends RouteContract {
   body?: B;
   query?: Q;
   service?: S;
-  handler: (input: RouteInput<Static<B>, Static<Q>, S>) => Promise<RouteResult>;
+  rpc?: M;
+  handler: (input: RouteInput<Static<B>, Static<Q>, CallOf<S, M>>) => Promise<RouteResult>;
 }
 
 /** One public route of the table: its contract, and `run`, which validates the request and calls the handler. */
@@ -92,6 +111,8 @@ export interface RouteDef extends RouteContract {
    * actor on every call; for any other, the gateway checks the key afresh before the route runs.
    */
   backend: Backend | 'gateway';
+  /** The backend operation, `Service/Method` as the backend's interceptor names it (`cluster.core.v1.EntryService/CreateEntry`). */
+  operation?: string;
   run(request: RouteRequest): Promise<RouteResult>;
 }
 
@@ -111,22 +132,29 @@ export function resourceOfParam(path: string, param: string): string | undefined
 /**
  * Makes a route of the table. The handler's `body` is `Static<typeof body>` and its
  * `query` `Static<typeof query>`: `run` validates both (body first, then query; each
- * throws 400 validation_error) before the handler sees them, and its `client` is the
- * Connect client of `service`.
+ * throws 400 validation_error) before the handler sees them, and its `call` is the
+ * method `rpc` of `service`'s Connect client.
  */
 export function defineRoute<
   B extends TSchema = Nothing,
   Q extends TObject = Nothing,
   S extends DescService | undefined = undefined,
->(spec: RouteSpec<B, Q, S>): RouteDef {
+  M extends MethodOf<S> = never,
+>(spec: RouteSpec<B, Q, S, M>): RouteDef {
   const { handler, ...contract } = spec;
+  const method = spec.service && spec.rpc ? spec.service.methods.find((m) => m.localName === spec.rpc) : undefined;
+  if (Boolean(spec.service) !== Boolean(method))
+    throw new Error(`${spec.method} ${spec.path}: a route names a service and one of its methods (rpc), or neither`);
   return {
     ...contract,
     backend: spec.service ? backendOf(spec.service) : 'gateway',
+    ...(spec.service && method ? { operation: `${spec.service.typeName}/${method.name}` } : {}),
     async run({ json, query, clients, actor, params }) {
       const body = spec.body ? validateBody(spec.body, json === undefined ? {} : json) : nothing<B>();
-      const client = (spec.service ? clients.of(spec.service) : undefined) as RouteInput<unknown, unknown, S>['client'];
-      return handler({ actor, params, client, body, query: spec.query ? validateQuery(spec.query, query) : nothing<Q>() });
+      const call = (
+        spec.service && spec.rpc ? clients.of(spec.service)[spec.rpc as keyof Client<DescService>] : undefined
+      ) as CallOf<S, M>;
+      return handler({ actor, params, call, body, query: spec.query ? validateQuery(spec.query, query) : nothing<Q>() });
     },
   };
 }

@@ -12,11 +12,12 @@ export const attachmentRoutes: RouteDef[] = [
     summary: 'List attachments of an entry',
     tag: 'attachments',
     service: AttachmentService,
+    rpc: 'listAttachments',
     tool: false,
     permission: 'read:attachment',
     query: ListQuery(),
     response: { status: 200, schema: ListOf(Attachment) },
-    handler: async (input) => list(await input.client.listAttachments(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.call(listArgs(input, input.params.id))),
   }),
   defineRoute({
     method: 'POST',
@@ -24,12 +25,13 @@ export const attachmentRoutes: RouteDef[] = [
     summary: 'Register an attachment',
     tag: 'attachments',
     service: AttachmentService,
+    rpc: 'registerAttachment',
     tool: false,
     permission: 'write:attachment',
     body: AttachmentCreate,
     response: { status: 201, schema: Attachment },
-    handler: async ({ actor, params, body, client }) =>
-      created((await client.registerAttachment({ actor, parentId: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) =>
+      created((await call({ actor, parentId: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'GET',
@@ -37,10 +39,11 @@ export const attachmentRoutes: RouteDef[] = [
     summary: 'Get an attachment',
     tag: 'attachments',
     service: AttachmentService,
+    rpc: 'getAttachment',
     tool: false,
     permission: 'read:attachment',
     response: { status: 200, schema: Attachment },
-    handler: async ({ actor, params, client }) => ok((await client.getAttachment({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, call }) => ok((await call({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'DELETE',
@@ -48,11 +51,12 @@ export const attachmentRoutes: RouteDef[] = [
     summary: 'Delete an attachment',
     tag: 'attachments',
     service: AttachmentService,
+    rpc: 'deleteAttachment',
     tool: false,
     permission: 'delete:attachment',
     response: { status: 204, description: 'Deleted' },
-    handler: async ({ actor, params, client }) => {
-      await client.deleteAttachment({ actor, id: params.id });
+    handler: async ({ actor, params, call }) => {
+      await call({ actor, id: params.id });
       return noContent();
     },
   }),

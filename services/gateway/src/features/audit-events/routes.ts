@@ -11,6 +11,7 @@ export const auditEventRoutes: RouteDef[] = [
     summary: 'List audit events',
     tag: 'audit',
     service: AuditService,
+    rpc: 'listAuditEvents',
     tool: {
       name: 'list_audit_events',
       title: 'List audit events',
@@ -19,7 +20,7 @@ export const auditEventRoutes: RouteDef[] = [
     permission: 'read:audit',
     query: AuditEventQuery,
     response: { status: 200, schema: ListOf(AuditEvent) },
-    handler: async (input) => list(await input.client.listAuditEvents(listArgs(input))),
+    handler: async (input) => list(await input.call(listArgs(input))),
   }),
   defineRoute({
     method: 'GET',
@@ -27,10 +28,11 @@ export const auditEventRoutes: RouteDef[] = [
     summary: 'List audit events of a project',
     tag: 'audit',
     service: AuditService,
+    rpc: 'listAuditEvents',
     tool: false,
     permission: 'read:audit',
     query: AuditEventQuery,
     response: { status: 200, schema: ListOf(AuditEvent) },
-    handler: async (input) => list(await input.client.listAuditEvents(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.call(listArgs(input, input.params.id))),
   }),
 ];

@@ -12,11 +12,12 @@ export const commentRoutes: RouteDef[] = [
     summary: 'List comments of an entry',
     tag: 'comments',
     service: CommentService,
+    rpc: 'listComments',
     tool: false,
     permission: 'read:comment',
     query: ListQuery(),
     response: { status: 200, schema: ListOf(Comment) },
-    handler: async (input) => list(await input.client.listComments(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.call(listArgs(input, input.params.id))),
   }),
   defineRoute({
     method: 'POST',
@@ -24,12 +25,13 @@ export const commentRoutes: RouteDef[] = [
     summary: 'Comment on an entry',
     tag: 'comments',
     service: CommentService,
+    rpc: 'createComment',
     tool: { name: 'comment_on_entry', title: 'Comment on an entry', description: 'Adds a comment to an entry.' },
     permission: 'write:comment',
     body: CommentCreate,
     response: { status: 201, schema: Comment },
-    handler: async ({ actor, params, body, client }) =>
-      created((await client.createComment({ actor, parentId: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) =>
+      created((await call({ actor, parentId: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'GET',
@@ -37,10 +39,11 @@ export const commentRoutes: RouteDef[] = [
     summary: 'Get a comment',
     tag: 'comments',
     service: CommentService,
+    rpc: 'getComment',
     tool: false,
     permission: 'read:comment',
     response: { status: 200, schema: Comment },
-    handler: async ({ actor, params, client }) => ok((await client.getComment({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, call }) => ok((await call({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'PATCH',
@@ -48,12 +51,12 @@ export const commentRoutes: RouteDef[] = [
     summary: 'Update a comment',
     tag: 'comments',
     service: CommentService,
+    rpc: 'updateComment',
     tool: false,
     permission: 'write:comment',
     body: CommentUpdate,
     response: { status: 200, schema: Comment },
-    handler: async ({ actor, params, body, client }) =>
-      ok((await client.updateComment({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) => ok((await call({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'DELETE',
@@ -61,11 +64,12 @@ export const commentRoutes: RouteDef[] = [
     summary: 'Delete a comment',
     tag: 'comments',
     service: CommentService,
+    rpc: 'deleteComment',
     tool: false,
     permission: 'delete:comment',
     response: { status: 204, description: 'Deleted' },
-    handler: async ({ actor, params, client }) => {
-      await client.deleteComment({ actor, id: params.id });
+    handler: async ({ actor, params, call }) => {
+      await call({ actor, id: params.id });
       return noContent();
     },
   }),

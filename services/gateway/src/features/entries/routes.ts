@@ -12,6 +12,7 @@ export const entryRoutes: RouteDef[] = [
     summary: 'List entries of a project',
     tag: 'entries',
     service: EntryService,
+    rpc: 'listEntries',
     tool: {
       name: 'list_entries',
       title: 'List entries',
@@ -20,7 +21,7 @@ export const entryRoutes: RouteDef[] = [
     permission: 'read:entry',
     query: ListQuery(EntryFilters),
     response: { status: 200, schema: ListOf(Entry) },
-    handler: async (input) => list(await input.client.listEntries(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.call(listArgs(input, input.params.id))),
   }),
   defineRoute({
     method: 'POST',
@@ -28,12 +29,13 @@ export const entryRoutes: RouteDef[] = [
     summary: 'Create an entry',
     tag: 'entries',
     service: EntryService,
+    rpc: 'createEntry',
     tool: { name: 'create_entry', title: 'Create an entry', description: 'Creates an entry in a project.' },
     permission: 'write:entry',
     body: EntryCreate,
     response: { status: 201, schema: Entry },
-    handler: async ({ actor, params, body, client }) =>
-      created((await client.createEntry({ actor, parentId: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) =>
+      created((await call({ actor, parentId: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'GET',
@@ -41,10 +43,11 @@ export const entryRoutes: RouteDef[] = [
     summary: 'Get an entry',
     tag: 'entries',
     service: EntryService,
+    rpc: 'getEntry',
     tool: { name: 'get_entry', title: 'Get an entry', description: 'One entry by id.' },
     permission: 'read:entry',
     response: { status: 200, schema: Entry },
-    handler: async ({ actor, params, client }) => ok((await client.getEntry({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, call }) => ok((await call({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'PATCH',
@@ -52,6 +55,7 @@ export const entryRoutes: RouteDef[] = [
     summary: 'Update an entry',
     tag: 'entries',
     service: EntryService,
+    rpc: 'updateEntry',
     tool: {
       name: 'update_entry',
       title: 'Update an entry',
@@ -61,8 +65,7 @@ export const entryRoutes: RouteDef[] = [
     permission: 'write:entry',
     body: EntryUpdate,
     response: { status: 200, schema: Entry },
-    handler: async ({ actor, params, body, client }) =>
-      ok((await client.updateEntry({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) => ok((await call({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'DELETE',
@@ -70,11 +73,12 @@ export const entryRoutes: RouteDef[] = [
     summary: 'Delete an entry',
     tag: 'entries',
     service: EntryService,
+    rpc: 'deleteEntry',
     tool: false,
     permission: 'delete:entry',
     response: { status: 204, description: 'Deleted' },
-    handler: async ({ actor, params, client }) => {
-      await client.deleteEntry({ actor, id: params.id });
+    handler: async ({ actor, params, call }) => {
+      await call({ actor, id: params.id });
       return noContent();
     },
   }),

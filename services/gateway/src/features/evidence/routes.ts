@@ -10,6 +10,7 @@ export const evidenceRoutes: RouteDef[] = [
     summary: "Get a release's evidence package",
     tag: 'releases',
     service: EvidenceService,
+    rpc: 'getReleaseEvidence',
     tool: {
       name: 'get_release_evidence',
       title: 'Get release evidence',
@@ -26,8 +27,8 @@ export const evidenceRoutes: RouteDef[] = [
         'X-Service-Evidence-Platform-Key-Id (the key id in /.well-known/evidence-keys.json); with an organization ' +
         'evidence key also X-Service-Evidence-Signature (sha256=<hex HMAC-SHA256>) and X-Service-Evidence-Key-Prefix.',
     },
-    handler: async ({ actor, params, query, client }) => {
-      const res = await client.getReleaseEvidence({ actor, id: params.id, sequence: query.sequence ?? 0 });
+    handler: async ({ actor, params, query, call }) => {
+      const res = await call({ actor, id: params.id, sequence: query.sequence ?? 0 });
       if (res.package.byteLength === 0 || !res.platformSignature)
         throw new Error('the evidence service answered without a signed package');
       const headers: Record<string, string> = {

@@ -19,11 +19,12 @@ export const integrationLinkRoutes: RouteDef[] = [
     summary: 'List integration links',
     tag: 'integration-links',
     service: IntegrationLinkService,
+    rpc: 'listIntegrationLinks',
     tool: false,
     permission: 'read:project',
     query: ListQuery(IntegrationLinkFilters),
     response: { status: 200, schema: ListOf(IntegrationLink) },
-    handler: async (input) => list(await input.client.listIntegrationLinks(listArgs(input))),
+    handler: async (input) => list(await input.call(listArgs(input))),
   }),
   defineRoute({
     method: 'POST',
@@ -31,11 +32,12 @@ export const integrationLinkRoutes: RouteDef[] = [
     summary: 'Create an integration link (idempotent)',
     tag: 'integration-links',
     service: IntegrationLinkService,
+    rpc: 'createIntegrationLink',
     tool: false,
     permission: 'write:integration_link',
     body: IntegrationLinkCreate,
     response: { status: 201, schema: IntegrationLink, description: 'Created (200 when the external record was already linked)' },
-    handler: async ({ actor, body, client }) => upserted(await client.createIntegrationLink({ actor, body: toStruct(body) })),
+    handler: async ({ actor, body, call }) => upserted(await call({ actor, body: toStruct(body) })),
   }),
   defineRoute({
     method: 'GET',
@@ -43,10 +45,11 @@ export const integrationLinkRoutes: RouteDef[] = [
     summary: 'Get an integration link',
     tag: 'integration-links',
     service: IntegrationLinkService,
+    rpc: 'getIntegrationLink',
     tool: false,
     permission: 'read:project',
     response: { status: 200, schema: IntegrationLink },
-    handler: async ({ actor, params, client }) => ok((await client.getIntegrationLink({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, call }) => ok((await call({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'PATCH',
@@ -54,12 +57,12 @@ export const integrationLinkRoutes: RouteDef[] = [
     summary: 'Update an integration link',
     tag: 'integration-links',
     service: IntegrationLinkService,
+    rpc: 'updateIntegrationLink',
     tool: false,
     permission: 'write:integration_link',
     body: IntegrationLinkUpdate,
     response: { status: 200, schema: IntegrationLink },
-    handler: async ({ actor, params, body, client }) =>
-      ok((await client.updateIntegrationLink({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) => ok((await call({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'DELETE',
@@ -67,11 +70,12 @@ export const integrationLinkRoutes: RouteDef[] = [
     summary: 'Delete an integration link',
     tag: 'integration-links',
     service: IntegrationLinkService,
+    rpc: 'deleteIntegrationLink',
     tool: false,
     permission: 'delete:integration_link',
     response: { status: 204, description: 'Deleted' },
-    handler: async ({ actor, params, client }) => {
-      await client.deleteIntegrationLink({ actor, id: params.id });
+    handler: async ({ actor, params, call }) => {
+      await call({ actor, id: params.id });
       return noContent();
     },
   }),

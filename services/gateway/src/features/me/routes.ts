@@ -11,12 +11,13 @@ export const meRoutes: RouteDef[] = [
     summary: 'The API key actor',
     tag: 'identity',
     service: AuthService,
+    rpc: 'getMe',
     tool: {
       name: 'whoami',
       title: 'Who am I',
       description: 'The API key in use: its organization, user, role, scope and permissions.',
     },
     response: { status: 200, schema: Me },
-    handler: async ({ actor, client }) => ok((await client.getMe({ actor })).resource),
+    handler: async ({ actor, call }) => ok((await call({ actor })).resource),
   }),
 ];

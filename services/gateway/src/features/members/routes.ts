@@ -12,11 +12,12 @@ export const memberRoutes: RouteDef[] = [
     summary: 'List members of a project',
     tag: 'members',
     service: MemberService,
+    rpc: 'listMembers',
     tool: false,
     permission: 'read:project_member',
     query: ListQuery(),
     response: { status: 200, schema: ListOf(ProjectMember) },
-    handler: async (input) => list(await input.client.listMembers(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.call(listArgs(input, input.params.id))),
   }),
   defineRoute({
     method: 'POST',
@@ -24,12 +25,13 @@ export const memberRoutes: RouteDef[] = [
     summary: 'Add a member (409 if already one)',
     tag: 'members',
     service: MemberService,
+    rpc: 'addMember',
     tool: false,
     permission: 'write:project_member',
     body: MemberCreate,
     response: { status: 201, schema: ProjectMember },
-    handler: async ({ actor, params, body, client }) =>
-      created((await client.addMember({ actor, parentId: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) =>
+      created((await call({ actor, parentId: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'PATCH',
@@ -37,12 +39,13 @@ export const memberRoutes: RouteDef[] = [
     summary: 'Update a member',
     tag: 'members',
     service: MemberService,
+    rpc: 'updateMember',
     tool: false,
     permission: 'write:project_member',
     body: MemberUpdate,
     response: { status: 200, schema: ProjectMember },
-    handler: async ({ actor, params, body, client }) =>
-      ok((await client.updateMember({ actor, parentId: params.id, id: params.memberId, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) =>
+      ok((await call({ actor, parentId: params.id, id: params.memberId, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'DELETE',
@@ -50,11 +53,12 @@ export const memberRoutes: RouteDef[] = [
     summary: 'Remove a member',
     tag: 'members',
     service: MemberService,
+    rpc: 'removeMember',
     tool: false,
     permission: 'delete:project_member',
     response: { status: 204, description: 'Removed' },
-    handler: async ({ actor, params, client }) => {
-      await client.removeMember({ actor, parentId: params.id, id: params.memberId });
+    handler: async ({ actor, params, call }) => {
+      await call({ actor, parentId: params.id, id: params.memberId });
       return noContent();
     },
   }),

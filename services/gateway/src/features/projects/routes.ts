@@ -12,11 +12,12 @@ export const projectRoutes: RouteDef[] = [
     summary: 'List projects',
     tag: 'projects',
     service: ProjectService,
+    rpc: 'listProjects',
     tool: { name: 'list_projects', title: 'List projects', description: 'Projects the key can see, newest first.' },
     permission: 'read:project',
     query: ListQuery(ProjectFilters),
     response: { status: 200, schema: ListOf(Project) },
-    handler: async (input) => list(await input.client.listProjects(listArgs(input))),
+    handler: async (input) => list(await input.call(listArgs(input))),
   }),
   defineRoute({
     method: 'POST',
@@ -24,12 +25,13 @@ export const projectRoutes: RouteDef[] = [
     summary: 'Create a project',
     tag: 'projects',
     service: ProjectService,
+    rpc: 'createProject',
     tool: false,
     permission: 'write:project',
     orgKeyOnly: true,
     body: ProjectCreate,
     response: { status: 201, schema: Project },
-    handler: async ({ actor, body, client }) => created((await client.createProject({ actor, body: toStruct(body) })).resource),
+    handler: async ({ actor, body, call }) => created((await call({ actor, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'GET',
@@ -37,10 +39,11 @@ export const projectRoutes: RouteDef[] = [
     summary: 'Get a project',
     tag: 'projects',
     service: ProjectService,
+    rpc: 'getProject',
     tool: { name: 'get_project', title: 'Get a project', description: 'One project by id.' },
     permission: 'read:project',
     response: { status: 200, schema: Project },
-    handler: async ({ actor, params, client }) => ok((await client.getProject({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, call }) => ok((await call({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'PATCH',
@@ -48,12 +51,12 @@ export const projectRoutes: RouteDef[] = [
     summary: 'Update a project',
     tag: 'projects',
     service: ProjectService,
+    rpc: 'updateProject',
     tool: false,
     permission: 'write:project',
     body: ProjectUpdate,
     response: { status: 200, schema: Project },
-    handler: async ({ actor, params, body, client }) =>
-      ok((await client.updateProject({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) => ok((await call({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'DELETE',
@@ -61,12 +64,13 @@ export const projectRoutes: RouteDef[] = [
     summary: 'Delete a project',
     tag: 'projects',
     service: ProjectService,
+    rpc: 'deleteProject',
     tool: false,
     permission: 'delete:project',
     roles: ADMIN_ROLES,
     response: { status: 204, description: 'Deleted' },
-    handler: async ({ actor, params, client }) => {
-      await client.deleteProject({ actor, id: params.id });
+    handler: async ({ actor, params, call }) => {
+      await call({ actor, id: params.id });
       return noContent();
     },
   }),

@@ -12,11 +12,12 @@ export const releaseRoutes: RouteDef[] = [
     summary: 'List releases of a project',
     tag: 'releases',
     service: ReleaseService,
+    rpc: 'listReleases',
     tool: { name: 'list_releases', title: 'List releases', description: 'Releases of a project, with filters.' },
     permission: 'read:release',
     query: ListQuery(ReleaseFilters),
     response: { status: 200, schema: ListOf(Release) },
-    handler: async (input) => list(await input.client.listReleases(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.call(listArgs(input, input.params.id))),
   }),
   defineRoute({
     method: 'POST',
@@ -24,12 +25,13 @@ export const releaseRoutes: RouteDef[] = [
     summary: 'Create a release',
     tag: 'releases',
     service: ReleaseService,
+    rpc: 'createRelease',
     tool: { name: 'create_release', title: 'Create a release', description: 'Creates a release in a project.' },
     permission: 'write:release',
     body: ReleaseCreate,
     response: { status: 201, schema: Release },
-    handler: async ({ actor, params, body, client }) =>
-      created((await client.createRelease({ actor, parentId: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) =>
+      created((await call({ actor, parentId: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'GET',
@@ -37,10 +39,11 @@ export const releaseRoutes: RouteDef[] = [
     summary: 'Get a release',
     tag: 'releases',
     service: ReleaseService,
+    rpc: 'getRelease',
     tool: { name: 'get_release', title: 'Get a release', description: 'One release by id.' },
     permission: 'read:release',
     response: { status: 200, schema: Release },
-    handler: async ({ actor, params, client }) => ok((await client.getRelease({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, call }) => ok((await call({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'PATCH',
@@ -48,6 +51,7 @@ export const releaseRoutes: RouteDef[] = [
     summary: 'Update a release',
     tag: 'releases',
     service: ReleaseService,
+    rpc: 'updateRelease',
     tool: {
       name: 'update_release',
       title: 'Update a release',
@@ -57,8 +61,7 @@ export const releaseRoutes: RouteDef[] = [
     permission: 'write:release',
     body: ReleaseUpdate,
     response: { status: 200, schema: Release },
-    handler: async ({ actor, params, body, client }) =>
-      ok((await client.updateRelease({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) => ok((await call({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'DELETE',
@@ -66,11 +69,12 @@ export const releaseRoutes: RouteDef[] = [
     summary: 'Delete a release',
     tag: 'releases',
     service: ReleaseService,
+    rpc: 'deleteRelease',
     tool: false,
     permission: 'delete:release',
     response: { status: 204, description: 'Deleted' },
-    handler: async ({ actor, params, client }) => {
-      await client.deleteRelease({ actor, id: params.id });
+    handler: async ({ actor, params, call }) => {
+      await call({ actor, id: params.id });
       return noContent();
     },
   }),

@@ -11,6 +11,7 @@ export const searchRoutes: RouteDef[] = [
     summary: 'Search projects, entries, releases and wiki pages',
     tag: 'search',
     service: SearchService,
+    rpc: 'search',
     tool: { name: 'search', title: 'Search', description: 'Full-text search across the resources the key can read.' },
     permission: 'read:search',
     query: SearchQuery,
@@ -19,7 +20,6 @@ export const searchRoutes: RouteDef[] = [
       schema: ListOf(SearchResult),
       description: 'At most 25 results, best match first (page 1, pageSize 25, total = results returned)',
     },
-    handler: async ({ actor, query, client }) =>
-      list(await client.search({ actor, query: { q: query.q }, page: 1, pageSize: 25 })),
+    handler: async ({ actor, query, call }) => list(await call({ actor, query: { q: query.q }, page: 1, pageSize: 25 })),
   }),
 ];

@@ -11,10 +11,11 @@ export const snapshotRoutes: RouteDef[] = [
     summary: 'List report snapshots of a project, with their summary',
     tag: 'snapshots',
     service: SnapshotService,
+    rpc: 'listSnapshots',
     tool: false,
     permission: 'read:snapshot',
     query: ListQuery(),
     response: { status: 200, schema: ListOf(Snapshot) },
-    handler: async (input) => list(await input.client.listSnapshots(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.call(listArgs(input, input.params.id))),
   }),
 ];

@@ -44,12 +44,13 @@ export const userRoutes: RouteDef[] = [
     summary: 'List users of the organization',
     tag: 'users',
     service: UserService,
+    rpc: 'listUsers',
     tool: false,
     permission: 'read:user',
     orgKeyOnly: true,
     query: ListQuery(UserFilters),
     response: { status: 200, schema: ListOf(User) },
-    handler: async (input) => list(await input.client.listUsers(listArgs(input))),
+    handler: async (input) => list(await input.call(listArgs(input))),
   }),
   defineRoute({
     method: 'POST',
@@ -57,14 +58,15 @@ export const userRoutes: RouteDef[] = [
     summary: 'Invite a user (idempotent with externalRef)',
     tag: 'users',
     service: UserService,
+    rpc: 'inviteUser',
     tool: false,
     permission: 'write:user',
     roles: ADMIN_ROLES,
     orgKeyOnly: true,
     body: InviteRequest,
     response: { status: 201, schema: InviteResponse, description: 'Created (201) or an existing user (200, created: false)' },
-    handler: async ({ actor, body, client }) => {
-      return upserted(await client.inviteUser({ actor, body: toStruct(body) }));
+    handler: async ({ actor, body, call }) => {
+      return upserted(await call({ actor, body: toStruct(body) }));
     },
   }),
   defineRoute({
@@ -73,15 +75,16 @@ export const userRoutes: RouteDef[] = [
     summary: 'Invite 1 to 50 users; per-item results',
     tag: 'users',
     service: UserService,
+    rpc: 'bulkInvite',
     tool: false,
     permission: 'write:user',
     roles: ADMIN_ROLES,
     orgKeyOnly: true,
     body: BulkInviteRequest,
     response: { status: 200, schema: BulkInviteResponse },
-    handler: async ({ actor, body, client }) => {
+    handler: async ({ actor, body, call }) => {
       const invites = body.invites.map(checkItem);
-      const res = await client.bulkInvite({ actor, body: { invites, sendInvite: body.sendInvite === true } });
+      const res = await call({ actor, body: { invites, sendInvite: body.sendInvite === true } });
       return ok(res.resource);
     },
   }),
@@ -91,10 +94,11 @@ export const userRoutes: RouteDef[] = [
     summary: 'Get a user',
     tag: 'users',
     service: UserService,
+    rpc: 'getUser',
     tool: false,
     permission: 'read:user',
     response: { status: 200, schema: User },
-    handler: async ({ actor, params, client }) => ok((await client.getUser({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, call }) => ok((await call({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'PATCH',
@@ -102,11 +106,11 @@ export const userRoutes: RouteDef[] = [
     summary: "Update a user's name or metadata",
     tag: 'users',
     service: UserService,
+    rpc: 'updateUser',
     tool: false,
     permission: 'write:user',
     body: UserUpdate,
     response: { status: 200, schema: User },
-    handler: async ({ actor, params, body, client }) =>
-      ok((await client.updateUser({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) => ok((await call({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
 ];

@@ -46,6 +46,7 @@ export const webhookRoutes: RouteDef[] = [
     summary: 'List webhook subscriptions',
     tag: 'webhooks',
     service: WebhookService,
+    rpc: 'listWebhooks',
     tool: {
       name: 'list_webhooks',
       title: 'List webhook subscriptions',
@@ -56,7 +57,7 @@ export const webhookRoutes: RouteDef[] = [
     orgKeyOnly: true,
     query: ListQuery(WebhookFilters),
     response: { status: 200, schema: ListOf(Webhook) },
-    handler: async (input) => list(await input.client.listWebhooks(listArgs(input))),
+    handler: async (input) => list(await input.call(listArgs(input))),
   }),
   defineRoute({
     method: 'POST',
@@ -64,12 +65,13 @@ export const webhookRoutes: RouteDef[] = [
     summary: 'Create a webhook subscription',
     tag: 'webhooks',
     service: WebhookService,
+    rpc: 'createWebhook',
     tool: false,
     permission: 'write:webhook',
     orgKeyOnly: true,
     body: WebhookCreate,
     response: { status: 201, schema: WebhookWithSecret },
-    handler: async ({ actor, body, client }) => created((await client.createWebhook({ actor, body: toStruct(body) })).resource),
+    handler: async ({ actor, body, call }) => created((await call({ actor, body: toStruct(body) })).resource),
   }),
   // Before /webhooks/:id, which would otherwise take "event-types" for an id: the first match wins.
   defineRoute({
@@ -89,11 +91,12 @@ export const webhookRoutes: RouteDef[] = [
     summary: 'Get a webhook subscription',
     tag: 'webhooks',
     service: WebhookService,
+    rpc: 'getWebhook',
     tool: false,
     permission: 'read:webhook',
     orgKeyOnly: true,
     response: { status: 200, schema: Webhook },
-    handler: async ({ actor, params, client }) => ok((await client.getWebhook({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, call }) => ok((await call({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'PATCH',
@@ -101,13 +104,13 @@ export const webhookRoutes: RouteDef[] = [
     summary: 'Update a webhook subscription',
     tag: 'webhooks',
     service: WebhookService,
+    rpc: 'updateWebhook',
     tool: false,
     permission: 'write:webhook',
     orgKeyOnly: true,
     body: WebhookUpdate,
     response: { status: 200, schema: Webhook },
-    handler: async ({ actor, params, body, client }) =>
-      ok((await client.updateWebhook({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) => ok((await call({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'DELETE',
@@ -115,12 +118,13 @@ export const webhookRoutes: RouteDef[] = [
     summary: 'Delete a webhook subscription',
     tag: 'webhooks',
     service: WebhookService,
+    rpc: 'deleteWebhook',
     tool: false,
     permission: 'delete:webhook',
     orgKeyOnly: true,
     response: { status: 204, description: 'Deleted; pending retries stop' },
-    handler: async ({ actor, params, client }) => {
-      await client.deleteWebhook({ actor, id: params.id });
+    handler: async ({ actor, params, call }) => {
+      await call({ actor, id: params.id });
       return noContent();
     },
   }),
@@ -130,13 +134,13 @@ export const webhookRoutes: RouteDef[] = [
     summary: 'Rotate the signing secret',
     tag: 'webhooks',
     service: WebhookService,
+    rpc: 'rotateWebhookSecret',
     tool: false,
     permission: 'write:webhook',
     orgKeyOnly: true,
     body: WebhookRotateSecret,
     response: { status: 200, schema: WebhookWithSecret },
-    handler: async ({ actor, params, body, client }) =>
-      ok((await client.rotateWebhookSecret({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) => ok((await call({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'POST',
@@ -144,13 +148,13 @@ export const webhookRoutes: RouteDef[] = [
     summary: 'Send a synthetic signed delivery',
     tag: 'webhooks',
     service: WebhookService,
+    rpc: 'testWebhook',
     tool: false,
     permission: 'write:webhook',
     orgKeyOnly: true,
     body: WebhookTestBody,
     response: { status: 200, schema: WebhookTestResult },
-    handler: async ({ actor, params, body, client }) =>
-      ok((await client.testWebhook({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) => ok((await call({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'GET',
@@ -158,12 +162,13 @@ export const webhookRoutes: RouteDef[] = [
     summary: 'List delivery records of a subscription',
     tag: 'webhooks',
     service: WebhookService,
+    rpc: 'listDeliveries',
     tool: false,
     permission: 'read:webhook',
     orgKeyOnly: true,
     query: ListQuery(DeliveryFilters),
     response: { status: 200, schema: ListOf(Delivery) },
-    handler: async (input) => list(await input.client.listDeliveries(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.call(listArgs(input, input.params.id))),
   }),
   defineRoute({
     method: 'GET',
@@ -171,12 +176,13 @@ export const webhookRoutes: RouteDef[] = [
     summary: 'Get one delivery record with its attempt log',
     tag: 'webhooks',
     service: WebhookService,
+    rpc: 'getDelivery',
     tool: false,
     permission: 'read:webhook',
     orgKeyOnly: true,
     response: { status: 200, schema: DeliveryDetail },
-    handler: async ({ actor, params, client }) =>
-      ok((await client.getDelivery({ actor, id: params.deliveryId, query: { subscriptionId: params.id } })).resource),
+    handler: async ({ actor, params, call }) =>
+      ok((await call({ actor, id: params.deliveryId, query: { subscriptionId: params.id } })).resource),
   }),
   defineRoute({
     method: 'GET',
@@ -184,6 +190,7 @@ export const webhookRoutes: RouteDef[] = [
     summary: "Get a webhook subscription's delivery statistics",
     tag: 'webhooks',
     service: WebhookService,
+    rpc: 'getWebhookStats',
     tool: {
       name: 'webhook_stats',
       title: 'Webhook delivery statistics',
@@ -194,8 +201,8 @@ export const webhookRoutes: RouteDef[] = [
     orgKeyOnly: true,
     query: WebhookStatsQuery,
     response: { status: 200, schema: WebhookStats },
-    handler: async ({ actor, params, query, client }) =>
-      ok((await client.getWebhookStats({ actor, id: params.id, query: toStruct(query) })).resource),
+    handler: async ({ actor, params, query, call }) =>
+      ok((await call({ actor, id: params.id, query: toStruct(query) })).resource),
   }),
   defineRoute({
     method: 'POST',
@@ -203,6 +210,7 @@ export const webhookRoutes: RouteDef[] = [
     summary: 'Send a delivery again now',
     tag: 'webhooks',
     service: WebhookService,
+    rpc: 'redeliverDelivery',
     tool: false,
     permission: 'write:webhook',
     orgKeyOnly: true,
@@ -211,8 +219,8 @@ export const webhookRoutes: RouteDef[] = [
       schema: DeliveryDetail,
       description: 'The delivery after the new attempt, with its attempt log (counts against WEBHOOK_TEST_LIMIT_PER_HOUR)',
     },
-    handler: async ({ actor, params, client }) =>
-      ok((await client.redeliverDelivery({ actor, id: params.deliveryId, query: { subscriptionId: params.id } })).resource),
+    handler: async ({ actor, params, call }) =>
+      ok((await call({ actor, id: params.deliveryId, query: { subscriptionId: params.id } })).resource),
   }),
   defineRoute({
     method: 'POST',
@@ -220,6 +228,7 @@ export const webhookRoutes: RouteDef[] = [
     summary: 'Queue again the failed and dead-lettered deliveries of a window',
     tag: 'webhooks',
     service: WebhookService,
+    rpc: 'recoverDeliveries',
     tool: false,
     permission: 'write:webhook',
     orgKeyOnly: true,
@@ -229,8 +238,8 @@ export const webhookRoutes: RouteDef[] = [
       schema: WebhookRecovery,
       description: 'The recovery, started; it runs in the background (GET /webhooks/:id/recoveries/:recoveryId)',
     },
-    handler: async ({ actor, params, body, client }) =>
-      accepted((await client.recoverDeliveries({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) =>
+      accepted((await call({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'GET',
@@ -238,11 +247,12 @@ export const webhookRoutes: RouteDef[] = [
     summary: "Get a recovery's progress",
     tag: 'webhooks',
     service: WebhookService,
+    rpc: 'getRecovery',
     tool: false,
     permission: 'read:webhook',
     orgKeyOnly: true,
     response: { status: 200, schema: WebhookRecovery },
-    handler: async ({ actor, params, client }) =>
-      ok((await client.getRecovery({ actor, id: params.recoveryId, query: { subscriptionId: params.id } })).resource),
+    handler: async ({ actor, params, call }) =>
+      ok((await call({ actor, id: params.recoveryId, query: { subscriptionId: params.id } })).resource),
   }),
 ];

@@ -12,11 +12,12 @@ export const wikiRoutes: RouteDef[] = [
     summary: 'List wiki pages of a project',
     tag: 'wiki',
     service: WikiService,
+    rpc: 'listWikiPages',
     tool: { name: 'list_wiki_pages', title: 'List wiki pages', description: 'Wiki pages of a project.' },
     permission: 'read:wiki',
     query: ListQuery(),
     response: { status: 200, schema: ListOf(WikiPage) },
-    handler: async (input) => list(await input.client.listWikiPages(listArgs(input, input.params.id))),
+    handler: async (input) => list(await input.call(listArgs(input, input.params.id))),
   }),
   defineRoute({
     method: 'POST',
@@ -24,12 +25,12 @@ export const wikiRoutes: RouteDef[] = [
     summary: 'Create a wiki page (idempotent with externalRef)',
     tag: 'wiki',
     service: WikiService,
+    rpc: 'createWikiPage',
     tool: { name: 'create_wiki_page', title: 'Create a wiki page', description: 'Creates a wiki page in a project.' },
     permission: 'write:wiki',
     body: WikiPageCreate,
     response: { status: 201, schema: WikiPage, description: 'Created (201) or the page of the same externalRef (200)' },
-    handler: async ({ actor, params, body, client }) =>
-      upserted(await client.createWikiPage({ actor, parentId: params.id, body: toStruct(body) })),
+    handler: async ({ actor, params, body, call }) => upserted(await call({ actor, parentId: params.id, body: toStruct(body) })),
   }),
   defineRoute({
     method: 'GET',
@@ -37,10 +38,11 @@ export const wikiRoutes: RouteDef[] = [
     summary: 'Get a wiki page with its full content',
     tag: 'wiki',
     service: WikiService,
+    rpc: 'getWikiPage',
     tool: { name: 'get_wiki_page', title: 'Get a wiki page', description: 'One wiki page with its full content.' },
     permission: 'read:wiki',
     response: { status: 200, schema: WikiPage },
-    handler: async ({ actor, params, client }) => ok((await client.getWikiPage({ actor, id: params.id })).resource),
+    handler: async ({ actor, params, call }) => ok((await call({ actor, id: params.id })).resource),
   }),
   defineRoute({
     method: 'PATCH',
@@ -48,6 +50,7 @@ export const wikiRoutes: RouteDef[] = [
     summary: 'Update a wiki page',
     tag: 'wiki',
     service: WikiService,
+    rpc: 'updateWikiPage',
     tool: {
       name: 'update_wiki_page',
       title: 'Update a wiki page',
@@ -57,8 +60,7 @@ export const wikiRoutes: RouteDef[] = [
     permission: 'write:wiki',
     body: WikiPageUpdate,
     response: { status: 200, schema: WikiPage },
-    handler: async ({ actor, params, body, client }) =>
-      ok((await client.updateWikiPage({ actor, id: params.id, body: toStruct(body) })).resource),
+    handler: async ({ actor, params, body, call }) => ok((await call({ actor, id: params.id, body: toStruct(body) })).resource),
   }),
   defineRoute({
     method: 'DELETE',
@@ -66,11 +68,12 @@ export const wikiRoutes: RouteDef[] = [
     summary: 'Delete a wiki page',
     tag: 'wiki',
     service: WikiService,
+    rpc: 'deleteWikiPage',
     tool: false,
     permission: 'delete:wiki',
     response: { status: 204, description: 'Deleted' },
-    handler: async ({ actor, params, client }) => {
-      await client.deleteWikiPage({ actor, id: params.id });
+    handler: async ({ actor, params, call }) => {
+      await call({ actor, id: params.id });
       return noContent();
     },
   }),
