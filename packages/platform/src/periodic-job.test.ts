@@ -23,7 +23,7 @@ function capturedLogger() {
 }
 
 const series = async (metrics: Metrics, name: string): Promise<[unknown, number][]> =>
-  (await metrics.registry.getSingleMetric(`svc_${name}`)!.get()).values.map((v) => [v.labels.job, v.value]);
+  (await metrics.registry.getSingleMetric(`svc_${name}`)!.get()).values.map((v) => [v.labels.name, v.value]);
 
 describe('createPeriodicJob', () => {
   it('runs after its first delay and then every interval, never two runs at once', async () => {

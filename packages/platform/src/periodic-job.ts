@@ -4,7 +4,10 @@ import type { Metrics } from './metrics.ts';
 
 /** What a periodic job is: declared by the feature that owns the work, run by createPeriodicJob. */
 export interface PeriodicJobDefinition {
-  /** The `job` label of its metrics, in snake case (`delivery_retention`). */
+  /**
+   * The `name` label of its metrics, in snake case (`delivery_retention`). Not `job`: Prometheus gives
+   * every scraped series the `job` of its target, and would rename ours to `exported_job`.
+   */
   name: string;
   /** What its log lines call it (`delivery retention sweep`). */
   what: string;
@@ -25,10 +28,10 @@ export interface PeriodicJob {
   stop(): Promise<void>;
 }
 
-/** The two series every periodic job of a process reports, labelled by `job`. */
+/** The two series every periodic job of a process reports, labelled by its `name`. */
 interface PeriodicJobMetrics {
-  failures: Counter<'job'>;
-  lastSuccess: Gauge<'job'>;
+  failures: Counter<'name'>;
+  lastSuccess: Gauge<'name'>;
 }
 
 /** One pair per registry: every job of a process shares it. */
@@ -42,13 +45,13 @@ function periodicJobMetrics(metrics: Metrics): PeriodicJobMetrics {
       failures: new Counter({
         name: `${metrics.prefix}periodic_job_failures_total`,
         help: 'Runs of a periodic job (sweeps, pruning) that failed; it runs again at its next interval.',
-        labelNames: ['job'] as const,
+        labelNames: ['name'] as const,
         registers,
       }),
       lastSuccess: new Gauge({
         name: `${metrics.prefix}periodic_job_last_success_timestamp_seconds`,
         help: 'Unix time at which a periodic job last finished a run without error (absent until its first).',
-        labelNames: ['job'] as const,
+        labelNames: ['name'] as const,
         registers,
       }),
     };
@@ -60,14 +63,14 @@ function periodicJobMetrics(metrics: Metrics): PeriodicJobMetrics {
 /**
  * Runs `job.run` every `intervalMs` (counted from the end of a run, so runs never overlap), the first
  * after `firstDelayMs`. A run that throws is logged (`<what> failed; trying again next interval`) and
- * counted in `<prefix>periodic_job_failures_total{job}`; one that succeeds sets
- * `<prefix>periodic_job_last_success_timestamp_seconds{job}` (docs/observability.md). `stop()` aborts
+ * counted in `<prefix>periodic_job_failures_total{name}`; one that succeeds sets
+ * `<prefix>periodic_job_last_success_timestamp_seconds{name}` (docs/observability.md). `stop()` aborts
  * the run in flight through its signal and resolves once it has ended. Its timers do not keep the
  * process alive.
  */
 export function createPeriodicJob(job: PeriodicJobDefinition, deps: { logger: Logger; metrics: Metrics }): PeriodicJob {
   const { failures, lastSuccess } = periodicJobMetrics(deps.metrics);
-  const labels = { job: job.name };
+  const labels = { name: job.name };
   failures.inc(labels, 0); // the series exists from the start, so increase() sees the first failure
   const stopping = new AbortController();
   let endWait: (() => void) | undefined;
