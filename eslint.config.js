@@ -39,7 +39,7 @@ export default defineConfig(
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/no-explicit-any': 'error',
       // The no-unsafe-* family flags every use of a value typed `any` by a library (knex rows,
-      // parsed JSON): typed stores and bodies remove those at their source, not site by site.
+      // parsed JSON): typed stores, typed queries and `unknown` for parsed JSON remove those at their source.
       '@typescript-eslint/no-unsafe-argument': 'error',
       '@typescript-eslint/no-unsafe-assignment': 'error',
       '@typescript-eslint/no-unsafe-call': 'error',
