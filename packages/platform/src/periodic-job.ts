@@ -5,7 +5,7 @@ import type { Metrics } from './metrics.ts';
 /** What a periodic job is: declared by the feature that owns the work, run by createPeriodicJob. */
 export interface PeriodicJobDefinition {
   /**
-   * The `name` label of its metrics, in snake case (`delivery_retention`). Not `job`: Prometheus gives
+   * The `name` label of its metrics, in snake case (`retention_sweep`). Not `job`: Prometheus gives
    * every scraped series the `job` of its target, and would rename ours to `exported_job`.
    */
   name: string;

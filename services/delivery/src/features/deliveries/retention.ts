@@ -54,7 +54,7 @@ export function createRetentionSweeper(opts: RetentionOptions): RetentionSweeper
   return {
     sweep,
     job: {
-      name: 'delivery_retention',
+      name: 'retention_sweep',
       what: 'delivery retention sweep',
       intervalMs: opts.intervalMs,
       firstDelayMs: Math.ceil(opts.intervalMs / 10),
