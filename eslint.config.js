@@ -88,7 +88,7 @@ export default defineConfig(
       'services/*/src/config.ts',
       '**/*.test.ts',
       // The store contract kit: finds the test Postgres server as the tests do (TEST_DATABASE_URL).
-      'packages/db/src/test-kit.ts',
+      'packages/db/src/store-contract.ts',
     ],
     rules: { 'no-process-env': 'off' },
   },

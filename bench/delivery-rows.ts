@@ -52,7 +52,7 @@ async function lifecycle(name: string, run: (db: Knex, stores: Stores, rows: () 
         eventNames: ['entry.created'],
         secretSealed: 'x',
       })
-      .returning('id');
+      .returning<{ id: string }[]>('id');
     // Bodies the size of a real entry.created envelope.
     const rows = () =>
       Array.from({ length: FANOUT }, (): NewDelivery => {
@@ -80,13 +80,15 @@ async function lifecycle(name: string, run: (db: Knex, stores: Stores, rows: () 
       ['postgres (all processes)', () => pidsMatching('postgres')],
       ['bench (client)', () => [process.pid]],
     ]);
-    const [{ lsn: walBefore }] = (await db.raw('SELECT pg_current_wal_lsn() AS lsn')).rows;
+    const [{ lsn: walBefore }] = (await db.raw<{ rows: { lsn: string }[] }>('SELECT pg_current_wal_lsn() AS lsn')).rows;
     meter.start();
     const t0 = performance.now();
     for (let done = 0; done < DELIVERIES; done += FANOUT) await run(db, stores, rows);
     const ms = performance.now() - t0;
     const report = meter.report(DELIVERIES, 'delivery');
-    const [{ bytes }] = (await db.raw('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ?)::bigint AS bytes', [walBefore])).rows;
+    const [{ bytes }] = (
+      await db.raw<{ rows: { bytes: number }[] }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ?)::bigint AS bytes', [walBefore])
+    ).rows;
     console.log(
       `\n== ${name}: ${DELIVERIES} deliveries in ${ms.toFixed(0)} ms, ${(Number(bytes) / DELIVERIES).toFixed(0)} bytes of WAL per delivery`,
     );

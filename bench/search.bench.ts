@@ -12,6 +12,7 @@
 import os from 'node:os';
 import pg from 'pg';
 import { startTestCluster } from '../test/support/cluster.ts';
+import { requiredField } from './support/fields.ts';
 
 // The benchmark sends more than the 600 requests per minute a key may make.
 process.env.RATE_LIMIT_PER_MINUTE ??= '1000000';
@@ -71,7 +72,7 @@ async function main() {
     const projects = [org.projectId];
     for (let i = 1; i < 5; i++) {
       const res = await c.api(org.key, 'POST', '/projects', { name: `Bench project ${i} ${text(2)}`, description: text(12) });
-      projects.push(res.body.id);
+      projects.push(requiredField(res.body, 'id'));
     }
 
     const started = Date.now();
@@ -119,7 +120,7 @@ async function main() {
     await db.query('ANALYZE');
     const {
       rows: [{ n: docs }],
-    } = await db.query('SELECT count(*)::int AS n FROM search_documents');
+    } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM search_documents');
     console.log(
       `seeded ${ENTRIES} entries (+2000 in another organization, 500 releases, 1000 wiki pages): ${docs} search documents in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
@@ -166,7 +167,7 @@ async function main() {
       }
       const {
         rows: [{ n: matches }],
-      } = await db.query(
+      } = await db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM search_documents WHERE "organizationId" = $1 AND document @@ websearch_to_tsquery('english', $2)`,
         [org.orgId, q],
       );
@@ -196,7 +197,7 @@ async function main() {
     );
 
     for (const q of [WORDS[0], tail(1234)]) {
-      const plan = await db.query(`EXPLAIN (ANALYZE, COSTS OFF) ${SEARCH_SQL}`, [q, org.orgId]);
+      const plan = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) ${SEARCH_SQL}`, [q, org.orgId]);
       console.log(`\nplan for "${q}":\n${plan.rows.map((r) => `  ${r['QUERY PLAN']}`).join('\n')}`);
     }
     console.log(

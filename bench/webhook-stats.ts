@@ -48,7 +48,7 @@ try {
   );
   await db.raw('VACUUM ANALYZE delivery.deliveries');
   await db.raw('VACUUM ANALYZE delivery.attempts');
-  const [{ n: attempts }] = (await db.raw('SELECT count(*)::int AS n FROM delivery.attempts')).rows as { n: number }[];
+  const [{ n: attempts }] = (await db.raw<{ rows: { n: number }[] }>('SELECT count(*)::int AS n FROM delivery.attempts')).rows;
   console.log(
     `seeded ${DELIVERIES} deliveries and ${attempts} attempts over ${SUBSCRIPTIONS} subscriptions in ${((Date.now() - seeded) / 1000).toFixed(1)} s`,
   );

@@ -17,6 +17,7 @@ import { Agent, request } from 'undici';
 import { createDb } from '@cluster/db';
 import { commitWrite } from '@cluster/outbox';
 import { startReceiver, type Receiver } from '../test/support/receiver.ts';
+import { jsonField, requiredField, stringField } from './support/fields.ts';
 import { deliveryHeaders } from '../services/delivery/src/sender/signing.ts';
 import { entryWriter, startBenchCluster } from './support/cluster.ts';
 
@@ -188,17 +189,18 @@ async function main() {
       if (wait > 0) await sleep(wait);
       inflight.push(
         writer2.write().then((res) => {
-          answeredAt.set(res.body.id as string, Date.now());
+          answeredAt.set(requiredField(res.body, 'id'), Date.now());
         }),
       );
     }
     await Promise.all(inflight);
     const achieved = total / ((performance.now() - t0) / 1000);
-    await r2.waitFor(total, (g) => answeredAt.has(g.body?.entityId), 120_000);
+    const entityOf = (g: { body: unknown }) => stringField(g.body, 'entityId') ?? '';
+    await r2.waitFor(total, (g) => answeredAt.has(entityOf(g)), 120_000);
     const latencyCpu = meter.report(total, 'write (one delivery each)');
     const latencies = r2.received
-      .filter((g) => answeredAt.has(g.body?.entityId))
-      .map((g) => g.arrivedAt - answeredAt.get(g.body.entityId)!)
+      .filter((g) => answeredAt.has(entityOf(g)))
+      .map((g) => g.arrivedAt - answeredAt.get(entityOf(g))!)
       .sort((a, b) => a - b);
     console.log(
       `\n== latency: ${total} API writes at ${RATE}/s (achieved ${achieved.toFixed(0)}/s), API answer -> receiver arrival`,
@@ -209,32 +211,32 @@ async function main() {
     // Where the time goes: event commit -> delivery row (relay, Kafka, fan-out) -> first attempt (sender pickup) -> arrival.
     const ddb = createDb(databaseUrl, { schema: 'delivery', poolMax: 1 });
     const stored: { id: string; createdAt: Date; firstAttemptAt: Date; body: string }[] = await ddb('delivery.deliveries')
-      .where({ subscriptionId: watch.body.id })
+      .where({ subscriptionId: requiredField(watch.body, 'id') })
       .select('id', 'createdAt', 'firstAttemptAt', 'body');
-    const rows = stored.filter((row) => answeredAt.has(JSON.parse(row.body).entityId)); // not the warm-up's
+    const rows = stored.filter((row) => answeredAt.has(jsonField(row.body, 'entityId') ?? '')); // not the warm-up's
     await ddb.destroy();
-    const arrival = new Map(r2.received.map((g) => [g.body?.id as string, g.arrivedAt]));
+    const arrival = new Map(r2.received.map((g) => [stringField(g.body, 'id') ?? '', g.arrivedAt]));
     const stage = (f: (row: (typeof rows)[number]) => number) =>
       rows
         .map(f)
         .filter(Number.isFinite)
         .sort((a, b) => a - b);
-    const fan = stage((row) => row.createdAt.getTime() - Date.parse(JSON.parse(row.body).occurredAt));
+    const fan = stage((row) => row.createdAt.getTime() - Date.parse(jsonField(row.body, 'occurredAt') ?? ''));
     const pick = stage((row) => row.firstAttemptAt.getTime() - row.createdAt.getTime());
     const http = stage((row) => (arrival.get(row.id) ?? NaN) - row.firstAttemptAt.getTime());
     // The event's occurredAt is taken just before its transaction commits; the API answer
     // reaches the client later, by the time the answer spends in the core, the gateway and the
     // client's event loops (long on saturated cores). Both views are printed.
     const occurred = new Map(
-      rows.map((row) => [JSON.parse(row.body).entityId as string, Date.parse(JSON.parse(row.body).occurredAt)]),
+      rows.map((row) => [jsonField(row.body, 'entityId') ?? '', Date.parse(jsonField(row.body, 'occurredAt') ?? '')]),
     );
     const answerLag = [...answeredAt]
       .map(([id, at]) => at - (occurred.get(id) ?? NaN))
       .filter(Number.isFinite)
       .sort((a, b) => a - b);
     const fromCommit = r2.received
-      .filter((g) => occurred.has(g.body?.entityId))
-      .map((g) => g.arrivedAt - occurred.get(g.body.entityId)!)
+      .filter((g) => occurred.has(entityOf(g)))
+      .map((g) => g.arrivedAt - occurred.get(entityOf(g))!)
       .sort((a, b) => a - b);
     for (const [name, v] of [
       ['commit -> receiver arrival', fromCommit],

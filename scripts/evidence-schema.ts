@@ -9,7 +9,7 @@ const schema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'evidence.schema.json',
   title: 'EvidencePackage',
-  ...JSON.parse(JSON.stringify(EvidencePackage)),
+  ...(JSON.parse(JSON.stringify(EvidencePackage)) as object),
 };
 writeFileSync(file, `${JSON.stringify(schema, null, 2)}\n`);
 process.stdout.write(`wrote ${file}\n`);

@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
 import type { Json } from '../../test/support/json.ts';
+import { requiredField } from './fields.ts';
 import type { ServiceProcess } from '../../test/faults/support.ts';
 import { startProcessCluster } from '../../test/support/process-cluster.ts';
 import { clusterGroups, cpuMeter, type ProcessGroups } from './cpu.ts';
@@ -58,7 +59,7 @@ export async function startBenchCluster(tag: string, env: Record<string, string>
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.body.text();
-    return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
+    return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined };
   };
   const newOrg = async (name: string, projects: number): Promise<BenchOrg> => {
     const { key, orgId } = await cluster.newOrg(name);
@@ -66,7 +67,7 @@ export async function startBenchCluster(tag: string, env: Record<string, string>
     for (let i = 0; i < projects; i++) {
       const res = await call(key, 'POST', '/projects', { name: `${name} project ${i}`, description: 'benchmark' });
       if (res.status !== 201) throw new Error(`project failed: ${JSON.stringify(res.body)}`);
-      projectIds.push(res.body.id as string);
+      projectIds.push(requiredField(res.body, 'id'));
     }
     return { key, orgId, projectIds };
   };

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pgConnectionConfig } from './index.ts';
+import { pgConnectionConfig } from './connection.ts';
 
 // libpq's sslmode, not node-postgres' own reading of it (whose `require` verifies like verify-full).
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pg-config-'));

@@ -52,7 +52,9 @@ export function createLeaderConnection(opts: {
     async acquire() {
       if (conn && leading) return conn;
       conn ??= await connect();
-      const { rows } = await conn.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [opts.lockName]);
+      const { rows } = await conn.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
+        opts.lockName,
+      ]);
       if (!rows[0].locked) return undefined;
       await conn.query(`LISTEN ${opts.channel}`);
       leading = true;

@@ -3,7 +3,7 @@ import type { Knex } from '@cluster/db';
 import type { Producer } from '@cluster/kafka';
 import { createBatchLoop, type Logger, type Metrics } from '@cluster/platform';
 import { createLeaderConnection } from './leader-connection.ts';
-import { createOutboxPublisher } from './publisher.ts';
+import { createOutboxPublisher, type OutboxRow } from './publisher.ts';
 
 export interface OutboxRelayOptions {
   db: Knex;
@@ -68,9 +68,10 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const publishBatch = async (): Promise<number> => {
     const c = await leader.acquire();
     if (!c) return 0;
-    const { rows: batch } = await c.query(`SELECT seq, topic, key, envelope, headers FROM ${table} ORDER BY seq LIMIT $1`, [
-      batchSize,
-    ]);
+    const { rows: batch } = await c.query<OutboxRow & { seq: number }>(
+      `SELECT seq, topic, key, envelope, headers FROM ${table} ORDER BY seq LIMIT $1`,
+      [batchSize],
+    );
     if (!batch.length) return 0;
     await publisher.publish(batch);
     // Deleted only once the broker has them all: a crash before this republishes, never loses.

@@ -125,13 +125,13 @@ export async function commitWrite(
   if (outbox.length) parts.push(outboxRowsCte(schema, outbox, gate));
   const notify = outbox.length ? 'pg_notify(?, ?)' : 'NULL';
   const notifyBindings = outbox.length ? [`${schema}_outbox`, ''] : [];
-  const statement = db.raw(
+  const statement = db.raw<{ rows: Record<string, unknown>[] }>(
     `${parts.length ? `WITH ${parts.map((p) => p.sql).join(',\n')}\n` : ''}SELECT ${change ? `${WRITTEN}.*, ` : ''}${notify} AS "__notified"${change ? ` FROM ${WRITTEN}` : ''}`,
     [...parts.flatMap((p) => p.bindings), ...notifyBindings],
   );
   const { rows } = await (change?.prepared ? statement.options({ name: change.prepared }) : statement);
   if (!change) return undefined;
-  const row = rows[0] as Record<string, unknown> | undefined;
+  const row = rows[0];
   if (row) delete row.__notified;
   return row;
 }

@@ -140,7 +140,7 @@ describe('the cluster transport (Connect unary, binary, HTTP/1.1)', () => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) });
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) as { code: string } });
           req.destroy();
         });
       });

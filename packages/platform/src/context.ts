@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ActorClaims } from './service-auth.ts';
+import type { ActorClaims } from './actor-claims.ts';
 
 /** Per-request context, carried across awaits so logs and RPCs share one request id. */
 export interface RequestContext {

@@ -15,3 +15,4 @@ export * from './handler-kit.ts';
 export * from './batch-loop.ts';
 export * from './service-auth.ts';
 export * from './start-step.ts';
+export * from './periodic-job.ts';

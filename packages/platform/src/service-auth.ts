@@ -8,14 +8,14 @@ import { create } from '@bufbuild/protobuf';
 import type { Interceptor } from '@connectrpc/connect';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import { ActorSchema, type Actor } from '@cluster/proto';
+import type { ActorClaims } from './actor-claims.ts';
 import { requestContext } from './context.ts';
 import { DomainError } from './errors.ts';
 
 export const SERVICE_NAMES = ['gateway', 'core', 'delivery', 'evidence'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
-/** What a token says about the API key a call is made for: an Actor without its request id. */
-export type ActorClaims = Omit<Actor, '$typeName' | '$unknown' | 'requestId'>;
+export type { ActorClaims };
 
 /**
  * A service's own signing key and the public keys of the services it accepts calls from

@@ -38,7 +38,7 @@ describe('verify: Standard Webhooks (webhook-signature)', () => {
       eventName: 'entry.created',
       scheme: 'standard',
       rawBody: body,
-      payload: JSON.parse(body),
+      payload: JSON.parse(body) as unknown,
     });
     // Bytes, a Fetch Headers object, and headers with other capitalisation verify the same.
     expect(verify(Buffer.from(body), new Headers(headers), secret, at(NOW)).id).toBe('d1');

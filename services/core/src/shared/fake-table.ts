@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { fakePage } from '@cluster/db';
+import { fakePage } from '@cluster/db/test-kit';
 import type { Page, PageArgs } from '@cluster/platform';
 
 let clock = 0;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AUDIT_EVENT_FILTERS } from '@cluster/contracts';
-import { fakePage } from '@cluster/db';
+import { fakePage } from '@cluster/db/test-kit';
 import type { WriteRecord } from '@cluster/outbox';
 import { AUDIT_TABLE } from '../../shared/write.ts';
 import type { AuditEventRow, AuditEventStore } from './store.ts';

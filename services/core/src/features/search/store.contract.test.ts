@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { describeStoreContract, useContractDatabase } from '@cluster/db/test-kit';
+import { describeStoreContract, useContractDatabase } from '@cluster/db/store-contract';
 import { migrations } from '../../migrations/index.ts';
 import { fakeWorld, postgresWorld } from '../../shared/contract-world.ts';
 

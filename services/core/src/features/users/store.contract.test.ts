@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { USER_FIELDS } from '@cluster/contracts';
-import { describeStoreContract, useContractDatabase } from '@cluster/db/test-kit';
+import { describeStoreContract, useContractDatabase } from '@cluster/db/store-contract';
 import { migrations } from '../../migrations/index.ts';
 import { fakeWorld, postgresWorld } from '../../shared/contract-world.ts';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DELIVERY_FIELDS } from '@cluster/contracts';
-import { fakePage } from '@cluster/db';
+import { fakePage } from '@cluster/db/test-kit';
 import type { SubscriptionRow } from '../subscriptions/store.ts';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryStore } from './store.ts';
 

@@ -1,4 +1,4 @@
-import { createWaker, type Logger } from '@cluster/platform';
+import type { Logger, PeriodicJobDefinition } from '@cluster/platform';
 import type { DeliveryMetrics } from '../../metrics.ts';
 import type { Stores } from '../../stores.ts';
 
@@ -16,12 +16,12 @@ export interface RetentionOptions {
   batchSize?: number;
 }
 
-/** The retention loop of one replica. */
+/** The retention sweep of one replica. */
 export interface RetentionSweeper {
-  start(): void;
-  /** One pass over every subscription; returns how many deliveries were deleted. */
-  sweep(): Promise<number>;
-  stop(): Promise<void>;
+  /** One pass over every subscription; returns how many deliveries were deleted (fewer when `signal` aborts it). */
+  sweep(signal?: AbortSignal): Promise<number>;
+  /** The sweep every `intervalMs`, the first one tenth of it after start; off when nothing expires. */
+  job: PeriodicJobDefinition;
 }
 
 /**
@@ -34,17 +34,14 @@ export interface RetentionSweeper {
 export function createRetentionSweeper(opts: RetentionOptions): RetentionSweeper {
   const { stores, metrics, logger } = opts;
   const batch = opts.batchSize ?? 1000;
-  const waker = createWaker();
-  let stopping = false;
-  let loop: Promise<void> | undefined;
 
-  const sweep = async (): Promise<number> => {
+  const sweep = async (signal?: AbortSignal): Promise<number> => {
     if (opts.retentionMs <= 0) return 0;
     const before = new Date(Date.now() - opts.retentionMs);
     let deleted = 0;
     for (const id of await stores.subscriptions.allIds()) {
       for (;;) {
-        if (stopping) return deleted;
+        if (signal?.aborted) return deleted;
         const n = await stores.deliveries.pruneFinished(id, before, batch);
         deleted += n;
         metrics.pruned.inc(n);
@@ -54,29 +51,19 @@ export function createRetentionSweeper(opts: RetentionOptions): RetentionSweeper
     return deleted;
   };
 
-  const run = async () => {
-    await waker.sleep(Math.ceil(opts.intervalMs / 10));
-    while (!stopping) {
-      try {
-        const started = Date.now();
-        const deleted = await sweep();
-        if (deleted) logger.info({ deleted, ms: Date.now() - started }, 'deleted delivery records past their retention');
-      } catch (err) {
-        logger.warn({ err }, 'delivery retention sweep failed; trying again next interval');
-      }
-      await waker.sleep(opts.intervalMs);
-    }
-  };
-
   return {
-    start() {
-      if (opts.retentionMs > 0) loop = run();
-    },
     sweep,
-    async stop() {
-      stopping = true;
-      waker.stop();
-      await loop;
+    job: {
+      name: 'retention_sweep',
+      what: 'delivery retention sweep',
+      intervalMs: opts.intervalMs,
+      firstDelayMs: Math.ceil(opts.intervalMs / 10),
+      enabled: opts.retentionMs > 0,
+      async run(signal) {
+        const started = Date.now();
+        const deleted = await sweep(signal);
+        if (deleted) logger.info({ deleted, ms: Date.now() - started }, 'deleted delivery records past their retention');
+      },
     },
   };
 }

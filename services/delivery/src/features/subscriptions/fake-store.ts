@@ -1,4 +1,4 @@
-import { fakePage } from '@cluster/db';
+import { fakePage } from '@cluster/db/test-kit';
 import type { SubscriptionRow, SubscriptionStore } from './store.ts';
 
 /** An in-memory SubscriptionStore for unit tests of the rules (no Postgres). */

@@ -1,4 +1,4 @@
-import { createWaker, type Logger } from '@cluster/platform';
+import type { Logger, PeriodicJobDefinition } from '@cluster/platform';
 import { systemWrite } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
 import { subscriptionDisabledEvent, subscriptionFailingEvent } from './events.ts';
@@ -64,31 +64,19 @@ export function createSubscriptionHealth(stores: Stores, policy: HealthPolicy) {
   };
 }
 
-/** The health sweep of one replica, every `intervalMs`. */
-export function startHealthSweeper(
+/** The health sweep of one replica, every `intervalMs`, then `also` (more upkeep on the same beat). */
+export function healthSweepJob(
   health: ReturnType<typeof createSubscriptionHealth>,
   opts: { intervalMs: number; logger: Logger; also?: () => Promise<unknown> },
-): { stop(): Promise<void> } {
-  const waker = createWaker();
-  let stopping = false;
-  const loop = (async () => {
-    while (!stopping) {
-      await waker.sleep(opts.intervalMs);
-      if (stopping) break;
-      try {
-        const done = await health.sweep();
-        if (done.failing || done.disabled) opts.logger.warn(done, 'webhook endpoints failing or disabled');
-        await opts.also?.();
-      } catch (err) {
-        opts.logger.warn({ err }, 'subscription health sweep failed; trying again next interval');
-      }
-    }
-  })();
+): PeriodicJobDefinition {
   return {
-    async stop() {
-      stopping = true;
-      waker.wake();
-      await loop;
+    name: 'subscription_health',
+    what: 'subscription health sweep',
+    intervalMs: opts.intervalMs,
+    async run() {
+      const done = await health.sweep();
+      if (done.failing || done.disabled) opts.logger.warn(done, 'webhook endpoints failing or disabled');
+      await opts.also?.();
     },
   };
 }

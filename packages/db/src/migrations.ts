@@ -1,0 +1,97 @@
+import type { Knex } from 'knex';
+import { createDb, ensureDatabase, explainConnectError } from './connection.ts';
+
+export interface Migration {
+  name: string;
+  up(knex: Knex): Promise<void>;
+  down?(knex: Knex): Promise<void>;
+}
+
+/**
+ * Runs a service's migrations in its own schema, once, under a Postgres
+ * advisory lock so that replicas starting together do not race.
+ */
+export async function migrate(knex: Knex, schema: string, migrations: Migration[]): Promise<void> {
+  await knex.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`migrate:${schema}`]);
+    await trx.raw(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  });
+  await knex.migrate.latest({
+    schemaName: schema,
+    tableName: 'knex_migrations',
+    migrationSource: {
+      getMigrations: async () => migrations,
+      getMigrationName: (m: Migration) => m.name,
+      getMigration: async (m: Migration) => ({ up: m.up, down: m.down ?? (async () => {}) }),
+    },
+  });
+}
+
+/**
+ * Refuses to start on a schema that lacks migrations this build needs (MIGRATE_ON_START=false:
+ * the migration Job runs them; docs/deploy.md). A pod started before the Job finished exits
+ * with this message and is restarted, rather than serving against an old schema.
+ */
+export async function assertMigrated(knex: Knex, schema: string, migrations: Migration[]): Promise<void> {
+  const table = await knex.raw<{ rows: { present: boolean }[] }>('SELECT to_regclass(?) IS NOT NULL AS present', [
+    `"${schema}".knex_migrations`,
+  ]);
+  const done = table.rows[0]?.present
+    ? new Set((await knex.withSchema(schema).select('name').from('knex_migrations')).map((r: { name: string }) => r.name))
+    : new Set<string>();
+  const missing = migrations.map((m) => m.name).filter((name) => !done.has(name));
+  if (missing.length > 0)
+    throw new Error(
+      `schema "${schema}" lacks migrations ${missing.join(', ')}: run the migration job (MIGRATE_ON_START=false), docs/deploy.md`,
+    );
+}
+
+/**
+ * Migrates at start, or (MIGRATE_ON_START=false, a migration Job does it) checks that it was done: on a
+ * connection of its own, without the serving pool's timeouts (a migration may take longer than a request).
+ */
+export async function prepareSchema(
+  url: string,
+  schema: string,
+  migrations: Migration[],
+  migrateOnStart: boolean,
+): Promise<void> {
+  const db = createDb(url, { schema, application: `${schema}-migrate`, poolMax: 1 });
+  try {
+    // The start's first connection: a TLS failure here is a misconfiguration, said in plain words.
+    await db.raw('SELECT 1').catch((err: unknown) => {
+      throw explainConnectError(err, url);
+    });
+    if (migrateOnStart) await migrate(db, schema, migrations);
+    else await assertMigrated(db, schema, migrations);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * The migration Job's work for one service (`node services/<name>/dist/migrate.js`):
+ * the database at `url` and the service's schema brought to this build's migrations,
+ * under the same advisory lock as a start-up migration. Prints one JSON line.
+ */
+export async function runMigrations(
+  schema: string,
+  migrations: Migration[],
+  database: { databaseUrl: string; createDatabase: boolean },
+): Promise<void> {
+  const url = database.databaseUrl;
+  if (database.createDatabase) await ensureDatabase(url);
+  const db = createDb(url, { schema, application: `${schema}-migrate`, poolMax: 1 });
+  try {
+    await db.raw('SELECT 1').catch((err: unknown) => {
+      throw explainConnectError(err, url);
+    });
+    await migrate(db, schema, migrations);
+    await assertMigrated(db, schema, migrations);
+    process.stdout.write(
+      `${JSON.stringify({ level: 'info', service: schema, migrations: migrations.length, msg: 'schema migrated' })}\n`,
+    );
+  } finally {
+    await db.destroy();
+  }
+}
