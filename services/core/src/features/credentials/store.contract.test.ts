@@ -61,6 +61,13 @@ function newKey(seeded: { organizationId: string; userId: string }, over: Partia
   return { key, values };
 }
 
+/** A seeded organization and admin with one stored key of theirs (its values, `over` applied). */
+async function withKey({ stores, seed }: World, over: Partial<NewApiKey> = {}) {
+  const seeded = await seed();
+  const { values } = newKey(seeded, over);
+  return { seeded, values, row: await stores.apiKeys.insert(values) };
+}
+
 const NO_SUCH_ID = '00000000-0000-4000-8000-00000000dead';
 const ME_FIELDS = [
   'createdByUserId',
@@ -110,13 +117,9 @@ describeStoreContract<World>('credential stores', {
       expect(scoped).toMatchObject({ scope: 'project', scopedProjectId: seeded.projectId, name: null, permissions: null });
     },
 
-    "findForAuth answers the key with its hash, its creator's current role and its organization's API switch": async ({
-      stores,
-      seed,
-    }) => {
-      const seeded = await seed();
-      const { values } = newKey(seeded);
-      const row = await stores.apiKeys.insert(values);
+    "findForAuth answers the key with its hash, its creator's current role and its organization's API switch": async (world) => {
+      const { stores } = world;
+      const { seeded, values, row } = await withKey(world);
       const found = await stores.apiKeys.findForAuth(values.prefix);
       expect(found).toEqual({
         id: row.id,
@@ -147,13 +150,9 @@ describeStoreContract<World>('credential stores', {
       expect(await stores.apiKeys.findCurrent(['nope'])).toEqual([]);
     },
 
-    'revoke marks the key revoked now, seen by find and by authentication; an unknown key revokes nothing': async ({
-      stores,
-      seed,
-    }) => {
-      const seeded = await seed();
-      const { values } = newKey(seeded);
-      const row = await stores.apiKeys.insert(values);
+    'revoke marks the key revoked now, seen by find and by authentication; an unknown key revokes nothing': async (world) => {
+      const { stores } = world;
+      const { values, row } = await withKey(world);
       const before = Date.now();
       const revoked = await stores.apiKeys.revoke(row.id);
       expect(revoked?.revokedAt).toBeInstanceOf(Date);
