@@ -11,20 +11,20 @@ import { createFakeWikiStore } from './features/wiki/fake-store.ts';
 import { createFakeAgreementStore } from './features/agreements/fake-store.ts';
 import { createFakeSnapshotStore } from './features/snapshots/fake-store.ts';
 import { createFakeOrganizationStore } from './features/organizations/fake-store.ts';
-import { createFakeApiKeyStore } from './features/api-keys/fake-store.ts';
+import { createFakeApiKeyStore, createFakeSessionStore } from './features/credentials/fake-store.ts';
 import type { Stores } from './stores.ts';
 import type { ProjectRow } from './features/projects/store.ts';
+import type { OrganizationRow } from './features/organizations/store.ts';
+import type { UserRow } from './features/users/store.ts';
 import { createFakeEntryStore } from './features/entries/fake-store.ts';
 import { createFakeCommentStore } from './features/comments/fake-store.ts';
 import { createFakeAttachmentStore } from './features/attachments/fake-store.ts';
 import { createFakeReleaseStore } from './features/releases/fake-store.ts';
 import { createFakeIntegrationLinkStore } from './features/integration-links/fake-store.ts';
 import { createFakeSearchStore } from './features/search/fake-store.ts';
-import { createFakeAuthStore } from './features/auth/fake-store.ts';
 import { createFakeIdempotencyStore } from './features/idempotency/fake-store.ts';
 import { createFakeAuditEventStore } from './features/audit-events/fake-store.ts';
 import { createFakeReleaseEvidenceStore } from './features/release-evidence/fake-store.ts';
-import { createFakeSessionStore } from './features/sessions/fake-store.ts';
 
 /**
  * In-memory Stores for unit tests of the rules: no Postgres, no Kafka. `written`
@@ -40,10 +40,13 @@ export function createFakeStores() {
   const stores = {
     written,
     agreements: createFakeAgreementStore(),
-    apiKeys: createFakeApiKeyStore(),
+    // Authentication reads a key with its creator's role and its organization's switch: joins of the fakes.
+    apiKeys: createFakeApiKeyStore({
+      users: (): UserRow[] => stores.users.rows,
+      organizations: (): OrganizationRow[] => stores.organizations.rows,
+    }),
     attachments: createFakeAttachmentStore(),
     auditEvents: createFakeAuditEventStore(written),
-    auth: createFakeAuthStore(),
     codehost: createFakeCodeHostStore({ links, entries: (): EntryRow[] => stores.entries.rows }),
     comments: createFakeCommentStore(),
     // An entry create bumps its project's counter (one statement): the fake reads the fake projects.
@@ -56,7 +59,7 @@ export function createFakeStores() {
     releases: createFakeReleaseStore(),
     releaseEvidence: createFakeReleaseEvidenceStore(),
     search: createFakeSearchStore(),
-    sessions: createFakeSessionStore(),
+    sessions: createFakeSessionStore({ users: (): UserRow[] => stores.users.rows }),
     snapshots: createFakeSnapshotStore(),
     timeEntries: createFakeTimeEntryStore([], links),
     users: createFakeUserStore([], memberships, links),

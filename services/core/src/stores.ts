@@ -8,7 +8,7 @@ import { createWikiStore, type WikiStore } from './features/wiki/store.ts';
 import { createAgreementStore, type AgreementStore } from './features/agreements/store.ts';
 import { createSnapshotStore, type SnapshotStore } from './features/snapshots/store.ts';
 import { createOrganizationStore, type OrganizationStore } from './features/organizations/store.ts';
-import { createApiKeyStore, type ApiKeyStore } from './features/api-keys/store.ts';
+import { createApiKeyStore, createSessionStore, type ApiKeyStore, type SessionStore } from './features/credentials/store.ts';
 import { recordWrite } from './shared/write.ts';
 import { createEntryStore, type EntryStore } from './features/entries/store.ts';
 import { createCommentStore, type CommentStore } from './features/comments/store.ts';
@@ -16,11 +16,9 @@ import { createAttachmentStore, type AttachmentStore } from './features/attachme
 import { createReleaseStore, type ReleaseStore } from './features/releases/store.ts';
 import { createIntegrationLinkStore, type IntegrationLinkStore } from './features/integration-links/store.ts';
 import { createSearchStore, type SearchStore } from './features/search/store.ts';
-import { createAuthStore, type AuthStore } from './features/auth/store.ts';
 import { createIdempotencyStore, type IdempotencyStore } from './features/idempotency/store.ts';
 import { createAuditEventStore, type AuditEventStore } from './features/audit-events/store.ts';
 import { createReleaseEvidenceStore, type ReleaseEvidenceStore } from './features/release-evidence/store.ts';
-import { createSessionStore, type SessionStore } from './features/sessions/store.ts';
 import { createCodeHostStore, type CodeHostStore } from './features/codehost/store.ts';
 
 /**
@@ -35,7 +33,6 @@ export interface Stores {
   apiKeys: ApiKeyStore;
   attachments: AttachmentStore;
   auditEvents: AuditEventStore;
-  auth: AuthStore;
   codehost: CodeHostStore;
   comments: CommentStore;
   entries: EntryStore;
@@ -65,7 +62,6 @@ export function createStores(db: Knex): Stores {
     apiKeys: createApiKeyStore(db),
     attachments: createAttachmentStore(db),
     auditEvents: createAuditEventStore(db),
-    auth: createAuthStore(db),
     codehost: createCodeHostStore(db),
     comments: createCommentStore(db),
     entries: createEntryStore(db),

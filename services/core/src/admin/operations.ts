@@ -1,20 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from '@cluster/db';
 import { isUuid } from '@cluster/db';
-import {
-  ADMIN_ROLES,
-  PROJECT_KEY_MINTERS,
-  grantablePermissions,
-  isPermission,
-  isRole,
-  type Permission,
-  type Role,
-} from '@cluster/contracts';
-import { generateApiKey } from '../features/auth/keys.ts';
+import { isRole } from '@cluster/contracts';
 import { createAgreementAdmin } from '../features/agreements/admin.ts';
 import { codehostSecretBox } from '../features/codehost/box.ts';
 import { createCodeHostService } from '../features/codehost/service.ts';
-import { apiKeyCreatedEvent, apiKeyRevokedEvent } from '../features/api-keys/events.ts';
+import { createKeyRules, type MintKeyArgs } from '../features/credentials/keys.ts';
+import { createSessionRules } from '../features/credentials/sessions.ts';
 import { createSnapshotAdmin, type SnapshotCreateArgs } from '../features/snapshots/admin.ts';
 import { userUpdatedEvent } from '../features/users/events.ts';
 import { systemWrite } from '../shared/write.ts';
@@ -48,6 +39,8 @@ export function createOperations(stores: Stores, opts: AdminOptions = {}) {
   const agreements = createAgreementAdmin(stores);
   const snapshots = createSnapshotAdmin(stores);
   const codehost = createCodeHostService(stores, codehostSecretBox(opts.codehostSecretKeys));
+  const keys = createKeyRules(stores);
+  const sessions = createSessionRules(stores);
   const ops = {
     async createOrg(name: string) {
       const row = await stores.organizations.insert(need(name, '--name is required'));
@@ -86,70 +79,9 @@ export function createOperations(stores: Stores, opts: AdminOptions = {}) {
       });
     },
 
-    /** Mints a key under the spec's rules; the key is shown once. */
-    async createKey(args: { user: string; scope?: string; project?: string; permissions?: string; name?: string }) {
-      if (!isUuid(args.user)) throw new AdminError('unknown user');
-      const user = await stores.users.findById(args.user);
-      if (!user) throw new AdminError('unknown user');
-      const role = user.role as Role;
-      const scope = args.scope ?? (args.project ? 'project' : 'organization');
-      if (scope !== 'organization' && scope !== 'project') throw new AdminError('--scope must be organization or project');
-      const isAdmin = ADMIN_ROLES.includes(role);
-      if (scope === 'organization' && !isAdmin) throw new AdminError(`role ${role} cannot mint organization-scoped keys`);
-      let projectId: string | null = null;
-      if (scope === 'project') {
-        projectId = need(args.project, '--project is required for a project-scoped key');
-        if (!isUuid(projectId)) throw new AdminError('unknown project');
-        const project = await stores.projects.find(user.organizationId, projectId);
-        if (!project) throw new AdminError('unknown project');
-        if (!isAdmin) {
-          if (!PROJECT_KEY_MINTERS.includes(role)) throw new AdminError(`role ${role} cannot mint keys`);
-          const member = await stores.members.findByUser(projectId, user.id);
-          if (!member) throw new AdminError('the user is not a member of this project');
-        }
-      }
-      let permissions: Permission[] | null = null;
-      if (args.permissions !== undefined) {
-        const list = args.permissions
-          .split(',')
-          .map((p) => p.trim())
-          .filter(Boolean);
-        const unknown = list.filter((p) => !isPermission(p));
-        if (unknown.length) throw new AdminError(`unknown permissions: ${unknown.join(', ')}`);
-        const allowed = grantablePermissions(role);
-        const beyond = list.filter((p) => !allowed.has(p as Permission));
-        if (beyond.length) throw new AdminError(`role ${role} cannot grant: ${beyond.join(', ')}`);
-        permissions = list as Permission[];
-      }
-      const { key, prefix, hash } = generateApiKey();
-      return stores.transaction(async (tx) => {
-        const row = await tx.apiKeys.insert({
-          organizationId: user.organizationId,
-          createdByUserId: user.id,
-          name: args.name ?? null,
-          prefix,
-          keyHash: hash,
-          scope,
-          scopedProjectId: projectId,
-          permissions,
-        });
-        await tx.record(systemWrite(user.organizationId, null, [apiKeyCreatedEvent(row, user.id)]));
-        return { id: row.id, key, prefix };
-      });
-    },
-
-    /** Revokes a key (api_key.revoked); revoking twice keeps the first time and emits nothing new. */
-    async revokeKey(id: string) {
-      if (!isUuid(id)) throw new AdminError('unknown key');
-      return stores.transaction(async (tx) => {
-        const before = await tx.apiKeys.find(id, { lock: true });
-        if (!before) throw new AdminError('unknown key');
-        if (before.revokedAt) return { id: before.id, revokedAt: before.revokedAt.toISOString() };
-        const row = await tx.apiKeys.revoke(id);
-        await tx.record(systemWrite(row.organizationId, null, [apiKeyRevokedEvent(row)]));
-        return { id: row.id, revokedAt: (row.revokedAt as Date).toISOString() };
-      });
-    },
+    /** `key create` and `key revoke`: the credentials feature's rules (features/credentials/keys.ts). */
+    createKey: (args: MintKeyArgs) => keys.mint(args),
+    revokeKey: (id: string) => keys.revoke(id),
 
     /** Adds a project member without audit or events (seeding: the demo and tests). An existing member stays. */
     async addMember(projectId: string, userId: string) {
@@ -165,14 +97,8 @@ export function createOperations(stores: Stores, opts: AdminOptions = {}) {
     /** `codehost secret`: creates or rotates the organization's inbound webhook secret, printed once (docs/codehost.md). */
     rotateCodehostSecret: (organizationId: string, provider: string) => codehost.rotateSecret(organizationId, provider),
 
-    /** Short-lived session token for the settings routes (stored hashed like keys). */
-    async createSession(userId: string) {
-      if (!(await stores.users.findById(userId))) throw new AdminError('unknown user');
-      const token = randomBytes(32).toString('base64url');
-      const expiresAt = new Date(Date.now() + 60 * 60 * 1000);
-      await stores.apiKeys.insertSession({ tokenHash: createHash('sha256').update(token).digest('hex'), userId, expiresAt });
-      return { token, expiresAt: expiresAt.toISOString() };
-    },
+    /** `session create`: a short-lived session token for the settings routes (features/credentials/sessions.ts). */
+    createSession: (userId: string) => sessions.create(userId),
 
     /**
      * The demo organization, created on first run: an admin, a developer and a

@@ -2,36 +2,40 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_PERMISSIONS } from '@cluster/contracts';
 import { createFakeStores } from '../../fake-stores.ts';
 import { reasonOf, TEST_ORG, testActor } from '../../shared/test-kit.ts';
-import type { FakeKey } from './fake-store.ts';
-import { generateApiKey } from './keys.ts';
-import { createAuthService } from './service.ts';
+import { createAuthService } from './auth-service.ts';
+import type { FakeApiKey } from './fake-store.ts';
+import { generateApiKey } from './key-secret.ts';
 
 const KEY_ID = '50000000-0000-4000-8000-000000000001';
 const USER = '10000000-0000-4000-8000-000000000001';
 
-function setup(over: Partial<FakeKey> = {}) {
+/** A key of USER (a developer) in TEST_ORG (API enabled), with `over` applied; the joined rows are the fakes'. */
+function setup(over: Partial<FakeApiKey> = {}) {
   const stores = createFakeStores();
   let now = 1_000_000;
   const clock = { now: () => now };
   const auth = createAuthService(stores, clock);
   const { key, prefix, hash } = generateApiKey();
-  stores.auth.keys.push({
+  const org = { id: TEST_ORG, name: 'Acme', apiEnabled: true, currency: 'USD', createdAt: new Date() };
+  const user = { id: USER, organizationId: TEST_ORG, email: 'dev@acme.test', name: 'Dev', role: 'developer' };
+  stores.organizations.rows.push(org);
+  stores.users.rows.push(user);
+  stores.apiKeys.rows.push({
     id: KEY_ID,
     organizationId: TEST_ORG,
     createdByUserId: USER,
+    name: 'ci',
+    prefix,
+    keyHash: hash,
     scope: 'organization',
     scopedProjectId: null,
     permissions: null,
-    keyHash: hash,
-    revokedAt: null,
-    role: 'developer',
-    apiEnabled: true,
-    prefix,
-    name: 'ci',
     lastUsedAt: null,
+    revokedAt: null,
+    createdAt: new Date(),
     ...over,
   });
-  return { stores, auth, key, prefix, advance: (ms: number) => (now += ms) };
+  return { stores, auth, key, prefix, org, user, advance: (ms: number) => (now += ms) };
 }
 
 describe('auth rules (fake stores)', () => {
@@ -52,7 +56,8 @@ describe('auth rules (fake stores)', () => {
   });
 
   it('answers apiEnabled false for an organization with the API disabled (the gateway then refuses with 403)', async () => {
-    const { auth, key } = setup({ apiEnabled: false });
+    const { auth, key, org } = setup();
+    org.apiEnabled = false;
     expect((await auth.authenticate(key, 'r')).apiEnabled).toBe(false);
   });
 
@@ -72,9 +77,9 @@ describe('auth rules (fake stores)', () => {
     expect(await reasonOf(auth.authenticate('nope', 'r'))).toBe('invalid_key');
     expect(await reasonOf(auth.authenticate(generateApiKey().key, 'r'))).toBe('invalid_key');
     expect(await reasonOf(auth.authenticate(`${prefix}_${'x'.repeat(40)}`, 'r'))).toBe('invalid_key');
-    stores.auth.keys[0].revokedAt = new Date();
+    stores.apiKeys.rows[0].revokedAt = new Date();
     expect(await reasonOf(auth.authenticate(key, 'r'))).toBe('key_revoked');
-    expect(stores.auth.touched).toEqual([]);
+    expect(stores.apiKeys.touched).toEqual([]);
   });
 
   it('writes lastUsedAt at most once per 30 seconds per key', async () => {
@@ -82,10 +87,10 @@ describe('auth rules (fake stores)', () => {
     await auth.authenticate(key, 'r');
     advance(29_000);
     await auth.authenticate(key, 'r');
-    expect(stores.auth.touched).toEqual([KEY_ID]);
+    expect(stores.apiKeys.touched).toEqual([KEY_ID]);
     advance(2_000);
     await auth.authenticate(key, 'r');
-    expect(stores.auth.touched).toEqual([KEY_ID, KEY_ID]);
+    expect(stores.apiKeys.touched).toEqual([KEY_ID, KEY_ID]);
   });
 
   it('answers GET /me without the hash, and 401 when the key is gone', async () => {
@@ -102,27 +107,27 @@ describe('auth rules (fake stores)', () => {
       createdByUserId: USER,
       lastUsedAt: null,
     });
-    stores.auth.keys.length = 0;
+    stores.apiKeys.rows.length = 0;
     expect(await reasonOf(auth.me(testActor({ apiKeyId: KEY_ID })))).toBe('invalid_key');
   });
 
   it("confirms a service token's actor while the key grants the same, and refuses it once revoked or changed", async () => {
-    const { auth, key, stores } = setup();
+    const { auth, key, stores, org, user } = setup();
     const { actor } = await auth.authenticate(key, 'r');
     expect(await auth.currentActor(actor)).toMatchObject({ apiKeyId: KEY_ID, role: 'developer' });
 
     // The creator's role changed: the gateway authorized with grants the key no longer has.
-    stores.auth.keys[0].role = 'viewer';
+    user.role = 'viewer';
     expect(await reasonOf(auth.currentActor(actor))).toBe('actor_changed');
-    stores.auth.keys[0].role = 'developer';
-    stores.auth.keys[0].apiEnabled = false;
+    user.role = 'developer';
+    org.apiEnabled = false;
     expect(await reasonOf(auth.currentActor(actor))).toBe('actor_changed');
-    stores.auth.keys[0].apiEnabled = true;
+    org.apiEnabled = true;
     expect(await reasonOf(auth.currentActor({ ...actor, permissions: ['read:project'] }))).toBe('actor_changed');
 
-    stores.auth.keys[0].revokedAt = new Date();
+    stores.apiKeys.rows[0].revokedAt = new Date();
     expect(await reasonOf(auth.currentActor(actor))).toBe('key_revoked');
-    stores.auth.keys.length = 0;
+    stores.apiKeys.rows.length = 0;
     expect(await reasonOf(auth.currentActor(actor))).toBe('invalid_key');
   });
 });

@@ -4,7 +4,7 @@ import type { Actor } from '@cluster/proto';
 import type { Stores } from '../../stores.ts';
 import type { KeyForAuth } from './store.ts';
 import { createCurrentKeys } from './current-keys.ts';
-import { keyMatches } from './keys.ts';
+import { keyMatches } from './key-secret.ts';
 import { presentMe } from './presenter.ts';
 
 /** Effective permissions: the key's explicit array narrowed to its creator's current role, or the role's defaults. */
@@ -32,7 +32,7 @@ function claimsOfKey(row: KeyForAuth): ActorClaims {
 const LAST_USED_EVERY_MS = 30_000;
 
 /** API key authentication for the gateway (every request) and GET /me. Rules only; SQL is in the store. */
-export function createAuthService(stores: Stores, clock: { now: () => number } = { now: Date.now }) {
+export function createAuthService(stores: Pick<Stores, 'apiKeys'>, clock: { now: () => number } = { now: Date.now }) {
   // When this process last wrote each key's lastUsedAt, so a busy key costs one UPDATE per
   // 30 s here rather than one (mostly matching no row) per request. Other replicas write
   // theirs; the statement's own condition keeps the column at one write per 30 s overall.
@@ -42,15 +42,15 @@ export function createAuthService(stores: Stores, clock: { now: () => number } =
     if (now - (lastUsedWritten.get(keyId) ?? 0) < LAST_USED_EVERY_MS) return;
     if (lastUsedWritten.size > 100_000) lastUsedWritten.clear();
     lastUsedWritten.set(keyId, now);
-    void stores.auth.touchLastUsed(keyId).catch(() => lastUsedWritten.delete(keyId));
+    void stores.apiKeys.touchLastUsed(keyId).catch(() => lastUsedWritten.delete(keyId));
   };
-  const currentKey = createCurrentKeys((ids) => stores.auth.findCurrent(ids));
+  const currentKey = createCurrentKeys((ids) => stores.apiKeys.findCurrent(ids));
   return {
     /** Resolves a presented key; 401 invalid_key / key_revoked. `apiEnabled` false: the gateway answers 403. */
     async authenticate(key: string, requestId: string): Promise<{ actor: Actor; apiEnabled: boolean }> {
       const prefix = apiKeyPrefixOf(key);
       if (!prefix) throw new DomainError('invalid_key', 'API key not recognised');
-      const row = await stores.auth.findForAuth(prefix);
+      const row = await stores.apiKeys.findForAuth(prefix);
       if (!row || !keyMatches(key, row.keyHash)) throw new DomainError('invalid_key', 'API key not recognised');
       if (row.revokedAt) throw new DomainError('key_revoked', 'API key was revoked');
       // Off the request path.
@@ -79,7 +79,7 @@ export function createAuthService(stores: Stores, clock: { now: () => number } =
     /** The Me object of the spec. */
     async me(actorIn: Actor | undefined) {
       const actor = requireActor(actorIn);
-      const row = await stores.auth.find(actor.apiKeyId);
+      const row = await stores.apiKeys.findForMe(actor.apiKeyId);
       if (!row) throw new DomainError('invalid_key', 'API key not recognised');
       return presentMe(row);
     },

@@ -1,0 +1,26 @@
+import type { ServiceImpl } from '@connectrpc/connect';
+import { jsonBytes } from '@cluster/platform';
+import type { AuthService, SessionService } from '@cluster/proto';
+import type { createAuthService } from './auth-service.ts';
+import type { createSessionRules } from './sessions.ts';
+
+/** AuthService over Connect: the gateway's key check and GET /me. */
+export function authRpc(auth: ReturnType<typeof createAuthService>): ServiceImpl<typeof AuthService> {
+  return {
+    async authenticate(req) {
+      return auth.authenticate(req.key, req.requestId);
+    },
+    async getMe(req) {
+      return { resource: jsonBytes(await auth.me(req.actor)) };
+    },
+  };
+}
+
+/** SessionService over Connect (its caller: the evidence service's settings routes). */
+export function sessionRpc(sessions: ReturnType<typeof createSessionRules>): ServiceImpl<typeof SessionService> {
+  return {
+    async authenticateSession(req) {
+      return sessions.authenticate(req.token);
+    },
+  };
+}
