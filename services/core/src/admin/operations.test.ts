@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeStores } from '../fake-stores.ts';
 import { AdminError, createOperations } from './operations.ts';
+import { anyString, like, matching } from '../shared/test-kit.ts';
 
 async function setUp() {
   const stores = createFakeStores();
@@ -28,7 +29,7 @@ describe('admin CLI operations (fake stores)', () => {
   it('mints keys under the spec rules, emitting api_key.created by the key user', async () => {
     const { stores, ops, orgId, admin, dev, project } = await setUp();
     const key = await ops.createKey({ user: admin.id, name: 'ci', permissions: 'read:project' });
-    expect(key).toEqual({ id: expect.any(String), key: expect.stringMatching(/^fbk_/), prefix: expect.stringMatching(/^fbk_/) });
+    expect(key).toEqual({ id: anyString, key: matching(/^fbk_/), prefix: matching(/^fbk_/) });
     expect(key.key.startsWith(key.prefix)).toBe(true);
     expect(stores.apiKeys.rows[0]).toMatchObject({
       scope: 'organization',
@@ -40,7 +41,7 @@ describe('admin CLI operations (fake stores)', () => {
       {
         rows: [],
         events: [
-          expect.objectContaining({
+          like({
             eventName: 'api_key.created',
             organizationId: orgId,
             actorUserId: admin.id,
@@ -100,7 +101,7 @@ describe('admin CLI operations (fake stores)', () => {
     expect(second.organizationId).toBe(first.organizationId);
     expect(second.apiKey.key).not.toBe(first.apiKey.key);
     expect(first.users.map((u) => u.role)).toEqual(['admin', 'developer', 'client']);
-    expect(first.projects).toEqual([{ id: expect.any(String), name: 'Demo Project' }]);
+    expect(first.projects).toEqual([{ id: anyString, name: 'Demo Project' }]);
     expect(stores.members.rows).toHaveLength(2);
   });
 });

@@ -17,7 +17,8 @@ export async function findRow<T extends { id: string }>(
   const q = query.where('id', id).first();
   if (lock === 'update') q.forUpdate();
   if (lock === 'share') q.forShare();
-  return q;
+  // knex cannot resolve `first()` of a builder generic in T: the row is the query's row type.
+  return (await q) as T | undefined;
 }
 
 /**

@@ -25,6 +25,7 @@ export function isJsonValue(v: unknown): v is JsonValue {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
   if (typeof v === 'number') return Number.isFinite(v);
   if (Array.isArray(v)) return v.every(isJsonValue);
-  if (typeof v === 'object') return Object.getPrototypeOf(v) === Object.prototype && Object.values(v).every((x) => x === undefined || isJsonValue(x));
+  if (typeof v === 'object')
+    return Object.getPrototypeOf(v) === Object.prototype && Object.values(v).every((x) => x === undefined || isJsonValue(x));
   return false;
 }

@@ -12,11 +12,7 @@ function basePayload(row: EntryFields) {
 }
 
 /** An entry.* event of an entry (row or new entry), with the base payload and `extra`. */
-export function entryEvent(
-  eventName: EmittedEventName,
-  row: EntryFields,
-  extra: Record<string, unknown> = {},
-): ActorEvent {
+export function entryEvent(eventName: EmittedEventName, row: EntryFields, extra: Record<string, unknown> = {}): ActorEvent {
   return {
     eventName,
     entityType: 'entry',

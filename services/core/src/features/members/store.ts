@@ -37,15 +37,25 @@ const JSON_COLUMNS = ['metadata'];
 export function createMemberStore(db: Knex): MemberStore {
   return {
     list(projectId, page) {
-      return paginate<MemberRow>(db<MemberRow>('project_members').select(...MEMBER_FIELDS).where({ projectId }), page);
+      return paginate<MemberRow>(
+        db<MemberRow>('project_members')
+          .select(...MEMBER_FIELDS)
+          .where({ projectId }),
+        page,
+      );
     },
     async find(projectId, memberId, opts = {}) {
       if (!isUuid(memberId)) return undefined;
-      const q = db<MemberRow>('project_members').select(...MEMBER_FIELDS).where({ id: memberId, projectId });
-      return (opts.lock ? q.forUpdate().first() : q.first());
+      const q = db<MemberRow>('project_members')
+        .select(...MEMBER_FIELDS)
+        .where({ id: memberId, projectId });
+      return opts.lock ? q.forUpdate().first() : q.first();
     },
     findByUser(projectId, userId) {
-      return db<MemberRow>('project_members').select(...MEMBER_FIELDS).where({ projectId, userId }).first();
+      return db<MemberRow>('project_members')
+        .select(...MEMBER_FIELDS)
+        .where({ projectId, userId })
+        .first();
     },
     async insert(values) {
       const [row] = await db<MemberRow>('project_members')
@@ -60,7 +70,10 @@ export function createMemberStore(db: Knex): MemberStore {
       return rows;
     },
     async update(id, values) {
-      const [row] = await db<MemberRow>('project_members').where({ id }).update(jsonbValues(values, JSON_COLUMNS)).returning(MEMBER_FIELDS);
+      const [row] = await db<MemberRow>('project_members')
+        .where({ id })
+        .update(jsonbValues(values, JSON_COLUMNS))
+        .returning(MEMBER_FIELDS);
       return row;
     },
     async remove(id) {

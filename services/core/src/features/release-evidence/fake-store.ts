@@ -17,7 +17,7 @@ export function createFakeReleaseEvidenceStore(
           (a) =>
             a.organizationId === organizationId &&
             a.entityType === 'entry' &&
-            entryIds.includes(a.entityId as string) &&
+            entryIds.includes(a.entityId) &&
             (a.metadata as { approvals?: unknown } | null)?.approvals !== undefined,
         )
         .sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)));

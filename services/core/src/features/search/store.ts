@@ -22,7 +22,7 @@ export interface SearchStore {
 export function createSearchStore(db: Knex): SearchStore {
   return {
     async search(organizationId, projectId, q, limit) {
-      const { rows } = await db.raw(
+      const { rows } = await db.raw<{ rows: SearchRow[] }>(
         `SELECT d."entityType" AS type, d."entityId" AS id, d.title, d."projectId", ts_rank(d.document, query) AS rank
          FROM search_documents d, websearch_to_tsquery('english', ?) AS query
          WHERE d."organizationId" = ? ${projectId ? 'AND d."projectId" = ?' : ''} AND d.document @@ query
@@ -30,7 +30,7 @@ export function createSearchStore(db: Knex): SearchStore {
          LIMIT ${Number(limit)}`,
         projectId ? [q, organizationId, projectId] : [q, organizationId],
       );
-      return rows as SearchRow[];
+      return rows;
     },
   };
 }

@@ -22,6 +22,20 @@ export interface UserRow {
   updatedAt: Date;
 }
 
+/** An invites row (every column, migration 004): an outbound invitation a mailer would send. */
+export interface InviteRow {
+  id: string;
+  organizationId: string;
+  userId: string;
+  email: string;
+  channel: string;
+  status: string;
+  invitedByUserId: string | null;
+  apiKeyId: string | null;
+  sentAt: Date;
+  createdAt: Date;
+}
+
 /** Users and their invitations in Postgres: all SQL of the feature (invites link users to externalRefs too). */
 export interface UserStore extends ExternalLinkMethods {
   /** One page of an organization's users; `memberOf`: only members of that project; `role`: only that role. */
@@ -63,21 +77,27 @@ export function createUserStore(db: Knex): UserStore {
   return {
     ...externalLinkMethods(db),
     list(organizationId, filter, page) {
-      const q = db<UserRow>('users').select(...USER_FIELDS).where({ organizationId });
+      const q = db<UserRow>('users')
+        .select(...USER_FIELDS)
+        .where({ organizationId });
       if (filter.memberOf) q.whereIn('id', db('project_members').select('userId').where({ projectId: filter.memberOf }));
       if (filter.role !== undefined) q.andWhere({ role: filter.role });
       return paginate<UserRow>(q, page);
     },
     async find(organizationId, id, opts = {}) {
       if (!isUuid(id)) return undefined;
-      const q = db<UserRow>('users').select(...USER_FIELDS).where({ id, organizationId });
+      const q = db<UserRow>('users')
+        .select(...USER_FIELDS)
+        .where({ id, organizationId });
       if (opts.memberOf) q.whereExists(memberOf(opts.memberOf));
-      return (opts.lock ? q.forUpdate().first() : q.first());
+      return opts.lock ? q.forUpdate().first() : q.first();
     },
     async findById(id, opts = {}) {
       if (!isUuid(id)) return undefined;
-      const q = db<UserRow>('users').select(...USER_FIELDS).where({ id });
-      return (opts.lock ? q.forUpdate().first() : q.first());
+      const q = db<UserRow>('users')
+        .select(...USER_FIELDS)
+        .where({ id });
+      return opts.lock ? q.forUpdate().first() : q.first();
     },
     findByEmail(organizationId, email) {
       return db<UserRow>('users')
@@ -104,8 +124,8 @@ export function createUserStore(db: Knex): UserStore {
       await db.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`invite|${organizationId}|${email.toLowerCase()}`]);
     },
     async insertInvite(values) {
-      const [row] = await db('invites').insert(values).returning('id');
-      return row as { id: string };
+      const [row] = await db<InviteRow>('invites').insert(values).returning('id');
+      return row;
     },
     async deleteExternalLink(id) {
       await db<ExternalLinkRow>('integration_links').where({ id }).del();

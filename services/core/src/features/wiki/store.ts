@@ -59,7 +59,9 @@ export function createWikiStore(db: Knex): WikiStore {
     },
     async remove(organizationId, id) {
       await db<WikiPageRow>('wiki_pages').where({ id }).del();
-      await db<ExternalLinkRow>('integration_links').where({ organizationId, alignEntityType: 'wiki_page', alignEntityId: id }).del();
+      await db<ExternalLinkRow>('integration_links')
+        .where({ organizationId, alignEntityType: 'wiki_page', alignEntityId: id })
+        .del();
     },
   };
 }
