@@ -59,6 +59,8 @@ import {
   AuditEvent,
   INTEGRATION_LINK_FIELDS,
   IntegrationLink,
+  TIME_ENTRY_LINK_FIELDS,
+  integrationLinkProperties,
 } from '../index.ts';
 
 const names = (schema: TObject) => Object.keys(schema.properties).sort();
@@ -115,5 +117,6 @@ describe('resource field lists drive the schemas', () => {
     expect(sorted(COMMENT_FIELDS)).toEqual(names(Comment));
     expect(sorted(AUDIT_EVENT_FIELDS)).toEqual(names(AuditEvent));
     expect(sorted(INTEGRATION_LINK_FIELDS)).toEqual(names(IntegrationLink));
+    expect(sorted(TIME_ENTRY_LINK_FIELDS)).toEqual(Object.keys(integrationLinkProperties).sort());
   });
 });

@@ -27,6 +27,8 @@ export const INTEGRATION_LINK_FIELDS = [
   'createdAt',
   'updatedAt',
 ] as const;
+/** The fields of a link as a time entry lists it (TimeEntryLink): INTEGRATION_LINK_FIELDS but updatedAt. */
+export const TIME_ENTRY_LINK_FIELDS = INTEGRATION_LINK_FIELDS.filter((f) => f !== 'updatedAt');
 
 const NonEmpty = Type.String({ minLength: 1 });
 const linkFields = propertiesOf(INTEGRATION_LINK_WRITABLE_FIELDS)({

@@ -2,7 +2,7 @@ import type { JsonValue } from '@bufbuild/protobuf';
 import { MEMBER_FIELDS } from '@cluster/contracts';
 import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
-import { columnValues, type Values } from '../../shared/rows.ts';
+import type { Values } from '../../shared/rows.ts';
 
 /** A membership row: the contract's MEMBER_FIELDS, the columns a store reads (all of them today; an allow-list all the same). */
 export interface MemberRow {
@@ -66,7 +66,7 @@ export function createMemberStore(db: Knex): MemberStore {
       return row;
     },
     async insertMany(values) {
-      const rows: MemberRow[] = await db<MemberRow>('project_members').insert(columnValues(values)).returning(MEMBER_FIELDS);
+      const rows: MemberRow[] = await db<MemberRow>('project_members').insert(values).returning(MEMBER_FIELDS);
       return rows;
     },
     async update(id, values) {

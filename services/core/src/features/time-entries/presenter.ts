@@ -1,4 +1,5 @@
 import type { JsonObject } from '@bufbuild/protobuf';
+import { TIME_ENTRY_LINK_FIELDS } from '@cluster/contracts';
 import type { ExternalLinkRow } from '../../shared/external-ref.ts';
 import { presentLink } from '../integration-links/presenter.ts';
 import { formatHours, formatWorkDate } from './duration.ts';
@@ -32,7 +33,7 @@ export function presentTimeEntry(row: TimeEntryRow): JsonObject {
 
 /**
  * TimeEntryWithLinks (GET /time-entries/:id): `notes` in place of description and
- * every attached link (the spec's IntegrationLink, presentLink); additively releaseId and the synced externalMetadata.
+ * every attached link (the spec's TimeEntryLink, presentLink); additively releaseId and the synced externalMetadata.
  */
 export function presentWithLinks(row: TimeEntryRow, links: ExternalLinkRow[]): JsonObject {
   return {
@@ -40,7 +41,7 @@ export function presentWithLinks(row: TimeEntryRow, links: ExternalLinkRow[]): J
     releaseId: row.releaseId ?? null,
     notes: row.description ?? null,
     externalMetadata: row.externalMetadata ?? null,
-    integrationLinks: links.map(presentLink),
+    integrationLinks: links.map((link) => presentLink(link, { fields: TIME_ENTRY_LINK_FIELDS })),
   };
 }
 
