@@ -113,7 +113,8 @@ const before = (anchor: RegExp, line: string) => (text: string) => {
 /** Appends `line` after the last line matching `pattern`. */
 const afterLast = (pattern: RegExp, line: string) => (text: string) => {
   const lines = text.split('\n');
-  const i = lines.findLastIndex((l) => pattern.test(l));
+  let i = lines.length - 1;
+  while (i >= 0 && !pattern.test(lines[i])) i--;
   if (i < 0) return text;
   lines.splice(i + 1, 0, line);
   return lines.join('\n');

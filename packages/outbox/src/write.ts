@@ -108,13 +108,14 @@ const ident = (name: string) =>
  * Measured (bench/README.md): a create as one statement is about 15% more writes/s
  * than BEGIN, change, this epilogue, COMMIT; writes that must read before they
  * change (updates with before/after events) use the transaction form.
+ * `Row` is the row type of the change's table (its CTE returns that table's row).
  */
-export async function commitWrite(
+export async function commitWrite<Row extends object = Record<string, unknown>>(
   db: Knex,
   schema: string,
   write: WriteRecord,
   change?: OneStatementChange,
-): Promise<Record<string, unknown> | undefined> {
+): Promise<Row | undefined> {
   const outbox = [...outboxRows(toEnvelopes(write.events)), ...(write.messages ?? []).map(messageRow)];
   if (!change && !write.rows.length && !outbox.length) return undefined;
   const gate = change ? `(SELECT 1 FROM ${WRITTEN} LIMIT 1) AS happened` : undefined;
@@ -131,7 +132,7 @@ export async function commitWrite(
   );
   const { rows } = await (change?.prepared ? statement.options({ name: change.prepared }) : statement);
   if (!change) return undefined;
-  const row = rows[0];
+  const row = rows[0] as (Row & { __notified?: unknown }) | undefined;
   if (row) delete row.__notified;
   return row;
 }

@@ -31,6 +31,36 @@ export const ATTACHMENT_WRITABLE_FIELDS = [
   'attachmentStatus',
 ] as const;
 export type AttachmentWritableField = (typeof ATTACHMENT_WRITABLE_FIELDS)[number];
+/**
+ * Every field of an answered attachment, in the table's column order (the order of the answer's JSON):
+ * the spec's Attachment, every registered field and updatedAt. Never organizationId or projectId.
+ */
+export const ATTACHMENT_FIELDS = [
+  'id',
+  'entryId',
+  'fileName',
+  'fileSize',
+  'fileType',
+  'objectPath',
+  'uploadedById',
+  'category',
+  'isAiGenerated',
+  'sourceAssistantUploadId',
+  'sourceAssistantConversationId',
+  'linkedByUserId',
+  'addedVia',
+  'attachmentSource',
+  'evidenceSummary',
+  'removedByUserId',
+  'removedVia',
+  'replacementAttachmentId',
+  'replacementOfAttachmentId',
+  'lifecycleReason',
+  'attachmentStatus',
+  'removedAt',
+  'createdAt',
+  'updatedAt',
+] as const;
 
 /** POST /entries/:id/attachments body. */
 export const AttachmentCreate = Body(

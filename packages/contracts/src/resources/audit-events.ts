@@ -3,6 +3,17 @@ import { DateTime, ListQuery, Nullable, Uuid, propertiesOf } from './common.ts';
 
 /** Filters of the audit event lists, each an exact match on its column. */
 export const AUDIT_EVENT_FILTERS = ['entityType', 'action', 'actorId'] as const;
+/** Every field of an answered audit event (the spec's AuditEvent), in the table's column order. */
+export const AUDIT_EVENT_FIELDS = [
+  'id',
+  'entityType',
+  'action',
+  'entityId',
+  'entityName',
+  'actorId',
+  'metadata',
+  'createdAt',
+] as const;
 
 /** The spec's AuditEvent. */
 export const AuditEvent = Type.Object({

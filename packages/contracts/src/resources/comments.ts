@@ -12,6 +12,17 @@ export const COMMENT_COLUMN_OF = {
 } as const satisfies Record<CommentWritableField, string>;
 /** The columns a comment body sets, in the order of `changedFields`. */
 export const COMMENT_WRITABLE_COLUMNS = COMMENT_WRITABLE_FIELDS.map((f) => COMMENT_COLUMN_OF[f]);
+/** Every field of an answered comment (the spec's Comment), in the table's column order. Never organizationId or projectId. */
+export const COMMENT_FIELDS = [
+  'id',
+  'entryId',
+  'body',
+  'authorId',
+  'isInternal',
+  'isAiGenerated',
+  'createdAt',
+  'updatedAt',
+] as const;
 
 const commentFields = propertiesOf(COMMENT_WRITABLE_FIELDS)({
   content: Type.String({ minLength: 1 }),

@@ -65,6 +65,44 @@ export const ENTRY_JSON_FIELDS = ['typeMetadata'] as const;
 export const ENTRY_IGNORED_FIELDS = ['deploymentStage'] as const;
 /** Filters of an entry list, each an exact match on its column. */
 export const ENTRY_FILTERS = ['status', 'type', 'priority', 'assignedToId', 'releaseId'] as const;
+/**
+ * Every field of an answered entry, in the table's column order (the order of the answer's JSON):
+ * the spec's Entry and every writable field. Never organizationId.
+ */
+export const ENTRY_FIELDS = [
+  'id',
+  'projectId',
+  'entryNumber',
+  'type',
+  'title',
+  'description',
+  'status',
+  'priority',
+  'assignedToId',
+  'releaseId',
+  'creatorId',
+  'typeMetadata',
+  'deploymentStage',
+  'webLink',
+  'stepsToReproduce',
+  'expectedBehavior',
+  'actualBehavior',
+  'environment',
+  'useCase',
+  'proposedSolution',
+  'lowCost',
+  'mediumCost',
+  'highCost',
+  'committedCost',
+  'committedPosition',
+  'costSource',
+  'costOverrideReason',
+  'statusChangedAt',
+  'approvalStatus',
+  'costApprovalStatus',
+  'createdAt',
+  'updatedAt',
+] as const;
 
 const entryFields = propertiesOf(
   ENTRY_WRITABLE_FIELDS,

@@ -45,9 +45,26 @@ import {
   Webhook,
   WikiPage,
   WikiPageUpdate,
+  ENTRY_FIELDS,
+  Entry,
+  PROJECT_FIELDS,
+  Project,
+  RELEASE_FIELDS,
+  Release,
+  ATTACHMENT_FIELDS,
+  Attachment,
+  COMMENT_FIELDS,
+  Comment,
+  AUDIT_EVENT_FIELDS,
+  AuditEvent,
+  INTEGRATION_LINK_FIELDS,
+  IntegrationLink,
+  TIME_ENTRY_LINK_FIELDS,
+  integrationLinkProperties,
 } from '../index.ts';
 
 const names = (schema: TObject) => Object.keys(schema.properties).sort();
+const unique = (f: string, i: number, all: string[]) => all.indexOf(f) === i;
 const sorted = (...lists: readonly (readonly string[])[]) => lists.flat().sort();
 
 // Each resource's field list is the one place its names live: the schemas hold exactly those names.
@@ -86,5 +103,20 @@ describe('resource field lists drive the schemas', () => {
     expect(Object.keys(WikiPage.properties)).toEqual([...WIKI_PAGE_FIELDS]);
     expect(names(WikiPageUpdate)).toEqual(sorted(WIKI_PAGE_WRITABLE_FIELDS));
     expect(Object.keys(Webhook.properties)).toEqual([...WEBHOOK_FIELDS]);
+  });
+
+  it("answered field lists: the spec schema's fields and every writable field, nothing else", () => {
+    expect(sorted(ENTRY_FIELDS)).toEqual(sorted(Object.keys(Entry.properties), ENTRY_WRITABLE_FIELDS).filter(unique));
+    expect(sorted(PROJECT_FIELDS)).toEqual(sorted(Object.keys(Project.properties), PROJECT_WRITABLE_FIELDS).filter(unique));
+    expect(sorted(RELEASE_FIELDS)).toEqual(
+      sorted(Object.keys(Release.properties), RELEASE_WRITABLE_FIELDS, ['creatorId']).filter(unique),
+    );
+    expect(sorted(ATTACHMENT_FIELDS)).toEqual(
+      sorted(Object.keys(Attachment.properties), ATTACHMENT_WRITABLE_FIELDS, ['updatedAt']).filter(unique),
+    );
+    expect(sorted(COMMENT_FIELDS)).toEqual(names(Comment));
+    expect(sorted(AUDIT_EVENT_FIELDS)).toEqual(names(AuditEvent));
+    expect(sorted(INTEGRATION_LINK_FIELDS)).toEqual(names(IntegrationLink));
+    expect(sorted(TIME_ENTRY_LINK_FIELDS)).toEqual(Object.keys(integrationLinkProperties).sort());
   });
 });

@@ -15,6 +15,20 @@ export type IntegrationLinkWritableField = (typeof INTEGRATION_LINK_WRITABLE_FIE
 export const INTEGRATION_LINK_UPDATABLE_FIELDS = ['alignEntityType', 'alignEntityId'] as const;
 /** Filters of the integration link list, each an exact match on its column. */
 export const INTEGRATION_LINK_FILTERS = ['provider', 'externalType', 'externalId', 'alignEntityType', 'alignEntityId'] as const;
+/** Every field of an answered integration link (the spec's IntegrationLink), in the table's column order. Never projectId. */
+export const INTEGRATION_LINK_FIELDS = [
+  'id',
+  'organizationId',
+  'provider',
+  'externalType',
+  'externalId',
+  'alignEntityType',
+  'alignEntityId',
+  'createdAt',
+  'updatedAt',
+] as const;
+/** The fields of a link as a time entry lists it (TimeEntryLink): INTEGRATION_LINK_FIELDS but updatedAt. */
+export const TIME_ENTRY_LINK_FIELDS = INTEGRATION_LINK_FIELDS.filter((f) => f !== 'updatedAt');
 
 const NonEmpty = Type.String({ minLength: 1 });
 const linkFields = propertiesOf(INTEGRATION_LINK_WRITABLE_FIELDS)({

@@ -57,6 +57,58 @@ export type ProjectWritableField = (typeof PROJECT_WRITABLE_FIELDS)[number];
 export const PROJECT_JSON_FIELDS = ['customLinks'] as const;
 /** Filters of the project list. */
 export const PROJECT_FILTERS = ['status'] as const;
+/**
+ * Every field of an answered project, in the table's column order (the order of the answer's JSON):
+ * the spec's Project and every writable field. Never its internal entry counter.
+ */
+export const PROJECT_FIELDS = [
+  'id',
+  'organizationId',
+  'clientId',
+  'name',
+  'description',
+  'status',
+  'logoUrl',
+  'wikiContent',
+  'chatWebhookUrl',
+  'devUrl',
+  'prodUrl',
+  'hostingAppUrl',
+  'hostingWorkspaceId',
+  'hostingBoardId',
+  'hostingInstanceId',
+  'hostingAppName',
+  'lastAiStatusUpdate',
+  'invoicingMode',
+  'codehostAutoStatusTarget',
+  'autoStatusTargetStatus',
+  'ciCheckRunName',
+  'autoLinkThreshold',
+  'suggestThreshold',
+  'committedCostLockedAt',
+  'customLinks',
+  'requireCascadeApproval',
+  'codehostCommentSyncEnabled',
+  'codehostAutoStatusEnabled',
+  'codehostAdvancedEnabled',
+  'enforceDependencyBlocking',
+  'autoStatusOnUnblock',
+  'requireAutoStatusApproval',
+  'ciRequired',
+  'commitScorerEnabled',
+  'flakyOverridesEnabled',
+  'codehostAiSuggesterEnabled',
+  'codehostAiRiskEnabled',
+  'releaseNotesAiEnabled',
+  'statusUpdateAiEnabled',
+  'prDescriptionAiEnabled',
+  'reviewerSuggesterAiEnabled',
+  'commitLinterAiEnabled',
+  'timeBillingEnabled',
+  'scorerRecencyDays',
+  'createdAt',
+  'updatedAt',
+] as const;
 
 const Url = Nullable(Type.String({ format: 'uri' }));
 

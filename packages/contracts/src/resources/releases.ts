@@ -40,6 +40,39 @@ export type ReleaseWritableField = (typeof RELEASE_WRITABLE_FIELDS)[number];
 export const RELEASE_IGNORED_FIELDS = ['updatedAt'] as const;
 /** Filters of a release list, each an exact match on its column. */
 export const RELEASE_FILTERS = ['status', 'type'] as const;
+/**
+ * Every field of an answered release, in the table's column order (the order of the answer's JSON):
+ * the spec's Release, every writable field and creatorId. Never organizationId or the once-only
+ * `releasedEventSent` flag.
+ */
+export const RELEASE_FIELDS = [
+  'id',
+  'projectId',
+  'name',
+  'description',
+  'version',
+  'status',
+  'type',
+  'startDate',
+  'endDate',
+  'releasedAt',
+  'targetAudience',
+  'riskLevel',
+  'rolloutPercentage',
+  'releaseNotes',
+  'retrospectiveNotes',
+  'dependsOnReleaseId',
+  'lowCost',
+  'mediumCost',
+  'highCost',
+  'committedCost',
+  'costUpdatedAt',
+  'costSource',
+  'cascadeAdvance',
+  'creatorId',
+  'createdAt',
+  'updatedAt',
+] as const;
 
 /** A percentage 0..100 as a decimal string. */
 const Percentage = Type.String({ pattern: '^(100(\\.0+)?|\\d{1,2}(\\.\\d+)?)$', description: 'decimal string from 0 to 100' });

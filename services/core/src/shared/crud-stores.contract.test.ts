@@ -8,11 +8,11 @@ import { fakeWorld, postgresWorld, type CoreWorld } from './contract-world.ts';
 /** The CRUD face of a plain store, under a parent (its list's key) in an organization. */
 interface Crud {
   parent: string;
-  insert(): Promise<{ id: string } & Record<string, unknown>>;
-  find(id: string): Promise<Record<string, unknown> | undefined>;
+  insert(): Promise<{ id: string; createdAt: Date }>;
+  find(id: string): Promise<object | undefined>;
   list(page: PageArgs): Promise<Page<{ id: string }>>;
   /** A change and the fields it must show; undefined when the store has no update. */
-  update?: { values: Record<string, unknown>; run(id: string): Promise<Record<string, unknown> | undefined> };
+  update?: { values: Record<string, unknown>; run(id: string): Promise<object | undefined> };
   remove?(id: string): Promise<void>;
 }
 

@@ -9,9 +9,9 @@ const refColumns = (ref: ExternalRef) => ({ provider: ref.provider, externalType
  */
 export function externalLinkMethods(db: Knex): ExternalLinkMethods {
   const find = (organizationId: string, ref: ExternalRef) =>
-    db('integration_links')
+    db<ExternalLinkRow>('integration_links')
       .where({ organizationId, ...refColumns(ref) })
-      .first() as Promise<ExternalLinkRow | undefined>;
+      .first();
   return {
     async lockExternalRef(organizationId, ref) {
       await db.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [
@@ -21,7 +21,7 @@ export function externalLinkMethods(db: Knex): ExternalLinkMethods {
     },
     findExternalLink: find,
     async insertExternalLink(link) {
-      const [row] = await db('integration_links')
+      const [row] = await db<ExternalLinkRow>('integration_links')
         .insert({
           organizationId: link.organizationId,
           projectId: link.projectId,
@@ -32,7 +32,7 @@ export function externalLinkMethods(db: Knex): ExternalLinkMethods {
         .onConflict(['organizationId', 'provider', 'externalType', 'externalId'])
         .ignore()
         .returning('*');
-      return row as ExternalLinkRow | undefined;
+      return row;
     },
   };
 }

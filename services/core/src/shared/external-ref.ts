@@ -13,8 +13,8 @@ export interface ExternalRef {
   externalId: string;
 }
 
-/** An integration_links row (every column). */
-export type ExternalLinkRow = Record<string, unknown> & {
+/** An integration_links row (every column, migrations 001 and 002). */
+export interface ExternalLinkRow {
   id: string;
   organizationId: string;
   projectId: string | null;
@@ -23,7 +23,9 @@ export type ExternalLinkRow = Record<string, unknown> & {
   externalId: string;
   alignEntityType: string;
   alignEntityId: string;
-};
+  createdAt: Date;
+  updatedAt: Date;
+}
 
 /** What a feature writes to link one of its records to an externalRef. */
 export interface NewExternalLink {
@@ -52,14 +54,15 @@ export interface ExternalLinkMethods {
 }
 
 /** Reads an `externalRef` from a validated body, if present (only its three fields). */
-export function externalRefOf(body: Record<string, unknown>): ExternalRef | undefined {
-  const ref = body.externalRef as Partial<ExternalRef> | undefined;
+export function externalRefOf(body: { externalRef?: unknown }): ExternalRef | undefined {
+  const ref = body.externalRef;
   if (!ref || typeof ref !== 'object') return undefined;
-  return { provider: String(ref.provider), externalType: String(ref.externalType), externalId: String(ref.externalId) };
+  const field = (name: keyof ExternalRef) => String(Reflect.get(ref, name));
+  return { provider: field('provider'), externalType: field('externalType'), externalId: field('externalId') };
 }
 
 /** The payload of integration_link.created / .updated. */
-export function integrationLinkPayload(row: Record<string, unknown>) {
+export function integrationLinkPayload(row: ExternalLinkRow) {
   return {
     integrationLinkId: row.id,
     organizationId: row.organizationId,

@@ -37,7 +37,9 @@ beforeAll(async () => {
     authFailures: createMemoryRateLimiter(1000),
     mcp: { allowedOrigins: [], privacyPolicyUrl: 'https://example.test/privacy', authorizationServers: [] },
     trustedProxyHops: 0,
-    logger: createLogger('gateway', 'info', { write: (line: string) => void lines.push(JSON.parse(line)) }),
+    logger: createLogger('gateway', 'info', {
+      write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
+    }),
     metrics: createMetrics('gateway'),
     ready: async () => ({ core: true }),
   });
@@ -99,7 +101,7 @@ describe('answer headers and request ids', () => {
     const idOf = (kind: keyof typeof answers) => answers[kind].headers.get('x-request-id');
     expect(lines.find((l) => l.msg === 'unhandled error')).toMatchObject({ level: 'error', requestId: idOf('unhandled') });
     expect(lines.find((l) => l.msg === 'backend unavailable')).toMatchObject({ level: 'warn', requestId: idOf('backendDown') });
-    expect(JSON.parse(answers.unhandled.body).details.requestId).toBe(idOf('unhandled'));
+    expect((JSON.parse(answers.unhandled.body) as { details: { requestId: string } }).details.requestId).toBe(idOf('unhandled'));
     // A resource is the backend's JSON bytes, written as they are, declared as JSON.
     expect(answers.ok.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(answers.ok.body).toBe('{"id":"k1"}');

@@ -26,7 +26,7 @@ export function createEvidenceKeysDocument(clients: Pick<Clients, 'evidence'>, n
     return document;
   };
   return async function evidenceKeysDocument(ctx: GatewayContext, next: Next): Promise<void> {
-    if (ctx.path !== EVIDENCE_KEYS_PATH) return next();
+    if (ctx.path !== EVIDENCE_KEYS_PATH) return void (await next());
     nameRequest(ctx, EVIDENCE_KEYS_PATH);
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', 'GET, HEAD');

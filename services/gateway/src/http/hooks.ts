@@ -23,7 +23,7 @@ const GITHUB_HOOK = /^\/hooks\/github\/([^/]+)$/;
 export function createCodeHostHooks(clients: Clients, failureLimit: FailureLimit) {
   return async function codeHostHooks(ctx: GatewayContext, next: Next): Promise<void> {
     const match = GITHUB_HOOK.exec(ctx.path);
-    if (!match) return next();
+    if (!match) return void (await next());
     nameRequest(ctx, '/hooks/github/:organizationId');
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST');

@@ -21,7 +21,7 @@ function limitersOn(redisUrl: string | undefined) {
   const lines: { level: string; msg: string }[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      lines.push(JSON.parse(chunk.toString()));
+      lines.push(JSON.parse(chunk.toString()) as { level: string; msg: string });
       done();
     },
   });

@@ -23,7 +23,7 @@ const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
  */
 export function createSettingsRoutes(clients: Clients, failureLimit: FailureLimit) {
   return async function settingsRoutes(ctx: GatewayContext, next: Next): Promise<void> {
-    if (ctx.path !== EVIDENCE_KEY_SETTINGS) return next();
+    if (ctx.path !== EVIDENCE_KEY_SETTINGS) return void (await next());
     nameRequest(ctx, EVIDENCE_KEY_SETTINGS);
     if (ctx.method !== 'GET' && ctx.method !== 'POST') {
       ctx.set('Allow', 'GET, POST');

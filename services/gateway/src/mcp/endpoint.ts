@@ -183,7 +183,7 @@ export function createMcpEndpoint(deps: {
       };
       return;
     }
-    if (ctx.path !== MCP_PATH && ctx.path !== PRIVACY_PATH) return next();
+    if (ctx.path !== MCP_PATH && ctx.path !== PRIVACY_PATH) return void (await next());
     nameRequest(ctx, ctx.path);
     // DNS-rebinding protection: a browser page of another origin is refused before anything else.
     const origin = ctx.get('origin');

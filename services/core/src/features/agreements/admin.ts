@@ -23,7 +23,7 @@ export function createAgreementAdmin(stores: Stores) {
         const row = await tx.agreements.insert({
           organizationId: project.organizationId,
           projectId,
-          clientId: project.clientId as string | null,
+          clientId: project.clientId,
           title: title.trim(),
         });
         await tx.record(

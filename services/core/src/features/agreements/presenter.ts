@@ -1,8 +1,9 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { AGREEMENT_FIELDS } from '@cluster/contracts';
-import { rowToJson } from '@cluster/platform';
+import { presentFields } from '../../shared/present.ts';
+import type { AgreementRow } from './store.ts';
 
 /** What leaves the core for an agreement (spec Agreement plus signedAt; never the signed document). */
-export function presentAgreement(row: Record<string, unknown>): JsonObject {
-  return rowToJson(Object.fromEntries(AGREEMENT_FIELDS.map((c) => [c, row[c] ?? null])));
+export function presentAgreement(row: AgreementRow): JsonObject {
+  return presentFields(row, AGREEMENT_FIELDS);
 }

@@ -1,16 +1,19 @@
 import { isUuid, type Knex, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
-import { findById } from '../../shared/find-by-id.ts';
+import { findRow } from '../../shared/find-by-id.ts';
 
-/** An agreement row as stored. `projectId` null: organization-wide. */
-export type AgreementRow = Record<string, unknown> & {
+/** An agreement row (every column). `projectId` null: organization-wide. */
+export interface AgreementRow {
   id: string;
   organizationId: string;
   projectId: string | null;
   clientId: string | null;
   title: string;
   status: string;
-};
+  signedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
 /** Agreements in Postgres: all SQL of the feature (read over the API, written by the admin CLI). */
 export interface AgreementStore {
@@ -29,25 +32,25 @@ export interface AgreementStore {
 export function createAgreementStore(db: Knex): AgreementStore {
   return {
     list(projectId, page) {
-      return paginate<AgreementRow>(db('agreements').where({ projectId }), page);
+      return paginate<AgreementRow>(db<AgreementRow>('agreements').where({ projectId }), page);
     },
     async find(organizationId, id) {
       if (!isUuid(id)) return undefined;
-      return db('agreements').where({ id, organizationId }).first() as Promise<AgreementRow | undefined>;
+      return db<AgreementRow>('agreements').where({ id, organizationId }).first();
     },
     findById(id, opts = {}) {
-      return findById<AgreementRow>(db, 'agreements', id, opts.lock ? 'update' : undefined);
+      return findRow(db<AgreementRow>('agreements'), id, opts.lock ? 'update' : undefined);
     },
     async insert(values) {
-      const [row] = await db('agreements').insert(values).returning('*');
-      return row as AgreementRow;
+      const [row] = await db<AgreementRow>('agreements').insert(values).returning('*');
+      return row;
     },
     async markSigned(id) {
-      const [row] = await db('agreements')
+      const [row] = await db<AgreementRow>('agreements')
         .where({ id })
         .update({ status: 'signed', signedAt: db.fn.now(), updatedAt: db.fn.now() })
         .returning('*');
-      return row as AgreementRow;
+      return row;
     },
   };
 }

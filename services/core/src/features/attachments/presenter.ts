@@ -1,7 +1,9 @@
 import type { JsonObject } from '@bufbuild/protobuf';
-import { rowToJson } from '@cluster/platform';
+import { ATTACHMENT_FIELDS } from '@cluster/contracts';
+import { presentFields } from '../../shared/present.ts';
+import type { AttachmentRow } from './store.ts';
 
-/** What leaves the core for an attachment: the spec's fields and every registered field. */
-export function presentAttachment(row: Record<string, unknown>): JsonObject {
-  return rowToJson(row, { omit: ['organizationId', 'projectId'] });
+/** What leaves the core for an attachment: ATTACHMENT_FIELDS (the spec's fields and every registered field). */
+export function presentAttachment(row: AttachmentRow): JsonObject {
+  return presentFields(row, ATTACHMENT_FIELDS);
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AUDIT_EVENT_FILTERS } from '@cluster/contracts';
 import { fakePage } from '@cluster/db/test-kit';
 import type { WriteRecord } from '@cluster/outbox';
+import { isJsonValue } from '../../shared/present.ts';
 import { AUDIT_TABLE } from '../../shared/write.ts';
 import type { AuditEventRow, AuditEventStore } from './store.ts';
 
@@ -29,12 +30,18 @@ export function createFakeAuditEventStore(written: WriteRecord[]): AuditEventSto
         if (seen.has(id)) continue;
         seen.add(id);
         const createdAt = typeof r.row.createdAt === 'string' ? new Date(r.row.createdAt) : stamp.createdAt;
+        const text = (v: unknown) => (typeof v === 'string' ? v : null);
         out.push({
-          ...r.row,
           id,
-          createdAt,
           organizationId: String(r.row.organizationId),
-          projectId: (r.row.projectId as string | null) ?? null,
+          projectId: text(r.row.projectId),
+          entityType: String(r.row.entityType),
+          action: String(r.row.action),
+          entityId: String(r.row.entityId),
+          entityName: text(r.row.entityName),
+          actorId: text(r.row.actorId),
+          metadata: isJsonValue(r.row.metadata) ? r.row.metadata : null,
+          createdAt,
         });
       }
     }

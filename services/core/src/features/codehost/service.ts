@@ -239,7 +239,7 @@ async function apply(
       for (const ref of await store.entriesOfSha(repo.organizationId, repo.provider, repo.repository, facts.sha)) {
         const entry = await tx.entries.find(ref.id, { lock: 'update' });
         // Never back: an entry in production stays there when a preview deploys the same commit.
-        if (!entry || stageRank(stage) <= stageRank(entry.deploymentStage as string | null)) continue;
+        if (!entry || stageRank(stage) <= stageRank(entry.deploymentStage)) continue;
         const row = await tx.entries.update(entry.id, { deploymentStage: stage });
         await tx.record(
           systemWrite(

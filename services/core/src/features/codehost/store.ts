@@ -1,5 +1,6 @@
 import type { CodeEvidence } from '@cluster/contracts';
 import { isUuid, type Knex } from '@cluster/db';
+import type { ExternalLinkRow } from '../../shared/external-ref.ts';
 import type { CiRunFact, CommitFact, PullRequestFact } from './github.ts';
 import { presentCiRun, presentCommit, presentPullRequest } from './presenter.ts';
 
@@ -123,16 +124,18 @@ export function createCodeHostStore(db: Knex): CodeHostStore {
   return {
     async sealedSecret(organizationId, provider) {
       if (!isUuid(organizationId)) return undefined;
-      const row = await db('codehost_secrets').where({ organizationId, provider }).first('secretSealed');
-      return row?.secretSealed as string | undefined;
+      const row = await db<{ organizationId: string; provider: string; secretSealed: string }>('codehost_secrets')
+        .where({ organizationId, provider })
+        .first('secretSealed');
+      return row?.secretSealed;
     },
     async saveSecret(organizationId, provider, secretSealed) {
       const [row] = await db('codehost_secrets')
         .insert({ organizationId, provider, secretSealed })
         .onConflict(['organizationId', 'provider'])
         .merge({ secretSealed, updatedAt: db.fn.now() })
-        .returning(db.raw('(xmax = 0) AS created'));
-      return (row as { created: boolean }).created ? 'created' : 'rotated';
+        .returning<{ created: boolean }[]>(db.raw('(xmax = 0) AS created'));
+      return row.created ? 'created' : 'rotated';
     },
     async pruneDeliveries(before) {
       return db('codehost_deliveries').where('receivedAt', '<', before).del();
@@ -143,12 +146,12 @@ export function createCodeHostStore(db: Knex): CodeHostStore {
       return rows.length === 1;
     },
     async projectOfRepository(organizationId, provider, repository) {
-      const row = await db('integration_links')
+      const row = await db<ExternalLinkRow>('integration_links')
         .where({ organizationId, provider, externalType: 'repository', alignEntityType: 'project' })
         .whereRaw('lower("externalId") = lower(?)', [repository])
         .orderBy('createdAt', 'asc')
         .first('alignEntityId');
-      return (row?.alignEntityId as string | undefined) ?? null;
+      return row?.alignEntityId ?? null;
     },
     async lockRepository(organizationId, provider, repository) {
       await db.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [
@@ -168,8 +171,8 @@ export function createCodeHostStore(db: Knex): CodeHostStore {
         .insert({ ...repo, ...commit })
         .onConflict(['organizationId', 'provider', 'repository', 'sha'])
         .merge({ updatedAt: db.fn.now() })
-        .returning('id');
-      return (row as { id: string }).id;
+        .returning<{ id: string }[]>('id');
+      return row.id;
     },
     linkCommit: (commitId, entryIds) => link('code_commit_entries', 'commitId', commitId, entryIds),
     async findPullRequest(repo, number) {
@@ -193,8 +196,8 @@ export function createCodeHostStore(db: Knex): CodeHostStore {
         .insert({ ...repo, number: pr.number, ...values })
         .onConflict(['organizationId', 'provider', 'repository', 'number'])
         .merge({ ...values, projectId: repo.projectId, updatedAt: db.fn.now() })
-        .returning('id');
-      return (row as { id: string }).id;
+        .returning<{ id: string }[]>('id');
+      return row.id;
     },
     linkPullRequest: (pullRequestId, entryIds) => link('code_pull_request_entries', 'pullRequestId', pullRequestId, entryIds),
     pullRequestEntries(pullRequestId) {
@@ -231,8 +234,8 @@ export function createCodeHostStore(db: Knex): CodeHostStore {
         })
         .onConflict(['organizationId', 'provider', 'kind', 'externalId'])
         .merge({ ...values, updatedAt: db.fn.now() })
-        .returning('id');
-      return (row as { id: string }).id;
+        .returning<{ id: string }[]>('id');
+      return row.id;
     },
     async attribute(ciRunId, entryIds, conclusion) {
       if (entryIds.length === 0) return [];

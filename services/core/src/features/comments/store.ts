@@ -1,10 +1,22 @@
 import type { Knex } from '@cluster/db';
 import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
-import { findById, type RowLock } from '../../shared/find-by-id.ts';
+import { findRow, type RowLock } from '../../shared/find-by-id.ts';
+import { columnValues, type Values } from '../../shared/rows.ts';
 
-/** A comment row as stored (its text in `body`). */
-export type CommentRow = Record<string, unknown> & { id: string; entryId: string; projectId: string; organizationId: string };
+/** A comment row (every column; its text in `body`). */
+export interface CommentRow {
+  id: string;
+  entryId: string;
+  projectId: string;
+  organizationId: string;
+  body: string;
+  authorId: string | null;
+  isInternal: string | null;
+  isAiGenerated: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
 /** Comments in Postgres: all SQL of the feature. */
 export interface CommentStore {
@@ -12,8 +24,8 @@ export interface CommentStore {
   list(entryId: string, page: PageArgs): Promise<Page<CommentRow>>;
   /** A comment by id, in any organization (the service checks visibility); non-UUID ids find nothing. */
   find(id: string, opts?: { lock?: RowLock }): Promise<CommentRow | undefined>;
-  insert(values: Record<string, unknown>): Promise<CommentRow>;
-  update(id: string, values: Record<string, unknown>): Promise<CommentRow>;
+  insert(values: Values<CommentRow>): Promise<CommentRow>;
+  update(id: string, values: Values<CommentRow>): Promise<CommentRow>;
   remove(id: string): Promise<void>;
 }
 
@@ -21,24 +33,24 @@ export interface CommentStore {
 export function createCommentStore(db: Knex): CommentStore {
   return {
     list(entryId, page) {
-      return paginate<CommentRow>(db('comments').where({ entryId }), page);
+      return paginate<CommentRow>(db<CommentRow>('comments').where({ entryId }), page);
     },
     find(id, opts = {}) {
-      return findById<CommentRow>(db, 'comments', id, opts.lock);
+      return findRow(db<CommentRow>('comments'), id, opts.lock);
     },
     async insert(values) {
-      const [row] = await db('comments').insert(values).returning('*');
-      return row as CommentRow;
+      const [row] = await db<CommentRow>('comments').insert(columnValues(values)).returning('*');
+      return row;
     },
     async update(id, values) {
-      const [row] = await db('comments')
+      const [row] = await db<CommentRow>('comments')
         .where({ id })
-        .update({ ...values, updatedAt: db.fn.now() })
+        .update({ ...columnValues(values), updatedAt: db.fn.now() })
         .returning('*');
-      return row as CommentRow;
+      return row;
     },
     async remove(id) {
-      await db('comments').where({ id }).del();
+      await db<CommentRow>('comments').where({ id }).del();
     },
   };
 }

@@ -17,7 +17,16 @@ function setup(over: Partial<FakeApiKey> = {}) {
   const auth = createAuthService(stores, clock);
   const { key, prefix, hash } = generateApiKey();
   const org = { id: TEST_ORG, name: 'Acme', apiEnabled: true, currency: 'USD', createdAt: new Date() };
-  const user = { id: USER, organizationId: TEST_ORG, email: 'dev@acme.test', name: 'Dev', role: 'developer' };
+  const user = {
+    id: USER,
+    organizationId: TEST_ORG,
+    email: 'dev@acme.test',
+    name: 'Dev',
+    role: 'developer',
+    metadata: null,
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  };
   stores.organizations.rows.push(org);
   stores.users.rows.push(user);
   stores.apiKeys.rows.push({

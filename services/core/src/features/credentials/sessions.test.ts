@@ -10,7 +10,16 @@ const U2 = '10000000-0000-4000-8000-000000000002';
 function setup() {
   const stores = createFakeStores();
   for (const id of [U1, U2])
-    stores.users.rows.push({ id, organizationId: 'o1', email: `${id}@acme.test`, name: 'U', role: 'admin' });
+    stores.users.rows.push({
+      id,
+      organizationId: 'o1',
+      email: `${id}@acme.test`,
+      name: 'U',
+      role: 'admin',
+      metadata: null,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    });
   stores.sessions.rows.push(
     { tokenHash: hashSessionToken('live'), expiresAt: new Date('2026-01-01T01:00:00Z'), userId: U1, createdAt: now },
     { tokenHash: hashSessionToken('old'), expiresAt: new Date('2025-12-31T23:00:00Z'), userId: U2, createdAt: now },

@@ -1,28 +1,29 @@
 import type { EmittedEventName } from '@cluster/contracts';
+import type { Values } from '../../shared/rows.ts';
 import type { ActorEvent } from '../../shared/write.ts';
+import type { EntryRow } from './store.ts';
+
+/** An entry as its events read it: a row, or a new entry before it is written. */
+type EntryFields = Values<EntryRow> & { id: string; projectId: string };
 
 /** The fields every entry event carries (spec: entry.created). */
-function basePayload(row: Record<string, unknown>) {
+function basePayload(row: EntryFields) {
   return { entryId: row.id, projectId: row.projectId, title: row.title, type: row.type, status: row.status };
 }
 
 /** An entry.* event of an entry (row or new entry), with the base payload and `extra`. */
-export function entryEvent(
-  eventName: EmittedEventName,
-  row: Record<string, unknown>,
-  extra: Record<string, unknown> = {},
-): ActorEvent {
+export function entryEvent(eventName: EmittedEventName, row: EntryFields, extra: Record<string, unknown> = {}): ActorEvent {
   return {
     eventName,
     entityType: 'entry',
-    entityId: row.id as string,
-    projectId: row.projectId as string,
+    entityId: row.id,
+    projectId: row.projectId,
     payload: { ...basePayload(row), ...extra },
   };
 }
 
 /** Events of an entry create: entry.created, and entry.assigned when it has an assignee. */
-export function createEvents(entry: Record<string, unknown>): ActorEvent[] {
+export function createEvents(entry: EntryFields): ActorEvent[] {
   const events = [entryEvent('entry.created', entry)];
   if (entry.assignedToId)
     events.push(entryEvent('entry.assigned', entry, { assignedToId: entry.assignedToId, previousAssignedToId: null }));
@@ -30,7 +31,7 @@ export function createEvents(entry: Record<string, unknown>): ActorEvent[] {
 }
 
 /** Events of an entry update, in order: updated, status_changed, assigned, cost.approved/rejected. None when nothing changed. */
-export function updateEvents(before: Record<string, unknown>, row: Record<string, unknown>, changed: string[]): ActorEvent[] {
+export function updateEvents(before: EntryRow, row: EntryRow, changed: readonly string[]): ActorEvent[] {
   if (!changed.length) return [];
   const events = [entryEvent('entry.updated', row, { changedFields: changed })];
   if (changed.includes('status')) {

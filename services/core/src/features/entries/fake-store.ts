@@ -1,4 +1,4 @@
-import { ENTRY_WRITABLE_FIELDS } from '@cluster/contracts';
+import { ENTRY_FILTERS, ENTRY_WRITABLE_FIELDS } from '@cluster/contracts';
 import type { WriteRecord } from '@cluster/outbox';
 import { createFakeTable } from '../../shared/fake-table.ts';
 import type { ProjectRow } from '../projects/store.ts';
@@ -27,7 +27,7 @@ export function createFakeEntryStore(deps: {
     users,
     async list(projectId, filter, page) {
       return table.page(
-        (r) => r.projectId === projectId && Object.entries(filter).every(([f, v]) => v === undefined || r[f] === v),
+        (r) => r.projectId === projectId && ENTRY_FILTERS.every((f) => filter[f] === undefined || r[f] === filter[f]),
         page,
       );
     },

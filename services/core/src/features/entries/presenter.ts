@@ -1,7 +1,9 @@
 import type { JsonObject } from '@bufbuild/protobuf';
-import { rowToJson } from '@cluster/platform';
+import { ENTRY_FIELDS } from '@cluster/contracts';
+import { presentFields } from '../../shared/present.ts';
+import type { EntryRow } from './store.ts';
 
-/** What leaves the core for an entry: the spec's fields and every body field, plus creatorId. */
-export function presentEntry(row: Record<string, unknown>): JsonObject {
-  return rowToJson(row, { omit: ['organizationId'] });
+/** What leaves the core for an entry: ENTRY_FIELDS (the spec's Entry and every body field), never organizationId. */
+export function presentEntry(row: EntryRow): JsonObject {
+  return presentFields(row, ENTRY_FIELDS);
 }

@@ -10,7 +10,7 @@ import { projectInScope } from '../projects/scope.ts';
 import { createEvents, updateEvents } from './events.ts';
 import { presentEntry } from './presenter.ts';
 import { visibleEntry } from './scope.ts';
-import type { EntryFilter, NewEntry } from './store.ts';
+import type { EntryFilter, EntryRow, NewEntry } from './store.ts';
 
 /**
  * A new entry's values unless its body gives them (the columns' defaults too): a create
@@ -86,7 +86,7 @@ export function createEntryService(stores: Stores) {
         entry,
         apiWrite(
           actor,
-          { entityType: 'entry', action: 'created', entityId: entry.id, entityName: entry.title as string, projectId },
+          { entityType: 'entry', action: 'created', entityId: entry.id, entityName: String(entry.title), projectId },
           createEvents(entry),
         ),
       );
@@ -145,7 +145,7 @@ export function createEntryService(stores: Stores) {
 export const APPROVAL_FIELDS = ['approvalStatus', 'costApprovalStatus'] as const;
 
 /** `{approvals: {field: {from, to}}}` for the approval fields an update changed; nothing when it changed none. */
-function approvalChanges(before: Record<string, unknown>, after: Record<string, unknown>, changed: readonly string[]) {
+function approvalChanges(before: EntryRow, after: EntryRow, changed: readonly string[]) {
   const approvals = Object.fromEntries(
     APPROVAL_FIELDS.filter((f) => changed.includes(f)).map((f) => [f, { from: before[f] ?? null, to: after[f] ?? null }]),
   );

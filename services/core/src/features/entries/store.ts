@@ -1,23 +1,53 @@
+import type { JsonValue } from '@bufbuild/protobuf';
 import { ENTRY_FILTERS, ENTRY_JSON_FIELDS, ENTRY_WRITABLE_FIELDS } from '@cluster/contracts';
 import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import { commitWrite, insertRowCte, WRITTEN, type WriteRecord } from '@cluster/outbox';
 import type { Page, PageArgs } from '@cluster/platform';
-import { findById, type RowLock } from '../../shared/find-by-id.ts';
+import { findRow, type RowLock } from '../../shared/find-by-id.ts';
+import type { Values } from '../../shared/rows.ts';
 
 /** The filters of GET /projects/:id/entries (the contract's ENTRY_FILTERS), each an exact match. */
 export type EntryFilter = Partial<Record<(typeof ENTRY_FILTERS)[number], string>>;
 
-/** An entry row as stored (every column; the presenter decides what leaves the core). */
-export type EntryRow = Record<string, unknown> & {
+/** An entry row (every column of `entries`; the presenter decides what leaves the core). */
+export interface EntryRow {
   id: string;
   projectId: string;
   organizationId: string;
+  entryNumber: number | null;
+  type: string;
   title: string;
+  description: string;
   status: string;
-};
+  priority: string;
+  assignedToId: string | null;
+  releaseId: string | null;
+  creatorId: string | null;
+  typeMetadata: JsonValue | null;
+  deploymentStage: string | null;
+  webLink: string | null;
+  stepsToReproduce: string | null;
+  expectedBehavior: string | null;
+  actualBehavior: string | null;
+  environment: string | null;
+  useCase: string | null;
+  proposedSolution: string | null;
+  lowCost: string | null;
+  mediumCost: string | null;
+  highCost: string | null;
+  committedCost: string | null;
+  committedPosition: string | null;
+  costSource: string | null;
+  costOverrideReason: string | null;
+  statusChangedAt: Date | null;
+  approvalStatus: string | null;
+  costApprovalStatus: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
 /** A new entry as the service builds it: every column a create writes but the number (NEW_ENTRY_COLUMNS). */
-export type NewEntry = Record<string, unknown> & {
+export type NewEntry = Values<EntryRow> & {
   id: string;
   projectId: string;
   organizationId: string;
@@ -91,7 +121,7 @@ export interface EntryStore {
    */
   create(entry: NewEntry, write: WriteRecord): Promise<EntryRow | undefined>;
   /** Updates columns; `statusChangedNow` also sets statusChangedAt to the transaction's time. */
-  update(id: string, values: Record<string, unknown>, opts?: { statusChangedNow?: boolean }): Promise<EntryRow>;
+  update(id: string, values: Values<EntryRow>, opts?: { statusChangedNow?: boolean }): Promise<EntryRow>;
   remove(id: string): Promise<void>;
   /** Whether `userId` is a user of the organization (the assignee check). */
   isOrganizationUser(organizationId: string, userId: string): Promise<boolean>;
@@ -102,12 +132,12 @@ export function createEntryStore(db: Knex): EntryStore {
   return {
     list(projectId, filter, page) {
       // Named columns: paginate prepares the page's statement (a `*` it would not).
-      const q = db('entries').select(ENTRY_COLUMNS).where({ projectId });
+      const q = db<EntryRow>('entries').select(ENTRY_COLUMNS).where({ projectId });
       for (const f of ENTRY_FILTERS) if (filter[f] !== undefined) q.andWhere(f, filter[f]);
       return paginate<EntryRow>(q, page);
     },
     find(id, opts = {}) {
-      return findById<EntryRow>(db, 'entries', id, opts.lock);
+      return findRow(db<EntryRow>('entries'), id, opts.lock);
     },
     async create(entry, write) {
       // The counter: the project of the entry's organization, locked by the UPDATE until the statement ends.
@@ -122,11 +152,10 @@ export function createEntryStore(db: Knex): EntryStore {
         computed: { entryNumber: 'counter."entryCounter"' },
       });
       // Planning it cost Postgres a third of a millisecond per create (pg_stat_statements): a prepared statement.
-      const row = await commitWrite(db, 'core', write, { ctes: [counter, insert], prepared: 'core-entry-create-v4' });
-      return row as EntryRow | undefined;
+      return commitWrite<EntryRow>(db, 'core', write, { ctes: [counter, insert], prepared: 'core-entry-create-v4' });
     },
     async update(id, values, opts = {}) {
-      const [row] = await db('entries')
+      const [row] = await db<EntryRow>('entries')
         .where({ id })
         .update({
           ...jsonbValues(values, ENTRY_JSON_FIELDS),
@@ -134,10 +163,10 @@ export function createEntryStore(db: Knex): EntryStore {
           updatedAt: db.fn.now(),
         })
         .returning('*');
-      return row as EntryRow;
+      return row;
     },
     async remove(id) {
-      await db('entries').where({ id }).del();
+      await db<EntryRow>('entries').where({ id }).del();
     },
     async isOrganizationUser(organizationId, userId) {
       return isUuid(userId) && Boolean(await db('users').where({ id: userId, organizationId }).first('id'));

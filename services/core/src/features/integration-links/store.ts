@@ -3,7 +3,8 @@ import { isUuid, type Knex, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import { externalLinkMethods } from '../../shared/external-links.ts';
 import type { ExternalLinkMethods, ExternalLinkRow } from '../../shared/external-ref.ts';
-import { findById, type RowLock } from '../../shared/find-by-id.ts';
+import { findRow, type RowLock } from '../../shared/find-by-id.ts';
+import { columnValues, type Values } from '../../shared/rows.ts';
 
 /** An integration link row as stored. */
 export type IntegrationLinkRow = ExternalLinkRow;
@@ -46,7 +47,7 @@ export interface IntegrationLinkStore extends ExternalLinkMethods {
   ): Promise<Page<IntegrationLinkRow>>;
   /** A link by id, in any organization (the service checks visibility); non-UUID ids find nothing. */
   find(id: string, opts?: { lock?: RowLock }): Promise<IntegrationLinkRow | undefined>;
-  update(id: string, values: Record<string, unknown>): Promise<IntegrationLinkRow>;
+  update(id: string, values: Values<IntegrationLinkRow>): Promise<IntegrationLinkRow>;
   remove(id: string): Promise<void>;
   /** The project of an internal record of the organization a link would point at (null: none); undefined when missing. */
   findAlignTarget(organizationId: string, type: AlignEntityType, id: string): Promise<{ projectId: string | null } | undefined>;
@@ -57,23 +58,23 @@ export function createIntegrationLinkStore(db: Knex): IntegrationLinkStore {
   return {
     ...externalLinkMethods(db),
     list(organizationId, filter, page) {
-      const q = db('integration_links').where({ organizationId });
+      const q = db<IntegrationLinkRow>('integration_links').where({ organizationId });
       if (filter.projectId) q.andWhere({ projectId: filter.projectId });
       for (const f of INTEGRATION_LINK_FILTERS) if (filter[f] !== undefined) q.andWhere(f, filter[f]);
       return paginate<IntegrationLinkRow>(q, page);
     },
     find(id, opts = {}) {
-      return findById<IntegrationLinkRow>(db, 'integration_links', id, opts.lock);
+      return findRow(db<IntegrationLinkRow>('integration_links'), id, opts.lock);
     },
     async update(id, values) {
-      const [row] = await db('integration_links')
+      const [row] = await db<IntegrationLinkRow>('integration_links')
         .where({ id })
-        .update({ ...values, updatedAt: db.fn.now() })
+        .update({ ...columnValues(values), updatedAt: db.fn.now() })
         .returning('*');
-      return row as IntegrationLinkRow;
+      return row;
     },
     async remove(id) {
-      await db('integration_links').where({ id }).del();
+      await db<IntegrationLinkRow>('integration_links').where({ id }).del();
     },
     async findAlignTarget(organizationId, type, id) {
       if (!isUuid(id)) return undefined;

@@ -1,8 +1,9 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { MEMBER_FIELDS } from '@cluster/contracts';
-import { rowToJson } from '@cluster/platform';
+import { presentFields } from '../../shared/present.ts';
+import type { MemberRow } from './store.ts';
 
-/** What leaves the core for a project member (spec ProjectMember): its columns, null when unset. */
-export function presentMember(row: Record<string, unknown>): JsonObject {
-  return rowToJson(Object.fromEntries(MEMBER_FIELDS.map((c) => [c, row[c] ?? null])));
+/** What leaves the core for a project member (spec ProjectMember): MEMBER_FIELDS, null when unset. */
+export function presentMember(row: MemberRow): JsonObject {
+  return presentFields(row, MEMBER_FIELDS);
 }

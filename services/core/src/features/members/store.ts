@@ -1,9 +1,18 @@
+import type { JsonValue } from '@bufbuild/protobuf';
 import { MEMBER_FIELDS } from '@cluster/contracts';
 import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
+import type { Values } from '../../shared/rows.ts';
 
 /** A membership row: the contract's MEMBER_FIELDS, the columns a store reads (all of them today; an allow-list all the same). */
-export type MemberRow = Record<string, unknown> & { id: string; projectId: string; userId: string; roleOverride: string | null };
+export interface MemberRow {
+  id: string;
+  projectId: string;
+  userId: string;
+  roleOverride: string | null;
+  metadata: JsonValue | null;
+  createdAt: Date;
+}
 
 /** Project memberships in Postgres: all SQL of the feature. */
 export interface MemberStore {
@@ -14,10 +23,10 @@ export interface MemberStore {
   /** The membership of a user in a project, or undefined. */
   findByUser(projectId: string, userId: string): Promise<MemberRow | undefined>;
   /** Adds a member; undefined when the user is already one (nothing written). */
-  insert(values: { projectId: string; userId: string } & Record<string, unknown>): Promise<MemberRow | undefined>;
+  insert(values: { projectId: string; userId: string } & Values<MemberRow>): Promise<MemberRow | undefined>;
   /** Adds several new members at once (a user invited into projects). */
   insertMany(values: { projectId: string; userId: string }[]): Promise<MemberRow[]>;
-  update(id: string, values: Record<string, unknown>): Promise<MemberRow>;
+  update(id: string, values: Values<MemberRow>): Promise<MemberRow>;
   remove(id: string): Promise<void>;
 }
 
@@ -28,34 +37,47 @@ const JSON_COLUMNS = ['metadata'];
 export function createMemberStore(db: Knex): MemberStore {
   return {
     list(projectId, page) {
-      return paginate<MemberRow>(db('project_members').select(MEMBER_FIELDS).where({ projectId }), page);
+      return paginate<MemberRow>(
+        db<MemberRow>('project_members')
+          .select(...MEMBER_FIELDS)
+          .where({ projectId }),
+        page,
+      );
     },
     async find(projectId, memberId, opts = {}) {
       if (!isUuid(memberId)) return undefined;
-      const q = db('project_members').select(MEMBER_FIELDS).where({ id: memberId, projectId });
-      return (opts.lock ? q.forUpdate().first() : q.first()) as Promise<MemberRow | undefined>;
+      const q = db<MemberRow>('project_members')
+        .select(...MEMBER_FIELDS)
+        .where({ id: memberId, projectId });
+      return opts.lock ? q.forUpdate().first() : q.first();
     },
     findByUser(projectId, userId) {
-      return db('project_members').select(MEMBER_FIELDS).where({ projectId, userId }).first() as Promise<MemberRow | undefined>;
+      return db<MemberRow>('project_members')
+        .select(...MEMBER_FIELDS)
+        .where({ projectId, userId })
+        .first();
     },
     async insert(values) {
-      const [row] = await db('project_members')
+      const [row] = await db<MemberRow>('project_members')
         .insert(jsonbValues(values, JSON_COLUMNS))
         .onConflict(['projectId', 'userId'])
         .ignore()
         .returning(MEMBER_FIELDS);
-      return row as MemberRow | undefined;
+      return row;
     },
     async insertMany(values) {
-      const rows: MemberRow[] = await db('project_members').insert(values).returning(MEMBER_FIELDS);
+      const rows: MemberRow[] = await db<MemberRow>('project_members').insert(values).returning(MEMBER_FIELDS);
       return rows;
     },
     async update(id, values) {
-      const [row] = await db('project_members').where({ id }).update(jsonbValues(values, JSON_COLUMNS)).returning(MEMBER_FIELDS);
-      return row as MemberRow;
+      const [row] = await db<MemberRow>('project_members')
+        .where({ id })
+        .update(jsonbValues(values, JSON_COLUMNS))
+        .returning(MEMBER_FIELDS);
+      return row;
     },
     async remove(id) {
-      await db('project_members').where({ id }).del();
+      await db<MemberRow>('project_members').where({ id }).del();
     },
   };
 }

@@ -1,7 +1,13 @@
 import { isUuid, type Knex } from '@cluster/db';
 
-/** An organization row as stored. */
-export type OrganizationRow = Record<string, unknown> & { id: string; name: string; apiEnabled: boolean; currency: string };
+/** An organization row (every column). */
+export interface OrganizationRow {
+  id: string;
+  name: string;
+  apiEnabled: boolean;
+  currency: string;
+  createdAt: Date;
+}
 
 /**
  * Organizations in Postgres. Only the admin CLI writes them (there is no API for
@@ -22,20 +28,20 @@ export interface OrganizationStore {
 export function createOrganizationStore(db: Knex): OrganizationStore {
   return {
     async insert(name) {
-      const [row] = await db('organizations').insert({ name }).returning('*');
-      return row as OrganizationRow;
+      const [row] = await db<OrganizationRow>('organizations').insert({ name }).returning('*');
+      return row;
     },
     async find(id) {
       if (!isUuid(id)) return undefined;
-      return db('organizations').where({ id }).first() as Promise<OrganizationRow | undefined>;
+      return db<OrganizationRow>('organizations').where({ id }).first();
     },
     findByName(name) {
-      return db('organizations').where({ name }).orderBy('createdAt').first() as Promise<OrganizationRow | undefined>;
+      return db<OrganizationRow>('organizations').where({ name }).orderBy('createdAt').first();
     },
     async setApiEnabled(id, enabled) {
       if (!isUuid(id)) return undefined;
-      const [row] = await db('organizations').where({ id }).update({ apiEnabled: enabled }).returning('*');
-      return row as OrganizationRow | undefined;
+      const [row] = await db<OrganizationRow>('organizations').where({ id }).update({ apiEnabled: enabled }).returning('*');
+      return row;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProjectCreateBody } from '@cluster/contracts';
 import { createFakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor, unvalidated } from '../../shared/test-kit.ts';
+import { OTHER_ORG, reasonOf, TEST_ORG, testActor as actor, unvalidated, like } from '../../shared/test-kit.ts';
 import { createProjectService } from './service.ts';
 
 describe('project rules (fake stores)', () => {
@@ -16,17 +16,17 @@ describe('project rules (fake stores)', () => {
     expect(p).not.toHaveProperty('entryCounter');
     const [write] = stores.written;
     expect(write.rows).toEqual([
-      expect.objectContaining({
+      like({
         table: 'audit_events',
-        row: expect.objectContaining({ action: 'created', entityId: p.id, actorId: 'u1' }),
+        row: like({ action: 'created', entityId: p.id, actorId: 'u1' }),
       }),
     ]);
     expect(write.events).toEqual([
-      expect.objectContaining({
+      like({
         eventName: 'project.created',
         organizationId: TEST_ORG,
         actorUserId: 'u1',
-        payload: expect.objectContaining({ name: 'Site' }),
+        payload: like({ name: 'Site' }),
       }),
     ]);
   });
@@ -40,7 +40,7 @@ describe('project rules (fake stores)', () => {
     const [, changed, unchanged] = stores.written;
     expect(changed.events.map((e) => [e.eventName, e.payload.changedFields])).toEqual([['project.updated', ['description']]]);
     expect(unchanged.events).toEqual([]);
-    expect(unchanged.rows[0].row).toMatchObject({ action: 'updated', metadata: expect.objectContaining({ changedFields: [] }) });
+    expect(unchanged.rows[0].row).toMatchObject({ action: 'updated', metadata: like({ changedFields: [] }) });
   });
 
   it("hides another organization's project (404) and confines a project key (403 on another project, its own only in lists)", async () => {

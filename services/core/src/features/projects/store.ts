@@ -1,10 +1,60 @@
+import type { JsonValue } from '@bufbuild/protobuf';
 import { PROJECT_JSON_FIELDS } from '@cluster/contracts';
 import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
-import { findById } from '../../shared/find-by-id.ts';
+import { findRow } from '../../shared/find-by-id.ts';
+import type { Values } from '../../shared/rows.ts';
 
-/** A project row as stored (every column; presenters decide what leaves the core). */
-export type ProjectRow = Record<string, unknown> & { id: string; organizationId: string; name: string; status: string };
+/** A project row (every column of `projects`; the presenter decides what leaves the core). */
+export interface ProjectRow {
+  id: string;
+  organizationId: string;
+  clientId: string;
+  name: string;
+  description: string;
+  status: string;
+  logoUrl: string | null;
+  wikiContent: string | null;
+  chatWebhookUrl: string | null;
+  devUrl: string | null;
+  prodUrl: string | null;
+  hostingAppUrl: string | null;
+  hostingWorkspaceId: string | null;
+  hostingBoardId: string | null;
+  hostingInstanceId: string | null;
+  hostingAppName: string | null;
+  lastAiStatusUpdate: string | null;
+  invoicingMode: string | null;
+  codehostAutoStatusTarget: string | null;
+  autoStatusTargetStatus: string | null;
+  ciCheckRunName: string | null;
+  autoLinkThreshold: string | null;
+  suggestThreshold: string | null;
+  committedCostLockedAt: Date | null;
+  customLinks: JsonValue | null;
+  requireCascadeApproval: boolean;
+  codehostCommentSyncEnabled: boolean;
+  codehostAutoStatusEnabled: boolean;
+  codehostAdvancedEnabled: boolean;
+  enforceDependencyBlocking: boolean;
+  autoStatusOnUnblock: boolean;
+  requireAutoStatusApproval: boolean;
+  ciRequired: boolean;
+  commitScorerEnabled: boolean;
+  flakyOverridesEnabled: boolean;
+  codehostAiSuggesterEnabled: boolean;
+  codehostAiRiskEnabled: boolean;
+  releaseNotesAiEnabled: boolean;
+  statusUpdateAiEnabled: boolean;
+  prDescriptionAiEnabled: boolean;
+  reviewerSuggesterAiEnabled: boolean;
+  commitLinterAiEnabled: boolean;
+  timeBillingEnabled: boolean;
+  scorerRecencyDays: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+  entryCounter: number;
+}
 
 /** Projects in Postgres: all SQL of the feature. */
 export interface ProjectStore {
@@ -12,8 +62,8 @@ export interface ProjectStore {
   list(organizationId: string, filter: { id?: string | null; status?: string }, page: PageArgs): Promise<Page<ProjectRow>>;
   /** A project of the organization (locked for the transaction with `lock`), or undefined. Non-UUID ids find nothing. */
   find(organizationId: string, id: string, opts?: { lock?: boolean }): Promise<ProjectRow | undefined>;
-  insert(values: Record<string, unknown>): Promise<ProjectRow>;
-  update(id: string, values: Record<string, unknown>): Promise<ProjectRow>;
+  insert(values: Values<ProjectRow>): Promise<ProjectRow>;
+  update(id: string, values: Values<ProjectRow>): Promise<ProjectRow>;
   remove(id: string): Promise<void>;
   /** A project of any organization by id, or undefined (the admin CLI's operator names projects by id alone). */
   findById(id: string): Promise<ProjectRow | undefined>;
@@ -27,36 +77,36 @@ export interface ProjectStore {
 export function createProjectStore(db: Knex): ProjectStore {
   return {
     list(organizationId, filter, page) {
-      const q = db('projects').where({ organizationId });
+      const q = db<ProjectRow>('projects').where({ organizationId });
       if (filter.id) q.andWhere({ id: filter.id });
       if (filter.status !== undefined) q.andWhere({ status: filter.status });
       return paginate<ProjectRow>(q, page);
     },
     find(organizationId, id, opts = {}) {
-      return findById<ProjectRow>(db, 'projects', id, opts.lock ? 'update' : undefined, { organizationId });
+      return findRow(db<ProjectRow>('projects').where({ organizationId }), id, opts.lock ? 'update' : undefined);
     },
     async insert(values) {
-      const [row] = await db('projects').insert(jsonbValues(values, PROJECT_JSON_FIELDS)).returning('*');
-      return row as ProjectRow;
+      const [row] = await db<ProjectRow>('projects').insert(jsonbValues(values, PROJECT_JSON_FIELDS)).returning('*');
+      return row;
     },
     async update(id, values) {
-      const [row] = await db('projects')
+      const [row] = await db<ProjectRow>('projects')
         .where({ id })
         .update({ ...jsonbValues(values, PROJECT_JSON_FIELDS), updatedAt: db.fn.now() })
         .returning('*');
-      return row as ProjectRow;
+      return row;
     },
     async remove(id) {
-      await db('projects').where({ id }).del();
+      await db<ProjectRow>('projects').where({ id }).del();
     },
     findById(id) {
-      return findById<ProjectRow>(db, 'projects', id);
+      return findRow(db<ProjectRow>('projects'), id);
     },
     listNames(organizationId) {
-      return db('projects').where({ organizationId }).orderBy('createdAt').select('id', 'name');
+      return db<ProjectRow>('projects').where({ organizationId }).orderBy('createdAt').select('id', 'name');
     },
     async idsIn(organizationId, ids) {
-      const rows: { id: string }[] = await db('projects')
+      const rows: { id: string }[] = await db<ProjectRow>('projects')
         .where({ organizationId })
         .whereIn('id', ids.filter(isUuid))
         .select('id');

@@ -20,7 +20,7 @@ export function createFakeReleaseEvidenceStore(
             (a) =>
               a.organizationId === organizationId &&
               a.entityType === 'entry' &&
-              entryIds.includes(a.entityId as string) &&
+              entryIds.includes(a.entityId) &&
               (a.metadata as { approvals?: unknown } | null)?.approvals !== undefined,
           )
           // Oldest first, then by id, as the real store orders them (a Date's string would sort by weekday name).

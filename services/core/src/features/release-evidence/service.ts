@@ -30,11 +30,11 @@ export function createReleaseEvidenceService(stores: Stores) {
           apiKeyId?: string;
         };
         return Object.entries(metadata.approvals ?? {}).map(([field, change]) => ({
-          entryId: row.entityId as string,
+          entryId: row.entityId,
           field,
           from: change.from,
           to: change.to,
-          actorId: (row.actorId as string | null) ?? null,
+          actorId: row.actorId ?? null,
           apiKeyId: metadata.apiKeyId ?? null,
           auditEventId: row.id,
           at: iso(row.createdAt),

@@ -15,8 +15,8 @@ export function releaseCreatedEvent(row: ReleaseRow): ActorEvent {
     status: row.status,
     type: row.type,
     version: row.version,
-    startDate: (row.startDate as Date).toISOString(),
-    endDate: (row.endDate as Date).toISOString(),
+    startDate: row.startDate.toISOString(),
+    endDate: row.endDate.toISOString(),
   });
 }
 

@@ -1,3 +1,4 @@
+import { RELEASE_FILTERS } from '@cluster/contracts';
 import { createFakeTable } from '../../shared/fake-table.ts';
 import type { ReleaseRow, ReleaseStore } from './store.ts';
 
@@ -18,7 +19,7 @@ export function createFakeReleaseStore(): ReleaseStore & { rows: ReleaseRow[] } 
     rows: table.rows,
     async list(projectId, filter, page) {
       return table.page(
-        (r) => r.projectId === projectId && Object.entries(filter).every(([f, v]) => v === undefined || r[f] === v),
+        (r) => r.projectId === projectId && RELEASE_FILTERS.every((f) => filter[f] === undefined || r[f] === filter[f]),
         page,
       );
     },

@@ -2,17 +2,40 @@ import { RELEASE_FILTERS } from '@cluster/contracts';
 import type { Knex } from '@cluster/db';
 import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
-import { findById, type RowLock } from '../../shared/find-by-id.ts';
+import { findRow, type RowLock } from '../../shared/find-by-id.ts';
+import { columnValues, type Values } from '../../shared/rows.ts';
 
-/** A release row as stored (releasedEventSent: release.released was emitted, once). */
-export type ReleaseRow = Record<string, unknown> & {
+/** A release row (every column; releasedEventSent: release.released was emitted, once). */
+export interface ReleaseRow {
   id: string;
   projectId: string;
   organizationId: string;
   name: string;
+  description: string | null;
+  version: string | null;
   status: string;
+  type: string;
+  startDate: Date;
+  endDate: Date;
+  releasedAt: Date | null;
+  targetAudience: string | null;
+  riskLevel: string | null;
+  rolloutPercentage: string | null;
+  releaseNotes: string | null;
+  retrospectiveNotes: string | null;
+  dependsOnReleaseId: string | null;
+  lowCost: string | null;
+  mediumCost: string | null;
+  highCost: string | null;
+  committedCost: string | null;
+  costUpdatedAt: string | null;
+  costSource: string | null;
+  cascadeAdvance: boolean;
   releasedEventSent: boolean;
-};
+  creatorId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
 /** The filters of GET /projects/:id/releases (the contract's RELEASE_FILTERS), each an exact match. */
 export type ReleaseFilter = Partial<Record<(typeof RELEASE_FILTERS)[number], string>>;
@@ -24,9 +47,9 @@ export interface ReleaseStore {
   /** A release by id, in any organization (the service checks visibility); non-UUID ids find nothing. */
   find(id: string, opts?: { lock?: RowLock }): Promise<ReleaseRow | undefined>;
   /** Inserts a release; `releasedNow` sets releasedAt to the transaction's time. */
-  insert(values: Record<string, unknown>, opts?: { releasedNow?: boolean }): Promise<ReleaseRow>;
+  insert(values: Values<ReleaseRow>, opts?: { releasedNow?: boolean }): Promise<ReleaseRow>;
   /** Updates columns; `releasedNow` sets releasedAt to the transaction's time. */
-  update(id: string, values: Record<string, unknown>, opts?: { releasedNow?: boolean }): Promise<ReleaseRow | undefined>;
+  update(id: string, values: Values<ReleaseRow>, opts?: { releasedNow?: boolean }): Promise<ReleaseRow | undefined>;
   remove(id: string): Promise<void>;
 }
 
@@ -35,28 +58,28 @@ export function createReleaseStore(db: Knex): ReleaseStore {
   const releasedAt = (opts: { releasedNow?: boolean }) => (opts.releasedNow ? { releasedAt: db.fn.now() } : {});
   return {
     list(projectId, filter, page) {
-      const q = db('releases').where({ projectId });
+      const q = db<ReleaseRow>('releases').where({ projectId });
       for (const f of RELEASE_FILTERS) if (filter[f] !== undefined) q.andWhere(f, filter[f]);
       return paginate<ReleaseRow>(q, page);
     },
     find(id, opts = {}) {
-      return findById<ReleaseRow>(db, 'releases', id, opts.lock);
+      return findRow(db<ReleaseRow>('releases'), id, opts.lock);
     },
     async insert(values, opts = {}) {
-      const [row] = await db('releases')
-        .insert({ ...values, ...releasedAt(opts) })
+      const [row] = await db<ReleaseRow>('releases')
+        .insert({ ...columnValues(values), ...releasedAt(opts) })
         .returning('*');
-      return row as ReleaseRow;
+      return row;
     },
     async update(id, values, opts = {}) {
-      const [row] = await db('releases')
+      const [row] = await db<ReleaseRow>('releases')
         .where({ id })
-        .update({ ...values, ...releasedAt(opts), updatedAt: db.fn.now() })
+        .update({ ...columnValues(values), ...releasedAt(opts), updatedAt: db.fn.now() })
         .returning('*');
-      return row as ReleaseRow | undefined;
+      return row;
     },
     async remove(id) {
-      await db('releases').where({ id }).del();
+      await db<ReleaseRow>('releases').where({ id }).del();
     },
   };
 }

@@ -1,11 +1,11 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { SNAPSHOT_FIELDS } from '@cluster/contracts';
-import { rowToJson } from '@cluster/platform';
-import type { ProjectFigures } from './store.ts';
+import { presentFields } from '../../shared/present.ts';
+import type { ProjectFigures, SnapshotRow } from './store.ts';
 
 /** What leaves the core for a snapshot in a list: the spec's fields plus the generated `summary` text. */
-export function presentSnapshot(row: Record<string, unknown>): JsonObject {
-  return rowToJson(Object.fromEntries(SNAPSHOT_FIELDS.map((c) => [c, row[c] ?? null])));
+export function presentSnapshot(row: SnapshotRow): JsonObject {
+  return presentFields(row, SNAPSHOT_FIELDS);
 }
 
 /** The template narrative of a report: the project's entries by status, releases and wiki pages (pure). */

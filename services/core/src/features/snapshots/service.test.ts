@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, TEST_ORG, reasonOf, testActor } from '../../shared/test-kit.ts';
+import { OTHER_ORG, TEST_ORG, reasonOf, testActor, like, anyString } from '../../shared/test-kit.ts';
 import { createSnapshotAdmin } from './admin.ts';
 import { templateSummary } from './presenter.ts';
 import { createSnapshotService } from './service.ts';
@@ -34,13 +34,13 @@ describe('snapshot rules (fake stores)', () => {
       status: 'ready',
       narrativeSource: 'template',
       summary: 'weekly report for Site: 3 entries (2 in progress, 1 open); 1 release (0 released); 3 wiki pages.',
-      createdAt: expect.any(String),
+      createdAt: anyString,
     });
     expect(stores.written).toEqual([
       {
         rows: [
-          expect.objectContaining({
-            row: expect.objectContaining({
+          like({
+            row: like({
               entityType: 'snapshot',
               action: 'created',
               entityId: id,

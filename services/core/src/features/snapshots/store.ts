@@ -2,13 +2,19 @@ import type { Knex } from '@cluster/db';
 import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 
-/** A snapshot row as stored. */
-export type SnapshotRow = Record<string, unknown> & {
+/** A snapshot row (every column). */
+export interface SnapshotRow {
   id: string;
   organizationId: string;
   projectId: string | null;
+  scopeType: string;
+  scopeId: string;
   reportType: string;
-};
+  status: string;
+  narrativeSource: string | null;
+  summary: string | null;
+  createdAt: Date;
+}
 
 /** A project's current figures, from which the template narrative is written. */
 export interface ProjectFigures {
@@ -41,11 +47,11 @@ export interface SnapshotStore {
 export function createSnapshotStore(db: Knex): SnapshotStore {
   return {
     list(projectId, page) {
-      return paginate<SnapshotRow>(db('snapshots').where({ projectId }), page);
+      return paginate<SnapshotRow>(db<SnapshotRow>('snapshots').where({ projectId }), page);
     },
     async insert(values) {
-      const [row] = await db('snapshots').insert(values).returning('*');
-      return row as SnapshotRow;
+      const [row] = await db<SnapshotRow>('snapshots').insert(values).returning('*');
+      return row;
     },
     async projectFigures(projectId) {
       const count = async (table: string, where: Record<string, string> = {}) =>

@@ -19,7 +19,7 @@ describe("the entries' cost summary (fake stores)", () => {
       approvedCost: null,
       pendingCost: '8.50',
     });
-    stores.organizations.rows.push({ id: TEST_ORG, name: 'Acme', apiEnabled: true, currency: 'EUR' });
+    stores.organizations.rows.push({ id: TEST_ORG, name: 'Acme', apiEnabled: true, currency: 'EUR', createdAt: new Date() });
     expect(await time.costSummary(testActor(), project.id)).toMatchObject({ currency: 'EUR' });
     expect(await reasonOf(time.costSummary(testActor({ organizationId: OTHER_ORG }), project.id))).toBe('not_found');
   });

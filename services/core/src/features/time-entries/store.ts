@@ -1,18 +1,32 @@
+import type { JsonValue } from '@bufbuild/protobuf';
 import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import type { ExternalLinkMethods, ExternalLinkRow } from '../../shared/external-ref.ts';
 import { externalLinkMethods } from '../../shared/external-links.ts';
-import { findById } from '../../shared/find-by-id.ts';
+import { findRow } from '../../shared/find-by-id.ts';
+import type { Values } from '../../shared/rows.ts';
 
-/** A time entry row as stored (every column; presenters decide what leaves the core). */
-export type TimeEntryRow = Record<string, unknown> & {
+/** A time entry row (every column; presenters decide what leaves the core). */
+export interface TimeEntryRow {
   id: string;
   organizationId: string;
   projectId: string;
   userId: string;
-  status: string;
+  entryId: string | null;
+  releaseId: string | null;
+  workDate: Date;
   minutes: number;
-};
+  description: string | null;
+  billable: boolean;
+  source: string;
+  status: string;
+  invoiced: boolean;
+  externalSystem: string | null;
+  externalId: string | null;
+  externalMetadata: JsonValue | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
 /** Filters of a list, already checked (dates YYYY-MM-DD, ids UUIDs). `projectId` null or absent: every project. */
 export interface TimeEntryFilter {
@@ -53,13 +67,13 @@ export interface TimeEntryStore extends ExternalLinkMethods {
   findSynced(organizationId: string, externalSystem: string, externalId: string): Promise<TimeEntryRow | undefined>;
   /** Every integration link of an entry, oldest first. */
   linksOf(organizationId: string, id: string): Promise<ExternalLinkRow[]>;
-  insert(values: Record<string, unknown>): Promise<TimeEntryRow>;
+  insert(values: Values<TimeEntryRow>): Promise<TimeEntryRow>;
   /**
    * Inserts a synced entry; undefined when its externalSystem + externalId is already
    * synced (the unique constraint: concurrent repeats create one row, nothing written).
    */
-  insertSynced(values: Record<string, unknown>): Promise<TimeEntryRow | undefined>;
-  update(id: string, values: Record<string, unknown>): Promise<TimeEntryRow>;
+  insertSynced(values: Values<TimeEntryRow>): Promise<TimeEntryRow | undefined>;
+  update(id: string, values: Values<TimeEntryRow>): Promise<TimeEntryRow>;
   /** Whether `id` is an entry (`entry`) or a release (`release`) of the project. */
   hasWorkItem(kind: 'entry' | 'release', id: string, projectId: string): Promise<boolean>;
   /** A project's minutes grouped by user, status and billability, optionally for one release and a workDate range. */
@@ -85,7 +99,7 @@ export function createTimeEntryStore(db: Knex): TimeEntryStore {
   return {
     ...externalLinkMethods(db),
     list(organizationId, filter, page) {
-      const q = db('time_entries').where({ organizationId });
+      const q = db<TimeEntryRow>('time_entries').where({ organizationId });
       if (filter.projectId) q.andWhere({ projectId: filter.projectId });
       if (filter.status !== undefined) q.andWhere({ status: filter.status });
       for (const f of ['userId', 'entryId', 'releaseId'] as const) if (filter[f] !== undefined) q.andWhere(f, filter[f]);
@@ -93,18 +107,16 @@ export function createTimeEntryStore(db: Knex): TimeEntryStore {
       return paginate<TimeEntryRow>(q, page);
     },
     find(id, opts = {}) {
-      return findById<TimeEntryRow>(db, 'time_entries', id, opts.lock ? 'update' : undefined);
+      return findRow(db<TimeEntryRow>('time_entries'), id, opts.lock ? 'update' : undefined);
     },
     findInOrganization(organizationId, id) {
-      return db('time_entries').where({ id, organizationId }).first() as Promise<TimeEntryRow | undefined>;
+      return db<TimeEntryRow>('time_entries').where({ id, organizationId }).first();
     },
     findSynced(organizationId, externalSystem, externalId) {
-      return db('time_entries').where({ organizationId, externalSystem, externalId }).first() as Promise<
-        TimeEntryRow | undefined
-      >;
+      return db<TimeEntryRow>('time_entries').where({ organizationId, externalSystem, externalId }).first();
     },
     linksOf(organizationId, id) {
-      return db('integration_links')
+      return db<ExternalLinkRow>('integration_links')
         .where({ organizationId, alignEntityType: 'time_entry', alignEntityId: id })
         .orderBy([
           { column: 'createdAt', order: 'asc' },
@@ -112,23 +124,23 @@ export function createTimeEntryStore(db: Knex): TimeEntryStore {
         ]);
     },
     async insert(values) {
-      const [row] = await db('time_entries').insert(jsonbValues(values, JSON_COLUMNS)).returning('*');
-      return row as TimeEntryRow;
+      const [row] = await db<TimeEntryRow>('time_entries').insert(jsonbValues(values, JSON_COLUMNS)).returning('*');
+      return row;
     },
     async insertSynced(values) {
-      const [row] = await db('time_entries')
+      const [row] = await db<TimeEntryRow>('time_entries')
         .insert(jsonbValues(values, JSON_COLUMNS))
         .onConflict(['organizationId', 'externalSystem', 'externalId'])
         .ignore()
         .returning('*');
-      return row as TimeEntryRow | undefined;
+      return row;
     },
     async update(id, values) {
-      const [row] = await db('time_entries')
+      const [row] = await db<TimeEntryRow>('time_entries')
         .where({ id })
         .update({ ...jsonbValues(values, JSON_COLUMNS), updatedAt: db.fn.now() })
         .returning('*');
-      return row as TimeEntryRow;
+      return row;
     },
     async hasWorkItem(kind, id, projectId) {
       if (!isUuid(id)) return false;
@@ -139,7 +151,7 @@ export function createTimeEntryStore(db: Knex): TimeEntryStore {
       );
     },
     async minutesGroups(projectId, filter) {
-      const q = db('time_entries').where({ projectId });
+      const q = db<TimeEntryRow>('time_entries').where({ projectId });
       if (filter.releaseId) q.andWhere({ releaseId: filter.releaseId });
       inRange(q, filter);
       const groups: { userId: string; status: string; billable: boolean; minutes: number | string }[] = await q

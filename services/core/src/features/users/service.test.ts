@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { UserUpdateBody } from '@cluster/contracts';
 import { createOperations } from '../../admin/operations.ts';
 import { createFakeStores, type FakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, TEST_ORG, reasonOf, testActor, unvalidated } from '../../shared/test-kit.ts';
+import { OTHER_ORG, TEST_ORG, reasonOf, testActor, unvalidated, like, containing, anyString } from '../../shared/test-kit.ts';
 import { createInviteService, type BulkItem } from './invite.ts';
 import { createUserService } from './service.ts';
 
@@ -75,11 +75,11 @@ describe('user rules (fake stores)', () => {
     await users.update(testActor(), ada.id, { name: 'Ada L.' });
     const [changed, unchanged] = stores.written;
     expect(changed.events).toEqual([
-      expect.objectContaining({
+      like({
         eventName: 'user.updated',
         entityId: ada.id,
         actorUserId: 'u1',
-        payload: expect.objectContaining({
+        payload: like({
           userId: ada.id,
           name: 'Ada L.',
           role: 'developer',
@@ -92,7 +92,7 @@ describe('user rules (fake stores)', () => {
       entityType: 'user',
       action: 'updated',
       entityName: 'Ada L.',
-      metadata: expect.objectContaining({ actorType: 'api_key' }),
+      metadata: like({ actorType: 'api_key' }),
     });
     expect(unchanged.events).toEqual([]);
     expect(unchanged.rows[0].row.metadata).toMatchObject({ changedFields: [] });
@@ -105,11 +105,11 @@ describe('user rules (fake stores)', () => {
     expect(stores.written).toHaveLength(1);
     expect(stores.written[0].rows).toEqual([]);
     expect(stores.written[0].events).toEqual([
-      expect.objectContaining({
+      like({
         eventName: 'user.updated',
         organizationId: TEST_ORG,
         actorUserId: null,
-        payload: expect.objectContaining({ role: 'manager', actorId: null, changedFields: ['role'] }),
+        payload: like({ role: 'manager', actorId: null, changedFields: ['role'] }),
       }),
     ]);
     await expect(ops.setRole(ada.id, 'wizard')).rejects.toThrow('unknown role wizard');
@@ -125,18 +125,16 @@ describe('invite rules (fake stores)', () => {
       name: 'New',
       projectIds: [project.id, other.id, project.id],
     });
-    expect(res).toEqual({ userId: expect.any(String), inviteId: expect.any(String), created: true, status: 'invited' });
+    expect(res).toEqual({ userId: anyString, inviteId: anyString, created: true, status: 'invited' });
     expect(await stores.users.find(TEST_ORG, res.userId)).toMatchObject({ email: 'new@example.test', role: 'user' });
-    expect(stores.users.invites).toEqual([
-      expect.objectContaining({ id: res.inviteId, userId: res.userId, invitedByUserId: 'u1', apiKeyId: 'k1' }),
-    ]);
+    expect(stores.users.invites).toEqual([like({ id: res.inviteId, userId: res.userId, invitedByUserId: 'u1', apiKeyId: 'k1' })]);
     expect(eventNames(stores)).toEqual(['project_member.added', 'project_member.added', 'user.invited']);
     const audit = stores.written.flatMap((w) => w.rows.map((r) => r.row));
     expect(audit).toEqual([
-      expect.objectContaining({
+      like({
         action: 'invited',
         entityId: res.userId,
-        metadata: expect.objectContaining({ status: 'invited', created: true, inviteId: res.inviteId }),
+        metadata: like({ status: 'invited', created: true, inviteId: res.inviteId }),
       }),
     ]);
   });
@@ -174,9 +172,9 @@ describe('invite rules (fake stores)', () => {
       status: 'existing',
     });
     expect(stores.written).toEqual([
-      expect.objectContaining({
+      like({
         events: [],
-        rows: [expect.objectContaining({ row: expect.objectContaining({ action: 'invite_matched' }) })],
+        rows: [like({ row: like({ action: 'invite_matched' }) })],
       }),
     ]);
   });
@@ -202,7 +200,7 @@ describe('invite rules (fake stores)', () => {
       userId: ada.id,
       provider: 'okta',
       externalId: 'O-1',
-      integrationLinkId: expect.any(String),
+      integrationLinkId: anyString,
     });
     expect(stores.written.flatMap((w) => w.rows.map((r) => r.row.action))).toEqual(['linked', 'invite_matched']);
     expect(stores.users.rows).toHaveLength(3);
@@ -240,7 +238,7 @@ describe('invite rules (fake stores)', () => {
     expect(res.successCount).toBe(2);
     expect(res.failureCount).toBe(2);
     expect(res.results).toEqual([
-      { email: 'a@example.test', status: 'invited', userId: expect.any(String), inviteId: null, error: null },
+      { email: 'a@example.test', status: 'invited', userId: anyString, inviteId: null, error: null },
       { email: 'ada@example.test', status: 'existing', userId: ada.id, inviteId: null, error: null },
       {
         email: 'c@example.test',
@@ -266,10 +264,7 @@ describe('invite rules (fake stores)', () => {
         successCount: 2,
         failureCount: 2,
         actorId: 'u1',
-        users: [
-          expect.objectContaining({ email: 'a@example.test', status: 'invited', created: true }),
-          expect.objectContaining({ userId: ada.id, created: false }),
-        ],
+        users: [like({ email: 'a@example.test', status: 'invited', created: true }), like({ userId: ada.id, created: false })],
       },
     });
   });
@@ -281,7 +276,7 @@ describe('invite rules (fake stores)', () => {
     expect(res).toMatchObject({
       successCount: 0,
       failureCount: 1,
-      results: [expect.objectContaining({ status: 'error', error: expect.stringContaining('/role') })],
+      results: [like({ status: 'error', error: containing('/role') })],
     });
     expect(stores.written).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WikiPageCreateBody } from '@cluster/contracts';
 import { createFakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, TEST_ORG, reasonOf, testActor, unvalidated } from '../../shared/test-kit.ts';
+import { OTHER_ORG, TEST_ORG, reasonOf, testActor, unvalidated, like } from '../../shared/test-kit.ts';
 import { createWikiService } from './service.ts';
 
 async function setUp() {
@@ -30,7 +30,7 @@ describe('wiki rules (fake stores)', () => {
       projectId: project.id,
     });
     expect(write.events).toEqual([
-      expect.objectContaining({
+      like({
         eventName: 'wiki_page.created',
         payload: { wikiPageId: resource.id, projectId: project.id, organizationId: TEST_ORG, title: 'Home' },
       }),

@@ -1,11 +1,21 @@
 import { type Knex, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
-import type { ExternalLinkMethods } from '../../shared/external-ref.ts';
+import type { ExternalLinkMethods, ExternalLinkRow } from '../../shared/external-ref.ts';
 import { externalLinkMethods } from '../../shared/external-links.ts';
-import { findById } from '../../shared/find-by-id.ts';
+import { findRow } from '../../shared/find-by-id.ts';
+import { columnValues, type Values } from '../../shared/rows.ts';
 
-/** A wiki page row as stored (every column; the presenter decides what leaves the core). */
-export type WikiPageRow = Record<string, unknown> & { id: string; organizationId: string; projectId: string; title: string };
+/** A wiki page row (every column; the presenter decides what leaves the core). */
+export interface WikiPageRow {
+  id: string;
+  projectId: string;
+  organizationId: string;
+  title: string;
+  content: string | null;
+  creatorId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
 /** Wiki pages in Postgres: all SQL of the feature (pages can be created through an externalRef). */
 export interface WikiStore extends ExternalLinkMethods {
@@ -16,9 +26,9 @@ export interface WikiStore extends ExternalLinkMethods {
   /** A page of the organization by id, or undefined (the target of an externalRef's link). */
   findInOrganization(organizationId: string, id: string): Promise<WikiPageRow | undefined>;
   insert(
-    values: { organizationId: string; projectId: string; creatorId: string | null } & Record<string, unknown>,
+    values: { organizationId: string; projectId: string; creatorId: string | null } & Values<WikiPageRow>,
   ): Promise<WikiPageRow>;
-  update(id: string, values: Record<string, unknown>): Promise<WikiPageRow>;
+  update(id: string, values: Values<WikiPageRow>): Promise<WikiPageRow>;
   /** Deletes a page and its externalRef links (so the same ref can create a fresh page later). */
   remove(organizationId: string, id: string): Promise<void>;
 }
@@ -28,28 +38,30 @@ export function createWikiStore(db: Knex): WikiStore {
   return {
     ...externalLinkMethods(db),
     list(projectId, page) {
-      return paginate<WikiPageRow>(db('wiki_pages').where({ projectId }), page);
+      return paginate<WikiPageRow>(db<WikiPageRow>('wiki_pages').where({ projectId }), page);
     },
     find(id, opts = {}) {
-      return findById<WikiPageRow>(db, 'wiki_pages', id, opts.lock ? 'update' : undefined);
+      return findRow(db<WikiPageRow>('wiki_pages'), id, opts.lock ? 'update' : undefined);
     },
     async findInOrganization(organizationId, id) {
-      return db('wiki_pages').where({ id, organizationId }).first() as Promise<WikiPageRow | undefined>;
+      return db<WikiPageRow>('wiki_pages').where({ id, organizationId }).first();
     },
     async insert(values) {
-      const [row] = await db('wiki_pages').insert(values).returning('*');
-      return row as WikiPageRow;
+      const [row] = await db<WikiPageRow>('wiki_pages').insert(columnValues(values)).returning('*');
+      return row;
     },
     async update(id, values) {
-      const [row] = await db('wiki_pages')
+      const [row] = await db<WikiPageRow>('wiki_pages')
         .where({ id })
-        .update({ ...values, updatedAt: db.fn.now() })
+        .update({ ...columnValues(values), updatedAt: db.fn.now() })
         .returning('*');
-      return row as WikiPageRow;
+      return row;
     },
     async remove(organizationId, id) {
-      await db('wiki_pages').where({ id }).del();
-      await db('integration_links').where({ organizationId, alignEntityType: 'wiki_page', alignEntityId: id }).del();
+      await db<WikiPageRow>('wiki_pages').where({ id }).del();
+      await db<ExternalLinkRow>('integration_links')
+        .where({ organizationId, alignEntityType: 'wiki_page', alignEntityId: id })
+        .del();
     },
   };
 }
