@@ -101,6 +101,7 @@ describe('adding a resource by docs/adding-a-resource.md (labels on entries)', (
       'test/openapi.test.ts',
       'test/event-docs.test.ts',
       'services/gateway/src/mcp/tool-input.test.ts',
+      'services/gateway/src/http/operation-rules.test.ts',
       'packages/contracts',
     ]);
     expect(res.ok, res.output).toBe(true);

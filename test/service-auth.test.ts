@@ -166,3 +166,49 @@ describe('calls into the delivery service without the gateway', () => {
     expect(await codeOf(rotate(withToken(delivery(), () => gateway('delivery', claimsOf(actorA)))))).toBe('NotFound');
   });
 });
+
+describe('the rules of a route, enforced again by the backend it calls (OPERATION_RULES)', () => {
+  /** The core's actor of a key of A made with `options` (as the gateway would carry it). */
+  async function actorOf(options: { scope: 'organization' | 'project'; permissions?: string; project?: string }) {
+    const { key } = await c.admin.createKey({ user: a.adminId, ...options });
+    const auth = createClient(AuthService, transportAs('gateway', 'core', core()));
+    return claimsOf((await auth.authenticate({ key, requestId: 'r' })).actor!);
+  }
+
+  it('a gateway-signed token of a read-only key cannot create or delete projects in the core', async () => {
+    const readOnly = await actorOf({ scope: 'organization', permissions: 'read:project' });
+    const gateway = signerOf('gateway', 'gateway');
+    const projects = createClient(
+      ProjectService,
+      withToken(core(), () => gateway('core', readOnly)),
+    );
+    const create = projects.createProject({ actor: { ...readOnly, requestId: 'attack' }, body: { name: 'smuggled' } });
+    expect(await codeOf(create)).toBe('PermissionDenied');
+    expect(await codeOf(projects.deleteProject({ actor: { ...readOnly, requestId: 'attack' }, id: a.projectId }))).toBe(
+      'PermissionDenied',
+    );
+    const audit = createClient(
+      AuditService,
+      withToken(core(), () => gateway('core', readOnly)),
+    );
+    expect(await codeOf(audit.listAuditEvents({ actor: { ...readOnly, requestId: 'attack' }, page: 1, pageSize: 10 }))).toBe(
+      'PermissionDenied',
+    );
+    // What the key may do, it still does.
+    expect(await codeOf(projects.getProject({ actor: { ...readOnly, requestId: 'r' }, id: a.projectId }))).toBe('ok');
+    const listed = await c.api(a.key, 'GET', '/projects');
+    expect(listed.body.data.map((p: { name: string }) => p.name)).not.toContain('smuggled');
+  });
+
+  it('a project-scoped key cannot list the organization’s webhooks, even with every permission', async () => {
+    const scoped = await actorOf({ scope: 'project', project: a.projectId });
+    const gateway = signerOf('gateway', 'gateway');
+    const webhooks = createClient(
+      WebhookService,
+      withToken(delivery(), () => gateway('delivery', scoped)),
+    );
+    expect(await codeOf(webhooks.listWebhooks({ actor: { ...scoped, requestId: 'attack' }, page: 1, pageSize: 10 }))).toBe(
+      'PermissionDenied',
+    );
+  });
+});

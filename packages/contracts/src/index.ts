@@ -22,3 +22,4 @@ export * from './resources/webhooks.ts';
 export * from './resources/code-evidence.ts';
 export * from './event-catalogue.ts';
 export * from './resources/evidence.ts';
+export * from './operation-rules.ts';

@@ -16,3 +16,4 @@ export * from './batch-loop.ts';
 export * from './service-auth.ts';
 export * from './start-step.ts';
 export * from './periodic-job.ts';
+export * from './operation-rules.ts';

@@ -11,6 +11,7 @@ import { ActorSchema, type Actor } from '@cluster/proto';
 import type { ActorClaims } from './actor-claims.ts';
 import { requestContext } from './context.ts';
 import { DomainError } from './errors.ts';
+import { enforceRule, type OperationRule } from './operation-rules.ts';
 
 export const SERVICE_NAMES = ['gateway', 'core', 'delivery', 'evidence'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -219,6 +220,12 @@ export interface CallerTrust {
    * actor whose grants changed since the token was signed. Only the service owning API keys has it.
    */
   currentActor?(claims: ActorClaims): Promise<ActorClaims>;
+  /**
+   * The rules of the operations the gateway calls for API keys, by `Service/Method`
+   * (OPERATION_RULES of @cluster/contracts): a gateway call of one is refused unless its actor
+   * (the key's current one, where `currentActor` resolves it) meets the rule.
+   */
+  rules?: Readonly<Record<string, OperationRule>>;
 }
 
 /**
@@ -234,28 +241,38 @@ export function requireServiceToken(trust: CallerTrust): Interceptor {
     const call = await trust.verify(token);
     const policy = trust.policyOf(name);
     if (!policy.callers.includes(call.caller)) throw new DomainError('forbidden', `${call.caller} may not call ${name}`);
+    const rule = call.caller === 'gateway' ? trust.rules?.[name] : undefined;
     if (!req.stream && (policy.actorFrom ?? 'token') === 'token') {
-      await bindActor(req.message as { actor?: Actor; apiKeyId?: string }, req.method.input.field, call, trust, req.header);
+      const actor = await bindActor(req.message as { actor?: Actor; apiKeyId?: string }, req.method.input.field, call, trust, req.header);
+      if (rule) enforceRule(rule, actor ?? call.actor ?? noActor());
+    } else if (rule) {
+      enforceRule(rule, call.actor ?? noActor());
     }
     return next(req);
   };
 }
 
+function noActor(): never {
+  throw unauthorized('this call needs a token carrying an actor');
+}
+
+/** Puts the token's actor (the key's current one, with `currentActor`) on the message; answers the actor it bound. */
 async function bindActor(
   message: { actor?: Actor; apiKeyId?: string },
   fields: Record<string, unknown>,
   call: VerifiedCall,
   trust: CallerTrust,
   header: Headers,
-): Promise<void> {
+): Promise<ActorClaims | undefined> {
   const wantsActor = 'actor' in fields;
   const wantsKey = 'apiKeyId' in fields;
-  if (!wantsActor && !wantsKey) return;
+  if (!wantsActor && !wantsKey) return undefined;
   if (!call.actor) throw unauthorized('this call needs a token carrying an actor');
   if (wantsKey && message.apiKeyId !== call.actor.apiKeyId) {
     throw new DomainError('forbidden', 'the apiKeyId is not the token actor’s');
   }
-  if (!wantsActor) return;
+  if (!wantsActor) return call.actor;
   const current = trust.currentActor ? await trust.currentActor(call.actor) : call.actor;
   message.actor = create(ActorSchema, { ...claimsOf(current), requestId: header.get('x-request-id') ?? '' });
+  return current;
 }

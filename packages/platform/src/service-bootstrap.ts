@@ -30,6 +30,8 @@ export interface ServeOptions {
   routes: (router: ConnectRouter) => void;
   /** Who may call. Default: the gateway alone, its tokens verified with the service's keys. */
   trust?: CallerTrust;
+  /** With the default trust: the rules of the operations the gateway calls (OPERATION_RULES of @cluster/contracts). */
+  rules?: CallerTrust['rules'];
   /** Readiness checks besides postgres and kafka: shown (`<service>_dependency_up`), never required. */
   checks?: Record<string, () => Promise<boolean>>;
   /** The service's own steps of each shutdown phase (after the start-up retries stop, before the RPC server closes; ...). */
@@ -134,7 +136,11 @@ export function createBackend(service: 'core' | 'delivery' | 'evidence', config:
         service,
         routes: opts.routes,
         // By default the gateway calls, for a key whose actor its token carries (and that it authenticated for this very request).
-        trust: opts.trust ?? { verify: createTokenVerifier(config.serviceKeys), policyOf: () => ({ callers: ['gateway'] }) },
+        trust: opts.trust ?? {
+          verify: createTokenVerifier(config.serviceKeys),
+          policyOf: () => ({ callers: ['gateway'] }),
+          rules: opts.rules,
+        },
         logger,
         metrics,
         ready: readiness.probe,

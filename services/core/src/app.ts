@@ -1,3 +1,4 @@
+import { OPERATION_RULES } from '@cluster/contracts';
 import type { ConnectRouter } from '@connectrpc/connect';
 import type { Knex } from '@cluster/db';
 import {
@@ -84,6 +85,8 @@ export function buildCore(deps: CoreDeps): { routes: (router: ConnectRouter) => 
     verify: createTokenVerifier(deps.serviceKeys),
     policyOf: corePolicy,
     currentActor: (claims) => auth.currentActor(claims),
+    // The gateway's calls for API keys meet the rules of their routes here too, on the key's current actor.
+    rules: OPERATION_RULES,
   };
   const codehostBox = withOpenCache(codehostSecretBox(deps.codehostSecretKeys));
   return { routes: (router: ConnectRouter) => coreRoutes(router, stores, auth, codehostBox), trust };

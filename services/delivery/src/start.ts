@@ -1,3 +1,4 @@
+import { OPERATION_RULES } from '@cluster/contracts';
 import { createRecoveryService } from './features/recovery/service.ts';
 import { createCallLimit } from './features/test-calls/limit.ts';
 import { randomUUID } from 'node:crypto';
@@ -165,6 +166,8 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
 
   const port = await backend.serve({
     routes,
+    // The gateway's calls for API keys meet the rules of their routes here too (docs/security.md).
+    rules: OPERATION_RULES,
     // The fan-out consumer's state is shown (delivery_dependency_up) but never makes delivery unready.
     checks: { consumer: async () => fanout.healthy() },
     stopIntake: { 'fan-out consumer': () => fanout.stop() },

@@ -1,3 +1,4 @@
+import { OPERATION_RULES } from '@cluster/contracts';
 import { createClient } from '@connectrpc/connect';
 import { createRpcTransport, createTokenSigner, retiredKeyWarnings, type Shutdown } from '@cluster/platform';
 import { createBackend } from '@cluster/platform/service';
@@ -33,6 +34,8 @@ export async function startEvidence(config: EvidenceConfig): Promise<{ port: num
   });
   const port = await backend.serve({
     routes: (router) => router.service(EvidenceService, { ...evidenceRpc({ core, packages, keys, platform }), ...settings }),
+    // The gateway's calls for API keys meet the rules of their routes here too (docs/security.md).
+    rules: OPERATION_RULES,
   });
   return { port, shutdown: backend.shutdown };
 }

@@ -1,5 +1,4 @@
-import { isRole } from '@cluster/contracts';
-import { DomainError, missingPermission, scopeViolation } from '@cluster/platform';
+import { DomainError, enforceRule } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import type { RouteContract } from './route.ts';
 
@@ -15,9 +14,6 @@ export function authorize(
   apiEnabled: boolean,
 ): void {
   if (apiEnabled === false) throw new DomainError('forbidden', 'the v1 API is disabled for this organization');
-  if (route.orgKeyOnly && actor.scope === 'project') throw scopeViolation('this path needs an organization-scoped key');
-  if (route.permission && !actor.permissions.includes(route.permission)) throw missingPermission(route.permission);
-  if (route.roles && !(isRole(actor.role) && route.roles.includes(actor.role))) {
-    throw new DomainError('forbidden', `requires role ${route.roles.filter((r) => r !== 'platform_admin').join(' or ')}`);
-  }
+  // The same rule the route's backend enforces on its operation (operation-rules.ts).
+  enforceRule(route, actor);
 }
