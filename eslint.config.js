@@ -40,11 +40,11 @@ export default defineConfig(
       '@typescript-eslint/no-explicit-any': 'error',
       // The no-unsafe-* family flags every use of a value typed `any` by a library (knex rows,
       // parsed JSON): typed stores and bodies remove those at their source, not site by site.
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'error',
+      '@typescript-eslint/no-unsafe-assignment': 'error',
+      '@typescript-eslint/no-unsafe-call': 'error',
+      '@typescript-eslint/no-unsafe-member-access': 'error',
+      '@typescript-eslint/no-unsafe-return': 'error',
       // Factories return closures, never classes that rely on `this`: a detached method is safe.
       '@typescript-eslint/unbound-method': 'off',
       // An async function without await is how an interface's Promise-returning method is implemented.

@@ -89,7 +89,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const admin = kafka.admin();
 
   const stores = createStores(db);
-  const deliveryMetrics = createDeliveryMetrics(metrics, stores.deliveries);
+  const deliveryMetrics = createDeliveryMetrics(metrics, stores.deliveryQueue);
   const sender = createHttpSender({
     timeoutMs: config.timeoutMs,
     allowPrivate: config.allowPrivateDestinations,
@@ -104,7 +104,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   });
   const dispatcher = createDispatcher({
     onGone: health.disableGone,
-    deliveries: stores.deliveries,
+    deliveries: stores.deliveryQueue,
     attempts: stores.attempts,
     sender,
     secrets,
@@ -193,7 +193,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const healthSweeper = startHealthSweeper(health, {
     intervalMs: config.healthSweepMs,
     logger,
-    also: () => Promise.all([recovery.resumeStale(), stores.deliveries.releaseWaiting()]),
+    also: () => Promise.all([recovery.resumeStale(), stores.deliveryQueue.releaseWaiting()]),
   });
   dispatcher.start();
   const fanoutStep = await startStep(

@@ -79,7 +79,7 @@ describe('recording a dead letter (fake stores)', () => {
     const sub = testSubscription();
     stores.subscriptions.rows.push(sub);
     const envelope = { id: randomUUID(), eventName: 'entry.created', payload: { title: 'x' } };
-    await stores.deliveries.insertMany([
+    await stores.deliveryQueue.insertMany([
       {
         id: envelope.id,
         organizationId: ORG,
@@ -91,7 +91,7 @@ describe('recording a dead letter (fake stores)', () => {
     ]);
     const {
       deliveries: [claimed],
-    } = await stores.deliveries.claim({ limit: 1, leaseMs: 60_000, defaultCap: 3, caps: new Map() });
+    } = await stores.deliveryQueue.claim({ limit: 1, leaseMs: 60_000, defaultCap: 3, caps: new Map() });
     const recorder = createAttemptRecorder(stores.attempts);
     const firstAttemptAt = new Date(now.getTime() - policy.maxAgeMs);
     const delivery = { ...claimed, attempts: 15, firstAttemptAt };
@@ -108,7 +108,7 @@ describe('recording a dead letter (fake stores)', () => {
     expect(stores.attempts.deadLetters).toEqual([]);
 
     expect(await recorder.record({ delivery, result: failed(), attemptedAt: now, decision: { kind: 'dead_letter' } })).toBe(true);
-    expect(stores.deliveries.rows[0]).toMatchObject({
+    expect(stores.deliveryQueue.rows[0]).toMatchObject({
       status: 'dead_letter',
       attempts: 16,
       nextAttemptAt: null,

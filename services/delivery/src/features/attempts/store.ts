@@ -3,7 +3,8 @@ import { prepared, type Knex } from '@cluster/db';
 import { LOGICAL_TOPICS } from '@cluster/kafka';
 import { commitWrite, WRITTEN } from '@cluster/outbox';
 import type { SendResult } from '../../sender/http-sender.ts';
-import { ORDER_RELEASE, type ClaimedDelivery, type DeliveryStatus } from '../deliveries/store.ts';
+import { ORDER_RELEASE, type ClaimedDelivery } from '../deliveries/queue-store.ts';
+import type { DeliveryStatus } from '../deliveries/rows.ts';
 
 /** How an attempt ends the delivery's current step. */
 export type AttemptDecision =

@@ -86,7 +86,7 @@ export function createRecoveryService(stores: Stores, ports: RecoveryPorts) {
     async redeliver(actorIn: Actor | undefined, subscriptionId: string, deliveryId: string): Promise<JsonObject> {
       const actor = requireActor(actorIn);
       const sub = await subscriptionInScope(stores.subscriptions, actor, subscriptionId);
-      if (!(await stores.deliveries.find(actor.organizationId, sub.id, deliveryId))) throw notFound('delivery');
+      if (!(await stores.deliveryReads.find(actor.organizationId, sub.id, deliveryId))) throw notFound('delivery');
       assertEnabled(sub);
       await ports.countCall(actor.organizationId);
       const d = await stores.recovery.leaseOne(sub.id, deliveryId, ports.leaseMs);
@@ -113,7 +113,7 @@ export function createRecoveryService(stores: Stores, ports: RecoveryPorts) {
       const outcome = result.ok ? 'succeeded' : 'failed';
       ports.metrics.deliveries.inc({ outcome });
       ports.metrics.attemptDuration.observe({ outcome }, result.durationMs / 1000);
-      const row = await stores.deliveries.find(actor.organizationId, sub.id, deliveryId);
+      const row = await stores.deliveryReads.find(actor.organizationId, sub.id, deliveryId);
       return presentDeliveryWithAttempts(row!, await stores.attempts.listFor(deliveryId));
     },
 

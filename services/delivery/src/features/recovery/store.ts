@@ -1,6 +1,6 @@
 import type { Knex } from '@cluster/db';
 import { isUuid } from '@cluster/db';
-import type { ClaimedDelivery } from '../deliveries/store.ts';
+import type { ClaimedDelivery } from '../deliveries/queue-store.ts';
 
 /** A recovery row as stored. */
 export interface RecoveryRow {

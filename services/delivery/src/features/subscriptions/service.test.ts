@@ -91,7 +91,7 @@ describe('subscription rules (fake stores)', () => {
     const stores = createFakeStores();
     const { subscriptions } = service(stores);
     const { id } = await subscriptions.create(actor(), body);
-    await stores.deliveries.insertMany([
+    await stores.deliveryQueue.insertMany([
       {
         id: '10000000-0000-4000-8000-000000000001',
         organizationId: ORG,
@@ -108,10 +108,10 @@ describe('subscription rules (fake stores)', () => {
       eventNames: ['entry.created', 'entry.updated'],
     });
     expect(stores.subscriptions.rows[0].destinationOrigin).toBe('http://hooks.example.com:8080');
-    expect(stores.deliveries.rows[0].nextAttemptAt).not.toBeNull();
+    expect(stores.deliveryQueue.rows[0].nextAttemptAt).not.toBeNull();
 
     await subscriptions.update(actor(), id as string, { enabled: false });
-    expect(stores.deliveries.rows[0]).toMatchObject({
+    expect(stores.deliveryQueue.rows[0]).toMatchObject({
       nextAttemptAt: null,
       status: 'failed',
       error: 'retries stopped: subscription disabled',

@@ -76,7 +76,7 @@ describe('test calls (fake stores)', () => {
       payload: { test: true, subscriptionId: sub.id, occurredAt: '2026-03-01T12:00:00.000Z' },
     });
     expect(post.headers['x-service-signature']).toBe(serviceSignature(SECRET, post.body));
-    expect(stores.deliveries.rows).toEqual([
+    expect(stores.deliveryQueue.rows).toEqual([
       expect.objectContaining({ id: answer.deliveryId, test: true, status: 'succeeded', attempts: 1, nextAttemptAt: null }),
     ]);
     expect(stores.written).toEqual([
@@ -106,7 +106,7 @@ describe('test calls (fake stores)', () => {
     });
     const answer = await calls.fire(actor(), sub.id, {});
     expect(answer).toMatchObject({ eventName: 'webhook.test', deliveryError: 'ECONNREFUSED: connect' });
-    expect(stores.deliveries.rows[0]).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null });
+    expect(stores.deliveryQueue.rows[0]).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null });
   });
 
   it('allows limitPerHour calls per organization over a rolling hour, then 429 with retryAfter; 404s are not counted', async () => {
@@ -134,7 +134,7 @@ describe('test calls (fake stores)', () => {
     const answer = await calls.fire(actor(), sub.id, {});
     expect(answer).toMatchObject({ deliveryId: null, deliveryError: 'the subscription is disabled; nothing was sent' });
     expect(sent).toEqual([]);
-    expect(stores.deliveries.rows).toEqual([]);
+    expect(stores.deliveryQueue.rows).toEqual([]);
     expect(stores.testCalls.calls).toHaveLength(2);
   });
 });
