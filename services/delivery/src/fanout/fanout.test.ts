@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { match } from '@cluster/platform/test-kit';
 import type { EventEnvelope } from '@cluster/contracts';
 import { createFakeStores } from '../fake-stores.ts';
 import type { ClaimedDelivery } from '../features/deliveries/queue-store.ts';
@@ -98,7 +99,7 @@ describe('fan-out (fake stores)', () => {
     for (const d of accepted) {
       expect(stores.deliveryQueue.rows.find((r) => r.id === d.id)).toMatchObject({
         leaseToken: d.leaseToken,
-        lockedUntil: expect.any(Date),
+        lockedUntil: match.any(Date),
       });
       expect(d).toMatchObject({
         attempts: 0,

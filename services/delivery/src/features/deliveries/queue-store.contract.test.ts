@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { match } from '@cluster/platform/test-kit';
 import { describeStoreContract } from '@cluster/db/test-kit';
 import {
   addDue,
@@ -62,7 +63,7 @@ describeStoreContract<DeliveryWorld>({
           body: '{"x":1}',
           attempts: 0,
           firstAttemptAt: null,
-          leaseToken: expect.any(String),
+          leaseToken: match.any(String),
           destinationUrl: sub.destinationUrl,
           destinationOrigin: sub.destinationOrigin,
           secretSealed: 'sealed',

@@ -266,11 +266,9 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
     },
 
     async nextDueAt() {
-      const row = await db
-        .from<DeliveryRow>('delivery.deliveries')
+      const [row] = await deliveries()
         .where('nextAttemptAt', '>', db.fn.now())
-        .min<{ at: Date | null } | undefined>({ at: 'nextAttemptAt' })
-        .first();
+        .min<{ at: Date | null }[]>({ at: 'nextAttemptAt' });
       return row?.at ?? null;
     },
 
@@ -304,19 +302,12 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
     },
 
     async countScheduled(status) {
-      const row = await deliveries()
-        .where({ status })
-        .whereNotNull('nextAttemptAt')
-        .count<{ n: number } | undefined>({ n: '*' })
-        .first();
+      const [row] = await deliveries().where({ status }).whereNotNull('nextAttemptAt').count<{ n: number }[]>({ n: '*' });
       return Number(row?.n ?? 0);
     },
 
     async oldestScheduledAt() {
-      const row = await deliveries()
-        .whereNotNull('nextAttemptAt')
-        .min<{ oldest: Date | null } | undefined>({ oldest: 'createdAt' })
-        .first();
+      const [row] = await deliveries().whereNotNull('nextAttemptAt').min<{ oldest: Date | null }[]>({ oldest: 'createdAt' });
       return row?.oldest ?? null;
     },
 

@@ -78,7 +78,8 @@ describeStoreContract<DeliveryWorld>({
       await w.stores.deliveryQueue.insertMany([test]);
       const { deliveries } = await w.stores.deliveryQueue.claim({ limit: 10, leaseMs: MIN, defaultCap: 10, caps: new Map() });
       const by = (id: string) => deliveries.find((x) => x.id === id)!;
-      const at = (ms: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + ms);
+      const second = Math.floor(Date.now() / 1000) * 1000;
+      const at = (ms: number) => new Date(second + ms);
       await w.stores.attempts.recordAttempts([
         attemptOf(by(a), true, { kind: 'succeeded' }, { durationMs: 40, attemptedAt: at(-3000) }),
         attemptOf(by(b), true, { kind: 'succeeded' }, { durationMs: 10, attemptedAt: at(-2000) }),

@@ -41,10 +41,19 @@ export interface RecoveryPorts {
   clock?: () => Date;
 }
 
-const presentRecovery = (row: RecoveryRow): JsonObject =>
-  rowToJson(row as unknown as Record<string, unknown>, {
-    only: ['id', 'subscriptionId', 'since', 'until', 'status', 'requeued', 'createdAt', 'completedAt'],
-  });
+/** What leaves the service for a recovery: these fields (never its cursor or organization). */
+const RECOVERY_FIELDS = [
+  'id',
+  'subscriptionId',
+  'since',
+  'until',
+  'status',
+  'requeued',
+  'createdAt',
+  'completedAt',
+] as const satisfies readonly (keyof RecoveryRow)[];
+
+const presentRecovery = (row: RecoveryRow): JsonObject => rowToJson(row, { only: RECOVERY_FIELDS });
 
 /** Refuses a disabled subscription: nothing would be sent (409). */
 function assertEnabled(sub: SubscriptionRow): void {
