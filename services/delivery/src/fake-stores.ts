@@ -28,7 +28,7 @@ export function createFakeStores(clock: () => Date = () => new Date()) {
     deliveryRetention: createFakeDeliveryRetentionStore(deliveryRows, attempts.log, clock),
     attempts,
     testCalls: createFakeTestCallStore(),
-    recovery: createFakeRecoveryStore(),
+    recovery: createFakeRecoveryStore(deliveryRows, subscriptions.rows, clock),
     transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T> {
       return work(stores);
     },
