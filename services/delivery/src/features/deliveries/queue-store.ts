@@ -6,13 +6,10 @@ import type { DeliveryRow, DeliveryStatus } from './rows.ts';
 export const DUE_CHANNEL = 'delivery_due';
 
 /** A new delivery row written by the fan-out or the test endpoint. */
-export interface NewDelivery {
-  id: string;
-  organizationId: string;
-  subscriptionId: string;
-  eventId: string | null;
-  eventName: string;
-  body: string;
+export interface NewDelivery extends Pick<
+  DeliveryRow,
+  'id' | 'organizationId' | 'subscriptionId' | 'eventId' | 'eventName' | 'body'
+> {
   test?: boolean;
   /**
    * Held from the start: test deliveries (sent at once by their caller, never
