@@ -35,7 +35,7 @@ try {
   const subs = await seedSubscriptions(db, org, ORIGINS);
   const stores = createStores(db);
   for (let i = 0; i < BACKLOG; i += 1000) {
-    await stores.deliveries.insertMany(
+    await stores.deliveryQueue.insertMany(
       Array.from({ length: Math.min(1000, BACKLOG - i) }, (_, j) => ({
         id: randomUUID(),
         organizationId: org,
@@ -55,7 +55,12 @@ try {
   for (;;) {
     const caps = new Map(Array.from({ length: ORIGINS }, (_, i) => [`http://r${i}.example.test`, CAP] as [string, number]));
     const c0 = performance.now();
-    const { deliveries: claimed } = await stores.deliveries.claim({ limit: LIMIT, leaseMs: 60_000, defaultCap: CAP * 3, caps });
+    const { deliveries: claimed } = await stores.deliveryQueue.claim({
+      limit: LIMIT,
+      leaseMs: 60_000,
+      defaultCap: CAP * 3,
+      caps,
+    });
     claiming += performance.now() - c0;
     if (!claimed.length) break;
     claims++;

@@ -20,7 +20,7 @@ import { createDb, ensureDatabase, migrate, type Knex } from '@cluster/db';
 import { dropDatabase, freshDatabaseUrl } from '../test/support/cluster.ts';
 import { migrations } from '../services/delivery/src/migrations/index.ts';
 import type { AttemptRecord } from '../services/delivery/src/features/attempts/store.ts';
-import type { ClaimedDelivery, NewDelivery } from '../services/delivery/src/features/deliveries/store.ts';
+import type { ClaimedDelivery, NewDelivery } from '../services/delivery/src/features/deliveries/queue-store.ts';
 import { createStores, type Stores } from '../services/delivery/src/stores.ts';
 import { cpuMeter, pidsMatching } from './support/cpu.ts';
 
@@ -127,9 +127,14 @@ async function recordAll(stores: Stores, items: AttemptRecord[]) {
 }
 
 await lifecycle('claimed', async (_db, stores, rows) => {
-  await stores.deliveries.insertMany(rows());
+  await stores.deliveryQueue.insertMany(rows());
   for (;;) {
-    const { deliveries } = await stores.deliveries.claim({ limit: CLAIM, leaseMs: 60_000, defaultCap: CLAIM, caps: new Map() });
+    const { deliveries } = await stores.deliveryQueue.claim({
+      limit: CLAIM,
+      leaseMs: 60_000,
+      defaultCap: CLAIM,
+      caps: new Map(),
+    });
     if (!deliveries.length) break;
     await stores.attempts.recordAttempts(deliveries.map(succeeded));
   }
@@ -137,7 +142,7 @@ await lifecycle('claimed', async (_db, stores, rows) => {
 
 await lifecycle('handed off', async (_db, stores, rows) => {
   const batch = rows().map((r) => ({ ...r, leaseToken: randomUUID() }));
-  await stores.deliveries.insertMany(batch, { leaseMs: 60_000 });
+  await stores.deliveryQueue.insertMany(batch, { leaseMs: 60_000 });
   await recordAll(
     stores,
     batch.map((r) => succeeded(claimed(r))),

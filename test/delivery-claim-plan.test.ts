@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, ensureDatabase, migrate, type Knex } from '@cluster/db';
 import { migrations } from '../services/delivery/src/migrations/index.ts';
-import { CLAIM_SQL, claimBindings } from '../services/delivery/src/features/deliveries/store.ts';
+import { CLAIM_SQL, claimBindings } from '../services/delivery/src/features/deliveries/queue-store.ts';
 import { dropDatabase, freshDatabaseUrl } from './support/cluster.ts';
 
 // The sender's claim runs every few milliseconds under load, against a table that keeps

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, ensureDatabase, migrate, type Knex } from '@cluster/db';
 import { migrations } from '../services/delivery/src/migrations/index.ts';
-import { createDeliveryStore, type DeliveryStore } from '../services/delivery/src/features/deliveries/store.ts';
-import { createFakeDeliveryStore } from '../services/delivery/src/features/deliveries/fake-store.ts';
+import { createDeliveryQueueStore, type DeliveryQueueStore } from '../services/delivery/src/features/deliveries/queue-store.ts';
+import { createFakeDeliveryQueueStore } from '../services/delivery/src/features/deliveries/fake-queue-store.ts';
 import { testSubscription } from '../services/delivery/src/shared/test-fixtures.ts';
 import type { SubscriptionRow } from '../services/delivery/src/features/subscriptions/store.ts';
 import { dropDatabase, freshDatabaseUrl } from './support/cluster.ts';
@@ -45,7 +45,7 @@ const SCENARIO: Row[] = [
 ];
 
 /** Seconds between now and the store's answer. */
-async function ageOf(store: DeliveryStore): Promise<number | null> {
+async function ageOf(store: DeliveryQueueStore): Promise<number | null> {
   const at = await store.oldestUnservedDueAt();
   return at ? Math.round((Date.now() - at.getTime()) / 1000) : null;
 }
@@ -66,7 +66,7 @@ describe('oldest unserved due delivery', () => {
         .returning('id');
       subs.set(origin, (row as { id: string }).id);
     }
-    const store = createDeliveryStore(db);
+    const store = createDeliveryQueueStore(db);
     expect(await store.oldestUnservedDueAt()).toBeNull();
     await db('delivery.deliveries').insert(
       SCENARIO.map((r) => ({
@@ -98,7 +98,7 @@ describe('oldest unserved due delivery', () => {
       testSubscription({ destinationOrigin: origin, enabled: origin !== ORIGINS[3] }),
     );
     const now = Date.now();
-    const store = createFakeDeliveryStore(subscriptions);
+    const store = createFakeDeliveryQueueStore(subscriptions);
     for (const r of SCENARIO) {
       await store.insertMany([
         {

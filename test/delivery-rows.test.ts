@@ -92,7 +92,7 @@ describe('delivery rows', () => {
       return rows[0] as { upd: number; hot: number };
     };
     const before = await hot();
-    const { deliveries } = await stores.deliveries.claim({ limit: 40, leaseMs: 60_000, defaultCap: 40, caps: new Map() });
+    const { deliveries } = await stores.deliveryQueue.claim({ limit: 40, leaseMs: 60_000, defaultCap: 40, caps: new Map() });
     expect(deliveries).toHaveLength(40);
     const after = await hot();
     expect(after.upd - before.upd).toBe(40);
@@ -142,7 +142,7 @@ describe('delivery rows', () => {
           attemptedAt: r.createdAt,
         })),
     );
-    const metrics = createDeliveryMetrics(createMetrics('retention_test'), createStores(db).deliveries);
+    const metrics = createDeliveryMetrics(createMetrics('retention_test'), createStores(db).deliveryQueue);
     const sweeper = createRetentionSweeper({
       stores: createStores(db),
       metrics,

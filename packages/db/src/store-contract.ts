@@ -46,6 +46,19 @@ export function useContractDatabase(schema: string, migrations: Migration[]): Co
   };
 }
 
+/**
+ * Empties every table of `schema` (its migrations' bookkeeping kept): for a contract whose cases
+ * read whole tables (a work queue's claims), called where its Postgres world is made.
+ */
+export async function truncateSchema(db: Knex, schema: string): Promise<void> {
+  const tables = await db.raw<pg.QueryResult<{ name: string }>>(
+    `SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables
+      WHERE schemaname = ? AND tablename NOT LIKE 'knex\\_migrations%'`,
+    [schema],
+  );
+  if (tables.rows.length) await db.raw(`TRUNCATE ${tables.rows.map((t) => t.name).join(', ')} RESTART IDENTITY CASCADE`);
+}
+
 async function dropDatabase(url: string): Promise<void> {
   const target = new URL(url);
   const name = target.pathname.slice(1);

@@ -1,7 +1,10 @@
 import { createFakeRecoveryStore } from './features/recovery/fake-store.ts';
 import type { WriteRecord } from '@cluster/outbox';
 import { createFakeAttemptStore } from './features/attempts/fake-store.ts';
-import { createFakeDeliveryStore } from './features/deliveries/fake-store.ts';
+import { createFakeDeliveryQueueStore } from './features/deliveries/fake-queue-store.ts';
+import { createFakeDeliveryReadStore } from './features/deliveries/fake-read-store.ts';
+import { createFakeDeliveryRetentionStore } from './features/deliveries/fake-retention-store.ts';
+import type { DeliveryRow } from './features/deliveries/rows.ts';
 import { createFakeSubscriptionStore } from './features/subscriptions/fake-store.ts';
 import { createFakeTestCallStore } from './features/test-calls/fake-store.ts';
 import type { Stores } from './stores.ts';
@@ -15,14 +18,17 @@ import type { Stores } from './stores.ts';
 export function createFakeStores(clock: () => Date = () => new Date()) {
   const written: WriteRecord[] = [];
   const subscriptions = createFakeSubscriptionStore();
-  const deliveries = createFakeDeliveryStore(subscriptions.rows, [], clock);
+  const deliveryRows: DeliveryRow[] = [];
+  const attempts = createFakeAttemptStore(deliveryRows, subscriptions.rows, clock);
   const stores = {
     written,
     subscriptions,
-    deliveries,
-    attempts: createFakeAttemptStore(deliveries.rows, subscriptions.rows),
+    deliveryQueue: createFakeDeliveryQueueStore(subscriptions.rows, deliveryRows, clock),
+    deliveryReads: createFakeDeliveryReadStore(deliveryRows, attempts.log),
+    deliveryRetention: createFakeDeliveryRetentionStore(deliveryRows, attempts.log, clock),
+    attempts,
     testCalls: createFakeTestCallStore(),
-    recovery: createFakeRecoveryStore(),
+    recovery: createFakeRecoveryStore(deliveryRows, subscriptions.rows, clock),
     transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T> {
       return work(stores);
     },

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Metrics } from '@cluster/platform';
-import type { DeliveryStore } from './features/deliveries/store.ts';
+import type { DeliveryQueueStore } from './features/deliveries/queue-store.ts';
 
 /**
  * The delivery service's own metrics, on the process registry with its prefix:
@@ -28,7 +28,7 @@ export interface DeliveryMetrics {
 /** Registers the delivery metrics; the backlog gauges read `deliveries` when scraped. */
 export function createDeliveryMetrics(
   metrics: Metrics,
-  deliveries: Pick<DeliveryStore, 'countScheduled' | 'oldestScheduledAt' | 'oldestUnservedDueAt'>,
+  deliveries: Pick<DeliveryQueueStore, 'countScheduled' | 'oldestScheduledAt' | 'oldestUnservedDueAt'>,
 ): DeliveryMetrics {
   const p = metrics.prefix;
   const registers = [metrics.registry];

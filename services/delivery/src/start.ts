@@ -48,7 +48,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const topics = topicNames(config.topicPrefix);
 
   const stores = createStores(db);
-  const deliveryMetrics = createDeliveryMetrics(metrics, stores.deliveries);
+  const deliveryMetrics = createDeliveryMetrics(metrics, stores.deliveryQueue);
   const sender = createHttpSender({
     timeoutMs: config.timeoutMs,
     allowPrivate: config.allowPrivateDestinations,
@@ -63,7 +63,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   });
   const dispatcher = createDispatcher({
     onGone: health.disableGone,
-    deliveries: stores.deliveries,
+    deliveries: stores.deliveryQueue,
     attempts: stores.attempts,
     sender,
     secrets,
@@ -151,7 +151,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     healthSweepJob(health, {
       intervalMs: config.healthSweepMs,
       logger,
-      also: () => Promise.all([recovery.resumeStale(), stores.deliveries.releaseWaiting()]),
+      also: () => Promise.all([recovery.resumeStale(), stores.deliveryQueue.releaseWaiting()]),
     }),
   );
 

@@ -2,7 +2,9 @@ import { createRecoveryStore, type RecoveryStore } from './features/recovery/sto
 import type { Knex } from '@cluster/db';
 import type { WriteRecord } from '@cluster/outbox';
 import { createAttemptStore, type AttemptStore } from './features/attempts/store.ts';
-import { createDeliveryStore, type DeliveryStore } from './features/deliveries/store.ts';
+import { createDeliveryQueueStore, type DeliveryQueueStore } from './features/deliveries/queue-store.ts';
+import { createDeliveryReadStore, type DeliveryReadStore } from './features/deliveries/read-store.ts';
+import { createDeliveryRetentionStore, type DeliveryRetentionStore } from './features/deliveries/retention-store.ts';
 import { createSubscriptionStore, type SubscriptionStore } from './features/subscriptions/store.ts';
 import { createTestCallStore, type TestCallStore } from './features/test-calls/store.ts';
 import { recordWrite } from './shared/write.ts';
@@ -16,7 +18,12 @@ import { recordWrite } from './shared/write.ts';
  */
 export interface Stores {
   subscriptions: SubscriptionStore;
-  deliveries: DeliveryStore;
+  /** The deliveries' work queue: inserts, claims, leases, the backlog figures. */
+  deliveryQueue: DeliveryQueueStore;
+  /** The deliveries' read model of the API: records and statistics. */
+  deliveryReads: DeliveryReadStore;
+  /** Deleting finished deliveries. */
+  deliveryRetention: DeliveryRetentionStore;
   attempts: AttemptStore;
   testCalls: TestCallStore;
   recovery: RecoveryStore;
@@ -30,7 +37,9 @@ export interface Stores {
 export function createStores(db: Knex): Stores {
   return {
     subscriptions: createSubscriptionStore(db),
-    deliveries: createDeliveryStore(db),
+    deliveryQueue: createDeliveryQueueStore(db),
+    deliveryReads: createDeliveryReadStore(db),
+    deliveryRetention: createDeliveryRetentionStore(db),
     attempts: createAttemptStore(db),
     testCalls: createTestCallStore(db),
     recovery: createRecoveryStore(db),

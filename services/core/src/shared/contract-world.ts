@@ -11,7 +11,7 @@ import type { WriteRecord } from '@cluster/outbox';
 import { systemWrite, type AuditRecord } from './write.ts';
 
 /**
- * The world a core store contract test runs in (`describeStoreContract`, @cluster/db/test-kit): the
+ * The world a core store contract test runs in (`describeStoreContract`, @cluster/db/store-contract): the
  * core's stores, fake or on Postgres, and the records other tables hold that a store reads. Seeds
  * go through the stores' own writes, so a world on Postgres gets real rows (foreign keys, triggers);
  * a fake world also puts them in the canned tables of the fakes that do not read other fakes

@@ -2,8 +2,8 @@ import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import type { Knex } from '@cluster/db';
 import { AUDIT_OUTBOX_TABLE } from '../shared/write.ts';
 
-/** An audit record waiting for the core (written by `apiWrite`, shared/write.ts). */
-export interface QueuedAudit {
+/** An audit record waiting for the core (written by `apiWrite`, shared/write.ts): a row of delivery.audit_outbox but its seq. */
+export type QueuedAudit = {
   id: string;
   /** The Actor in its proto3 JSON mapping. */
   actor: JsonValue;
@@ -12,7 +12,10 @@ export interface QueuedAudit {
   entityId: string;
   metadata: JsonObject | null;
   createdAt: Date;
-}
+};
+
+/** A row of delivery.audit_outbox as stored (migration 002). */
+type AuditOutboxRow = QueuedAudit & { seq: number };
 
 /** The audit outbox in Postgres: all SQL of the forwarder. */
 export interface AuditOutboxStore {
@@ -31,7 +34,12 @@ export function createAuditOutboxStore(db: Knex): AuditOutboxStore {
   return {
     forwardOldest: (limit, forward) =>
       db.transaction(async (trx) => {
-        const rows: QueuedAudit[] = await trx(AUDIT_OUTBOX_TABLE).orderBy('seq').limit(limit).forUpdate().skipLocked();
+        const rows: QueuedAudit[] = await trx<AuditOutboxRow>(AUDIT_OUTBOX_TABLE)
+          .orderBy('seq')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked()
+          .select('id', 'actor', 'entityType', 'action', 'entityId', 'metadata', 'createdAt');
         await forward(rows);
         if (rows.length)
           await trx(AUDIT_OUTBOX_TABLE)
@@ -43,7 +51,7 @@ export function createAuditOutboxStore(db: Knex): AuditOutboxStore {
         return rows.length;
       }),
     async count() {
-      const [{ count }] = await db(AUDIT_OUTBOX_TABLE).count({ count: '*' });
+      const [{ count }] = await db<AuditOutboxRow>(AUDIT_OUTBOX_TABLE).count<{ count: number }[]>({ count: '*' });
       return Number(count);
     },
   };

@@ -3,7 +3,7 @@ import type { RetryPolicy } from '../features/attempts/backoff.ts';
 import { createAttemptRecorder } from '../features/attempts/recorder.ts';
 import { decideNextStep, outcomeOf } from '../features/attempts/service.ts';
 import type { AttemptStore } from '../features/attempts/store.ts';
-import type { ClaimedDelivery, DeliveryStore } from '../features/deliveries/store.ts';
+import type { ClaimedDelivery, DeliveryQueueStore } from '../features/deliveries/queue-store.ts';
 import type { DeliveryMetrics } from '../metrics.ts';
 import { attemptDelivery } from '../sender/attempt-delivery.ts';
 import type { HttpSender } from '../sender/http-sender.ts';
@@ -14,7 +14,7 @@ import { createOriginScheduler } from './origin-scheduler.ts';
 /** What the delivery loop is made of. */
 export interface DispatcherOptions {
   /** Claims, releases and the next due time. */
-  deliveries: DeliveryStore;
+  deliveries: DeliveryQueueStore;
   /** Where attempts are recorded. */
   attempts: AttemptStore;
   sender: HttpSender;

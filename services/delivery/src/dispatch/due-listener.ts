@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { pgConnectionConfig } from '@cluster/db';
 import type { Logger } from '@cluster/platform';
-import { DUE_CHANNEL } from '../features/deliveries/store.ts';
+import { DUE_CHANNEL } from '../features/deliveries/queue-store.ts';
 
 /** The wake-up of the delivery loop by Postgres: LISTEN on the due channel. */
 export interface DueListener {

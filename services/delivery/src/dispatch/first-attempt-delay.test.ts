@@ -61,17 +61,17 @@ describe('first-attempt delay', () => {
       eventName: 'entry.created',
       body: b,
     }));
-    await stores.deliveries.insertMany(rows);
+    await stores.deliveryQueue.insertMany(rows);
     // The second is a retry: its first attempt was observed when it was made.
-    stores.deliveries.rows[1].attempts = 2;
-    const metrics = createDeliveryMetrics(createMetrics('delivery'), stores.deliveries);
+    stores.deliveryQueue.rows[1].attempts = 2;
+    const metrics = createDeliveryMetrics(createMetrics('delivery'), stores.deliveryQueue);
     const sender: HttpSender = {
       send: async () => ({ ok: true, responseCode: 200, responseBody: '', error: null, durationMs: 1 }),
       close: async () => {},
     };
     const secrets = { open: () => 'secret', seal: () => 'sealed', keyIds: ['k'] } satisfies SecretBox;
     const dispatcher = createDispatcher({
-      deliveries: stores.deliveries,
+      deliveries: stores.deliveryQueue,
       attempts: stores.attempts,
       sender,
       secrets,
@@ -84,7 +84,7 @@ describe('first-attempt delay', () => {
       pollMs: 20,
     });
     dispatcher.start();
-    await expect.poll(() => stores.deliveries.rows.every((r) => r.status === 'succeeded'), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => stores.deliveryQueue.rows.every((r) => r.status === 'succeeded'), { timeout: 5000 }).toBe(true);
     await dispatcher.stop();
     const { values } = await metrics.firstAttemptDelay.get();
     const count = (le: number | string) => values.find((v) => v.metricName?.endsWith('_bucket') && v.labels.le === le)?.value;

@@ -15,7 +15,7 @@ export interface FanoutConsumerOptions {
   createConsumer: () => Consumer;
   topic: string;
   /** Subscriptions to match, deliveries to write. */
-  stores: Pick<Stores, 'subscriptions' | 'deliveries'>;
+  stores: Pick<Stores, 'subscriptions' | 'deliveryQueue'>;
   metrics: DeliveryMetrics;
   logger: Logger;
   /** Called after new deliveries were written that the local delivery loop did not take (wakes it to claim). */

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { match } from '@cluster/platform/test-kit';
 import type { EventEnvelope } from '@cluster/contracts';
 import { createFakeStores } from '../fake-stores.ts';
-import type { ClaimedDelivery } from '../features/deliveries/store.ts';
+import type { ClaimedDelivery } from '../features/deliveries/queue-store.ts';
 import { deliveryIdFor } from '../features/deliveries/ids.ts';
 import { ORG, OTHER_ORG, testSubscription } from '../shared/test-fixtures.ts';
 import { fanOut } from './fanout.ts';
@@ -44,7 +45,7 @@ describe('fan-out (fake stores)', () => {
         clockSkewMs: 2000,
       }),
     ).toEqual({ created: 3, handedOff: 0 });
-    const mine = stores.deliveries.rows.filter((r) => r.eventId === e.id);
+    const mine = stores.deliveryQueue.rows.filter((r) => r.eventId === e.id);
     expect(mine.map((r) => r.subscriptionId).sort()).toEqual([a.id, b.id].sort());
     for (const r of mine) {
       expect(r.id).toBe(deliveryIdFor(e.id, r.subscriptionId));
@@ -64,7 +65,7 @@ describe('fan-out (fake stores)', () => {
     }
     // Read again (a re-read Kafka message): nothing new.
     expect(await fanOut(stores, [e], { clockSkewMs: 2000, notifier: 'me' })).toEqual({ created: 0, handedOff: 0 });
-    expect(stores.deliveries.notified).toEqual(['']);
+    expect(stores.deliveryQueue.notified).toEqual(['']);
   });
 
   it('leaves out events from before the subscription existed, beyond the clock skew', async () => {
@@ -74,7 +75,7 @@ describe('fan-out (fake stores)', () => {
     const before = event({ occurredAt: '2026-01-01T00:00:07.999Z' });
     const withinSkew = event({ occurredAt: '2026-01-01T00:00:08.000Z' });
     expect(await fanOut(stores, [before, withinSkew], { clockSkewMs: 2000 })).toEqual({ created: 1, handedOff: 0 });
-    expect(stores.deliveries.rows.map((r) => r.eventId)).toEqual([withinSkew.id]);
+    expect(stores.deliveryQueue.rows.map((r) => r.eventId)).toEqual([withinSkew.id]);
   });
 
   it('hands new deliveries to the local loop up to its capacity per origin, leased to it, and leaves the rest to claim', async () => {
@@ -96,9 +97,9 @@ describe('fan-out (fake stores)', () => {
     expect(result).toEqual({ created: 6, handedOff: 2 });
     expect(accepted.map((d) => d.destinationOrigin)).toEqual([near.destinationOrigin, near.destinationOrigin]);
     for (const d of accepted) {
-      expect(stores.deliveries.rows.find((r) => r.id === d.id)).toMatchObject({
+      expect(stores.deliveryQueue.rows.find((r) => r.id === d.id)).toMatchObject({
         leaseToken: d.leaseToken,
-        lockedUntil: expect.any(Date),
+        lockedUntil: match.any(Date),
       });
       expect(d).toMatchObject({
         attempts: 0,
@@ -107,9 +108,9 @@ describe('fan-out (fake stores)', () => {
         destinationUrl: near.destinationUrl,
       });
     }
-    expect(stores.deliveries.rows.filter((r) => !r.leaseToken)).toHaveLength(4);
+    expect(stores.deliveryQueue.rows.filter((r) => !r.leaseToken)).toHaveLength(4);
     // Four were left free to claim: the other replicas (not this one) are told.
-    expect(stores.deliveries.notified).toEqual(['me']);
+    expect(stores.deliveryQueue.notified).toEqual(['me']);
   });
 
   it('does not look for subscriptions when no event is in the webhook vocabulary', async () => {
@@ -123,7 +124,7 @@ describe('fan-out (fake stores)', () => {
       },
     };
     const none = await fanOut(
-      { subscriptions, deliveries: stores.deliveries },
+      { subscriptions, deliveryQueue: stores.deliveryQueue },
       [event({ eventName: 'project.updated' }), event({ id: '' })],
       { clockSkewMs: 0 },
     );

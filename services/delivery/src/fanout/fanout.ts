@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isEventName, type EventEnvelope } from '@cluster/contracts';
 import { webhookEnvelope } from '../features/deliveries/envelope.ts';
 import { deliveryIdFor } from '../features/deliveries/ids.ts';
-import type { ClaimedDelivery, NewDelivery } from '../features/deliveries/store.ts';
+import type { ClaimedDelivery, NewDelivery } from '../features/deliveries/queue-store.ts';
 import type { FanoutSubscription } from '../features/subscriptions/store.ts';
 import type { Stores } from '../stores.ts';
 
@@ -45,7 +45,7 @@ export interface FanOutOptions {
  * Returns how many deliveries were new, and how many of them went to the local loop.
  */
 export async function fanOut(
-  stores: Pick<Stores, 'subscriptions' | 'deliveries'>,
+  stores: Pick<Stores, 'subscriptions' | 'deliveryQueue'>,
   events: EventEnvelope[],
   opts: FanOutOptions,
 ): Promise<{ created: number; handedOff: number }> {
@@ -104,7 +104,7 @@ export async function fanOut(
       rows.push(row);
     }
   }
-  const inserted = await stores.deliveries.insertMany(rows, { notifier: opts.notifier, leaseMs: opts.handoff?.leaseMs });
+  const inserted = await stores.deliveryQueue.insertMany(rows, { notifier: opts.notifier, leaseMs: opts.handoff?.leaseMs });
   const mine = [...handed.values()].filter((d) => inserted.has(d.id));
   if (mine.length) opts.handoff!.accept(mine);
   return { created: inserted.size, handedOff: mine.length };

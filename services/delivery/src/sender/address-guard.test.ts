@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { match } from '@cluster/platform/test-kit';
 import { checkDestination, forbiddenAddressReason } from './address-guard.ts';
 import { createHttpSender } from './http-sender.ts';
 
@@ -166,14 +167,14 @@ describe('sender guard at connect time', () => {
   it('refuses a loopback IP literal and a name that resolves to loopback, without connecting', async () => {
     const s = sender(false);
     const byIp = await s.send(`http://127.0.0.1:${port}/h`, {}, '{}');
-    expect(byIp).toMatchObject({ ok: false, responseCode: null, error: expect.stringMatching(/loopback/) });
+    expect(byIp).toMatchObject({ ok: false, responseCode: null, error: match.stringMatching(/loopback/) });
     const byName = await s.send(`http://localhost:${port}/h`, {}, '{}');
-    expect(byName).toMatchObject({ ok: false, responseCode: null, error: expect.stringMatching(/refused/) });
+    expect(byName).toMatchObject({ ok: false, responseCode: null, error: match.stringMatching(/refused/) });
     const byMapped = await s.send(`http://[::ffff:127.0.0.1]:${port}/h`, {}, '{}');
     expect(byMapped).toMatchObject({
       ok: false,
       responseCode: null,
-      error: expect.stringMatching(/loopback 127\.0\.0\.1 via IPv4-mapped/),
+      error: match.stringMatching(/loopback 127\.0\.0\.1 via IPv4-mapped/),
     });
     expect(hits).toBe(0);
     await s.close();
@@ -190,7 +191,7 @@ describe('sender guard at connect time', () => {
     const prod = sender(true, true);
     expect(await prod.send(`http://127.0.0.1:${port}/h`, {}, '{}')).toMatchObject({
       ok: false,
-      error: expect.stringMatching(/https/),
+      error: match.stringMatching(/https/),
     });
     await prod.close();
   });

@@ -1,5 +1,5 @@
 import { contextFrom, inSpan, type SecretBox } from '@cluster/platform';
-import type { ClaimedDelivery } from '../features/deliveries/store.ts';
+import type { ClaimedDelivery } from '../features/deliveries/queue-store.ts';
 import type { HttpSender, SendResult } from './http-sender.ts';
 import { deliveryHeaders } from './signing.ts';
 

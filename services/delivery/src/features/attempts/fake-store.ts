@@ -1,4 +1,4 @@
-import type { FakeDeliveryRow } from '../deliveries/fake-store.ts';
+import type { DeliveryRow } from '../deliveries/rows.ts';
 import type { SubscriptionRow } from '../subscriptions/store.ts';
 import type { AttemptRecord, AttemptRow, AttemptStore, DeadLetterMessage } from './store.ts';
 
@@ -9,11 +9,29 @@ import type { AttemptRecord, AttemptRow, AttemptStore, DeadLetterMessage } from 
  * collects the messages bound for the dead-letter topic.
  */
 export function createFakeAttemptStore(
-  deliveries: FakeDeliveryRow[],
+  deliveries: DeliveryRow[],
   subscriptions: SubscriptionRow[],
+  clock: () => Date = () => new Date(),
 ): AttemptStore & { log: (AttemptRow & { deliveryId: string })[]; deadLetters: DeadLetterMessage[] } {
   const log: (AttemptRow & { deliveryId: string })[] = [];
   const deadLetters: DeadLetterMessage[] = [];
+
+  /** ORDER_RELEASE: the next waiting delivery of a finished one's ordered key is due now. */
+  const releaseNext = (finished: DeliveryRow) => {
+    if (finished.orderKey === null) return;
+    const now = clock();
+    const next = deliveries
+      .filter(
+        (w) =>
+          w.subscriptionId === finished.subscriptionId &&
+          w.orderKey === finished.orderKey &&
+          w.status === 'pending' &&
+          w.nextAttemptAt === null &&
+          !w.test,
+      )
+      .sort((a, b) => (a.orderSeq ?? 0) - (b.orderSeq ?? 0))[0];
+    if (next) Object.assign(next, { nextAttemptAt: now, updatedAt: now });
+  };
 
   const apply = ({ delivery, result, attemptedAt, decision, deadLetter }: AttemptRecord): boolean => {
     const row = deliveries.find((r) => r.id === delivery.id && r.leaseToken === delivery.leaseToken);
@@ -37,8 +55,9 @@ export function createFakeAttemptStore(
       lastAttemptAt: attemptedAt,
       lockedUntil: null,
       leaseToken: null,
-      updatedAt: new Date(),
+      updatedAt: clock(),
     });
+    if (row.nextAttemptAt === null) releaseNext(row);
     log.push({
       deliveryId: row.id,
       attempt,

@@ -1,5 +1,5 @@
 import type { SendResult } from '../../sender/http-sender.ts';
-import type { ClaimedDelivery } from '../deliveries/store.ts';
+import type { ClaimedDelivery } from '../deliveries/queue-store.ts';
 import { nextRetry, type RetryPolicy } from './backoff.ts';
 import type { AttemptDecision } from './store.ts';
 

@@ -3,7 +3,9 @@ import { prepared, type Knex } from '@cluster/db';
 import { LOGICAL_TOPICS } from '@cluster/kafka';
 import { commitWrite, WRITTEN } from '@cluster/outbox';
 import type { SendResult } from '../../sender/http-sender.ts';
-import { ORDER_RELEASE, type ClaimedDelivery, type DeliveryStatus } from '../deliveries/store.ts';
+import { ORDER_RELEASE, type ClaimedDelivery } from '../deliveries/queue-store.ts';
+import type { DeliveryStatus } from '../deliveries/rows.ts';
+import type { QueryResult } from 'pg';
 
 /** How an attempt ends the delivery's current step. */
 export type AttemptDecision =
@@ -51,8 +53,10 @@ export interface DeadLetterMessage {
   envelope: unknown;
 }
 
-/** An entry of the attempt log of a delivery: the contract's DELIVERY_ATTEMPT_FIELDS. */
-export type AttemptRow = {
+/** A row of delivery.attempts as stored (migration 001): one attempt of a delivery. */
+export type AttemptLogRow = {
+  seq: number;
+  deliveryId: string;
   attempt: number;
   outcome: 'succeeded' | 'failed';
   responseCode: number | null;
@@ -61,6 +65,9 @@ export type AttemptRow = {
   durationMs: number;
   attemptedAt: Date;
 };
+
+/** An entry of the attempt log of a delivery: the contract's DELIVERY_ATTEMPT_FIELDS. */
+export type AttemptRow = Pick<AttemptLogRow, (typeof DELIVERY_ATTEMPT_FIELDS)[number]>;
 
 /**
  * The subscription's health, kept by the same statement as its attempts (h: one row per subscription
@@ -175,7 +182,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
       if (!items.length) return new Set();
       const col = <T>(f: (i: AttemptRecord) => T) => items.map(f);
       const { rows } = await db
-        .raw(
+        .raw<QueryResult<{ id: string }>>(
           `WITH input AS (
            SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::int[], ?::int[], ?::text[], ?::text[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[])
              AS i(id, token, status, attempt, "responseCode", "responseBody", error, "durationMs", "nextAttemptAt", "attemptedAt", outcome)
@@ -222,11 +229,11 @@ export function createAttemptStore(db: Knex): AttemptStore {
           ] as Knex.RawBinding[],
         )
         .options(prepared('delivery-record-attempts-v4'));
-      return new Set((rows as { id: string }[]).map((r) => r.id));
+      return new Set(rows.map((r) => r.id));
     },
 
     async listFor(deliveryId) {
-      return db('delivery.attempts').where({ deliveryId }).orderBy('attempt').select(DELIVERY_ATTEMPT_FIELDS);
+      return db<AttemptLogRow>('delivery.attempts').where({ deliveryId }).orderBy('attempt').select(DELIVERY_ATTEMPT_FIELDS);
     },
   };
 }

@@ -3,7 +3,7 @@ import { DELIVERY_FIELDS } from '@cluster/contracts';
 import { rowToJson } from '@cluster/platform';
 import { presentAttempt } from '../attempts/presenter.ts';
 import type { AttemptRow } from '../attempts/store.ts';
-import type { DeliveryRecord } from './store.ts';
+import type { DeliveryRecord } from './rows.ts';
 
 /** What leaves the service for a delivery: never the body's signature or the lease. */
 export function presentDelivery(row: DeliveryRecord): JsonObject {

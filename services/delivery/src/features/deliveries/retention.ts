@@ -5,7 +5,7 @@ import type { Stores } from '../../stores.ts';
 /** What the retention sweeper is made of. */
 export interface RetentionOptions {
   /** Subscriptions to walk, deliveries to delete. */
-  stores: Pick<Stores, 'subscriptions' | 'deliveries'>;
+  stores: Pick<Stores, 'subscriptions' | 'deliveryRetention'>;
   metrics: DeliveryMetrics;
   logger: Logger;
   /** Finished deliveries older than this are deleted; 0 keeps them forever. */
@@ -42,7 +42,7 @@ export function createRetentionSweeper(opts: RetentionOptions): RetentionSweeper
     for (const id of await stores.subscriptions.allIds()) {
       for (;;) {
         if (signal?.aborted) return deleted;
-        const n = await stores.deliveries.pruneFinished(id, before, batch);
+        const n = await stores.deliveryRetention.pruneFinished(id, before, batch);
         deleted += n;
         metrics.pruned.inc(n);
         if (n < batch) break;

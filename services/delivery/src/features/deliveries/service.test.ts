@@ -16,7 +16,7 @@ async function deliveries(stores: FakeStores, sub: SubscriptionRow, n: number): 
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const id = randomUUID();
-    await stores.deliveries.insertMany([
+    await stores.deliveryQueue.insertMany([
       {
         id,
         organizationId: sub.organizationId,
@@ -26,7 +26,7 @@ async function deliveries(stores: FakeStores, sub: SubscriptionRow, n: number): 
         body: `{"n":${i}}`,
       },
     ]);
-    stores.deliveries.rows.at(-1)!.createdAt = new Date(Date.UTC(2026, 0, 1, 0, 0, 0, i));
+    stores.deliveryQueue.rows.at(-1)!.createdAt = new Date(Date.UTC(2026, 0, 1, 0, 0, 0, i));
     ids.push(id);
   }
   return ids;
@@ -39,7 +39,7 @@ describe('delivery records (fake stores)', () => {
     const sub = subscription(stores);
     const ids = await deliveries(stores, sub, 5);
     await deliveries(stores, subscription(stores), 2); // another subscription's
-    stores.deliveries.rows.find((r) => r.id === ids[1])!.status = 'dead_letter';
+    stores.deliveryQueue.rows.find((r) => r.id === ids[1])!.status = 'dead_letter';
 
     const first = await service.list(actor(), sub.id, {}, { page: 1, pageSize: 2 });
     expect(first).toMatchObject({ page: 1, pageSize: 2, total: 5 });
@@ -60,7 +60,7 @@ describe('delivery records (fake stores)', () => {
     const [id] = await deliveries(stores, sub, 1);
     const {
       deliveries: [claimed],
-    } = await stores.deliveries.claim({ limit: 1, leaseMs: 60_000, defaultCap: 10, caps: new Map() });
+    } = await stores.deliveryQueue.claim({ limit: 1, leaseMs: 60_000, defaultCap: 10, caps: new Map() });
     const attemptedAt = new Date('2026-01-01T00:00:01.000Z');
     await stores.attempts.recordAttempt({
       delivery: claimed,

@@ -26,7 +26,7 @@ export function createDeliveryService(
         throw validation([{ path: '/window', message: `must be one of: ${Object.keys(STATS_WINDOWS).join(', ')}` }]);
       }
       const since = new Date(clock().getTime() - STATS_WINDOWS[window as StatsWindow]);
-      const s = await stores.deliveries.stats(subscriptionId, since, new Date(since.getTime() - opts.retryMaxAgeMs));
+      const s = await stores.deliveryReads.stats(subscriptionId, since, new Date(since.getTime() - opts.retryMaxAgeMs));
       const count = (status: string) => s.byStatus[status] ?? 0;
       const finished = count('succeeded') + count('failed') + count('dead_letter');
       const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
@@ -60,14 +60,14 @@ export function createDeliveryService(
       const actor = requireActor(actorIn);
       await subscriptionInScope(stores.subscriptions, actor, subscriptionId);
       const status = typeof filters.status === 'string' ? filters.status : undefined;
-      const rows = await stores.deliveries.list(actor.organizationId, subscriptionId, { status }, page);
+      const rows = await stores.deliveryReads.list(actor.organizationId, subscriptionId, { status }, page);
       return { ...rows, data: rows.data.map(presentDelivery) };
     },
 
     async get(actorIn: Actor | undefined, subscriptionId: string, deliveryId: string): Promise<JsonObject> {
       const actor = requireActor(actorIn);
       await subscriptionInScope(stores.subscriptions, actor, subscriptionId);
-      const row = await stores.deliveries.find(actor.organizationId, subscriptionId, deliveryId);
+      const row = await stores.deliveryReads.find(actor.organizationId, subscriptionId, deliveryId);
       if (!row) throw notFound('delivery');
       return presentDeliveryWithAttempts(row, await stores.attempts.listFor(deliveryId));
     },

@@ -41,10 +41,19 @@ export interface RecoveryPorts {
   clock?: () => Date;
 }
 
-const presentRecovery = (row: RecoveryRow): JsonObject =>
-  rowToJson(row as unknown as Record<string, unknown>, {
-    only: ['id', 'subscriptionId', 'since', 'until', 'status', 'requeued', 'createdAt', 'completedAt'],
-  });
+/** What leaves the service for a recovery: these fields (never its cursor or organization). */
+const RECOVERY_FIELDS = [
+  'id',
+  'subscriptionId',
+  'since',
+  'until',
+  'status',
+  'requeued',
+  'createdAt',
+  'completedAt',
+] as const satisfies readonly (keyof RecoveryRow)[];
+
+const presentRecovery = (row: RecoveryRow): JsonObject => rowToJson(row, { only: RECOVERY_FIELDS });
 
 /** Refuses a disabled subscription: nothing would be sent (409). */
 function assertEnabled(sub: SubscriptionRow): void {
@@ -86,7 +95,7 @@ export function createRecoveryService(stores: Stores, ports: RecoveryPorts) {
     async redeliver(actorIn: Actor | undefined, subscriptionId: string, deliveryId: string): Promise<JsonObject> {
       const actor = requireActor(actorIn);
       const sub = await subscriptionInScope(stores.subscriptions, actor, subscriptionId);
-      if (!(await stores.deliveries.find(actor.organizationId, sub.id, deliveryId))) throw notFound('delivery');
+      if (!(await stores.deliveryReads.find(actor.organizationId, sub.id, deliveryId))) throw notFound('delivery');
       assertEnabled(sub);
       await ports.countCall(actor.organizationId);
       const d = await stores.recovery.leaseOne(sub.id, deliveryId, ports.leaseMs);
@@ -113,7 +122,7 @@ export function createRecoveryService(stores: Stores, ports: RecoveryPorts) {
       const outcome = result.ok ? 'succeeded' : 'failed';
       ports.metrics.deliveries.inc({ outcome });
       ports.metrics.attemptDuration.observe({ outcome }, result.durationMs / 1000);
-      const row = await stores.deliveries.find(actor.organizationId, sub.id, deliveryId);
+      const row = await stores.deliveryReads.find(actor.organizationId, sub.id, deliveryId);
       return presentDeliveryWithAttempts(row!, await stores.attempts.listFor(deliveryId));
     },
 

@@ -1,9 +1,9 @@
-import type { Knex } from '@cluster/db';
-import { isUuid } from '@cluster/db';
-import type { ClaimedDelivery } from '../deliveries/store.ts';
+import { isUuid, type Knex } from '@cluster/db';
+import type { QueryResult } from 'pg';
+import type { ClaimedDelivery } from '../deliveries/queue-store.ts';
 
-/** A recovery row as stored. */
-export interface RecoveryRow {
+/** A row of delivery.recoveries as stored (migration 007). */
+export type RecoveryRow = {
   id: string;
   organizationId: string;
   subscriptionId: string;
@@ -16,7 +16,7 @@ export interface RecoveryRow {
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
-}
+};
 
 /** A delivery leased for a redelivery: what the sender needs, and its schedule before. */
 export type LeasedDelivery = ClaimedDelivery & { nextAttemptAt: Date | null };
@@ -42,10 +42,11 @@ export interface RecoveryStore {
 
 /** The knex implementation of RecoveryStore. */
 export function createRecoveryStore(db: Knex): RecoveryStore {
+  const recoveries = () => db<RecoveryRow>('delivery.recoveries');
   return {
     async leaseOne(subscriptionId, deliveryId, leaseMs) {
       if (!isUuid(deliveryId)) return undefined;
-      const { rows } = await db.raw(
+      const { rows } = await db.raw<QueryResult<LeasedDelivery>>(
         `UPDATE delivery.deliveries d
             SET "leaseToken" = gen_random_uuid(), "lockedUntil" = now() + (? * interval '1 millisecond')
            FROM delivery.subscriptions s
@@ -56,19 +57,18 @@ export function createRecoveryStore(db: Knex): RecoveryStore {
                 s."secretSealed", s."previousSecretSealed", s."previousSecretUntil", d."orderKey"`,
         [leaseMs, deliveryId, subscriptionId],
       );
-      return (rows as LeasedDelivery[])[0];
+      return rows[0];
     },
     async insert(row) {
-      const [inserted] = await db('delivery.recoveries').insert(row).returning('*');
-      return inserted as RecoveryRow;
+      const [inserted] = await recoveries().insert(row).returning('*');
+      return inserted;
     },
     async find(organizationId, subscriptionId, id) {
       if (!isUuid(id)) return undefined;
-      const row: RecoveryRow | undefined = await db('delivery.recoveries').where({ id, organizationId, subscriptionId }).first();
-      return row;
+      return recoveries().where({ id, organizationId, subscriptionId }).first();
     },
     async requeueBatch(recovery, limit) {
-      const { rows } = await db.raw(
+      const { rows } = await db.raw<QueryResult<{ requeued: number; status: RecoveryRow['status'] }>>(
         `WITH batch AS (
            SELECT d.id, d."createdAt" FROM delivery.deliveries d
             WHERE d."subscriptionId" = :sub AND NOT d.test
@@ -105,13 +105,13 @@ export function createRecoveryStore(db: Knex): RecoveryStore {
           id: recovery.id,
         },
       );
-      const row = (rows as { requeued: number; status: string }[])[0];
+      const row = rows[0];
       return row ? { requeued: row.requeued, done: row.status === 'completed' } : { requeued: 0, done: true };
     },
     async stale(staleMs) {
-      return (await db('delivery.recoveries')
+      return recoveries()
         .where({ status: 'running' })
-        .where('updatedAt', '<', db.raw(`now() - (? * interval '1 millisecond')`, [staleMs]))) as RecoveryRow[];
+        .where('updatedAt', '<', db.raw(`now() - (? * interval '1 millisecond')`, [staleMs]));
     },
   };
 }

@@ -24,7 +24,7 @@ export function createSubscriptionHealth(stores: Stores, policy: HealthPolicy) {
     return stores.transaction(async (tx) => {
       const row = await tx.subscriptions.disableFor(id, reason);
       if (!row) return false;
-      await tx.deliveries.stopPending(
+      await tx.deliveryQueue.stopPending(
         id,
         `retries stopped: subscription disabled (${reason === 'gone' ? '410 Gone' : 'failing'})`,
       );

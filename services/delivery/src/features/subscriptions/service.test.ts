@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { match } from '@cluster/platform/test-kit';
 import { createFakeStores, type FakeStores } from '../../fake-stores.ts';
 import { failure, ORG, OTHER_ORG, testActor as actor } from '../../shared/test-fixtures.ts';
 import { createWebhookSecretBox } from '../../shared/webhook-secret-box.ts';
@@ -42,17 +43,17 @@ describe('subscription rules (fake stores)', () => {
     expect(write.rows).toEqual([
       {
         table: 'delivery.audit_outbox',
-        row: expect.objectContaining({
+        row: match.objectContaining({
           entityType: 'webhook_subscription',
           action: 'created',
           entityId: row.id,
-          actor: expect.objectContaining({ organizationId: ORG, userId: 'u1' }),
+          actor: match.objectContaining({ organizationId: ORG, userId: 'u1' }),
           metadata: { destinationUrl: body.destinationUrl, eventNames: ['entry.created', 'entry.updated'] },
         }),
       },
     ]);
     expect(write.events).toEqual([
-      expect.objectContaining({
+      match.objectContaining({
         eventName: 'webhook.subscription.created',
         entityType: 'webhook_subscription',
         entityId: row.id,
@@ -91,7 +92,7 @@ describe('subscription rules (fake stores)', () => {
     const stores = createFakeStores();
     const { subscriptions } = service(stores);
     const { id } = await subscriptions.create(actor(), body);
-    await stores.deliveries.insertMany([
+    await stores.deliveryQueue.insertMany([
       {
         id: '10000000-0000-4000-8000-000000000001',
         organizationId: ORG,
@@ -108,10 +109,10 @@ describe('subscription rules (fake stores)', () => {
       eventNames: ['entry.created', 'entry.updated'],
     });
     expect(stores.subscriptions.rows[0].destinationOrigin).toBe('http://hooks.example.com:8080');
-    expect(stores.deliveries.rows[0].nextAttemptAt).not.toBeNull();
+    expect(stores.deliveryQueue.rows[0].nextAttemptAt).not.toBeNull();
 
     await subscriptions.update(actor(), id as string, { enabled: false });
-    expect(stores.deliveries.rows[0]).toMatchObject({
+    expect(stores.deliveryQueue.rows[0]).toMatchObject({
       nextAttemptAt: null,
       status: 'failed',
       error: 'retries stopped: subscription disabled',
@@ -140,7 +141,7 @@ describe('subscription rules (fake stores)', () => {
     const { subscriptions } = service(stores);
     const { id } = await subscriptions.create(actor(), body);
     await subscriptions.remove(actor(), id as string);
-    expect(stores.subscriptions.rows[0]).toMatchObject({ enabled: false, deletedAt: expect.any(Date) });
+    expect(stores.subscriptions.rows[0]).toMatchObject({ enabled: false, deletedAt: match.any(Date) });
     const last = stores.written.at(-1)!;
     expect(last.events.map((e) => e.eventName)).toEqual(['webhook.subscription.deleted']);
     expect(last.rows[0].row).toMatchObject({ action: 'deleted', metadata: {} });
@@ -167,6 +168,6 @@ describe('subscription rules (fake stores)', () => {
     const all = await subscriptions.list(actor(), {}, { page: 1, pageSize: 25 });
     expect(all.data.map((s) => s.id).sort()).toEqual([on.id, off.id].sort());
     const disabled = await subscriptions.list(actor(), { enabled: false }, { page: 1, pageSize: 25 });
-    expect(disabled).toMatchObject({ total: 1, data: [expect.objectContaining({ id: off.id, enabled: false })] });
+    expect(disabled).toMatchObject({ total: 1, data: [match.objectContaining({ id: off.id, enabled: false })] });
   });
 });

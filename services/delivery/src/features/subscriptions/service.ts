@@ -132,7 +132,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
         // Enabling starts afresh: the service's reason to disable and the run of failures are cleared.
         if (values.enabled) Object.assign(values, HEALTHY);
         const row = Object.keys(values).length ? await tx.subscriptions.update(id, values) : before;
-        if (before.enabled && !row.enabled) await tx.deliveries.stopPending(id, 'retries stopped: subscription disabled');
+        if (before.enabled && !row.enabled) await tx.deliveryQueue.stopPending(id, 'retries stopped: subscription disabled');
         await tx.record(apiWrite(actor, audit('updated', id, { fields: Object.keys(body) })));
         return presentSubscription(row);
       });
@@ -144,7 +144,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       await write(async (tx) => {
         const row = await subscriptionInScope(tx.subscriptions, actor, id, { lock: true });
         await tx.subscriptions.softDelete(id);
-        await tx.deliveries.stopPending(id, 'retries stopped: subscription deleted');
+        await tx.deliveryQueue.stopPending(id, 'retries stopped: subscription deleted');
         await tx.record(apiWrite(actor, audit('deleted', id), [subscriptionEvent('webhook.subscription.deleted', row)]));
       });
     },

@@ -116,7 +116,8 @@ export interface SubscriptionStore {
 
 /** The knex implementation of SubscriptionStore. */
 export function createSubscriptionStore(db: Knex): SubscriptionStore {
-  const live = (organizationId: string) => db('delivery.subscriptions').where({ organizationId }).whereNull('deletedAt');
+  const subscriptions = () => db<SubscriptionRow>('delivery.subscriptions');
+  const live = (organizationId: string) => subscriptions().where({ organizationId }).whereNull('deletedAt');
   return {
     list(organizationId, filter, page) {
       const q = live(organizationId);
@@ -127,26 +128,26 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
       if (!isUuid(id)) return undefined;
       const q = live(organizationId).andWhere({ id });
       if (opts.lock) q.forUpdate();
-      return (await q.first()) as SubscriptionRow | undefined;
+      return q.first();
     },
     async insert(values) {
-      const [row] = await db('delivery.subscriptions').insert(values).returning('*');
-      return row as SubscriptionRow;
+      const [row] = await subscriptions().insert(values).returning('*');
+      return row;
     },
     async update(id, values) {
-      const [row] = await db('delivery.subscriptions')
+      const [row] = await subscriptions()
         .where({ id })
         .update({ ...values, updatedAt: db.fn.now() })
         .returning('*');
-      return row as SubscriptionRow;
+      return row;
     },
     async softDelete(id) {
-      await db('delivery.subscriptions').where({ id }).update({ deletedAt: db.fn.now(), enabled: false, updatedAt: db.fn.now() });
+      await subscriptions().where({ id }).update({ deletedAt: db.fn.now(), enabled: false, updatedAt: db.fn.now() });
     },
     async matching(organizationIds, eventNames) {
       // One constant text (arrays, not IN lists), so it is a prepared statement: its planning
       // took ten times its execution.
-      const rows: FanoutSubscription[] = await db('delivery.subscriptions')
+      const rows: FanoutSubscription[] = await subscriptions()
         .whereRaw('"organizationId" = ANY(?::uuid[])', [organizationIds])
         .where({ enabled: true })
         .whereNull('deletedAt')
@@ -167,10 +168,10 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
       return rows;
     },
     async allIds() {
-      return (await db('delivery.subscriptions').select('id')).map((r: { id: string }) => r.id);
+      return (await subscriptions().select('id')).map((r) => r.id);
     },
     async sealedOtherwise(prefix, afterId, limit) {
-      const q = db('delivery.subscriptions')
+      const q = subscriptions()
         .whereRaw('left("secretSealed", ?) <> ?', [prefix.length, prefix])
         .orderBy('id')
         .limit(limit)
@@ -179,28 +180,28 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
       return q;
     },
     async replaceSealed(id, from, to) {
-      return (await db('delivery.subscriptions').where({ id, secretSealed: from }).update({ secretSealed: to })) === 1;
+      return (await subscriptions().where({ id, secretSealed: from }).update({ secretSealed: to })) === 1;
     },
     async disableFor(id, reason) {
-      const [row] = await db('delivery.subscriptions')
+      const [row] = await subscriptions()
         .where({ id, enabled: true })
         .whereNull('deletedAt')
         .update({ enabled: false, disabledReason: reason, disabledAt: db.fn.now(), updatedAt: db.fn.now() })
         .returning('*');
-      return row as SubscriptionRow | undefined;
+      return row;
     },
     async claimFailingNotices(threshold) {
-      return (await db('delivery.subscriptions')
+      return subscriptions()
         .where({ enabled: true })
         .whereNull('deletedAt')
         .whereNotNull('failingSince')
         .whereNull('failingNotifiedAt')
         .where('consecutiveFailures', '>=', threshold)
         .update({ failingNotifiedAt: db.fn.now() })
-        .returning('*')) as SubscriptionRow[];
+        .returning('*');
     },
     async failingSinceBefore(cutoff) {
-      const rows: { id: string }[] = await db('delivery.subscriptions')
+      const rows = await subscriptions()
         .where({ enabled: true })
         .whereNull('deletedAt')
         .where('failingSince', '<', cutoff)

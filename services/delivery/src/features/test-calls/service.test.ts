@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { match } from '@cluster/platform/test-kit';
 import { Counter, Histogram } from 'prom-client';
 import { createFakeStores, type FakeStores } from '../../fake-stores.ts';
 import type { HttpSender, SendResult } from '../../sender/http-sender.ts';
@@ -58,7 +59,7 @@ describe('test calls (fake stores)', () => {
     const { stores, sub, sent, calls, audited, metrics } = setup();
     const answer = await calls.fire(actor(), sub.id, { eventName: 'entry.updated' });
     expect(answer).toEqual({
-      deliveryId: expect.any(String),
+      deliveryId: match.any(String),
       subscriptionId: sub.id,
       eventName: 'entry.updated',
       firedAt: '2026-03-01T12:00:00.000Z',
@@ -76,15 +77,15 @@ describe('test calls (fake stores)', () => {
       payload: { test: true, subscriptionId: sub.id, occurredAt: '2026-03-01T12:00:00.000Z' },
     });
     expect(post.headers['x-service-signature']).toBe(serviceSignature(SECRET, post.body));
-    expect(stores.deliveries.rows).toEqual([
-      expect.objectContaining({ id: answer.deliveryId, test: true, status: 'succeeded', attempts: 1, nextAttemptAt: null }),
+    expect(stores.deliveryQueue.rows).toEqual([
+      match.objectContaining({ id: answer.deliveryId, test: true, status: 'succeeded', attempts: 1, nextAttemptAt: null }),
     ]);
     expect(stores.written).toEqual([
       {
         rows: [
           {
             table: 'delivery.audit_outbox',
-            row: expect.objectContaining({ action: 'tested', entityId: sub.id, metadata: { eventName: 'entry.updated' } }),
+            row: match.objectContaining({ action: 'tested', entityId: sub.id, metadata: { eventName: 'entry.updated' } }),
           },
         ],
         events: [],
@@ -92,7 +93,7 @@ describe('test calls (fake stores)', () => {
     ]);
     expect(audited()).toBe(1);
     expect((await metrics.deliveries.get()).values).toEqual([
-      expect.objectContaining({ labels: { outcome: 'succeeded' }, value: 1 }),
+      match.objectContaining({ labels: { outcome: 'succeeded' }, value: 1 }),
     ]);
   });
 
@@ -106,7 +107,7 @@ describe('test calls (fake stores)', () => {
     });
     const answer = await calls.fire(actor(), sub.id, {});
     expect(answer).toMatchObject({ eventName: 'webhook.test', deliveryError: 'ECONNREFUSED: connect' });
-    expect(stores.deliveries.rows[0]).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null });
+    expect(stores.deliveryQueue.rows[0]).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null });
   });
 
   it('allows limitPerHour calls per organization over a rolling hour, then 429 with retryAfter; 404s are not counted', async () => {
@@ -134,7 +135,7 @@ describe('test calls (fake stores)', () => {
     const answer = await calls.fire(actor(), sub.id, {});
     expect(answer).toMatchObject({ deliveryId: null, deliveryError: 'the subscription is disabled; nothing was sent' });
     expect(sent).toEqual([]);
-    expect(stores.deliveries.rows).toEqual([]);
+    expect(stores.deliveryQueue.rows).toEqual([]);
     expect(stores.testCalls.calls).toHaveLength(2);
   });
 });

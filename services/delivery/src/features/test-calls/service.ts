@@ -70,7 +70,7 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
       };
       // A test delivery is recorded like any other, with no retry schedule; its lease is held for the send.
       const leaseToken = randomUUID();
-      await stores.deliveries.insertMany([{ ...delivery, eventId: null, test: true, leaseToken }]);
+      await stores.deliveryQueue.insertMany([{ ...delivery, eventId: null, test: true, leaseToken }]);
       const { result: sent, attemptedAt } = await attemptDelivery(
         { ...delivery, previousSecretSealed: sub.previousSecretSealed, previousSecretUntil: sub.previousSecretUntil },
         ports.sender,

@@ -5,8 +5,8 @@ import type { createEvidenceKeyService } from './service.ts';
 
 /** What the key settings need: the core's sessions and audit trail, and the keys. */
 export interface KeySettingsDeps {
-  sessions: Client<typeof SessionService>;
-  audit: Client<typeof AuditService>;
+  sessions: Pick<Client<typeof SessionService>, 'authenticateSession'>;
+  audit: Pick<Client<typeof AuditService>, 'recordAuditEvent'>;
   keys: ReturnType<typeof createEvidenceKeyService>;
 }
 

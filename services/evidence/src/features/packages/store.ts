@@ -1,13 +1,18 @@
 import type { Knex } from '@cluster/db';
 import { packageDigest, type ChainLink } from './build.ts';
 
-/** What the store keeps of a package to issue the next: its facts' digest and its own. */
-interface PackageRow {
+/** A row of evidence_packages as stored (migration 002). */
+type PackageRow = {
+  releaseId: string;
   sequence: number;
+  organizationId: string;
+  /** The digest of its facts: a new package only when they change. */
   factsSha256: string;
+  /** The SHA-256 of its bytes: what the next package's previousSha256 names. */
   sha256: string;
   package: Buffer;
-}
+  createdAt: Date;
+};
 
 /** The packages issued for each release, in order (schema evidence, table evidence_packages). */
 export interface PackageStore {
@@ -29,13 +34,13 @@ export function createPackageStore(db: Knex): PackageStore {
     async issue({ releaseId, organizationId, factsSha256 }, build) {
       return db.transaction(async (trx) => {
         await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`evidence-package:${releaseId}`]);
-        const latest: PackageRow | undefined = await trx('evidence_packages')
+        const latest = await trx<PackageRow>('evidence_packages')
           .where({ releaseId })
           .orderBy('sequence', 'desc')
           .first('sequence', 'factsSha256', 'sha256', 'package');
         if (latest?.factsSha256 === factsSha256) return latest.package;
         const bytes = build({ sequence: (latest?.sequence ?? 0) + 1, previousSha256: latest?.sha256 ?? null });
-        await trx('evidence_packages').insert({
+        await trx<PackageRow>('evidence_packages').insert({
           releaseId,
           organizationId,
           sequence: (latest?.sequence ?? 0) + 1,
@@ -47,9 +52,7 @@ export function createPackageStore(db: Knex): PackageStore {
       });
     },
     async find({ releaseId, organizationId }, sequence) {
-      const row: Pick<PackageRow, 'package'> | undefined = await db('evidence_packages')
-        .where({ releaseId, organizationId, sequence })
-        .first('package');
+      const row = await db<PackageRow>('evidence_packages').where({ releaseId, organizationId, sequence }).first('package');
       return row?.package;
     },
   };

@@ -1,29 +1,15 @@
-import { DELIVERY_FIELDS, type DELIVERY_STATUSES } from '@cluster/contracts';
-import { isUuid, paginate, prepared, type Knex } from '@cluster/db';
-import type { Page, PageArgs } from '@cluster/platform';
-
-/** A delivery status (the contract's DELIVERY_STATUSES, docs/decisions-api.md). */
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+import { prepared, type Knex } from '@cluster/db';
+import type { QueryResult } from 'pg';
+import type { DeliveryRow, DeliveryStatus } from './rows.ts';
 
 /** Notification channel that wakes sender loops when deliveries become due. */
 export const DUE_CHANNEL = 'delivery_due';
 
-/** What GET /webhooks/:id/stats is computed from. */
-export interface DeliveryStats {
-  byStatus: Record<string, number>;
-  attempts: { total: number; succeeded: number; failed: number; p50: number | null; p95: number | null };
-  lastSuccessAt: Date | null;
-  lastFailureAt: Date | null;
-}
-
 /** A new delivery row written by the fan-out or the test endpoint. */
-export interface NewDelivery {
-  id: string;
-  organizationId: string;
-  subscriptionId: string;
-  eventId: string | null;
-  eventName: string;
-  body: string;
+export interface NewDelivery extends Pick<
+  DeliveryRow,
+  'id' | 'organizationId' | 'subscriptionId' | 'eventId' | 'eventName' | 'body'
+> {
   test?: boolean;
   /**
    * Held from the start: test deliveries (sent at once by their caller, never
@@ -160,30 +146,13 @@ export const CLAIM_SQL = `WITH caps AS (
                    d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", s."previousSecretSealed", s."previousSecretUntil", d.traceparent, d."orderKey",
                    (SELECT count(*) FROM due)::int AS scanned`;
 
-/** A delivery record as the API shows it: the columns of the contract's DELIVERY_FIELDS (never its body or lease). */
-export type DeliveryRecord = {
-  id: string;
-  subscriptionId: string;
-  eventName: string;
-  eventId: string | null;
-  status: DeliveryStatus;
-  attempts: number;
-  responseCode: number | null;
-  responseBody: string | null;
-  error: string | null;
-  durationMs: number | null;
-  nextAttemptAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-};
-
 /**
- * Deliveries in Postgres, all SQL of the feature. Deliveries are the durable retry
- * schedule: `nextAttemptAt` says when an attempt is due and `lockedUntil`/`leaseToken`
- * which replica holds it, so retries survive restarts and two replicas never send
- * one delivery at the same time. Attempts are recorded by the attempts store.
+ * The delivery work queue in Postgres: the durable retry schedule of deliveries. `nextAttemptAt` says
+ * when an attempt is due and `lockedUntil`/`leaseToken` which replica holds it, so retries survive
+ * restarts and two replicas never send one delivery at the same time. Attempts are recorded by the
+ * attempts store; the API's reads are the read store's (read-store.ts), deletion the retention store's.
  */
-export interface DeliveryStore {
+export interface DeliveryQueueStore {
   /**
    * Inserts deliveries, ignoring ids that already exist (a fan-out's ids are
    * derived from (eventId, subscriptionId)), and notifies the delivery loops when
@@ -198,43 +167,22 @@ export interface DeliveryStore {
    * at most `caps[origin]` (else `defaultCap`) per destination, oldest due first.
    * SKIP LOCKED lets replicas claim side by side without waiting on each other.
    * `more` says the scan window was full: more due rows may wait behind it.
+   * The deliveries come in no particular order.
    */
   claim(args: ClaimArgs): Promise<{ deliveries: ClaimedDelivery[]; more: boolean }>;
   /** The earliest future due time (to sleep until), or null when nothing is scheduled. */
   nextDueAt(): Promise<Date | null>;
   /** Gives back leases of claimed deliveries that were never attempted (a replica stopping). */
   release(claims: { id: string; leaseToken: string }[]): Promise<void>;
-  /**
-   * Deletes up to `limit` finished deliveries of one subscription created before
-   * `before`, with their attempt logs (cascade). Finished: nothing scheduled and
-   * no live lease; a delivery still retrying is never deleted. The subscription's
-   * (subscriptionId, createdAt) index finds them, so a sweep reads only what it deletes.
-   */
-  pruneFinished(subscriptionId: string, before: Date, limit: number): Promise<number>;
   /** Stops every scheduled attempt of a subscription (disabled or deleted); returns how many. */
   stopPending(subscriptionId: string, reason: string): Promise<number>;
-  /** One page of a subscription's delivery records, optionally of one status. */
-  list(
-    organizationId: string,
-    subscriptionId: string,
-    filter: { status?: string },
-    page: PageArgs,
-  ): Promise<Page<DeliveryRecord>>;
-  /** A delivery record of the subscription, or undefined. Non-UUID ids find nothing. */
-  find(organizationId: string, subscriptionId: string, id: string): Promise<DeliveryRecord | undefined>;
-  /**
-   * A subscription's statistics (test deliveries excluded): its deliveries created since `since` by
-   * status, and its attempts made since `since` (of deliveries created after `createdAfter`, which
-   * bounds the scan: a retry comes at most the retry period after its delivery was created).
-   */
-  stats(subscriptionId: string, since: Date, createdAfter: Date): Promise<DeliveryStats>;
-  /** Deliveries of a status with an attempt scheduled (the backlog metrics). */
-  countScheduled(status: DeliveryStatus): Promise<number>;
   /**
    * Makes due every waiting ordered delivery none of whose earlier ones is unfinished (the safety net
    * of ORDER_RELEASE, for a release that raced a fan-out insert); returns how many.
    */
   releaseWaiting(): Promise<number>;
+  /** Deliveries of a status with an attempt scheduled (the backlog metrics). */
+  countScheduled(status: DeliveryStatus): Promise<number>;
   /** When the oldest delivery with an attempt scheduled was created, or null when none is. */
   oldestScheduledAt(): Promise<Date | null>;
   /**
@@ -247,8 +195,12 @@ export interface DeliveryStore {
   oldestUnservedDueAt(): Promise<Date | null>;
 }
 
-/** The knex implementation of DeliveryStore. */
-export function createDeliveryStore(db: Knex): DeliveryStore {
+/** What the claim statement returns: a claimed delivery and the size of the scan it came from. */
+type ClaimResultRow = ClaimedDelivery & { scanned: number };
+
+/** The knex implementation of DeliveryQueueStore. */
+export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
+  const deliveries = () => db<DeliveryRow>('delivery.deliveries');
   return {
     async insertMany(rows, opts = {}) {
       const inserted = new Set<string>();
@@ -257,7 +209,7 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
         const chunk = rows.slice(i, i + 500);
         const col = <T>(f: (r: NewDelivery) => T) => chunk.map(f);
         const { rows: res } = await db
-          .raw(
+          .raw<QueryResult<{ id: string }>>(
             `WITH input AS (
              SELECT i.*, row_number() OVER (PARTITION BY i.sub, i.okey ORDER BY i.ord) AS nth
                FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::boolean[], ?::uuid[], ?::text[], ?::text[])
@@ -297,7 +249,7 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
             ] as Knex.RawBinding[],
           )
           .options(prepared('delivery-insert-many-v4'));
-        for (const r of res as { id: string }[]) inserted.add(r.id);
+        for (const r of res) inserted.add(r.id);
       }
       return inserted;
     },
@@ -305,14 +257,16 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
     async claim(args) {
       if (args.limit <= 0) return { deliveries: [], more: false };
       const { bindings, scan } = claimBindings(args);
-      const { rows } = await db.raw(CLAIM_SQL, bindings).options(prepared('delivery-claim-v3'));
-      const deliveries = (rows as (ClaimedDelivery & { scanned?: number })[]).map(({ scanned: _, ...d }) => d);
-      return { deliveries, more: rows.length > 0 && (rows[0] as { scanned: number }).scanned >= scan };
+      const { rows } = await db.raw<QueryResult<ClaimResultRow>>(CLAIM_SQL, bindings).options(prepared('delivery-claim-v3'));
+      const claimed = rows.map(({ scanned: _, ...d }): ClaimedDelivery => d);
+      return { deliveries: claimed, more: rows.length > 0 && rows[0].scanned >= scan };
     },
 
     async nextDueAt() {
-      const row = await db('delivery.deliveries').where('nextAttemptAt', '>', db.fn.now()).min({ at: 'nextAttemptAt' }).first();
-      return (row?.at as Date | null | undefined) ?? null;
+      const [row] = await deliveries()
+        .where('nextAttemptAt', '>', db.fn.now())
+        .min<{ at: Date | null }[]>({ at: 'nextAttemptAt' });
+      return row?.at ?? null;
     },
 
     async release(claims) {
@@ -325,77 +279,15 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
       );
     },
 
-    async pruneFinished(subscriptionId, before, limit) {
-      const { rowCount } = await db.raw(
-        `DELETE FROM delivery.deliveries
-          WHERE id = ANY(ARRAY(
-            SELECT id FROM delivery.deliveries
-             WHERE "subscriptionId" = ? AND "createdAt" < ?
-               AND "nextAttemptAt" IS NULL AND ("lockedUntil" IS NULL OR "lockedUntil" < now())
-             ORDER BY "createdAt"
-             LIMIT ?))`,
-        [subscriptionId, before, limit],
-      );
-      return rowCount ?? 0;
-    },
-
     async stopPending(subscriptionId, reason) {
-      return db('delivery.deliveries')
+      return deliveries()
         .where({ subscriptionId })
         .whereNotNull('nextAttemptAt')
         .update({ nextAttemptAt: null, status: 'failed', error: reason, updatedAt: db.fn.now() });
     },
 
-    async stats(subscriptionId, since, createdAfter) {
-      const byStatus: { status: string; n: number }[] = await db('delivery.deliveries')
-        .where({ subscriptionId, test: false })
-        .where('createdAt', '>=', since)
-        .groupBy('status')
-        .select('status', db.raw('count(*)::int AS n'));
-      const [a] = (
-        await db.raw(
-          `SELECT count(*)::int AS total,
-                  count(*) FILTER (WHERE a.outcome = 'succeeded')::int AS succeeded,
-                  percentile_disc(0.5) WITHIN GROUP (ORDER BY a."durationMs") AS p50,
-                  percentile_disc(0.95) WITHIN GROUP (ORDER BY a."durationMs") AS p95,
-                  max(a."attemptedAt") FILTER (WHERE a.outcome = 'succeeded') AS "lastSuccessAt",
-                  max(a."attemptedAt") FILTER (WHERE a.outcome <> 'succeeded') AS "lastFailureAt"
-             FROM delivery.deliveries d JOIN delivery.attempts a ON a."deliveryId" = d.id
-            WHERE d."subscriptionId" = ? AND NOT d.test AND d."createdAt" >= ? AND a."attemptedAt" >= ?`,
-          [subscriptionId, createdAfter, since],
-        )
-      ).rows as {
-        total: number;
-        succeeded: number;
-        p50: number | null;
-        p95: number | null;
-        lastSuccessAt: Date | null;
-        lastFailureAt: Date | null;
-      }[];
-      return {
-        byStatus: Object.fromEntries(byStatus.map((r) => [r.status, r.n])),
-        attempts: { total: a.total, succeeded: a.succeeded, failed: a.total - a.succeeded, p50: a.p50, p95: a.p95 },
-        lastSuccessAt: a.lastSuccessAt,
-        lastFailureAt: a.lastFailureAt,
-      };
-    },
-
-    list(organizationId, subscriptionId, filter, page) {
-      const q = db('delivery.deliveries').where({ subscriptionId, organizationId });
-      if (filter.status !== undefined) q.andWhere({ status: filter.status });
-      return paginate<DeliveryRecord>(q.select(DELIVERY_FIELDS), page);
-    },
-
-    async find(organizationId, subscriptionId, id) {
-      if (!isUuid(id)) return undefined;
-      const row: DeliveryRecord | undefined = await db('delivery.deliveries')
-        .where({ id, subscriptionId, organizationId })
-        .first(DELIVERY_FIELDS);
-      return row;
-    },
-
     async releaseWaiting() {
-      const n = await db.raw(
+      const { rowCount } = await db.raw<QueryResult>(
         `UPDATE delivery.deliveries w SET "nextAttemptAt" = now(), "updatedAt" = now()
           WHERE w."orderKey" IS NOT NULL AND w.status = 'pending' AND w."nextAttemptAt" IS NULL AND NOT w.test
             AND NOT EXISTS (
@@ -403,22 +295,22 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
                WHERE e."subscriptionId" = w."subscriptionId" AND e."orderKey" = w."orderKey" AND e."orderSeq" < w."orderSeq"
                  AND ${UNFINISHED})`,
       );
-      return (n as { rowCount: number }).rowCount;
+      return rowCount ?? 0;
     },
 
     async countScheduled(status) {
-      const row = await db('delivery.deliveries').where({ status }).whereNotNull('nextAttemptAt').count({ n: '*' }).first();
+      const [row] = await deliveries().where({ status }).whereNotNull('nextAttemptAt').count<{ n: number }[]>({ n: '*' });
       return Number(row?.n ?? 0);
     },
 
     async oldestScheduledAt() {
-      const row = await db('delivery.deliveries').whereNotNull('nextAttemptAt').min({ oldest: 'createdAt' }).first();
-      return (row?.oldest as Date | null | undefined) ?? null;
+      const [row] = await deliveries().whereNotNull('nextAttemptAt').min<{ oldest: Date | null }[]>({ oldest: 'createdAt' });
+      return row?.oldest ?? null;
     },
 
     async oldestUnservedDueAt() {
       // Due rows only (the partial index deliveries_due), grouped by their destination origin.
-      const { rows } = await db.raw(
+      const { rows } = await db.raw<QueryResult<{ oldest: Date | null }>>(
         `SELECT min(o.oldest) AS oldest FROM (
            SELECT min(d."nextAttemptAt") FILTER (WHERE d."lockedUntil" IS NULL OR d."lockedUntil" < now()) AS oldest,
                   bool_or(d."lockedUntil" >= now()) AS sending
@@ -428,7 +320,7 @@ export function createDeliveryStore(db: Knex): DeliveryStore {
             GROUP BY s."destinationOrigin") o
           WHERE o.oldest IS NOT NULL AND NOT coalesce(o.sending, false)`,
       );
-      return (rows as { oldest: Date | null }[])[0]?.oldest ?? null;
+      return rows[0]?.oldest ?? null;
     },
   };
 }

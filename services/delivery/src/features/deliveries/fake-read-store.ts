@@ -1,0 +1,82 @@
+import { fakePage } from '@cluster/db/test-kit';
+import type { AttemptRow } from '../attempts/store.ts';
+import type { DeliveryReadStore } from './read-store.ts';
+import type { DeliveryRecord, DeliveryRow } from './rows.ts';
+
+/** An attempt of the fake attempt log (attempts/fake-store.ts): an entry and its delivery. */
+export type FakeAttemptLogEntry = AttemptRow & { deliveryId: string };
+
+/** The record of a delivery row: the contract's DELIVERY_FIELDS, named one by one. */
+export function deliveryRecord(r: DeliveryRow): DeliveryRecord {
+  return {
+    id: r.id,
+    subscriptionId: r.subscriptionId,
+    eventName: r.eventName,
+    eventId: r.eventId,
+    status: r.status,
+    attempts: r.attempts,
+    responseCode: r.responseCode,
+    responseBody: r.responseBody,
+    error: r.error,
+    durationMs: r.durationMs,
+    nextAttemptAt: r.nextAttemptAt,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+/** percentile_disc(p): the first value whose cumulative share reaches p (a duration that occurred). */
+function percentileDisc(sorted: number[], p: number): number | null {
+  return sorted.length ? sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] : null;
+}
+
+/**
+ * An in-memory DeliveryReadStore for unit tests, over the fake delivery rows and the fake attempt
+ * log (for the statistics' attempt figures). Held to the real store by read-store.contract.test.ts.
+ */
+export function createFakeDeliveryReadStore(rows: DeliveryRow[], log: readonly FakeAttemptLogEntry[] = []): DeliveryReadStore {
+  return {
+    async list(organizationId, subscriptionId, filter, page) {
+      const mine = rows.filter(
+        (r) =>
+          r.organizationId === organizationId &&
+          r.subscriptionId === subscriptionId &&
+          (filter.status === undefined || r.status === filter.status),
+      );
+      return fakePage(mine.map(deliveryRecord), page);
+    },
+
+    async find(organizationId, subscriptionId, id) {
+      const r = rows.find((x) => x.id === id && x.subscriptionId === subscriptionId && x.organizationId === organizationId);
+      return r && deliveryRecord(r);
+    },
+
+    async stats(subscriptionId, since, createdAfter) {
+      const byStatus: Record<string, number> = {};
+      for (const r of rows) {
+        if (r.subscriptionId !== subscriptionId || r.test || r.createdAt < since) continue;
+        byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+      }
+      const counted = new Set(
+        rows.filter((r) => r.subscriptionId === subscriptionId && !r.test && r.createdAt >= createdAfter).map((r) => r.id),
+      );
+      const attempts = log.filter((a) => counted.has(a.deliveryId) && a.attemptedAt >= since);
+      const succeeded = attempts.filter((a) => a.outcome === 'succeeded');
+      const durations = attempts.map((a) => a.durationMs).sort((a, b) => a - b);
+      const latest = (list: FakeAttemptLogEntry[]) =>
+        list.length ? new Date(Math.max(...list.map((a) => a.attemptedAt.getTime()))) : null;
+      return {
+        byStatus,
+        attempts: {
+          total: attempts.length,
+          succeeded: succeeded.length,
+          failed: attempts.length - succeeded.length,
+          p50: percentileDisc(durations, 0.5),
+          p95: percentileDisc(durations, 0.95),
+        },
+        lastSuccessAt: latest(succeeded),
+        lastFailureAt: latest(attempts.filter((a) => a.outcome !== 'succeeded')),
+      };
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import type { DeliveryRetentionStore } from './retention-store.ts';
+import type { DeliveryRow } from './rows.ts';
+import { unleased } from './fake-queue-store.ts';
+
+/**
+ * An in-memory DeliveryRetentionStore for unit tests, over the fake delivery rows (and the fake
+ * attempt log, whose entries of a deleted delivery go with it, as the cascade does). Held to the
+ * real store by retention-store.contract.test.ts.
+ */
+export function createFakeDeliveryRetentionStore(
+  rows: DeliveryRow[],
+  log: { deliveryId: string }[] = [],
+  clock: () => Date = () => new Date(),
+): DeliveryRetentionStore {
+  return {
+    async pruneFinished(subscriptionId, before, limit) {
+      const now = clock();
+      const gone = rows
+        .filter(
+          (r) => r.subscriptionId === subscriptionId && r.createdAt < before && r.nextAttemptAt === null && unleased(r, now),
+        )
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+        .slice(0, limit);
+      for (const r of gone) rows.splice(rows.indexOf(r), 1);
+      const ids = new Set(gone.map((r) => r.id));
+      for (let i = log.length - 1; i >= 0; i--) if (ids.has(log[i].deliveryId)) log.splice(i, 1);
+      return gone.length;
+    },
+  };
+}
