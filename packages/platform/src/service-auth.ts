@@ -243,7 +243,13 @@ export function requireServiceToken(trust: CallerTrust): Interceptor {
     if (!policy.callers.includes(call.caller)) throw new DomainError('forbidden', `${call.caller} may not call ${name}`);
     const rule = call.caller === 'gateway' ? trust.rules?.[name] : undefined;
     if (!req.stream && (policy.actorFrom ?? 'token') === 'token') {
-      const actor = await bindActor(req.message as { actor?: Actor; apiKeyId?: string }, req.method.input.field, call, trust, req.header);
+      const actor = await bindActor(
+        req.message as { actor?: Actor; apiKeyId?: string },
+        req.method.input.field,
+        call,
+        trust,
+        req.header,
+      );
       if (rule) enforceRule(rule, actor ?? call.actor ?? noActor());
     } else if (rule) {
       enforceRule(rule, call.actor ?? noActor());

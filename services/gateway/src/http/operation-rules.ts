@@ -10,11 +10,13 @@ import type { RouteDef } from './route.ts';
  */
 export function operationRules(routes: readonly RouteDef[]): Record<string, OperationRule> {
   const byOperation = new Map<string, RouteDef[]>();
-  for (const route of routes) if (route.operation) byOperation.set(route.operation, [...(byOperation.get(route.operation) ?? []), route]);
+  for (const route of routes)
+    if (route.operation) byOperation.set(route.operation, [...(byOperation.get(route.operation) ?? []), route]);
   const rules: Record<string, OperationRule> = {};
   for (const [operation, shared] of [...byOperation].sort(([a], [b]) => a.localeCompare(b))) {
     const permissions = new Set(shared.map((r) => r.permission));
-    if (permissions.size > 1) throw new Error(`${operation}: its routes need different permissions (${[...permissions].join(', ')})`);
+    if (permissions.size > 1)
+      throw new Error(`${operation}: its routes need different permissions (${[...permissions].join(', ')})`);
     const roles = new Set(shared.map((r) => r.roles?.join(',')));
     const [permission] = permissions;
     const [firstRoles] = shared.map((r) => r.roles);

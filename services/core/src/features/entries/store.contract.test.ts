@@ -64,7 +64,7 @@ describeStoreContract('EntryStore', {
       const entry = await w.entry(project);
       const plain = await w.stores.entries.update(entry.id, { title: 'renamed', typeMetadata: { a: [1] } });
       expect(plain).toMatchObject({ id: entry.id, title: 'renamed', typeMetadata: { a: [1] }, statusChangedAt: null });
-      expect((plain.updatedAt).getTime()).toBeGreaterThanOrEqual((entry.updatedAt).getTime());
+      expect(plain.updatedAt.getTime()).toBeGreaterThanOrEqual(entry.updatedAt.getTime());
       const moved = await w.stores.entries.update(entry.id, { status: 'in_progress' }, { statusChangedNow: true });
       expect(moved.status).toBe('in_progress');
       expect(moved.statusChangedAt).toBeInstanceOf(Date);

@@ -64,7 +64,7 @@ describeStoreContract('IntegrationLinkStore', {
       if (!row) throw new Error('no link');
       const updated = await w.stores.integrationLinks.update(row.id, { externalId: '1b' });
       expect(updated).toMatchObject({ id: row.id, externalId: '1b' });
-      expect((updated.updatedAt).getTime()).toBeGreaterThanOrEqual((row.updatedAt).getTime());
+      expect(updated.updatedAt.getTime()).toBeGreaterThanOrEqual(row.updatedAt.getTime());
       await w.stores.integrationLinks.remove(row.id);
       expect(await w.stores.integrationLinks.find(row.id)).toBeUndefined();
     },

@@ -34,7 +34,7 @@ describeStoreContract('ProjectStore', {
       const project = await w.project(await w.organization());
       const updated = await w.stores.projects.update(project.id, { name: 'renamed', customLinks: [] });
       expect(updated).toMatchObject({ id: project.id, name: 'renamed', customLinks: [] });
-      expect((updated.updatedAt).getTime()).toBeGreaterThanOrEqual((project.updatedAt).getTime());
+      expect(updated.updatedAt.getTime()).toBeGreaterThanOrEqual(project.updatedAt.getTime());
       await w.stores.projects.remove(project.id);
       expect(await w.stores.projects.findById(project.id)).toBeUndefined();
     },

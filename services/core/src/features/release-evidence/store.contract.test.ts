@@ -41,7 +41,7 @@ describeStoreContract('ReleaseEvidenceStore', {
       await w.audit(org, { entityType: 'release', action: 'updated', entityId: a, metadata: { approvals: {} } });
       await w.audit(await w.organization(), { entityType: 'entry', action: 'updated', entityId: a, metadata: { approvals: {} } });
       const rows = await w.stores.releaseEvidence.approvalDecisions(org, [a, b]);
-      expect(rows.map((r) => [r.entityId, (r.createdAt).toISOString()])).toEqual([
+      expect(rows.map((r) => [r.entityId, r.createdAt.toISOString()])).toEqual([
         [a, at('09')],
         [a, at('11')],
         [b, at('12')],

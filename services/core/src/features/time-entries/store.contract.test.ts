@@ -63,7 +63,7 @@ describeStoreContract('TimeEntryStore', {
       const row = await add();
       const updated = await w.stores.timeEntries.update(row.id, { minutes: 45, externalMetadata: { tags: ['a'] } });
       expect(updated).toMatchObject({ id: row.id, minutes: 45, externalMetadata: { tags: ['a'] } });
-      expect((updated.updatedAt).getTime()).toBeGreaterThanOrEqual((row.updatedAt).getTime());
+      expect(updated.updatedAt.getTime()).toBeGreaterThanOrEqual(row.updatedAt.getTime());
       expect(await w.stores.timeEntries.find(row.id)).toEqual(updated);
     },
     'list: the organization’s entries newest first, each filter exact, the workDate range inclusive': async (w) => {
