@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, type KeyObject } from 'node:crypto';
+import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { reasonOf } from './test-kit.ts';
 import {
@@ -27,6 +28,9 @@ const ACTOR: ActorClaims = {
 function coreVerifier(now: () => number, keys: ServiceKeys = devServiceKeys('core')) {
   return createTokenVerifier(keys, now);
 }
+
+/** A token's `kid` for a signing key, as the signer writes it (a hash of the public half). */
+const keyIdFor = (key: KeyObject) => createHash('sha256').update(rawPublicKey(key)).digest('hex').slice(0, 16);
 
 describe('service tokens', () => {
   it('carry the calling service and the actor to the service they are addressed to', async () => {
@@ -74,6 +78,22 @@ describe('service tokens', () => {
     );
     expect(await reasonOf(verify(await stranger('core', ACTOR)))).toBe('unauthorized');
     expect(await reasonOf(verify('not-a-token'))).toBe('unauthorized');
+  });
+
+  it('live TOKEN_TTL_S at most: a token minted with a longer life is refused, even when freshly issued', async () => {
+    const now = 1_800_000_000_000;
+    const iat = Math.floor(now / 1000);
+    const long = await new SignJWT({ act: ACTOR })
+      .setProtectedHeader({ alg: 'EdDSA', kid: keyIdFor(devServiceKeys('gateway').signingKey) })
+      .setIssuer('gateway')
+      .setAudience('core')
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 7 * 86_400)
+      .sign(devServiceKeys('gateway').signingKey);
+    expect(await reasonOf(coreVerifier(() => now)(long))).toBe('unauthorized');
+    // The signer's own tokens are within the cap.
+    const sign = createTokenSigner(devServiceKeys('gateway'), () => now);
+    expect((await coreVerifier(() => now)(await sign('core', ACTOR))).caller).toBe('gateway');
   });
 
   it('name their issuer by the key that signs them: delivery cannot pass for the gateway', async () => {

@@ -166,12 +166,17 @@ export function createTokenVerifier(keys: ServiceKeys, clock: () => number = Dat
       throw unauthorized('the service token is invalid or expired');
     }
     const { payload, protectedHeader } = verified;
+    // A token lives TOKEN_TTL_S at most, whatever its own exp says: one minted for longer (by whoever
+    // holds a key) is refused, and none is honoured from the cache past its issue time plus that.
+    const issuedAt = payload.iat ?? 0;
+    const expiresAt = payload.exp ?? 0;
+    if (expiresAt - issuedAt > TOKEN_TTL_S) throw unauthorized(`a service token lives ${TOKEN_TTL_S} s at most`);
     // The key that verified the signature is listed for one service: the token must be that service's.
     const caller = byKid.get(protectedHeader.kid ?? '')?.service;
     if (!caller || payload.iss !== caller) throw unauthorized('the service token is not signed by its issuer');
     const call: VerifiedCall = { caller, ...(payload.act ? { actor: payload.act as ActorClaims } : {}) };
     if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(token, { call, expiresAt: (payload.exp ?? 0) * 1000 + CLOCK_TOLERANCE_S * 1000 });
+    cache.set(token, { call, expiresAt: (expiresAt + CLOCK_TOLERANCE_S) * 1000 });
     return call;
   };
 }
