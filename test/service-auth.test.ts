@@ -30,9 +30,13 @@ let actorA: Actor;
 const core = () => `http://127.0.0.1:${c.ports.core}`;
 const delivery = () => `http://127.0.0.1:${c.ports.delivery}`;
 
+/** The method of the call being made: withToken sets it for signerOf's signers, which sign for it unless told another. */
+let calling = '';
+
 /** A transport that sends exactly `token` (or none) as the service token. */
 function withToken(baseUrl: string, token: () => Promise<string | undefined>) {
   const attach: Interceptor = (next) => async (req) => {
+    calling = `${req.service.typeName}/${req.method.name}`;
     const t = await token();
     if (t) req.header.set('authorization', `Bearer ${t}`);
     return next(req);
@@ -43,7 +47,8 @@ function withToken(baseUrl: string, token: () => Promise<string | undefined>) {
 /** A signer of `as`'s tokens with the development key of `keyOf` (or a stranger's key) and a clock. */
 function signerOf(as: ServiceName, keyOf: ServiceName | 'stranger', clock: () => number = Date.now): TokenSigner {
   const signingKey = keyOf === 'stranger' ? signingKeyFromSeed(randomBytes(32)) : devServiceKeys(keyOf).signingKey;
-  return createTokenSigner({ ...devServiceKeys(as), signingKey }, clock);
+  const sign = createTokenSigner({ ...devServiceKeys(as), signingKey }, clock);
+  return (audience, actor, method) => sign(audience, actor, method ?? calling);
 }
 
 /** An actor of organization B as an attacker would make it up: admin of everything. */
@@ -109,6 +114,11 @@ describe('calls into the core without the gateway', () => {
     expect(await codeOf(renameBsProject(withToken(core(), () => gateway('core', claimsOf(actorA)))))).toBe('NotFound');
     // A gateway-signed token whose actor is made up: the core finds no such key.
     expect(await codeOf(renameBsProject(withToken(core(), () => gateway('core', forgedActorOfB()))))).toBe('Unauthenticated');
+    // A token signed for another method (here GetProject) does not open UpdateProject.
+    const getProject = `${ProjectService.typeName}/GetProject`;
+    expect(await codeOf(renameBsProject(withToken(core(), () => gateway('core', claimsOf(actorA), getProject))))).toBe(
+      'Unauthenticated',
+    );
     // A token without an actor cannot call an operation that acts for a key.
     expect(await codeOf(renameBsProject(withToken(core(), () => gateway('core'))))).toBe('Unauthenticated');
     expect((await c.api(b.key, 'GET', `/projects/${b.projectId}`)).body.name).toBe('B project');

@@ -28,11 +28,16 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** One raw Connect call with a gateway token: its status and Connection header. */
-async function rawCall(): Promise<{ status: number; connection: string | null }> {
+/** One raw Connect call of Authenticate with a gateway token (for `method`; null: naming none): its status and Connection header. */
+async function rawCall(
+  method: string | null = `${AuthService.typeName}/Authenticate`,
+): Promise<{ status: number; connection: string | null }> {
   const res = await fetch(`${baseUrl}/${AuthService.typeName}/Authenticate`, {
     method: 'POST',
-    headers: { 'content-type': 'application/proto', authorization: `Bearer ${await sign('core')}` },
+    headers: {
+      'content-type': 'application/proto',
+      authorization: `Bearer ${await sign('core', undefined, method ?? undefined)}`,
+    },
     body: toBinary(AuthenticateRequestSchema, create(AuthenticateRequestSchema, { key: 'k' })),
   });
   await res.arrayBuffer();
@@ -48,6 +53,12 @@ describe('the service server', () => {
     await expect(refused.authenticate({ key: 'k1' })).rejects.toMatchObject({
       rawMessage: 'delivery may not call cluster.core.v1.AuthService/Authenticate',
     });
+  });
+
+  it('accepts a token only for the method it was signed for: another method’s, or one naming none, is 401', async () => {
+    expect((await rawCall()).status).toBe(200);
+    expect((await rawCall(`${AuthService.typeName}/GetMe`)).status).toBe(401);
+    expect((await rawCall(null)).status).toBe(401);
   });
 
   it('answers a call without a valid token 401 before reading its body, and closes the connection', async () => {

@@ -103,19 +103,22 @@ function actorKey(a: ActorClaims): string {
   return JSON.stringify([a.apiKeyId, a.organizationId, a.userId, a.role, a.scope, a.scopedProjectId ?? '', a.permissions]);
 }
 
-/** Signs this service's tokens, one per audience and actor, reused while valid. */
-export type TokenSigner = (audience: ServiceName, actor?: ActorClaims) => Promise<string>;
+/**
+ * Signs this service's tokens, one per audience, actor and method (`Service/Method`, the claim
+ * `mth`: a callee accepts a token only for that method), reused while valid.
+ */
+export type TokenSigner = (audience: ServiceName, actor?: ActorClaims, method?: string) => Promise<string>;
 
 export function createTokenSigner(keys: ServiceKeys, clock: () => number = Date.now): TokenSigner {
   const cache = new Map<string, { token: string; expiresAt: number }>();
   const kid = keyIdOf(keys.signingKey);
-  return async (audience, actor) => {
-    const cacheKey = actor ? `${audience}\n${actorKey(actor)}` : audience;
+  return async (audience, actor, method) => {
+    const cacheKey = `${audience}\n${method ?? ''}\n${actor ? actorKey(actor) : ''}`;
     const now = Math.floor(clock() / 1000);
     const hit = cache.get(cacheKey);
     if (hit && hit.expiresAt - now > REUSE_MARGIN_S) return hit.token;
     const expiresAt = now + TOKEN_TTL_S;
-    const token = await new SignJWT(actor ? { act: claimsOf(actor) } : {})
+    const token = await new SignJWT({ ...(actor ? { act: claimsOf(actor) } : {}), ...(method ? { mth: method } : {}) })
       .setProtectedHeader({ alg: 'EdDSA', kid })
       .setIssuer(keys.self)
       .setAudience(audience)
@@ -128,9 +131,10 @@ export function createTokenSigner(keys: ServiceKeys, clock: () => number = Date.
   };
 }
 
-/** What a verified token proves: the calling service, and the actor it calls for, if any. */
+/** What a verified token proves: the calling service, the method it may call, and the actor it calls for, if any. */
 export interface VerifiedCall {
   caller: ServiceName;
+  method?: string;
   actor?: ActorClaims;
 }
 
@@ -174,7 +178,11 @@ export function createTokenVerifier(keys: ServiceKeys, clock: () => number = Dat
     // The key that verified the signature is listed for one service: the token must be that service's.
     const caller = byKid.get(protectedHeader.kid ?? '')?.service;
     if (!caller || payload.iss !== caller) throw unauthorized('the service token is not signed by its issuer');
-    const call: VerifiedCall = { caller, ...(payload.act ? { actor: payload.act as ActorClaims } : {}) };
+    const call: VerifiedCall = {
+      caller,
+      ...(typeof payload.mth === 'string' ? { method: payload.mth } : {}),
+      ...(payload.act ? { actor: payload.act as ActorClaims } : {}),
+    };
     if (cache.size >= CACHE_MAX) cache.clear();
     cache.set(token, { call, expiresAt: (expiresAt + CLOCK_TOLERANCE_S) * 1000 });
     return call;
@@ -199,7 +207,7 @@ export function attachServiceToken(sign: TokenSigner, audience: ServiceName): In
   return (next) => async (req) => {
     const sent = req.stream ? undefined : (req.message as { actor?: Actor }).actor;
     const actor = requestContext.getStore()?.actor ?? (sent && claimsOf(sent));
-    req.header.set('authorization', `Bearer ${await sign(audience, actor)}`);
+    req.header.set('authorization', `Bearer ${await sign(audience, actor, `${req.service.typeName}/${req.method.name}`)}`);
     return next(req);
   };
 }
@@ -244,6 +252,8 @@ export function requireServiceToken(trust: CallerTrust): Interceptor {
     if (!token) throw unauthorized('this service answers only calls with a service token');
     const name = `${req.service.typeName}/${req.method.name}`;
     const call = await trust.verify(token);
+    // A token opens the one method it was signed for: captured, it cannot be replayed to another.
+    if (call.method !== name) throw unauthorized(`the service token is not for ${name}`);
     const policy = trust.policyOf(name);
     if (!policy.callers.includes(call.caller)) throw new DomainError('forbidden', `${call.caller} may not call ${name}`);
     const rule = call.caller === 'gateway' ? trust.rules?.[name] : undefined;
