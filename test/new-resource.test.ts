@@ -100,7 +100,7 @@ describe('adding a resource by docs/adding-a-resource.md (labels on entries)', (
       'test/labels.test.ts',
       'test/openapi.test.ts',
       'test/event-docs.test.ts',
-      'services/gateway/src/mcp/tool-input.test.ts',
+      'test/tool-schemas.test.ts',
       'services/gateway/src/http/operation-rules.test.ts',
       'packages/contracts',
     ]);

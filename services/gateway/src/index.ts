@@ -1,9 +1,16 @@
+import { routes } from './routes.ts';
+import { toolRoutes } from './mcp/tools.ts';
+
 export { startGateway } from './start.ts';
 export { readGatewayConfig } from './config.ts';
 export { routes } from './routes.ts';
 export { buildOpenApi } from './http/openapi.ts';
-import { routes } from './routes.ts';
-import { toolRoutes } from './mcp/tools.ts';
+export { operationRules, operationRulesSource } from './http/operation-rules.ts';
+// The tools of /mcp, their input schemas and the validator (test/tool-schemas.test.ts proves they agree).
+export { toolRoutes } from './mcp/tools.ts';
+export { toolInput } from './mcp/tool-input.ts';
+export { createAjv } from './http/validate.ts';
+export type { ServiceClients } from './clients.ts';
+
 /** The tools of /mcp (name, title, description, method and path), from the route table. */
 export const TOOL_SPECS = toolRoutes(routes).map((t) => t.spec);
-export { operationRules, operationRulesSource } from './http/operation-rules.ts';

@@ -1,5 +1,5 @@
 import type { JsonValue } from '@bufbuild/protobuf';
-import { ENTRY_FILTERS, ENTRY_JSON_FIELDS, ENTRY_WRITABLE_FIELDS } from '@cluster/contracts';
+import { ENTRY_FIELDS, ENTRY_FILTERS, ENTRY_JSON_FIELDS, ENTRY_WRITABLE_FIELDS } from '@cluster/contracts';
 import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import { commitWrite, insertRowCte, WRITTEN, type WriteRecord } from '@cluster/outbox';
 import type { Page, PageArgs } from '@cluster/platform';
@@ -56,46 +56,11 @@ export type NewEntry = Values<EntryRow> & {
 
 /**
  * Every column of the entries table, named (so a prepared statement's result cannot change
- * under a migration), in the table's order: a create answers its fields in the order a read
- * does. Not a field list: it holds the read-only columns too (id, entryNumber, creatorId,
- * deploymentStage, timestamps) and follows the table, not the contract's order, so it cannot
- * be derived from ENTRY_WRITABLE_FIELDS. NEW_ENTRY_COLUMNS below checks it names every writable field.
+ * under a migration): the fields an entry answers (ENTRY_FIELDS, which hold the read-only
+ * columns too: id, entryNumber, creatorId, deploymentStage, timestamps) and the tenant column.
+ * NEW_ENTRY_COLUMNS below checks it names every writable field.
  */
-const ENTRY_COLUMNS = [
-  'id',
-  'projectId',
-  'organizationId',
-  'entryNumber',
-  'type',
-  'title',
-  'description',
-  'status',
-  'priority',
-  'assignedToId',
-  'releaseId',
-  'creatorId',
-  'typeMetadata',
-  'deploymentStage',
-  'webLink',
-  'stepsToReproduce',
-  'expectedBehavior',
-  'actualBehavior',
-  'environment',
-  'useCase',
-  'proposedSolution',
-  'lowCost',
-  'mediumCost',
-  'highCost',
-  'committedCost',
-  'committedPosition',
-  'costSource',
-  'costOverrideReason',
-  'statusChangedAt',
-  'approvalStatus',
-  'costApprovalStatus',
-  'createdAt',
-  'updatedAt',
-] as const;
+const ENTRY_COLUMNS = [...ENTRY_FIELDS, 'organizationId'] as const;
 /** The columns a create writes (absent keys are written as NULL), besides the number the counter gives. */
 const NEW_ENTRY_COLUMNS: readonly (typeof ENTRY_COLUMNS)[number][] = [
   ...ENTRY_WRITABLE_FIELDS,
@@ -152,7 +117,7 @@ export function createEntryStore(db: Knex): EntryStore {
         computed: { entryNumber: 'counter."entryCounter"' },
       });
       // Planning it cost Postgres a third of a millisecond per create (pg_stat_statements): a prepared statement.
-      return commitWrite<EntryRow>(db, 'core', write, { ctes: [counter, insert], prepared: 'core-entry-create-v4' });
+      return commitWrite<EntryRow>(db, 'core', write, { ctes: [counter, insert], prepared: 'core-entry-create-v5' });
     },
     async update(id, values, opts = {}) {
       const [row] = await db<EntryRow>('entries')
