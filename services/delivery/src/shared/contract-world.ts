@@ -173,7 +173,7 @@ export async function lockTurns(
   const first = world.stores.transaction(async (tx) => {
     await take(tx);
     taken();
-    await sleep(150);
+    await sleep(300); // long enough for a second transaction that does not wait, even on a busy machine
     turns.push('first ended');
   });
   await held;

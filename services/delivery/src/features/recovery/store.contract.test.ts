@@ -24,15 +24,17 @@ async function addRecovery(w: DeliveryWorld, sub: SubscriptionRow, window = { si
   return w.stores.recovery.insert({ id: randomUUID(), organizationId: sub.organizationId, subscriptionId: sub.id, ...window });
 }
 
-/** Finished deliveries of `sub` created at these offsets from now, with these columns. */
+/** Finished deliveries of `sub` created at these offsets from now (equal offsets: the same time), with these columns. */
 async function addFinished(w: DeliveryWorld, sub: SubscriptionRow, rows: [number, Partial<DeliveryRow>][]): Promise<string[]> {
   const ids = await addDue(
     w,
     sub,
     rows.map(() => null),
   );
+  const now = Date.now(); // one now: equal offsets are equal creation times
   for (const [i, [ms, values]] of rows.entries()) {
-    await w.patchDelivery(ids[i], { createdAt: fromNow(ms), attempts: 3, firstAttemptAt: fromNow(ms), ...values });
+    const at = new Date(now + ms);
+    await w.patchDelivery(ids[i], { createdAt: at, attempts: 3, firstAttemptAt: at, ...values });
   }
   return ids;
 }
