@@ -1,5 +1,6 @@
 // For the store contract tests only (*.contract.test.ts): the delivery stores as a fake and in Postgres.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from '@cluster/db';
 import { truncateSchema } from '@cluster/db/store-contract';
 import { createFakeStores } from '../fake-stores.ts';
@@ -12,11 +13,12 @@ import { createStores, type Stores } from '../stores.ts';
 import { ORG } from './test-fixtures.ts';
 
 /**
- * What a contract case gets: every store of the delivery service (fake or Postgres), and the means to
- * arrange what no store method sets (due times, leases, creation times) and to read a row back whole.
+ * What a contract case gets: every store of the delivery service (fake or Postgres) and their
+ * `transaction` (the fake's neither isolates nor locks), and the means to arrange what no store
+ * method sets (due times, leases, creation times) and to read a row back whole.
  */
 export interface DeliveryWorld {
-  stores: Omit<Stores, 'transaction' | 'record'>;
+  stores: Omit<Stores, 'record'>;
   patchDelivery(id: string, values: Partial<DeliveryRow>): Promise<void>;
   delivery(id: string): Promise<DeliveryRow | undefined>;
   patchSubscription(id: string, values: Partial<SubscriptionRow>): Promise<void>;
@@ -153,4 +155,32 @@ export function attemptOf(
     attemptedAt: over.attemptedAt ?? new Date(),
     decision,
   };
+}
+
+/**
+ * Runs `take` in a transaction that then holds on for a while, and `takeToo` in a second one begun once
+ * the first has taken: answers which ended first. A lock held until the end of the transaction gives
+ * ['first ended', 'second took']; no lock (or another one), ['second took', 'first ended'].
+ */
+export async function lockTurns(
+  world: DeliveryWorld,
+  take: (tx: Stores) => Promise<unknown>,
+  takeToo: (tx: Stores) => Promise<unknown> = take,
+): Promise<string[]> {
+  const turns: string[] = [];
+  let taken: () => void = () => {};
+  const held = new Promise<void>((resolve) => (taken = resolve));
+  const first = world.stores.transaction(async (tx) => {
+    await take(tx);
+    taken();
+    await sleep(300); // long enough for a second transaction that does not wait, even on a busy machine
+    turns.push('first ended');
+  });
+  await held;
+  const second = world.stores.transaction(async (tx) => {
+    await takeToo(tx);
+    turns.push('second took');
+  });
+  await Promise.all([first, second]);
+  return turns;
 }

@@ -5,8 +5,8 @@ import type { AttemptRecord, AttemptRow, AttemptStore, DeadLetterMessage } from 
 /**
  * An in-memory AttemptStore for unit tests (no Postgres), over the fake deliveries'
  * and subscriptions' rows: an attempt is recorded only while its lease holds, and
- * moves the delivery to its next step as the real statement does. `deadLetters`
- * collects the messages bound for the dead-letter topic.
+ * moves the delivery to its next step and keeps its subscription's health as the
+ * real statement does. `deadLetters` collects the messages bound for the dead-letter topic.
  */
 export function createFakeAttemptStore(
   deliveries: DeliveryRow[],
@@ -31,6 +31,24 @@ export function createFakeAttemptStore(
       )
       .sort((a, b) => (a.orderSeq ?? 0) - (b.orderSeq ?? 0))[0];
     if (next) Object.assign(next, { nextAttemptAt: now, updatedAt: now });
+  };
+
+  /**
+   * HEALTH_UPDATE, for the recorded attempts of one subscription (one statement's worth): any success
+   * ends the run of failures (and its notice), else the failures add to it, failing since the first.
+   */
+  const keepHealth = (subscriptionId: string, recorded: AttemptRecord[]) => {
+    const sub = subscriptions.find((s) => s.id === subscriptionId);
+    if (!sub) return;
+    if (recorded.some((r) => r.result.ok)) {
+      Object.assign(sub, { consecutiveFailures: 0, failingSince: null, failingNotifiedAt: null });
+      return;
+    }
+    const firstFailure = new Date(Math.min(...recorded.map((r) => r.attemptedAt.getTime())));
+    Object.assign(sub, {
+      consecutiveFailures: sub.consecutiveFailures + recorded.length,
+      failingSince: sub.failingSince ?? firstFailure,
+    });
   };
 
   const apply = ({ delivery, result, attemptedAt, decision, deadLetter }: AttemptRecord): boolean => {
@@ -75,10 +93,20 @@ export function createFakeAttemptStore(
     log,
     deadLetters,
     async recordAttempt(args) {
-      return apply(args);
+      const subscriptionId = deliveries.find((r) => r.id === args.delivery.id)?.subscriptionId;
+      if (!apply(args)) return false;
+      if (subscriptionId) keepHealth(subscriptionId, [args]);
+      return true;
     },
     async recordAttempts(items) {
-      return new Set(items.filter(apply).map((i) => i.delivery.id));
+      const bySubscription = new Map<string, AttemptRecord[]>();
+      for (const item of items) {
+        const subscriptionId = deliveries.find((r) => r.id === item.delivery.id)?.subscriptionId;
+        if (!apply(item) || !subscriptionId) continue;
+        bySubscription.set(subscriptionId, [...(bySubscription.get(subscriptionId) ?? []), item]);
+      }
+      for (const [subscriptionId, recorded] of bySubscription) keepHealth(subscriptionId, recorded);
+      return new Set([...bySubscription.values()].flat().map((i) => i.delivery.id));
     },
     async listFor(deliveryId) {
       return log

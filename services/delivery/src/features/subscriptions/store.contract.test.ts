@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import { describeStoreContract, useContractDatabase } from '@cluster/db/store-contract';
+import { migrations } from '../../migrations/index.ts';
+import {
+  addSubscription,
+  fakeDeliveryWorld,
+  fromNow,
+  lockTurns,
+  MIN,
+  postgresDeliveryWorld,
+  type DeliveryWorld,
+} from '../../shared/contract-world.ts';
+import { ORG, OTHER_ORG } from '../../shared/test-fixtures.ts';
+
+// SubscriptionStore, against its fake (fake-store.ts) and Postgres.
+const sortedIds = (rows: { id: string }[]) => rows.map((r) => r.id).sort();
+
+describeStoreContract<DeliveryWorld>('SubscriptionStore', {
+  database: useContractDatabase('delivery', migrations),
+  fake: fakeDeliveryWorld,
+  postgres: postgresDeliveryWorld,
+  cases: {
+    async 'inserts a subscription healthy, never rotated nor disabled, and finds it in its organization only'(w) {
+      const before = Date.now() - 1000;
+      const user = randomUUID();
+      const sub = await addSubscription(w, { description: 'to R', createdByUserId: user });
+      expect(sub).toMatchObject({
+        organizationId: ORG,
+        eventNames: ['entry.created'],
+        enabled: true,
+        description: 'to R',
+        ordering: 'none',
+        secretSealed: 'sealed',
+        createdByUserId: user,
+        previousSecretSealed: null,
+        previousSecretUntil: null,
+        consecutiveFailures: 0,
+        failingSince: null,
+        failingNotifiedAt: null,
+        disabledReason: null,
+        disabledAt: null,
+        deletedAt: null,
+      });
+      expect(sub.createdAt.getTime()).toBeGreaterThan(before);
+      expect(sub.updatedAt).toEqual(sub.createdAt);
+      expect(await w.stores.subscriptions.find(ORG, sub.id)).toEqual(sub);
+      expect(await w.stores.subscriptions.find(OTHER_ORG, sub.id)).toBeUndefined();
+      expect(await w.stores.subscriptions.find(ORG, randomUUID())).toBeUndefined();
+      expect(await w.stores.subscriptions.find(ORG, 'not-a-uuid')).toBeUndefined();
+    },
+
+    async 'lists the live subscriptions of an organization newest first, a page at a time, enabled or not if asked'(w) {
+      const [a, b, c] = [await addSubscription(w), await addSubscription(w), await addSubscription(w)];
+      const gone = await addSubscription(w);
+      await addSubscription(w, { organizationId: OTHER_ORG });
+      for (const [i, s] of [a, b, c, gone].entries()) await w.patchSubscription(s.id, { createdAt: fromNow((i - 10) * MIN) });
+      await w.patchSubscription(b.id, { enabled: false });
+      await w.stores.subscriptions.softDelete(gone.id);
+      const first = await w.stores.subscriptions.list(ORG, {}, { page: 1, pageSize: 2 });
+      expect([first.total, first.data.map((r) => r.id)]).toEqual([3, [c.id, b.id]]);
+      const second = await w.stores.subscriptions.list(ORG, {}, { page: 2, pageSize: 2 });
+      expect([second.total, second.data.map((r) => r.id)]).toEqual([3, [a.id]]);
+      const on = await w.stores.subscriptions.list(ORG, { enabled: true }, { page: 1, pageSize: 10 });
+      expect(on.data.map((r) => r.id)).toEqual([c.id, a.id]);
+      const off = await w.stores.subscriptions.list(ORG, { enabled: false }, { page: 1, pageSize: 10 });
+      expect(off.data.map((r) => r.id)).toEqual([b.id]);
+    },
+
+    async 'updates the columns it is given, stamps updatedAt, and answers the row'(w) {
+      const sub = await addSubscription(w);
+      await w.patchSubscription(sub.id, { updatedAt: fromNow(-MIN) });
+      const until = fromNow(MIN);
+      const updated = await w.stores.subscriptions.update(sub.id, {
+        destinationUrl: 'https://s.example.com:443/in',
+        destinationOrigin: 'https://s.example.com:443',
+        eventNames: ['entry.created', 'entry.updated'],
+        previousSecretSealed: 'sealed',
+        previousSecretUntil: until,
+        secretSealed: 'sealed-2',
+      });
+      expect(updated).toMatchObject({
+        id: sub.id,
+        destinationUrl: 'https://s.example.com:443/in',
+        destinationOrigin: 'https://s.example.com:443',
+        eventNames: ['entry.created', 'entry.updated'],
+        previousSecretSealed: 'sealed',
+        previousSecretUntil: until,
+        secretSealed: 'sealed-2',
+        enabled: true,
+        createdAt: sub.createdAt,
+      });
+      expect(updated.updatedAt.getTime()).toBeGreaterThan(Date.now() - MIN / 2);
+      expect(await w.stores.subscriptions.find(ORG, sub.id)).toEqual(updated);
+    },
+
+    async 'deletes softly: disabled, gone from finds and lists, still walked by allIds'(w) {
+      const sub = await addSubscription(w);
+      const kept = await addSubscription(w);
+      await w.stores.subscriptions.softDelete(sub.id);
+      expect(await w.stores.subscriptions.find(ORG, sub.id)).toBeUndefined();
+      expect((await w.stores.subscriptions.list(ORG, {}, { page: 1, pageSize: 10 })).data.map((r) => r.id)).toEqual([kept.id]);
+      expect((await w.stores.subscriptions.allIds()).sort()).toEqual([sub.id, kept.id].sort());
+      expect(await w.stores.subscriptions.disableFor(sub.id, 'gone')).toBeUndefined();
+    },
+
+    async 'matches the enabled, live subscriptions of the organizations that list any of the events'(w) {
+      const a = await addSubscription(w, { eventNames: ['entry.created', 'entry.updated'] });
+      const b = await addSubscription(w, { organizationId: OTHER_ORG, eventNames: ['entry.updated'] });
+      await addSubscription(w, { eventNames: ['project.created'] });
+      await addSubscription(w, { enabled: false });
+      const gone = await addSubscription(w);
+      await w.stores.subscriptions.softDelete(gone.id);
+      await addSubscription(w, { organizationId: randomUUID() });
+      const found = await w.stores.subscriptions.matching([ORG, OTHER_ORG], ['entry.updated', 'entry.created']);
+      expect(sortedIds(found)).toEqual([a.id, b.id].sort());
+      expect(found.find((s) => s.id === a.id)).toEqual({
+        id: a.id,
+        organizationId: ORG,
+        eventNames: ['entry.created', 'entry.updated'],
+        createdAt: a.createdAt,
+        destinationUrl: a.destinationUrl,
+        destinationOrigin: a.destinationOrigin,
+        secretSealed: 'sealed',
+        previousSecretSealed: null,
+        previousSecretUntil: null,
+        ordering: 'none',
+      });
+      expect(await w.stores.subscriptions.matching([ORG], ['entry.deleted'])).toEqual([]);
+      expect(await w.stores.subscriptions.matching([], ['entry.created'])).toEqual([]);
+    },
+
+    async 'walks the secrets not sealed with a prefix in id order, after a cursor, deleted ones too'(w) {
+      const subs = [];
+      for (const sealed of ['v1:a', 'v2:b', 'v1:c', 'v1:d']) subs.push(await addSubscription(w, { secretSealed: sealed }));
+      await w.stores.subscriptions.softDelete(subs[3].id);
+      const old = subs.filter((s) => s.secretSealed.startsWith('v1:')).sort((x, y) => (x.id < y.id ? -1 : 1));
+      const first = await w.stores.subscriptions.sealedOtherwise('v2:', null, 2);
+      expect(first).toEqual(old.slice(0, 2).map(({ id, secretSealed }) => ({ id, secretSealed })));
+      const rest = await w.stores.subscriptions.sealedOtherwise('v2:', first[1].id, 2);
+      expect(rest).toEqual(old.slice(2).map(({ id, secretSealed }) => ({ id, secretSealed })));
+    },
+
+    async 'replaces a sealed secret only while it is still the one it was read as'(w) {
+      const sub = await addSubscription(w, { secretSealed: 'v1:a' });
+      expect(await w.stores.subscriptions.replaceSealed(sub.id, 'v1:other', 'v2:x')).toBe(false);
+      expect((await w.stores.subscriptions.find(ORG, sub.id))?.secretSealed).toBe('v1:a');
+      expect(await w.stores.subscriptions.replaceSealed(sub.id, 'v1:a', 'v2:a')).toBe(true);
+      expect((await w.stores.subscriptions.find(ORG, sub.id))?.secretSealed).toBe('v2:a');
+    },
+
+    async 'disables an enabled subscription for a reason, once'(w) {
+      const sub = await addSubscription(w);
+      const off = await addSubscription(w, { enabled: false });
+      const disabled = await w.stores.subscriptions.disableFor(sub.id, 'gone');
+      expect(disabled).toMatchObject({ id: sub.id, enabled: false, disabledReason: 'gone' });
+      expect(disabled?.disabledAt?.getTime()).toBeGreaterThan(Date.now() - MIN / 2);
+      expect(await w.stores.subscriptions.disableFor(sub.id, 'failing')).toBeUndefined();
+      expect((await w.stores.subscriptions.find(ORG, sub.id))?.disabledReason).toBe('gone');
+      expect(await w.stores.subscriptions.disableFor(off.id, 'gone')).toBeUndefined();
+    },
+
+    async 'claims each failing notice once, for enabled live runs of failures at the threshold'(w) {
+      const since = fromNow(-10 * MIN);
+      const failing = { consecutiveFailures: 5, failingSince: since };
+      const [due, short, told, off, gone, healthy] = await Promise.all([1, 2, 3, 4, 5, 6].map(() => addSubscription(w)));
+      await w.patchSubscription(due.id, failing);
+      await w.patchSubscription(short.id, { ...failing, consecutiveFailures: 4 });
+      await w.patchSubscription(told.id, { ...failing, failingNotifiedAt: fromNow(-MIN) });
+      await w.patchSubscription(off.id, { ...failing, enabled: false });
+      await w.patchSubscription(gone.id, { ...failing, deletedAt: new Date() });
+      await w.patchSubscription(healthy.id, { consecutiveFailures: 9 });
+      const claimed = await w.stores.subscriptions.claimFailingNotices(5);
+      expect(sortedIds(claimed)).toEqual([due.id]);
+      expect(claimed[0]).toMatchObject({ consecutiveFailures: 5, failingSince: since });
+      expect(claimed[0].failingNotifiedAt?.getTime()).toBeGreaterThan(Date.now() - MIN / 2);
+      expect(await w.stores.subscriptions.claimFailingNotices(5)).toEqual([]);
+      expect(sortedIds(await w.stores.subscriptions.claimFailingNotices(4))).toEqual([short.id]);
+    },
+
+    async 'names the enabled live subscriptions failing since before a cutoff'(w) {
+      const [old, recent, off, gone] = await Promise.all([1, 2, 3, 4, 5].map(() => addSubscription(w)));
+      await w.patchSubscription(old.id, { consecutiveFailures: 3, failingSince: fromNow(-60 * MIN) });
+      await w.patchSubscription(recent.id, { consecutiveFailures: 3, failingSince: fromNow(-MIN) });
+      await w.patchSubscription(off.id, { failingSince: fromNow(-60 * MIN), enabled: false });
+      await w.patchSubscription(gone.id, { failingSince: fromNow(-60 * MIN), deletedAt: new Date() });
+      expect(await w.stores.subscriptions.failingSinceBefore(fromNow(-30 * MIN))).toEqual([old.id]);
+      expect((await w.stores.subscriptions.failingSinceBefore(new Date())).sort()).toEqual([old.id, recent.id].sort());
+    },
+
+    async "a locked find does not hold another subscription's row"(w) {
+      const [a, b] = [await addSubscription(w), await addSubscription(w)];
+      const turns = await lockTurns(
+        w,
+        (tx) => tx.subscriptions.find(ORG, a.id, { lock: true }),
+        (tx) => tx.subscriptions.find(ORG, b.id, { lock: true }),
+      );
+      expect(turns).toEqual(['second took', 'first ended']);
+    },
+  },
+  postgresOnly: {
+    'a locked find holds the row until its transaction ends': {
+      reason: 'the fake has no concurrent transactions: its transaction neither isolates nor locks',
+      async test(w) {
+        const sub = await addSubscription(w);
+        const turns = await lockTurns(w, (tx) => tx.subscriptions.find(ORG, sub.id, { lock: true }));
+        expect(turns).toEqual(['first ended', 'second took']);
+      },
+    },
+  },
+});
