@@ -91,7 +91,7 @@ export const EVENT_GROUPS: readonly EventGroup[] = [
     id: 'time',
     title: 'Time entries',
     intro:
-      "Source: `features/time-entries/service.ts` and `presenter.ts` (`timeEventPayload`). Envelope `projectId`: the entry's project. Fields every `time.*` event carries (**time base**): `timeEntryId`, `organizationId`, `projectId`, `userId`, `entryId`, `workDate`, `hours`, `minutes`, `status`. The `*UserId` fields are the key's creating user, the same as `actorUserId`.",
+      "Source: `features/time-entries/` (`crud.ts`, `transitions.ts` and `sync.ts` emit; `events.ts` and `presenter.ts`' `timeEventPayload` build). Envelope `projectId`: the entry's project. Fields every `time.*` event carries (**time base**): `timeEntryId`, `organizationId`, `projectId`, `userId`, `entryId`, `workDate`, `hours`, `minutes`, `status`. The `*UserId` fields are the key's creating user, the same as `actorUserId`.",
   },
   { id: 'report', title: 'Reports', intro: '' },
   {
