@@ -281,15 +281,18 @@ create(
   `import type { Knex } from '@cluster/db';
 import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
-import { findById, type RowLock } from '../../shared/find-by-id.ts';
+import { findRow, type RowLock } from '../../shared/find-by-id.ts';
+import { columnValues, type Values } from '../../shared/rows.ts';
 
-/** A ${N.singular} row as stored. */
-export type ${rowType} = Record<string, unknown> & {
+/** A ${N.singular} row (every column). */
+export interface ${rowType} {
   id: string;
   organizationId: string;
 ${parentColumns.map((c) => `  ${c}: string;`).join('\n')}
 ${fields.map((f) => `  ${f.name}: ${FIELD_TYPES[f.type].ts};`).join('\n')}
-};
+  createdAt: Date;
+  updatedAt: Date;
+}
 
 /** ${N.Plural} in Postgres: all SQL of the feature. */
 export interface ${N.Pascal}Store {
@@ -297,29 +300,29 @@ export interface ${N.Pascal}Store {
   list(${parentKey}: string, page: PageArgs): Promise<Page<${rowType}>>;
   /** A ${N.singular} by id, in any organization (the service checks visibility); non-UUID ids find nothing. */
   find(id: string, opts?: { lock?: RowLock }): Promise<${rowType} | undefined>;
-  insert(values: Record<string, unknown>): Promise<${rowType}>;
-  update(id: string, values: Record<string, unknown>): Promise<${rowType}>;
+  insert(values: Values<${rowType}>): Promise<${rowType}>;
+  update(id: string, values: Values<${rowType}>): Promise<${rowType}>;
   remove(id: string): Promise<void>;
 }
 
 /** The knex implementation of ${N.Pascal}Store. */
 export function create${N.Pascal}Store(db: Knex): ${N.Pascal}Store {
   return {
-    list: (${parentKey}, page) => paginate<${rowType}>(db('${N.table}').where({ ${parentKey} }), page),
-    find: (id, opts = {}) => findById<${rowType}>(db, '${N.table}', id, opts.lock),
+    list: (${parentKey}, page) => paginate<${rowType}>(db<${rowType}>('${N.table}').where({ ${parentKey} }), page),
+    find: (id, opts = {}) => findRow(db<${rowType}>('${N.table}'), id, opts.lock),
     async insert(values) {
-      const [row] = await db('${N.table}').insert(values).returning('*');
-      return row as ${rowType};
+      const [row] = await db<${rowType}>('${N.table}').insert(columnValues(values)).returning('*');
+      return row;
     },
     async update(id, values) {
-      const [row] = await db('${N.table}')
+      const [row] = await db<${rowType}>('${N.table}')
         .where({ id })
-        .update({ ...values, updatedAt: db.fn.now() })
+        .update({ ...columnValues(values), updatedAt: db.fn.now() })
         .returning('*');
-      return row as ${rowType};
+      return row;
     },
     async remove(id) {
-      await db('${N.table}').where({ id }).del();
+      await db<${rowType}>('${N.table}').where({ id }).del();
     },
   };
 }
@@ -345,12 +348,12 @@ create(
   `${feature}/presenter.ts`,
   `import type { JsonObject } from '@bufbuild/protobuf';
 import { ${N.CONST}_FIELDS } from '@cluster/contracts';
-import { rowToJson } from '@cluster/platform';
+import { presentFields } from '../../shared/present.ts';
 import type { ${rowType} } from './store.ts';
 
-/** What leaves the core for a ${N.singular}: the fields of its contract, never an internal column. */
+/** What leaves the core for a ${N.singular}: the fields of its contract (${N.CONST}_FIELDS), never an internal column. */
 export function present${N.Pascal}(row: ${rowType}): JsonObject {
-  return rowToJson(row, { only: ${N.CONST}_FIELDS });
+  return presentFields(row, ${N.CONST}_FIELDS);
 }
 `,
 );

@@ -1,3 +1,4 @@
+import { DEFAULT_PERMISSIONS } from '@cluster/contracts';
 import { execFile } from 'node:child_process';
 import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -55,7 +56,16 @@ async function deliveryWith(keys: string[]) {
   cleanup.push(stop);
   const webhooks = createClient(WebhookService, transportAs('gateway', 'delivery', `http://127.0.0.1:${replica.port}`));
   const subscribe = async (url: string) => {
-    const actor = { apiKeyId: org.keyId, organizationId: org.orgId, userId: org.adminId, role: 'admin', scope: 'organization' };
+    // The seeded admin key's grants: the delivery service enforces the route's rule (write:webhook) itself.
+    const permissions = [...DEFAULT_PERMISSIONS.admin];
+    const actor = {
+      apiKeyId: org.keyId,
+      organizationId: org.orgId,
+      userId: org.adminId,
+      role: 'admin',
+      scope: 'organization',
+      permissions,
+    };
     const created = await webhooks.createWebhook({ actor, body: { destinationUrl: url, eventNames: ['api_key.created'] } });
     const webhook = jsonOf(created.resource);
     return { id: webhook.id as string, secret: webhook.hmacSecret as string };

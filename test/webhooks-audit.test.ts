@@ -1,3 +1,4 @@
+import { DEFAULT_PERMISSIONS } from '@cluster/contracts';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { createClient } from '@connectrpc/connect';
@@ -20,7 +21,8 @@ const actorOf = (o: SeededOrg) => ({
   userId: o.adminId,
   role: 'admin',
   scope: 'organization',
-  permissions: [],
+  // The admin key's grants: the delivery service enforces the route's rule (write:webhook) itself.
+  permissions: [...DEFAULT_PERMISSIONS.admin],
   requestId: '',
 });
 const cleanup: (() => Promise<unknown>)[] = [];

@@ -1,3 +1,4 @@
+import { DEFAULT_PERMISSIONS } from '@cluster/contracts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -269,7 +270,8 @@ export async function subscribeViaRpc(
     userId: randomUUID(),
     role: 'admin',
     scope: 'organization',
-    permissions: [],
+    // An admin key's grants: the delivery service enforces the route's rule (write:webhook) itself.
+    permissions: [...DEFAULT_PERMISSIONS.admin],
     requestId: '',
   };
   const res = await client.createWebhook({ actor, body: { destinationUrl: url, eventNames, ...extra } });
