@@ -96,7 +96,10 @@ describe('a backend checking the input of a gateway call against its operationâ€
   it('answers it 400 in Connectâ€™s JSON protocol too (the path connect-node serves)', async () => {
     const res = await fetch(`${baseUrl}/${EntryService.typeName}/CreateEntry`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${await sign('core', ACTOR)}` },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${await sign('core', ACTOR, `${EntryService.typeName}/CreateEntry`)}`,
+      },
       body: JSON.stringify({ parentId: PROJECT, body: { title: 5 } }),
     });
     expect(res.status).toBe(400);
