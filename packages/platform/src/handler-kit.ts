@@ -35,8 +35,10 @@ export interface Page<T> {
 /**
  * A request Struct (body or query) as the type the gateway validated it against, e.g.
  * `bodyOf<EntryCreateBody>(req.body)`; a plain record unless named (never guessed from the
- * call site: NoInfer); absent means empty. The Struct carries no type: this is the one place
- * a backend trusts the gateway's validation, so services take the contract's body types and never cast.
+ * call site: NoInfer); absent means empty. The Struct carries no type: this is the one place a
+ * backend relies on the validation of the route's schema, which the gateway runs and the backend's
+ * service-token interceptor runs again on a gateway call (OPERATION_RULES, `enforceInput`), so
+ * services take the contract's body types and never cast.
  */
 export function bodyOf<T extends object = Record<string, unknown>>(v: JsonObject | undefined): NoInfer<T> {
   return (v ?? {}) as T;

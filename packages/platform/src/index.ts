@@ -17,3 +17,4 @@ export * from './service-auth.ts';
 export * from './start-step.ts';
 export * from './periodic-job.ts';
 export * from './operation-rules.ts';
+export * from './json-schema.ts';

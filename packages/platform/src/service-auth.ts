@@ -4,14 +4,14 @@
 // the token (`act`), so the callee takes the actor from a signature, never from the
 // request message as sent.
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { create } from '@bufbuild/protobuf';
+import { create, type JsonObject } from '@bufbuild/protobuf';
 import type { Interceptor } from '@connectrpc/connect';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import { ActorSchema, type Actor } from '@cluster/proto';
 import type { ActorClaims } from './actor-claims.ts';
 import { requestContext } from './context.ts';
 import { DomainError } from './errors.ts';
-import { enforceRule, type OperationRule } from './operation-rules.ts';
+import { enforceInput, enforceRule, type OperationRule } from './operation-rules.ts';
 
 export const SERVICE_NAMES = ['gateway', 'core', 'delivery', 'evidence'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -236,14 +236,16 @@ export interface CallerTrust {
   /**
    * The rules of the operations the gateway calls for API keys, by `Service/Method`
    * (OPERATION_RULES of @cluster/contracts): a gateway call of one is refused unless its actor
-   * (the key's current one, where `currentActor` resolves it) meets the rule.
+   * (the key's current one, where `currentActor` resolves it) meets the rule (403), and then
+   * unless its body and query meet the rule's schemas (400 validation_error).
    */
   rules?: Readonly<Record<string, OperationRule>>;
 }
 
 /**
  * Server side: refuses a call without a valid token from an allowed caller (401
- * unauthorized, 403 forbidden), and puts the verified actor on the request message. It runs
+ * unauthorized, 403 forbidden), puts the verified actor on the request message, and
+ * checks a gateway call against its operation's rule (403, then 400 for its input). It runs
  * inside the server's observing interceptor, which turns its DomainErrors into Connect errors.
  */
 export function requireServiceToken(trust: CallerTrust): Interceptor {
@@ -269,6 +271,9 @@ export function requireServiceToken(trust: CallerTrust): Interceptor {
     } else if (rule) {
       enforceRule(rule, call.actor ?? noActor());
     }
+    // Then the input, as the gateway validates it after authorizing: a body or query the route would refuse
+    // is answered 400 validation_error here too, never handed to a handler that trusts it (bodyOf).
+    if (rule && !req.stream) enforceInput(rule, req.message as { body?: JsonObject; query?: JsonObject });
     return next(req);
   };
 }

@@ -41,7 +41,7 @@ function pathParameterDescription(path: string, name: string): string {
  * The named schemas: every object schema @cluster/contracts exports, by its export name. A route
  * that uses one refers to it (`$ref`), so generated clients get the same type names as the code.
  */
-function namedSchemas(): Map<object, string> {
+export function namedSchemas(): Map<object, string> {
   const names = new Map<object, string>();
   for (const [name, value] of Object.entries(contracts)) {
     if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
