@@ -1,15 +1,25 @@
-// Writes the env files a kustomize overlay's secretGenerator reads (docs/deploy.md):
+// Writes the env files a kustomize overlay's secretGenerator reads (docs/deploy.md): one per Secret,
+// each holding only the keys its service reads (services/*/src/config.ts):
 //
 //   node scripts/k8s-secrets.mjs k8s/overlays/dev [--database-url URL] [--redis-url URL] [--force]
 //
-// DIR/secrets.env       -> Secret cluster-secrets: DATABASE_URL, REDIS_URL, the sealing keys (webhook, idempotency, evidence)
-//                          (32 random bytes each) and SERVICE_PUBLIC_KEYS
-// DIR/signing-keys.env  -> Secret service-signing-keys: one Ed25519 seed per service, and evidence-platform:
-//                          the seed that signs evidence packages (EVIDENCE_SIGNING_KEY, docs/evidence.md)
-// Both files are git-ignored. An existing file is kept unless --force: regenerating sealing keys
-// would orphan every sealed secret (docs/runbook.md, "Rotate a sealing key").
+// DIR/secrets/gateway.env   -> Secret gateway-secrets: SERVICE_SIGNING_KEY, SERVICE_PUBLIC_KEYS, REDIS_URL,
+//                              IDEMPOTENCY_SECRET_KEY
+// DIR/secrets/core.env      -> Secret core-secrets: SERVICE_SIGNING_KEY, SERVICE_PUBLIC_KEYS, DATABASE_URL,
+//                              CODEHOST_SECRET_KEY
+// DIR/secrets/delivery.env  -> Secret delivery-secrets: SERVICE_SIGNING_KEY, SERVICE_PUBLIC_KEYS, DATABASE_URL,
+//                              WEBHOOK_SECRET_KEY
+// DIR/secrets/evidence.env  -> Secret evidence-secrets: SERVICE_SIGNING_KEY, SERVICE_PUBLIC_KEYS, DATABASE_URL,
+//                              EVIDENCE_SECRET_KEY, EVIDENCE_SIGNING_KEY (the seed that signs evidence packages)
+// DIR/secrets/migrate.env   -> Secret migrate-secrets (the migration Job): DATABASE_URL
+//
+// Sealing keys are 32 random bytes each, signing keys Ed25519 seeds (scripts/lib/service-keys.mjs).
+// The directory is git-ignored and never in the image's build context (.dockerignore). The files are
+// written together or not at all: existing files are kept unless --force (regenerating sealing keys
+// would orphan every sealed secret, docs/runbook.md, "Rotate a sealing key"; a new service key in one
+// file would not match SERVICE_PUBLIC_KEYS in the others).
 import { randomBytes } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateServiceKeys } from './lib/service-keys.mjs';
@@ -29,24 +39,29 @@ if (!dir) {
 }
 const keys = generateServiceKeys();
 const sealingKey = () => randomBytes(32).toString('base64');
+const identity = (service) => ({ SERVICE_SIGNING_KEY: keys.signingKeys[service], SERVICE_PUBLIC_KEYS: keys.SERVICE_PUBLIC_KEYS });
+const databaseUrl = values['database-url'];
 const files = {
-  'secrets.env': {
-    DATABASE_URL: values['database-url'],
-    REDIS_URL: values['redis-url'],
-    WEBHOOK_SECRET_KEY: sealingKey(),
-    IDEMPOTENCY_SECRET_KEY: sealingKey(),
+  'gateway.env': { ...identity('gateway'), REDIS_URL: values['redis-url'], IDEMPOTENCY_SECRET_KEY: sealingKey() },
+  'core.env': { ...identity('core'), DATABASE_URL: databaseUrl, CODEHOST_SECRET_KEY: sealingKey() },
+  'delivery.env': { ...identity('delivery'), DATABASE_URL: databaseUrl, WEBHOOK_SECRET_KEY: sealingKey() },
+  'evidence.env': {
+    ...identity('evidence'),
+    DATABASE_URL: databaseUrl,
     EVIDENCE_SECRET_KEY: sealingKey(),
-    CODEHOST_SECRET_KEY: sealingKey(),
-    SERVICE_PUBLIC_KEYS: keys.SERVICE_PUBLIC_KEYS,
+    EVIDENCE_SIGNING_KEY: randomBytes(32).toString('base64'),
   },
-  'signing-keys.env': { ...keys.signingKeys, 'evidence-platform': randomBytes(32).toString('base64') },
+  'migrate.env': { DATABASE_URL: databaseUrl },
 };
+const out = path.join(dir, 'secrets');
+const existing = Object.keys(files).filter((name) => existsSync(path.join(out, name)));
+if (existing.length && !values.force) {
+  process.stderr.write(`${out}: ${existing.join(', ')} exist: kept, nothing written (--force replaces them all)\n`);
+  process.exit(0);
+}
+mkdirSync(out, { recursive: true, mode: 0o700 });
 for (const [name, entries] of Object.entries(files)) {
-  const file = path.join(dir, name);
-  if (existsSync(file) && !values.force) {
-    process.stderr.write(`${file} exists: kept (--force replaces it)\n`);
-    continue;
-  }
+  const file = path.join(out, name);
   const body = Object.entries(entries)
     .map(([k, v]) => `${k}=${v}`)
     .join('\n');

@@ -21,6 +21,51 @@ type Obj = {
   [key: string]: unknown;
 };
 
+/**
+ * The keys each service's Secret holds, and nothing else: what its config.ts reads
+ * (services/<name>/src/config.ts; the migration Job: services/<name>/src/migrate.ts).
+ */
+const SECRET_KEYS: Record<string, string[]> = {
+  gateway: ['SERVICE_SIGNING_KEY', 'SERVICE_PUBLIC_KEYS', 'REDIS_URL', 'IDEMPOTENCY_SECRET_KEY'],
+  core: ['SERVICE_SIGNING_KEY', 'SERVICE_PUBLIC_KEYS', 'DATABASE_URL', 'CODEHOST_SECRET_KEY'],
+  delivery: ['SERVICE_SIGNING_KEY', 'SERVICE_PUBLIC_KEYS', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY'],
+  evidence: ['SERVICE_SIGNING_KEY', 'SERVICE_PUBLIC_KEYS', 'DATABASE_URL', 'EVIDENCE_SECRET_KEY', 'EVIDENCE_SIGNING_KEY'],
+  migrate: ['DATABASE_URL'],
+};
+
+/**
+ * The connection budget (docs/deploy.md, "Connection budget"): a managed server's default
+ * max_connections, less a reserve for its superuser slots, the admin CLIs, monitoring and a person
+ * with psql. Change them together with the doc.
+ */
+const MAX_CONNECTIONS = 100;
+const CONNECTION_RESERVE = 15;
+/**
+ * Connections each backend process opens besides its pool (DB_POOL_MAX): core the outbox relay's
+ * leader connection (packages/outbox/src/leader-connection.ts, held by every replica); delivery
+ * that and the due-deliveries LISTEN connection (services/delivery/src/dispatch/due-listener.ts).
+ * The start-up schema check's connection (prepareSchema) closes before the pool opens.
+ */
+const EXTRA_CONNECTIONS: Record<string, number> = { core: 1, delivery: 2, evidence: 0 };
+
+/** The bound on each readiness check (packages/platform/src/readiness.ts, createReadiness's timeoutMs). */
+const READINESS_CHECK_BOUND_MS = 1500;
+
+/** A kustomize-generated name: the base name, a dash, a 10-character content hash. */
+const HASHED = /^(ConfigMap|Secret)\/[a-z0-9-]+-[a-z0-9]{10}$/;
+const unhashed = (name: string) => name.replace(/-[a-z0-9]{10}$/, '');
+
+type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
+type EnvFrom = { configMapRef?: { name: string }; secretRef?: { name: string } };
+
+/** A Kubernetes memory quantity (Mi, Gi, M, G or bytes) in MiB. */
+function mebibytes(q: string): number {
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|k|M|G)?$/.exec(q);
+  if (!m) throw new Error(`memory quantity ${q}`);
+  const unit = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, k: 1e3, M: 1e6, G: 1e9 }[m[2] ?? ''] ?? 1;
+  return (Number(m[1]) * unit) / 1024 ** 2;
+}
+
 let work: string;
 const rendered: Record<string, Obj[]> = {};
 
@@ -200,9 +245,9 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
     expect(portsFrom('monitoring')).toEqual([9464]);
   });
 
-  it('refers only to ConfigMaps and Secrets it carries, or, in prod, the two Secrets made out of band', () => {
+  it('refers only to ConfigMaps and Secrets it carries, or, in prod, the per-service Secrets made out of band', () => {
     const names = new Set(objs().map((o) => `${o.kind}/${o.metadata.name}`));
-    const outOfBand = overlay === 'prod' ? new Set(['Secret/cluster-secrets', 'Secret/service-signing-keys']) : new Set();
+    const outOfBand = overlay === 'prod' ? new Set(Object.keys(SECRET_KEYS).map((s) => `Secret/${s}-secrets`)) : new Set();
     const missing = new Set<string>();
     for (const { spec } of pods(objs()))
       for (const c of spec.containers) {
@@ -217,6 +262,129 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
       }
     expect([...missing]).toEqual([]);
     expect(objs().some((o) => o.kind === 'Secret')).toBe(overlay === 'dev');
+  });
+
+  it('gives each pod one Secret of its own, holding only the keys its service reads', () => {
+    for (const { owner, spec } of pods(objs())) {
+      const name = owner.split('/')[1];
+      for (const c of spec.containers) {
+        const where = `${owner} container ${c.name}`;
+        const secrets = [
+          ...(c.envFrom ?? []).filter((e: EnvFrom) => e.secretRef).map((e: EnvFrom) => e.secretRef!.name),
+          ...(c.env ?? []).filter((e: EnvVar) => e.valueFrom?.secretKeyRef).map((e: EnvVar) => e.valueFrom!.secretKeyRef!.name),
+        ];
+        expect(secrets.map(unhashed), where).toEqual([`${name}-secrets`]);
+      }
+    }
+    if (overlay === 'dev')
+      for (const [service, keys] of Object.entries(SECRET_KEYS)) {
+        const secret = objs().find((o) => o.kind === 'Secret' && unhashed(o.metadata.name) === `${service}-secrets`)!;
+        expect(Object.keys(secret.data!).sort(), service).toEqual([...keys].sort());
+      }
+  });
+
+  it('names its generated ConfigMaps and Secrets by their content, so a change rolls the pods', () => {
+    const refs = new Set<string>();
+    for (const { spec } of pods(objs()))
+      for (const c of spec.containers)
+        for (const e of c.envFrom ?? [])
+          refs.add(e.configMapRef ? `ConfigMap/${e.configMapRef.name}` : `Secret/${e.secretRef.name}`);
+    const carried = [...refs].filter((r) => objs().some((o) => `${o.kind}/${o.metadata.name}` === r));
+    expect(carried).toContain(
+      `ConfigMap/${objs().find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('cluster-config-'))!.metadata.name}`,
+    );
+    for (const ref of carried) expect(ref, 'a generated name: <name>-<hash>').toMatch(HASHED);
+    // In prod the Secrets come from outside: their names carry no hash (docs/deploy.md says how they roll).
+    expect(carried.filter((r) => r.startsWith('Secret/')).length).toBe(overlay === 'dev' ? 5 : 0);
+  });
+
+  it('leaves the replica count of every Deployment to its autoscaler', () => {
+    for (const d of objs().filter((o) => o.kind === 'Deployment')) {
+      const scaler = objs().find(
+        (o) =>
+          (o.kind === 'HorizontalPodAutoscaler' || o.kind === 'ScaledObject') && o.spec!.scaleTargetRef.name === d.metadata.name,
+      );
+      expect(scaler, `${d.metadata.name} has an autoscaler`).toBeDefined();
+      expect(d.spec!.replicas, `${d.metadata.name}: spec.replicas would reset the autoscaler at every apply`).toBeUndefined();
+    }
+  });
+
+  it('caps the V8 heap of every container below its memory limit', () => {
+    for (const { owner, spec } of pods(objs()))
+      for (const c of spec.containers) {
+        const where = `${owner} container ${c.name}`;
+        const limitMi = mebibytes(c.resources.limits.memory);
+        const options = c.env?.find((e: EnvVar) => e.name === 'NODE_OPTIONS')?.value ?? '';
+        const heap = Number(/--max-old-space-size=(\d+)/.exec(options)?.[1]);
+        expect(heap, `${where}: NODE_OPTIONS --max-old-space-size`).toBeGreaterThan(0);
+        // Room for code, buffers and native memory: the heap at most 80% of the limit, at least half of it.
+        expect(heap, `${where}: heap ${heap} MiB, limit ${limitMi} MiB`).toBeLessThanOrEqual(limitMi * 0.8);
+        expect(heap, `${where}: heap ${heap} MiB, limit ${limitMi} MiB`).toBeGreaterThanOrEqual(limitMi * 0.5);
+      }
+  });
+
+  it('gives every probe the time its check takes', () => {
+    for (const d of objs().filter((o) => o.kind === 'Deployment'))
+      for (const c of d.spec!.template.spec.containers) {
+        const where = `${d.metadata.name} container ${c.name}`;
+        for (const kind of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
+          const probe = c[kind];
+          expect(probe?.timeoutSeconds, `${where} ${kind}.timeoutSeconds`).toBeGreaterThanOrEqual(2);
+          expect(probe.timeoutSeconds, `${where} ${kind}: a timeout longer than its period`).toBeLessThanOrEqual(
+            probe.periodSeconds,
+          );
+        }
+        // /readyz waits for its checks, each bounded at 1.5 s: the probe must outlast that bound.
+        expect(c.readinessProbe.timeoutSeconds * 1000, where).toBeGreaterThan(READINESS_CHECK_BOUND_MS);
+      }
+  });
+
+  it('re-creates the migration Job with each release under GitOps tools, and keeps a finished run a day', () => {
+    const job = objs().find((o) => o.kind === 'Job' && o.metadata.name === 'migrate')!;
+    const annotations = (job.metadata as { annotations?: Record<string, string> }).annotations;
+    expect(annotations).toMatchObject({
+      'argocd.argoproj.io/hook': 'Sync',
+      'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation',
+      'kustomize.toolkit.fluxcd.io/force': 'enabled',
+    });
+    expect(job.spec!.ttlSecondsAfterFinished).toBe(86_400);
+  });
+
+  it(`keeps Postgres connections within max_connections (${MAX_CONNECTIONS}) less a reserve (${CONNECTION_RESERVE})`, () => {
+    const lines: string[] = [];
+    let total = 0;
+    for (const d of objs().filter((o) => o.kind === 'Deployment')) {
+      const name = d.metadata.name;
+      const c = d.spec!.template.spec.containers[0];
+      const poolEnv = c.env?.find((e: EnvVar) => e.name === 'DB_POOL_MAX')?.value;
+      if (!(name in EXTRA_CONNECTIONS)) {
+        expect(poolEnv, `${name} opens no Postgres pool`).toBeUndefined();
+        continue;
+      }
+      expect(poolEnv, `${name}: DB_POOL_MAX`).toMatch(/^\d+$/);
+      const pool = Number(poolEnv);
+      const scaler = objs().find(
+        (o) => (o.kind === 'HorizontalPodAutoscaler' || o.kind === 'ScaledObject') && o.spec!.scaleTargetRef.name === name,
+      )!;
+      const max: number = scaler.kind === 'ScaledObject' ? scaler.spec!.maxReplicaCount : scaler.spec!.maxReplicas;
+      const surgeSetting = d.spec!.strategy.rollingUpdate.maxSurge as number | string;
+      const surge = typeof surgeSetting === 'number' ? surgeSetting : Math.ceil((max * parseInt(surgeSetting, 10)) / 100);
+      const extra = EXTRA_CONNECTIONS[name];
+      const n = (max + surge) * (pool + extra);
+      lines.push(`${name}: (${max} + ${surge}) x (${pool} + ${extra}) = ${n}`);
+      total += n;
+    }
+    // The migration Job runs during a rollout: one connection per container (runMigrations, pool of 1).
+    const job = objs().find((o) => o.kind === 'Job' && o.metadata.name === 'migrate')!;
+    const migrate = job.spec!.template.spec.containers.length;
+    lines.push(`migrate: ${migrate}`);
+    total += migrate;
+    const budget = MAX_CONNECTIONS - CONNECTION_RESERVE;
+    expect(
+      total,
+      `${lines.join('; ')}; total ${total} > ${MAX_CONNECTIONS} - ${CONNECTION_RESERVE} = ${budget}`,
+    ).toBeLessThanOrEqual(budget);
+    expect(lines.length).toBe(4);
   });
 });
 

@@ -1,6 +1,6 @@
 import { exec, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { cpSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -67,9 +67,15 @@ export function contextFiles(contextDir: string): string[] {
   })
     .split('\0')
     .filter(Boolean);
-  let ignore: ((f: string) => boolean)[] = [];
+  const ignored = dockerignore(contextDir);
+  return files.filter((f) => !ignored(f));
+}
+
+/** The .dockerignore rules of `contextDir`, as one test on a context-relative path. */
+function dockerignore(contextDir: string): (file: string) => boolean {
+  let rules: ((f: string) => boolean)[] = [];
   try {
-    ignore = readFileSync(path.join(contextDir, '.dockerignore'), 'utf8')
+    rules = readFileSync(path.join(contextDir, '.dockerignore'), 'utf8')
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l && !l.startsWith('#'))
@@ -77,7 +83,27 @@ export function contextFiles(contextDir: string): string[] {
   } catch {
     /* no .dockerignore */
   }
-  return files.filter((f) => !ignore.some((m) => m(f)));
+  return (file) => rules.some((m) => m(file));
+}
+
+/**
+ * The build context as `docker build` sends it: every file under `contextDir` that .dockerignore does
+ * not exclude, git-ignored ones included (Docker does not read .gitignore), so a secret left in the
+ * checkout is found. A directory the rules exclude is not walked (the rules have no `!` exceptions).
+ */
+export function dockerContextFiles(contextDir: string): string[] {
+  const ignored = dockerignore(contextDir);
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const entry of readdirSync(path.join(contextDir, rel), { withFileTypes: true })) {
+      const file = rel ? `${rel}/${entry.name}` : entry.name;
+      if (ignored(file)) continue;
+      if (entry.isDirectory()) walk(file);
+      else out.push(file);
+    }
+  };
+  walk('');
+  return out.sort();
 }
 
 /**

@@ -24,6 +24,8 @@ export function readCoreConfig() {
     ...readDatabaseConfig(),
     /** Bounds on every wait on Postgres (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS). */
     db: readDbTimeouts(),
+    /** The serving pool's size (DB_POOL_MAX): a share of the server's connection budget (docs/deploy.md, "Connection budget"). */
+    dbPoolMax: int('DB_POOL_MAX', 10, 1, 1000),
     relayIdleMs: int('OUTBOX_RELAY_IDLE_MS', 1000, 10),
     /** Keyring sealing organizations' code-host webhook secrets at rest (first seals, all open); undefined: the dev default. */
     codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', common.development),

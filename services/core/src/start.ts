@@ -18,7 +18,7 @@ export async function startCore(
 ): Promise<{ port: number; shutdown: Shutdown; flushOutbox: () => Promise<number> }> {
   const backend = createBackend('core', config);
   const { logger, metrics } = backend;
-  const db = await backend.openDatabase(migrations);
+  const db = await backend.openDatabase(migrations, { poolMax: config.dbPoolMax });
   // Writes wait in the outbox, so a broker that is down at start delays the topics (and the relay,
   // which retries until they exist), not the service.
   const { kafka } = await backend.connectKafka(config);

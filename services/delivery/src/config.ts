@@ -37,6 +37,8 @@ export function readDeliveryConfig() {
     ...readDatabaseConfig(),
     /** Bounds on every wait on Postgres (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS). */
     db: readDbTimeouts(),
+    /** The serving pool's size (DB_POOL_MAX): a share of the server's connection budget (docs/deploy.md, "Connection budget"). */
+    dbPoolMax: int('DB_POOL_MAX', 20, 1, 1000),
     /** Session of the fan-out consumer: how fast a dead replica's partitions move to another. */
     kafkaSessionTimeoutMs: int('KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000),
     allowPrivateDestinations,

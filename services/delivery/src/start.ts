@@ -41,7 +41,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   logger.info({ keyIds: secrets.keyIds }, 'webhook secret sealing keys (the first seals)');
   if (!config.development) for (const w of retiredKeyWarnings('WEBHOOK_SECRET_KEY', config.secretKeys ?? [])) logger.warn(w);
 
-  const db = await backend.openDatabase(migrations, { poolMax: 20 });
+  const db = await backend.openDatabase(migrations, { poolMax: config.dbPoolMax });
   // Kafka is not needed to send what is due (docs/runbook.md): a broker that is down at start delays
   // the topics and the fan-out, not the service.
   const { kafka, topics: topicsStep } = await backend.connectKafka(config);

@@ -50,6 +50,8 @@ export function readEvidenceConfig() {
     ...readDatabaseConfig(),
     /** Bounds on every wait on Postgres (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS). */
     db: readDbTimeouts(),
+    /** The serving pool's size (DB_POOL_MAX): a share of the server's connection budget (docs/deploy.md, "Connection budget"). */
+    dbPoolMax: int('DB_POOL_MAX', 4, 1, 1000),
     /** Where the core answers (release facts). */
     coreUrl: serviceUrls().core,
     /** Keyring sealing organizations' evidence keys at rest (first seals, all open); undefined means the dev default. */

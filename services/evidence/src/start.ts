@@ -21,7 +21,7 @@ export async function startEvidence(config: EvidenceConfig): Promise<{ port: num
   if (!config.development) for (const w of retiredKeyWarnings('EVIDENCE_SECRET_KEY', config.secretKeys ?? [])) logger.warn(w);
   if (config.devSigningKey)
     logger.warn('EVIDENCE_SIGNING_KEY is unset: evidence packages are signed with the public development key');
-  const db = await backend.openDatabase(migrations, { poolMax: 4 });
+  const db = await backend.openDatabase(migrations, { poolMax: config.dbPoolMax });
   const toCore = createRpcTransport(config.coreUrl, { sign: createTokenSigner(config.serviceKeys), audience: 'core' });
   const core = createClient(ReleaseEvidenceService, toCore);
   const keys = createEvidenceKeyService(createEvidenceKeyStore(db), evidenceKeyBox(config));
