@@ -1,5 +1,6 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -13,34 +14,46 @@ const COPY = path.join(ROOT, '.cache', 'new-resource-check');
 const PAGE = readFileSync(path.join(ROOT, 'docs', 'adding-a-resource.md'), 'utf8');
 const WORKSPACES = ['.', 'packages/*', 'services/*', 'test', 'bench'];
 
-/** Runs a command in the copy; its output on failure. */
-function inCopy(command: string, args: string[], env: Record<string, string> = {}) {
-  const res = spawnSync(command, args, {
-    cwd: COPY,
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
-    encoding: 'utf8',
-    maxBuffer: 64 << 20,
+/**
+ * Runs a command in the copy and resolves with whether it succeeded and its output. Asynchronous:
+ * the commands take minutes, and a blocked event loop would keep vitest's worker from answering
+ * its runner (a worker RPC timeout fails the whole run).
+ */
+function inCopy(command: string, args: string[], env: Record<string, string> = {}): Promise<{ ok: boolean; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      command,
+      args,
+      { cwd: COPY, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env }, encoding: 'utf8', maxBuffer: 64 << 20 },
+      (err, stdout, stderr) => resolve({ ok: !err, output: `${stdout}\n${stderr}` }),
+    );
   });
-  return { ok: res.status === 0, output: `${res.stdout}\n${res.stderr}` };
+}
+
+/** Runs a command and rejects with its output when it fails (asynchronous, as inCopy). */
+function run(command: string, args: string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${command} ${args.join(' ')}: ${stderr}`)) : resolve(stdout),
+    );
+  });
 }
 
 /** The tracked files (and new ones not ignored) copied; every node_modules hard-linked (`cp -al`: links stay relative). */
-function copyCheckout(): void {
-  rmSync(COPY, { recursive: true, force: true });
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT })
-    .toString()
+async function copyCheckout(): Promise<void> {
+  await rm(COPY, { recursive: true, force: true });
+  const files = (await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], ROOT))
     .split('\0')
     .filter((f) => f && existsSync(path.join(ROOT, f)));
   for (const f of files) cpSync(path.join(ROOT, f), path.join(COPY, f));
-  const dirs = execFileSync('bash', ['-c', `ls -d ${WORKSPACES.map((w) => `${w}/node_modules`).join(' ')} 2>/dev/null || true`], {
-    cwd: ROOT,
-  })
-    .toString()
-    .split('\n')
-    .filter(Boolean);
-  for (const dir of dirs) {
+  const listed = await run(
+    'bash',
+    ['-c', `ls -d ${WORKSPACES.map((w) => `${w}/node_modules`).join(' ')} 2>/dev/null || true`],
+    ROOT,
+  );
+  for (const dir of listed.split('\n').filter(Boolean)) {
     mkdirSync(path.dirname(path.join(COPY, dir)), { recursive: true });
-    execFileSync('cp', ['-al', path.join(ROOT, dir), path.join(COPY, dir)]);
+    await run('cp', ['-al', path.join(ROOT, dir), path.join(COPY, dir)], ROOT);
   }
 }
 
@@ -53,9 +66,9 @@ function handEditedFiles(): string[] {
 
 let generated: string[] = [];
 
-beforeAll(() => {
-  copyCheckout();
-  const res = inCopy('node', [
+beforeAll(async () => {
+  await copyCheckout();
+  const res = await inCopy('node', [
     '--import',
     'tsx',
     'scripts/new-resource.ts',
@@ -68,7 +81,7 @@ beforeAll(() => {
   if (!res.ok) throw new Error(res.output);
   generated = [...res.output.matchAll(/^(?:new|edited)\s+(\S+)$/gm)].map((m) => m[1]);
 }, 180_000);
-afterAll(() => rmSync(COPY, { recursive: true, force: true }));
+afterAll(() => rm(COPY, { recursive: true, force: true }));
 
 describe('adding a resource by docs/adding-a-resource.md (labels on entries)', () => {
   it('the page names at most 12 files edited by hand, each one the generator wrote or a decisions page', () => {
@@ -80,19 +93,24 @@ describe('adding a resource by docs/adding-a-resource.md (labels on entries)', (
     for (const file of byHand) expect(generated.includes(file) || file.startsWith('docs/decisions'), file).toBe(true);
   });
 
-  it('type-checks and lints', () => {
+  it('type-checks and lints', async () => {
     for (const project of ['packages/contracts', 'services/core', 'services/gateway', 'test']) {
-      const res = inCopy('npx', ['--no-install', 'tsc', '-p', project, '--noEmit']);
+      const res = await inCopy('npx', ['--no-install', 'tsc', '-p', project, '--noEmit']);
       expect(res.ok, res.output).toBe(true);
     }
-    const lint = inCopy('npx', ['--no-install', 'eslint', ...generated.filter((f) => f.endsWith('.ts'))]);
+    const lint = await inCopy('npx', ['--no-install', 'eslint', ...generated.filter((f) => f.endsWith('.ts'))]);
     expect(lint.ok, lint.output).toBe(true);
-    const format = inCopy('npx', ['--no-install', 'prettier', '--check', ...generated.filter((f) => !f.endsWith('.proto'))]);
+    const format = await inCopy('npx', [
+      '--no-install',
+      'prettier',
+      '--check',
+      ...generated.filter((f) => !f.endsWith('.proto')),
+    ]);
     expect(format.ok, format.output).toBe(true);
   }, 600_000);
 
-  it('passes its generated unit and end-to-end tests, and the document and tool-schema checks', () => {
-    const res = inCopy('npx', [
+  it('passes its generated unit and end-to-end tests, and the document and tool-schema checks', async () => {
+    const res = await inCopy('npx', [
       '--no-install',
       'vitest',
       'run',
