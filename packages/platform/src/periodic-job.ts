@@ -64,7 +64,7 @@ function periodicJobMetrics(metrics: Metrics): PeriodicJobMetrics {
  * Runs `job.run` every `intervalMs` (counted from the end of a run, so runs never overlap), the first
  * after `firstDelayMs`. A run that throws is logged (`<what> failed; trying again next interval`) and
  * counted in `<prefix>periodic_job_failures_total{name}`; one that succeeds sets
- * `<prefix>periodic_job_last_success_timestamp_seconds{name}` (docs/observability.md). `stop()` aborts
+ * `<prefix>periodic_job_last_success_timestamp_seconds{name}` (docs/runbook.md). `stop()` aborts
  * the run in flight through its signal and resolves once it has ended. Its timers do not keep the
  * process alive.
  */
