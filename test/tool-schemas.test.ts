@@ -1,9 +1,9 @@
 import { create } from '@bufbuild/protobuf';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '@cluster/platform';
+import { DomainError, createAjv } from '@cluster/platform';
 import { ActorSchema } from '@cluster/proto';
-import { createAjv, routes, toolInput, toolRoutes, type ServiceClients } from '@cluster/gateway';
+import { routes, toolInput, toolRoutes, type ServiceClients } from '@cluster/gateway';
 import { validValue, type JsonSchema, type ValuePools } from './support/schema-arbitrary.ts';
 
 // The tool-protocol endpoint's promise (issue 28): a tool's input schema is exactly its route's

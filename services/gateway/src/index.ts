@@ -6,10 +6,9 @@ export { readGatewayConfig } from './config.ts';
 export { routes } from './routes.ts';
 export { buildOpenApi } from './http/openapi.ts';
 export { operationRules, operationRulesSource } from './http/operation-rules.ts';
-// The tools of /mcp, their input schemas and the validator (test/tool-schemas.test.ts proves they agree).
+// The tools of /mcp and their input schemas (test/tool-schemas.test.ts proves they agree with the routes).
 export { toolRoutes } from './mcp/tools.ts';
 export { toolInput } from './mcp/tool-input.ts';
-export { createAjv } from './http/validate.ts';
 export type { ServiceClients } from './clients.ts';
 
 /** The tools of /mcp (name, title, description, method and path), from the route table. */

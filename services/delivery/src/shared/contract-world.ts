@@ -157,9 +157,12 @@ export function attemptOf(
   };
 }
 
+/** How long the first transaction of lockTurns holds its lock for a second that waits on it. */
+const BLOCKED_MS = 1500;
+
 /**
- * Runs `take` in a transaction that then holds on for a while, and `takeToo` in a second one begun once
- * the first has taken: answers which ended first. A lock held until the end of the transaction gives
+ * Runs `take` in a transaction that then holds on, and `takeToo` in a second one begun once the first
+ * has taken: answers which ended first. A lock held until the end of the transaction gives
  * ['first ended', 'second took']; no lock (or another one), ['second took', 'first ended'].
  */
 export async function lockTurns(
@@ -170,16 +173,21 @@ export async function lockTurns(
   const turns: string[] = [];
   let taken: () => void = () => {};
   const held = new Promise<void>((resolve) => (taken = resolve));
+  let secondTook: () => void = () => {};
+  const tookToo = new Promise<void>((resolve) => (secondTook = resolve));
   const first = world.stores.transaction(async (tx) => {
     await take(tx);
     taken();
-    await sleep(300); // long enough for a second transaction that does not wait, even on a busy machine
+    // Held until the second has taken its lock (it did not wait), or for BLOCKED_MS (it waits on ours):
+    // a second that does not wait is seen as such however slow the machine, and one that waits is let go.
+    await Promise.race([tookToo, sleep(BLOCKED_MS)]);
     turns.push('first ended');
   });
   await held;
   const second = world.stores.transaction(async (tx) => {
     await takeToo(tx);
     turns.push('second took');
+    secondTook();
   });
   await Promise.all([first, second]);
   return turns;

@@ -3,7 +3,6 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { createAjv, queryPath, toProblems, validation } from '@cluster/platform';
 
 // The validator and the problems' shape are the platform's, which the backends check the gateway's calls with too.
-export { createAjv, toProblems };
 
 const bodyAjv = createAjv();
 const queryAjv = createAjv({ coerce: true });

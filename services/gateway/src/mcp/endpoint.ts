@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Next } from 'koa';
 import { PERMISSIONS } from '@cluster/contracts';
-import { DomainError, fromConnectError, validation, type Logger } from '@cluster/platform';
+import { DomainError, createAjv, fromConnectError, toProblems, validation, type Logger } from '@cluster/platform';
 import type { Clients } from '../clients.ts';
 import type { Authenticator } from '../http/authenticate.ts';
 import { readRequestBody } from '../http/body.ts';
@@ -16,7 +16,6 @@ import { nameRequest, type GatewayContext } from '../http/context.ts';
 import { runOperation } from '../http/pipeline.ts';
 import { enforceRateLimit, type RateLimiter } from '../http/rate-limit.ts';
 import type { RouteDef } from '../http/route.ts';
-import { createAjv, toProblems } from '../http/validate.ts';
 import { toolRoutes } from './tools.ts';
 import { toolInput, type ToolInput } from './tool-input.ts';
 
