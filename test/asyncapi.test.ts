@@ -36,7 +36,12 @@ describe('AsyncAPI document of the Kafka topics', () => {
 
   it('documents the trace context and the dead-letter headers, and a server for any deployment', async () => {
     const { document } = await parse();
-    const cloudEvent = document!.components().messages().get('CloudEvent')!.headers()!.json<{ properties: object; required: string[] }>();
+    const cloudEvent = document!
+      .components()
+      .messages()
+      .get('CloudEvent')!
+      .headers()!
+      .json<{ properties: object; required: string[] }>();
     expect(Object.keys(cloudEvent.properties)).toEqual(expect.arrayContaining(['ce_id', 'ce_type', 'traceparent', 'tracestate']));
     // The headers every message has (toKafkaBinary) are the required ones, besides the transition's event-name and event-id.
     expect(cloudEvent.required.sort()).toEqual(

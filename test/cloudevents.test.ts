@@ -51,7 +51,9 @@ async function rawLog(brokers: string[], topic: string): Promise<RawLog> {
     eachMessage: async ({ message }) => {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = v.toString();
-      seen.push({ key: message.key?.toString() ?? '', value: message.value?.toString() ?? '', headers, timestamp: message.timestamp });
+      const value = message.value?.toString() ?? '';
+      // The SDK's Message has a transport-neutral `body`; its Kafka binding reads `value`.
+      seen.push({ key: message.key?.toString() ?? '', value, body: value, headers, timestamp: message.timestamp });
     },
   });
   return { all: () => [...seen], stop: () => consumer.disconnect() };
@@ -159,13 +161,26 @@ describe('domain events as CloudEvents on Kafka', () => {
     for (const r of got) {
       const body = r.body as Record<string, unknown>;
       // The same webhook envelope, whatever shape the event came in: the spec's eight fields, in order.
-      expect(Object.keys(body)).toEqual(['id', 'eventName', 'schemaVersion', 'entityType', 'entityId', 'occurredAt', 'actorUserId', 'payload']);
+      expect(Object.keys(body)).toEqual([
+        'id',
+        'eventName',
+        'schemaVersion',
+        'entityType',
+        'entityId',
+        'occurredAt',
+        'actorUserId',
+        'payload',
+      ]);
       expect(body).toMatchObject({ eventName: 'entry.created', entityType: 'entry', actorUserId: tenant.adminId });
     }
     expect(got.map((r) => (r.body as { entityId: string }).entityId).sort()).toEqual([...ids].sort());
     // The old row went out as a CloudEvent; the old producer's message stayed an envelope, and the delivery service counted both shapes.
     const published = raw.all().find((m) => m.key === row.entityId);
-    expect(published?.headers).toMatchObject({ ce_id: row.id, ce_type: 'entry.created', ce_source: `/organizations/${tenant.orgId}` });
+    expect(published?.headers).toMatchObject({
+      ce_id: row.id,
+      ce_type: 'entry.created',
+      ce_source: `/organizations/${tenant.orgId}`,
+    });
     expect(raw.all().find((m) => m.key === old.entityId)?.headers.ce_id).toBeUndefined();
     const metrics = await (await fetch(`http://127.0.0.1:${c.ports.delivery}/metrics`)).text();
     const consumed = metrics.split('\n').filter((l) => l.startsWith('delivery_domain_events_consumed_total{'));

@@ -83,7 +83,11 @@ describe('the published event schemas', () => {
     withOptional.set('wiki_page.created.v1.json', JSON.stringify(schema));
     const problems = schemaCompatibilityProblems(
       withOptional,
-      plant('wiki_page.created', (s) => ({ ...s, properties: { ...props(s), slug: { type: 'string' } }, required: [...required(s), 'slug'] })),
+      plant('wiki_page.created', (s) => ({
+        ...s,
+        properties: { ...props(s), slug: { type: 'string' } },
+        required: [...required(s), 'slug'],
+      })),
     );
     expect(problems).toEqual(['wiki_page.created.v1.json: slug: optional field made required']);
   });
@@ -98,7 +102,10 @@ describe('the published event schemas', () => {
 
   it('passes additive changes: a new optional field, and a widened enum', () => {
     // A field the catalogue lists in properties but not in required (Type.Optional).
-    const optional = plant('entry.created', (s) => ({ ...s, properties: { ...props(s), priority: { type: ['string', 'null'] } } }));
+    const optional = plant('entry.created', (s) => ({
+      ...s,
+      properties: { ...props(s), priority: { type: ['string', 'null'] } },
+    }));
     expect(schemaCompatibilityProblems(published, optional)).toEqual([]);
     const widened = plant('entry.created', (s) => {
       props(s).status.enum = [...(props(s).status.enum as string[]), 'archived'];

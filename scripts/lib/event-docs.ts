@@ -140,7 +140,9 @@ export function eventSchemaDocument(e: CatalogueEntry, version = EVENT_SCHEMA_VE
 
 /** Every published schema file now, by name under SCHEMA_DIR, as its text. */
 export function renderEventSchemas(catalogue: readonly CatalogueEntry[] = EVENT_CATALOGUE): Map<string, string> {
-  return new Map(kafkaEvents(catalogue).map((e) => [eventSchemaFile(e.name), `${JSON.stringify(eventSchemaDocument(e), null, 2)}\n`]));
+  return new Map(
+    kafkaEvents(catalogue).map((e) => [eventSchemaFile(e.name), `${JSON.stringify(eventSchemaDocument(e), null, 2)}\n`]),
+  );
 }
 
 // AsyncAPI: one message per event on the domain-event channel (`event.<name>`): a CloudEvent in binary

@@ -37,7 +37,9 @@ export function schemaCompatibilityProblems(
   for (const [file, text] of published) {
     const now = generated.get(file);
     if (now === undefined) {
-      problems.push(`${file}: no longer generated (the event type or version was removed or renamed; delete its file only when its deprecation window ended)`);
+      problems.push(
+        `${file}: no longer generated (the event type or version was removed or renamed; delete its file only when its deprecation window ended)`,
+      );
       continue;
     }
     for (const p of breakingChanges(JSON.parse(text), JSON.parse(now))) problems.push(`${file}: ${p}`);

@@ -131,7 +131,9 @@ function envelopeOf(attrs: Record<string, unknown>, data: unknown): EventEnvelop
   const organizationId = SOURCE.exec(text(attrs.source) ?? '')?.[1];
   const [id, type, time, subject, entityType] = [attrs.id, attrs.type, attrs.time, attrs.subject, attrs.entitytype].map(text);
   if (!id || !type || !time || !subject || !entityType || !organizationId || !isObject(data))
-    throw new Error('not a domain CloudEvent: id, type, time, subject, entitytype, an /organizations/ source and object data are required');
+    throw new Error(
+      'not a domain CloudEvent: id, type, time, subject, entitytype, an /organizations/ source and object data are required',
+    );
   return {
     id,
     eventName: type,
@@ -152,7 +154,10 @@ function envelopeOf(attrs: Record<string, unknown>, data: unknown): EventEnvelop
  * outbox rows they left behind, publish. The consumers of the cluster read through this during the
  * transition (docs/events.md, "Consuming events"). Throws on a message that is neither.
  */
-export function eventFromKafkaMessage(headers: KafkaHeaders | undefined, value: Buffer | string | null | undefined): EventEnvelope {
+export function eventFromKafkaMessage(
+  headers: KafkaHeaders | undefined,
+  value: Buffer | string | null | undefined,
+): EventEnvelope {
   const parsed: unknown = JSON.parse(value?.toString() ?? '');
   switch (eventMessageFormat(headers)) {
     case 'cloudevents-binary': {

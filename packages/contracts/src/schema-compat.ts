@@ -15,7 +15,18 @@
 export type JsonSchema = Record<string, unknown>;
 
 /** Keywords that describe and never constrain. */
-const ANNOTATIONS = new Set(['title', 'description', 'examples', '$comment', '$id', '$schema', 'default', 'deprecated', 'readOnly', 'writeOnly']);
+const ANNOTATIONS = new Set([
+  'title',
+  'description',
+  'examples',
+  '$comment',
+  '$id',
+  '$schema',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
 /** Keywords this checker compares; any other that changes is reported. */
 const UNDERSTOOD = new Set([
   'type',
@@ -74,13 +85,19 @@ export function breakingChanges(published: unknown, next: unknown, path = ''): s
   if (Array.isArray(published.anyOf)) {
     const rest = { ...published };
     delete rest.anyOf;
-    return (published.anyOf as unknown[]).flatMap((alt) => breakingChanges(isObject(alt) ? { ...rest, ...alt } : alt, next, path));
+    return (published.anyOf as unknown[]).flatMap((alt) =>
+      breakingChanges(isObject(alt) ? { ...rest, ...alt } : alt, next, path),
+    );
   }
   if (Array.isArray(next.anyOf)) {
     const rest = { ...next };
     delete rest.anyOf;
-    const tries = (next.anyOf as unknown[]).map((alt) => breakingChanges(published, isObject(alt) ? { ...rest, ...alt } : alt, path));
-    return tries.some((t) => !t.length) ? [] : [`${at(path)}: no alternative accepts what the published schema accepts (${tries[0]?.join('; ')})`];
+    const tries = (next.anyOf as unknown[]).map((alt) =>
+      breakingChanges(published, isObject(alt) ? { ...rest, ...alt } : alt, path),
+    );
+    return tries.some((t) => !t.length)
+      ? []
+      : [`${at(path)}: no alternative accepts what the published schema accepts (${tries[0]?.join('; ')})`];
   }
 
   const problems: string[] = [];
@@ -91,7 +108,8 @@ export function breakingChanges(published: unknown, next: unknown, path = ''): s
     if (!oldTypes) fail(`type narrowed to ${[...newTypes].join('|')}`);
     else {
       const lost = [...oldTypes].filter((t) => !newTypes.has(t) && !(t === 'integer' && newTypes.has('number')));
-      if (lost.length) fail(`type narrowed: ${lost.join('|')} no longer allowed (${[...oldTypes].join('|')} -> ${[...newTypes].join('|')})`);
+      if (lost.length)
+        fail(`type narrowed: ${lost.join('|')} no longer allowed (${[...oldTypes].join('|')} -> ${[...newTypes].join('|')})`);
     }
   }
   const [oldValues, newValues] = [valuesOf(published), valuesOf(next)];
@@ -103,11 +121,14 @@ export function breakingChanges(published: unknown, next: unknown, path = ''): s
     }
   }
   for (const k of ['format', 'pattern', 'multipleOf'] as const)
-    if (next[k] !== undefined && !same(next[k], published[k])) fail(`${k} narrowed (${JSON.stringify(published[k])} -> ${JSON.stringify(next[k])})`);
+    if (next[k] !== undefined && !same(next[k], published[k]))
+      fail(`${k} narrowed (${JSON.stringify(published[k])} -> ${JSON.stringify(next[k])})`);
   for (const k of ['minLength', 'minimum', 'exclusiveMinimum', 'minItems'] as const)
-    if (typeof next[k] === 'number' && !(typeof published[k] === 'number' && published[k] >= next[k])) fail(`${k} raised to ${next[k]}`);
+    if (typeof next[k] === 'number' && !(typeof published[k] === 'number' && published[k] >= next[k]))
+      fail(`${k} raised to ${next[k]}`);
   for (const k of ['maxLength', 'maximum', 'exclusiveMaximum', 'maxItems'] as const)
-    if (typeof next[k] === 'number' && !(typeof published[k] === 'number' && published[k] <= next[k])) fail(`${k} lowered to ${next[k]}`);
+    if (typeof next[k] === 'number' && !(typeof published[k] === 'number' && published[k] <= next[k]))
+      fail(`${k} lowered to ${next[k]}`);
   if (next.uniqueItems === true && published.uniqueItems !== true) fail('items must now be unique');
 
   if (next.items !== undefined || published.items !== undefined)
@@ -116,7 +137,8 @@ export function breakingChanges(published: unknown, next: unknown, path = ''): s
   problems.push(...objectChanges(published, next, path));
 
   for (const k of Object.keys(next))
-    if (!ANNOTATIONS.has(k) && !UNDERSTOOD.has(k) && !same(next[k], published[k])) fail(`keyword ${k} changed; not provably compatible`);
+    if (!ANNOTATIONS.has(k) && !UNDERSTOOD.has(k) && !same(next[k], published[k]))
+      fail(`keyword ${k} changed; not provably compatible`);
   return problems;
 }
 
@@ -136,7 +158,10 @@ function objectChanges(published: JsonSchema, next: JsonSchema, path: string): s
   for (const [name, schema] of Object.entries(newProps)) {
     if (Object.hasOwn(oldProps, name)) continue;
     // A field new to a closed object was never in a published message; to an open one it was free.
-    if (!oldClosed) problems.push(...breakingChanges(isObject(published.additionalProperties) ? published.additionalProperties : {}, schema, field(name)));
+    if (!oldClosed)
+      problems.push(
+        ...breakingChanges(isObject(published.additionalProperties) ? published.additionalProperties : {}, schema, field(name)),
+      );
   }
   for (const name of (next.required as string[] | undefined) ?? []) {
     if (oldRequired.has(name)) continue;
