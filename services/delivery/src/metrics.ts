@@ -16,7 +16,7 @@ export interface DeliveryMetrics {
   deadLetters: Counter;
   fannedOut: Counter;
   poisonMessages: Counter;
-  /** Domain events read, by message shape (`format`): the old envelope's count reaching 0 ends the transition. */
+  /** Domain events read, by message shape (`format`): the old envelope's count staying flat ends the transition. */
   eventsConsumed: Counter<'format'>;
   inFlight: Gauge;
   claimDuration: Histogram;

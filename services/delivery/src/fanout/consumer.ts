@@ -43,9 +43,9 @@ export interface FanoutConsumer {
  * a slow or failing receiver cannot stall or poison a partition. Only our own
  * database failing makes a batch be read again. A message is a CloudEvent or, from a
  * producer of before that move, the old envelope (eventFromKafkaMessage reads both);
- * unparseable messages are counted and skipped. kafkajs restarts a consumer after retriable crashes only; after
- * any other crash this supervisor starts a fresh consumer, so the stage never
- * stays down while the process lives.
+ * unparseable messages are counted and skipped. kafkajs restarts a consumer after
+ * retriable crashes only; after any other crash this supervisor starts a fresh
+ * consumer, so the stage never stays down while the process lives.
  */
 export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsumer {
   const { metrics, logger } = opts;
