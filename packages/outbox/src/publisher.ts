@@ -42,7 +42,7 @@ export function chunksBySize<T extends OutgoingMessage>(messages: T[], maxBytes:
  * rolled back publishes the rows of this one in the old shape (docs/decisions.md). Other messages
  * (dead letters) keep their JSON value with `event-name` and `event-id` headers.
  */
-function encode(row: OutboxRow): { value: string; headers: Record<string, string> } {
+export function encodeRow(row: OutboxRow): { value: string; headers: Record<string, string> } {
   if (row.topic === LOGICAL_TOPICS.domainEvents) {
     const { headers, value } = toKafkaBinary(row.envelope as unknown as EventEnvelope);
     return { value, headers: { ...(row.headers ?? {}), ...headers } };
@@ -86,7 +86,7 @@ export function createOutboxPublisher(opts: {
         // Rows name logical topics; this process's prefix makes them Kafka topics.
         topic: physicalTopic(row.topic, opts.topicPrefix),
         key: row.key,
-        ...encode(row),
+        ...encodeRow(row),
         // The trace the row was written in, for the Kafka instrumentation's producer hook: it keeps
         // that context in the message's headers rather than the relay's (instrumentation.ts).
         [CREATION_CONTEXT]: row.headers,
