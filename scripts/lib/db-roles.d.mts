@@ -8,3 +8,6 @@ export declare function rolePasswords(roles: DatabaseRoles): RolePasswords;
 export declare function roleSetupSql(opts: { database: string; roles: DatabaseRoles; passwords: RolePasswords }): string;
 export declare function roleTeardownSql(opts: { roles: DatabaseRoles }): string;
 export declare function roleUrl(databaseUrl: string, name: string, password: string): string;
+export declare const LOCAL_ROLES_DATABASE: string;
+export declare function localRoles(): { roles: DatabaseRoles; passwords: RolePasswords };
+export declare function ensureLocalRoles(adminUrl: string): Promise<Record<keyof DatabaseRoles, string>>;

@@ -94,9 +94,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   const databaseUrl = opts.roles?.databaseUrl ?? freshDatabaseUrl();
   // Each service's own URL and, with roles, no DDL and no maintenance-database connection at start.
   const database = (service: 'core' | 'delivery' | 'evidence') =>
-    opts.roles
-      ? { databaseUrl: opts.roles[service], migrateOnStart: false, createDatabase: false }
-      : { databaseUrl };
+    opts.roles ? { databaseUrl: opts.roles[service], migrateOnStart: false, createDatabase: false } : { databaseUrl };
   const topicPrefix = `t${randomBytes(4).toString('hex')}.`;
   // Each service's own config (LOG_LEVEL and the rest from the environment), with this cluster's
   // database, broker and topic prefix; the delivery service's WEBHOOK_* settings come from the environment.
