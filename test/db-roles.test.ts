@@ -12,6 +12,7 @@ import {
   roleUrl,
   type DatabaseService,
 } from '../scripts/lib/db-roles.mjs';
+import { createDb, excessPrivileges } from '@cluster/db';
 import { dropDatabase, freshDatabaseUrl, requireEnv, startTestCluster, type TestCluster } from './support/cluster.ts';
 import { createReceivers } from './support/receiver.ts';
 import { distArgs } from './support/processes.ts';
@@ -206,6 +207,20 @@ describe('one database role per service', () => {
       // It can see what ran (a pod's start checks it).
       expect((await sql(url, `SELECT count(*)::int AS n FROM "${service}".knex_migrations`)).rows?.[0].n).toBeGreaterThan(0);
     }
+  });
+
+  it('tells a service started as more than its own role (a pod warns at start), and not one on its own role', async () => {
+    const excess = async (url: string, schema: string) => {
+      const db = createDb(url, { schema, poolMax: 1 });
+      try {
+        return await excessPrivileges(db, schema);
+      } finally {
+        await db.destroy();
+      }
+    };
+    for (const service of SERVICES) expect(await excess(urlOf(service), service), service).toEqual([]);
+    expect(await excess(urlOf('owner'), 'core')).toEqual(['owner of schema core', 'CREATE on the database']);
+    expect(await excess(databaseUrl, 'core')).toEqual(['superuser']);
   });
 
   it('covers what a later migration creates, by default privileges, and an unchanged re-run keeps the grants', async () => {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { createDb, ensureDatabase, explainConnectError } from './connection.ts';
-import { grantRuntimeRole } from './roles.ts';
+import { excessPrivileges, grantRuntimeRole } from './roles.ts';
 
 export interface Migration {
   name: string;
@@ -58,21 +58,27 @@ export async function assertMigrated(knex: Knex, schema: string, migrations: Mig
 /**
  * Migrates at start, or (MIGRATE_ON_START=false, a migration Job does it) checks that it was done: on a
  * connection of its own, without the serving pool's timeouts (a migration may take longer than a request).
+ * Checking, it also returns what the connected role may do beyond a service's DML (excessPrivileges:
+ * empty when it is a runtime role of its own); migrating, nothing.
  */
 export async function prepareSchema(
   url: string,
   schema: string,
   migrations: Migration[],
   migrateOnStart: boolean,
-): Promise<void> {
+): Promise<string[]> {
   const db = createDb(url, { schema, application: `${schema}-migrate`, poolMax: 1 });
   try {
     // The start's first connection: a TLS failure here is a misconfiguration, said in plain words.
     await db.raw('SELECT 1').catch((err: unknown) => {
       throw explainConnectError(err, url);
     });
-    if (migrateOnStart) await migrate(db, schema, migrations);
-    else await assertMigrated(db, schema, migrations);
+    if (migrateOnStart) {
+      await migrate(db, schema, migrations);
+      return [];
+    }
+    await assertMigrated(db, schema, migrations);
+    return await excessPrivileges(db, schema);
   } finally {
     await db.destroy();
   }

@@ -27,6 +27,8 @@ export async function grantRuntimeRole(knex: Knex, schema: string, role: string)
   // The runtime role is the owner itself (one role for everything, as in local development): it has every right already.
   if (row.self) return;
   await knex.transaction(async (trx) => {
+    // Under the schema's migration lock: two runs granting at once could fail on "tuple concurrently updated".
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`migrate:${schema}`]);
     await trx.raw(`GRANT USAGE ON SCHEMA ${s} TO ${r}`);
     await trx.raw(`REVOKE CREATE ON SCHEMA ${s} FROM ${r}`);
     await trx.raw(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${s} TO ${r}`);
@@ -39,4 +41,32 @@ export async function grantRuntimeRole(knex: Knex, schema: string, role: string)
     await trx.raw(`ALTER DEFAULT PRIVILEGES IN SCHEMA ${s} GRANT USAGE ON SEQUENCES TO ${r}`);
     await trx.raw(`ALTER DEFAULT PRIVILEGES IN SCHEMA ${s} GRANT EXECUTE ON FUNCTIONS TO ${r}`);
   });
+}
+
+/**
+ * What the connected role may do beyond a runtime role's DML on `schema` (empty: nothing): a pod
+ * connected as a superuser or the schema's owner, or able to create there, says so at start
+ * (openDatabase in @cluster/platform), since its credentials would then change or reach more than
+ * its own rows.
+ */
+export async function excessPrivileges(knex: Knex, schema: string): Promise<string[]> {
+  const { rows } = await knex.raw<{
+    rows: { superuser: boolean; owner: boolean; createInSchema: boolean; createSchema: boolean }[];
+  }>(
+    `SELECT r.rolsuper AS superuser,
+            COALESCE(pg_has_role(current_user, n.nspowner, 'USAGE'), false) AS owner,
+            COALESCE(has_schema_privilege(current_user, n.oid, 'CREATE'), false) AS "createInSchema",
+            has_database_privilege(current_user, current_database(), 'CREATE') AS "createSchema"
+       FROM pg_roles r LEFT JOIN pg_namespace n ON n.nspname = ?
+      WHERE r.rolname = current_user`,
+    [schema],
+  );
+  const row = rows[0];
+  if (!row) return [];
+  if (row.superuser) return ['superuser'];
+  return [
+    ...(row.owner ? [`owner of schema ${schema}`] : []),
+    ...(row.createInSchema && !row.owner ? [`CREATE on schema ${schema}`] : []),
+    ...(row.createSchema ? ['CREATE on the database'] : []),
+  ];
 }
