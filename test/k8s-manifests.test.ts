@@ -17,7 +17,7 @@ const OVERLAYS = ['dev', 'prod'] as const;
 type Obj = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   spec?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   data?: Record<string, string>;
   [key: string]: unknown;
