@@ -94,7 +94,9 @@ afterAll(async () => {
   await dropDatabase(databaseUrl);
   await collector?.close();
   if (work) rmSync(work, { recursive: true, force: true });
-});
+  // Removing the replayed stages (two installed dependency trees, about 100,000 files) took three
+  // minutes on a loaded 2-core machine: past vitest's default hook timeout, which failed a passing file.
+}, 600_000);
 
 describe('the image', () => {
   it('holds the compiled services and their production dependencies, nothing else', () => {
