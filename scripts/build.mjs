@@ -1,5 +1,5 @@
 // `npm run build`: bundles each service's entry points into services/<name>/dist/*.js
-// (ESM, node20, with source maps). The workspace packages (@cluster/*, which export
+// (ESM for the declared Node major, scripts/lib/runtime.mjs, with source maps). The workspace packages (@cluster/*, which export
 // their .ts sources) are bundled in; every other package stays an import resolved
 // from node_modules at run time. Production, `npm start`, the k8s image and the
 // tests' service processes run these files: `node services/<name>/dist/main.js`.
@@ -12,6 +12,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import * as esbuild from 'esbuild';
+import { declaredRuntime } from './lib/runtime.mjs';
 
 const ts = createRequire(import.meta.url)('typescript');
 
@@ -72,7 +73,8 @@ async function buildService(name) {
     splitting: false,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    // The syntax of the Node the image and the tests run (the declared runtime's major).
+    target: `node${declaredRuntime().major}`,
     sourcemap: true,
     logLevel: 'warning',
     plugins: [externalDependencies],

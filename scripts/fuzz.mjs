@@ -5,7 +5,7 @@
 import { randomInt } from 'node:crypto';
 import { bootstrap } from './lib/bootstrap.mjs';
 
-bootstrap();
+await bootstrap();
 // fast-check seeds are 32-bit integers; each route adds its index in the route table to this one.
 const seed = process.env.FUZZ_SEED ?? String(randomInt(2 ** 31 - 1000));
 const runs = process.env.FUZZ_RUNS ?? '200';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { bootstrap, ROOT } from './lib/bootstrap.mjs';
 
-bootstrap();
+await bootstrap();
 // Imported once bootstrap has installed the dependencies (esbuild among them).
 const { build } = await import('./build.mjs');
 process.stderr.write('[setup] building the services (npm run build: services/*/dist)\n');

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { bootstrap, ROOT } from './lib/bootstrap.mjs';
 
-bootstrap();
+await bootstrap();
 process.stderr.write('[test] type-checking every workspace\n');
 try {
   execSync('npx --no-install turbo run typecheck --output-logs=errors-only', { cwd: ROOT, stdio: 'inherit' });

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BODY_LIMIT, HOOK_BODY_LIMIT } from '@cluster/gateway';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 
 let c: TestCluster;
@@ -148,6 +150,24 @@ describe('HTTP behaviour', () => {
     const res = await c.api(org.key, 'POST', '/projects', { name: 'big', description: 'x'.repeat(1024 * 1024 + 10) });
     expect(res.status).toBe(413);
     expect(res.body.reason).toBe('payload_too_large');
+  });
+
+  // The proxy lets /hooks bodies up to HOOK_BODY_LIMIT through (k8s/components/gateway-api; test/k8s-manifests.test.ts).
+  it(`a code-host hook takes a body past the API's cap, up to HOOK_BODY_LIMIT (${HOOK_BODY_LIMIT} bytes); one byte more is 413`, async () => {
+    const url = `${c.baseUrl.replace('/api/v1', '')}/hooks/github/${org.orgId}`;
+    const headers = {
+      'content-type': 'application/json',
+      'x-github-event': 'ping',
+      'x-github-delivery': randomUUID(),
+      'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
+    };
+    // Read whole and passed on; refused for its signature (no secret signed it), not its size.
+    const past = await fetch(url, { method: 'POST', headers, body: Buffer.alloc(3 * BODY_LIMIT, 0x20) });
+    expect(past.status).not.toBe(413);
+    expect(past.status).toBeLessThan(500);
+    const over = await fetch(url, { method: 'POST', headers, body: Buffer.alloc(HOOK_BODY_LIMIT + 1, 0x20) });
+    expect(over.status).toBe(413);
+    expect(((await over.json()) as { reason: string }).reason).toBe('payload_too_large');
   });
 
   it('every answer carries a request id; a sane given one is echoed', async () => {

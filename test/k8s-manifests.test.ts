@@ -4,19 +4,21 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { BODY_LIMIT, HOOK_BODY_LIMIT } from '@cluster/gateway';
 import { DOMAIN_EVENT_PARTITIONS } from '@cluster/kafka';
 import { DATABASE_SERVICES, databaseRoleNames } from '../scripts/lib/db-roles.mjs';
 
 // The manifests as an SRE applies them: every overlay rendered by `kubectl kustomize`, each
 // object validated offline against the Kubernetes, prometheus-operator and KEDA schemas
 // (kubernetes-models), and every pod checked against the `restricted` Pod Security level.
+// Routing is the Gateway API, implemented by Envoy Gateway (docs/deploy.md, "Routing: Gateway API").
 const ROOT = path.resolve(import.meta.dirname, '..');
 const OVERLAYS = ['dev', 'prod'] as const;
 
 type Obj = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   spec?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   data?: Record<string, string>;
   [key: string]: unknown;
@@ -52,6 +54,15 @@ const EXTRA_CONNECTIONS: Record<string, number> = { core: 1, delivery: 2, eviden
 /** The bound on each readiness check (packages/platform/src/readiness.ts, createReadiness's timeoutMs). */
 const READINESS_CHECK_BOUND_MS = 1500;
 
+/**
+ * Kinds of the chosen Gateway API implementation that kubernetes-models has no schema for; the
+ * test of the proxy's body limits checks their fields instead.
+ */
+const IMPLEMENTATION_KINDS = new Set(['gateway.envoyproxy.io/v1alpha1 BackendTrafficPolicy']);
+
+/** The namespace Envoy Gateway runs a Gateway's proxies in (its default, controller-namespace mode). */
+const GATEWAY_DATA_PLANE_NAMESPACE = 'envoy-gateway-system';
+
 /** A kustomize-generated name: the base name, a dash, a 10-character content hash. */
 const HASHED = /^(ConfigMap|Secret)\/[a-z0-9-]+-[a-z0-9]{10}$/;
 const unhashed = (name: string) => name.replace(/-[a-z0-9]{10}$/, '');
@@ -66,6 +77,9 @@ function mebibytes(q: string): number {
   const unit = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, k: 1e3, M: 1e6, G: 1e9 }[m[2] ?? ''] ?? 1;
   return (Number(m[1]) * unit) / 1024 ** 2;
 }
+
+/** A Kubernetes quantity in bytes. */
+const bytes = (q: string) => Math.round(mebibytes(q) * 1024 ** 2);
 
 let work: string;
 const rendered: Record<string, Obj[]> = {};
@@ -94,6 +108,7 @@ function modelModule(apiVersion: string): string {
   const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
   if (group === 'monitoring.coreos.com') return `@kubernetes-models/prometheus-operator/${apiVersion}`;
   if (group === 'keda.sh') return `@kubernetes-models/keda/${apiVersion}`;
+  if (group === 'gateway.networking.k8s.io') return `@kubernetes-models/gateway-api/${apiVersion}`;
   return `kubernetes-models/${apiVersion}`;
 }
 
@@ -112,6 +127,7 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
   it('validates every object against its schema', async () => {
     const problems: string[] = [];
     for (const o of objs()) {
+      if (IMPLEMENTATION_KINDS.has(`${o.apiVersion} ${o.kind}`)) continue;
       const mod = (await import(modelModule(o.apiVersion))) as Record<string, new (x: unknown) => { validate(): void }>;
       const Model = mod[o.kind];
       if (!Model) {
@@ -193,8 +209,8 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
           .map((peer) => `${p.metadata.name}<-${peer.namespaceSelector!.matchLabels['kubernetes.io/metadata.name']}`),
       ),
     );
-    // Prometheus scrapes every service; only the gateway takes traffic from the ingress controller.
-    expect(fromOutside.filter((x) => !x.endsWith('<-monitoring'))).toEqual(['gateway<-ingress-nginx']);
+    // Prometheus scrapes every service; only the gateway takes traffic from the Gateway's proxies.
+    expect(fromOutside.filter((x) => !x.endsWith('<-monitoring'))).toEqual([`gateway<-${GATEWAY_DATA_PLANE_NAMESPACE}`]);
     // Every pod that runs is selected by a policy of its own.
     for (const { owner } of pods(objs())) {
       const name = owner.split('/')[1];
@@ -257,23 +273,108 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
     expect(sql).toContain(`GRANT CREATE ON DATABASE "feedback" TO "${roles.owner}";`);
   });
 
-  it('exposes only the public paths through the Ingress; Prometheus scrapes the gateway on its own port', () => {
-    const ingress = objs().find((o) => o.kind === 'Ingress')!;
-    type Path = { path: string; backend: { service: { port: { name: string } } } };
-    const paths: Path[] = ingress.spec!.rules.flatMap((r: { http: { paths: Path[] } }) => r.http.paths);
-    expect(paths.map((p) => p.path).sort()).toEqual(['/.well-known', '/api', '/hooks', '/mcp']);
-    expect(new Set(paths.map((p) => p.backend.service.port.name))).toEqual(new Set(['http']));
+  it("routes only the public paths, through its Gateway, to the gateway's API port; Prometheus scrapes the gateway on its own port", () => {
+    const gateways = objs().filter((o) => o.kind === 'Gateway');
+    expect(gateways.map((g) => g.metadata.name)).toEqual(['feedback-api']);
+    const gateway = gateways[0];
+    type Listener = { name: string; protocol: string; port: number; hostname?: string; tls?: { certificateRefs: unknown[] } };
+    const listeners: Listener[] = gateway.spec!.listeners;
+    const api = listeners.find((l) => l.name === 'api')!;
+    const config = objs().find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('cluster-config'))!;
+    expect(api.hostname).toBe(new URL(config.data!.PUBLIC_BASE_URL).hostname);
+    if (overlay === 'prod') {
+      expect(api).toMatchObject({
+        protocol: 'HTTPS',
+        port: 443,
+        tls: { certificateRefs: [{ kind: 'Secret', name: 'gateway-tls' }] },
+      });
+      expect(gateway.metadata.annotations).toMatchObject({ 'cert-manager.io/cluster-issuer': expect.any(String) });
+    }
+    type Rule = {
+      matches?: { path: { type: string; value: string } }[];
+      backendRefs?: { name: string; port: number }[];
+      filters?: { type: string; requestRedirect?: { scheme: string } }[];
+    };
+    const routes = objs().filter((o) => o.kind === 'HTTPRoute');
+    const served = routes.filter((r) => r.spec!.rules.some((rule: Rule) => rule.backendRefs));
+    // Only the listener `api` serves the routes; any other only redirects to HTTPS.
+    for (const r of served)
+      expect(r.spec!.parentRefs, r.metadata.name).toEqual([{ name: gateway.metadata.name, sectionName: 'api' }]);
+    for (const r of routes.filter((x) => !served.includes(x)))
+      for (const rule of r.spec!.rules as Rule[])
+        expect(rule.filters, r.metadata.name).toEqual([
+          { type: 'RequestRedirect', requestRedirect: { scheme: 'https', statusCode: 301 } },
+        ]);
+    const rules: Rule[] = served.flatMap((r) => r.spec!.rules);
+    expect(rules.flatMap((rule) => rule.matches!.map((m) => `${m.path.type} ${m.path.value}`)).sort()).toEqual([
+      'PathPrefix /.well-known',
+      'PathPrefix /api',
+      'PathPrefix /hooks',
+      'PathPrefix /mcp',
+    ]);
+    // Every backend is the gateway Service's API port (the one named http), never its metrics port.
+    const service = objs().find((o) => o.kind === 'Service' && o.metadata.name === 'gateway')!;
+    const httpPort = service.spec!.ports.find((p: { name: string }) => p.name === 'http').port;
+    expect(new Set(rules.flatMap((rule) => rule.backendRefs!.map((b) => `${b.name}:${b.port}`)))).toEqual(
+      new Set([`gateway:${httpPort}`]),
+    );
     const monitor = objs().find((o) => o.kind === 'ServiceMonitor' && o.metadata.name === 'gateway')!;
     expect(monitor.spec!.endpoints.map((e: { port: string }) => e.port)).toEqual(['metrics']);
+    // The NetworkPolicy admits the proxies of this Gateway (its name and namespace) to the API port only.
+    type Peer = {
+      namespaceSelector: { matchLabels: Record<string, string> };
+      podSelector?: { matchLabels: Record<string, string> };
+    };
     const policy = objs().find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'gateway')!;
-    const portsFrom = (ns: string) =>
-      policy
-        .spec!.ingress.filter((r: { from: { namespaceSelector: { matchLabels: Record<string, string> } }[] }) =>
-          r.from.some((f) => f.namespaceSelector.matchLabels['kubernetes.io/metadata.name'] === ns),
-        )
-        .flatMap((r: { ports: { port: number }[] }) => r.ports.map((p) => p.port));
-    expect(portsFrom('ingress-nginx')).toEqual([8080]);
-    expect(portsFrom('monitoring')).toEqual([9464]);
+    const rulesFrom = (ns: string) =>
+      policy.spec!.ingress.filter((r: { from: Peer[] }) =>
+        r.from.some((f) => f.namespaceSelector.matchLabels['kubernetes.io/metadata.name'] === ns),
+      );
+    const proxies = rulesFrom(GATEWAY_DATA_PLANE_NAMESPACE);
+    expect(proxies.flatMap((r: { ports: { port: number }[] }) => r.ports.map((p) => p.port))).toEqual([8080]);
+    expect(proxies.flatMap((r: { from: Peer[] }) => r.from.map((f) => f.podSelector?.matchLabels))).toEqual([
+      {
+        'app.kubernetes.io/managed-by': 'envoy-gateway',
+        'gateway.envoyproxy.io/owning-gateway-name': gateway.metadata.name,
+        'gateway.envoyproxy.io/owning-gateway-namespace': gateway.metadata.namespace,
+      },
+    ]);
+    expect(rulesFrom('monitoring').flatMap((r: { ports: { port: number }[] }) => r.ports.map((p) => p.port))).toEqual([9464]);
+  });
+
+  it(`limits request bodies at the proxy: the hooks to the gateway's own cap (${HOOK_BODY_LIMIT} bytes), the API just above its ${BODY_LIMIT}`, () => {
+    const routes = objs().filter(
+      (o) => o.kind === 'HTTPRoute' && o.spec!.rules.some((r: { backendRefs?: unknown }) => r.backendRefs),
+    );
+    const policies = objs().filter((o) => o.kind === 'BackendTrafficPolicy');
+    const limitOf = (route: string) => {
+      const mine = policies.filter((p) =>
+        p.spec!.targetRefs.some(
+          (t: { group: string; kind: string; name: string }) =>
+            t.group === 'gateway.networking.k8s.io' && t.kind === 'HTTPRoute' && t.name === route,
+        ),
+      );
+      expect(mine.length, `BackendTrafficPolicy for HTTPRoute/${route}`).toBe(1);
+      // Only the body limit: BufferAndLimit (the default mode) answers a larger body 413.
+      expect(Object.keys(mine[0].spec!).sort()).toEqual(['requestBuffer', 'targetRefs']);
+      expect(Object.keys(mine[0].spec!.requestBuffer)).toEqual(['limit']);
+      return bytes(mine[0].spec!.requestBuffer.limit);
+    };
+    // Every served route has its limit, and every policy targets a route of the rendering.
+    const limits = Object.fromEntries(routes.map((r) => [r.metadata.name, limitOf(r.metadata.name)]));
+    for (const p of policies)
+      for (const t of p.spec!.targetRefs) expect(Object.keys(limits), `${p.metadata.name} targets ${t.name}`).toContain(t.name);
+    const hooks = routes.find((r) =>
+      r.spec!.rules.some((rule: { matches: { path: { value: string } }[] }) =>
+        rule.matches.some((m) => m.path.value === '/hooks'),
+      ),
+    )!;
+    expect(hooks.spec!.rules.flatMap((rule: { matches: unknown[] }) => rule.matches)).toHaveLength(1); // the hooks alone
+    expect(limits[hooks.metadata.name]).toBe(HOOK_BODY_LIMIT);
+    for (const [name, limit] of Object.entries(limits).filter(([n]) => n !== hooks.metadata.name)) {
+      expect(limit, name).toBeGreaterThanOrEqual(BODY_LIMIT);
+      expect(limit, name).toBeLessThanOrEqual(2 * BODY_LIMIT);
+    }
   });
 
   it('refers only to ConfigMaps and Secrets it carries, or, in prod, the per-service Secrets made out of band', () => {

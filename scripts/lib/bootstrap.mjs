@@ -1,14 +1,16 @@
-// Every install step a fresh clone needs, run by `npm start` and `npm test`:
-// dependencies (when the lock changed) and generated code (buf + protoc-gen-es).
+// Every install step a fresh clone needs, run by `npm start`, `npm test` and `npm run fuzz`:
+// dependencies (when the lock changed), the declared Node runtime (scripts/lib/runtime.mjs: the
+// script re-runs on it) and generated code (buf + protoc-gen-es).
 import { execSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { ensureRuntime } from './runtime.mjs';
 
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 
 const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 
-export function bootstrap({ quiet = false } = {}) {
+export async function bootstrap({ quiet = false } = {}) {
   const stdio = quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit';
   const installed = path.join(ROOT, 'node_modules', '.package-lock.json');
   if (!existsSync(installed) || mtime(path.join(ROOT, 'package-lock.json')) > mtime(installed)) {
@@ -18,6 +20,8 @@ export function bootstrap({ quiet = false } = {}) {
     process.stderr.write('[setup] installing dependencies (npm install, from package-lock.json)\n');
     execSync('npm install --no-audit --no-fund', { cwd: ROOT, stdio });
   }
+  // On another Node this re-runs the calling script on the declared one and does not return.
+  await ensureRuntime();
   process.stderr.write('[setup] generating protobuf code (buf generate)\n');
   execSync('npx --no-install buf generate', { cwd: ROOT, stdio });
 }

@@ -443,7 +443,8 @@ export async function runVitest(args, { env = {}, after = (status) => status } =
       return settled.map((r) => r.value);
     });
     if (interrupted) return 130;
-    vitest = spawn('npx', ['--no-install', 'vitest', 'run', ...args], {
+    // On this process's Node (the declared runtime: scripts/lib/runtime.mjs), not whichever `node` PATH finds.
+    vitest = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...args], {
       cwd: ROOT,
       stdio: 'inherit',
       env: {
