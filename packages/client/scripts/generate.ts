@@ -135,12 +135,13 @@ export function operationsSource(doc: OpenApiDocument, reasons: readonly string[
 
 /** Both generated files, by path under packages/client. */
 export async function generateClientSources(
-  doc: OpenApiDocument,
+  doc: OpenApiDocument | Record<string, unknown>,
   reasons: readonly string[],
 ): Promise<{ file: string; text: string }[]> {
-  const ast = await openapiTS(doc as unknown as Parameters<typeof openapiTS>[0]);
+  // defaultNonNullable off: a property with a default (`billable`, `sendInvite`) stays optional in request bodies.
+  const ast = await openapiTS(doc as unknown as Parameters<typeof openapiTS>[0], { defaultNonNullable: false });
   return [
     { file: 'src/generated/openapi.ts', text: `${HEADER}${astToString(ast)}` },
-    { file: 'src/generated/operations.ts', text: operationsSource(doc, reasons) },
+    { file: 'src/generated/operations.ts', text: operationsSource(doc as OpenApiDocument, reasons) },
   ];
 }

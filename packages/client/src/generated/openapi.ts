@@ -1174,7 +1174,7 @@ export interface components {
             /** @description Each item is validated on its own; an invalid one becomes an `error` result and the others still run. */
             invites: unknown[];
             /** @default false */
-            sendInvite: boolean;
+            sendInvite?: boolean;
         };
         BulkInviteResponse: {
             results: {
@@ -1570,7 +1570,7 @@ export interface components {
              * @default user
              * @enum {string}
              */
-            role: "user" | "client" | "tester" | "developer" | "tech_lead" | "product_owner" | "devops_engineer" | "manager";
+            role?: "user" | "client" | "tester" | "developer" | "tech_lead" | "product_owner" | "devops_engineer" | "manager";
             /** @description projects of the organization the user joins as a member */
             projectIds?: string[];
             /** @description Identifies the record in an external system; makes the create an idempotent upsert */
@@ -1586,7 +1586,7 @@ export interface components {
              * @description record an outbound invitation e-mail
              * @default true
              */
-            sendInvite: boolean;
+            sendInvite?: boolean;
         };
         InviteResponse: {
             /** Format: uuid */
@@ -1932,7 +1932,7 @@ export interface components {
             externalSystem: string;
             externalId: string;
             /** @default true */
-            billable: boolean;
+            billable?: boolean;
             description?: string | null;
             /** Format: uuid */
             entryId?: string | null;
