@@ -36,6 +36,16 @@ describe('the SDK generated from the OpenAPI document', () => {
     expect(Object.keys(operations)).toEqual([...new Set(table.map((r) => r.namespace))]);
   });
 
+  it("has the README's table of methods equal to the generated operation table", () => {
+    const readme = readFileSync(path.join(ROOT, 'packages', 'client', 'README.md'), 'utf8');
+    const rows = [...readme.matchAll(/^\| `(\w+)` \| (.+) \|$/gm)].map(([, namespace, methods]) => [
+      namespace,
+      [...methods.matchAll(/`(\w+)`/g)].map((m) => m[1]).sort(),
+    ]);
+    const generated = Object.entries(operations).map(([namespace, defs]) => [namespace, Object.keys(defs).sort()]);
+    expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(generated));
+  });
+
   it('fails the generation when two operations would get one name', () => {
     const document = {
       paths: {
