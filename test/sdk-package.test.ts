@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '@cluster/client';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 
-// The SDK as npm would publish it: `npm pack` in packages/client (prepack builds dist, with
-// @cluster/webhook-verify vendored), installed into an empty folder from the tarball (its registry
+// The SDK as npm would publish it: `npm pack` in packages/client of the dist scripts/build.mjs built
+// (the test run's global setup, with @cluster/webhook-verify vendored; --ignore-scripts, so prepack
+// does not rewrite dist under the other tests that import it), installed into an empty folder from the tarball (its registry
 // dependencies from npm), type-checked by a consumer's tsc, and the README's first code block (the
 // five-line quickstart) run by plain Node against a running cluster, through FEEDBACK_API_URL and
 // FEEDBACK_API_KEY.
@@ -58,7 +59,9 @@ describe('the published SDK', () => {
   let tarball: string;
 
   it('packs dist (ESM, .d.ts, the vendored verifier) and the README; depends on registry packages only', async () => {
-    const [packed] = JSON.parse(await run('npm', ['pack', '--json', '--pack-destination', work], PACKAGE)) as {
+    const [packed] = JSON.parse(
+      await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], PACKAGE),
+    ) as {
       filename: string;
       files: { path: string }[];
     }[];
