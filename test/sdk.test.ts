@@ -52,6 +52,9 @@ describe('the SDK against the cluster', () => {
 
     const project = await client.projects.create({ name: 'SDK project', description: 'through the SDK' });
     expect(await client.projects.get(project.id)).toMatchObject({ name: 'SDK project' });
+    // The escape hatch: any operation by method and path, typed and retried the same way.
+    const byPath = await client.request('get', '/api/v1/projects/{id}', { path: { id: project.id } });
+    expect(byPath.name).toBe('SDK project');
     expect((await client.projects.update(project.id, { description: 'changed' })).description).toBe('changed');
     const projects = await client.projects.list().toArray();
     expect(projects.map((p) => p.id)).toContain(project.id);

@@ -155,17 +155,17 @@ export function createClient(options: ClientOptions): ApiClient {
     method: string,
     path: string,
     init: Omit<RawInit, 'headers' | 'signal'>,
-    call: CallOptions = {},
+    opts: CallOptions = {},
   ): Promise<unknown> {
-    const timeoutMs = call.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = opts.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const timeout = timeoutMs > 0 && Number.isFinite(timeoutMs) ? AbortSignal.timeout(timeoutMs) : undefined;
-    const signals = [call.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
+    const signals = [opts.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     const deadline = timeout ? now() + timeoutMs : Infinity;
-    const headers = { ...call.headers };
-    if (method === 'post') headers['Idempotency-Key'] = call.idempotencyKey ?? crypto.randomUUID();
-    const maxRetries = call.maxRetries ?? policy.maxRetries;
-    const aborted = (): unknown => (call.signal?.aborted ? (call.signal.reason as unknown) : new ApiTimeoutError(timeoutMs));
+    const headers = { ...opts.headers };
+    if (method === 'post') headers['Idempotency-Key'] = opts.idempotencyKey ?? crypto.randomUUID();
+    const maxRetries = opts.maxRetries ?? policy.maxRetries;
+    const aborted = (): unknown => (opts.signal?.aborted ? (opts.signal.reason as unknown) : new ApiTimeoutError(timeoutMs));
 
     for (let retry = 0; ; retry++) {
       let failure: ApiError | ApiConnectionError;
