@@ -7,7 +7,7 @@ import { readEvidenceConfig, startEvidence } from '@cluster/evidence';
 import { readGatewayConfig, startGateway } from '@cluster/gateway';
 import { createAdminOperations } from '@cluster/core';
 import { createDb } from '@cluster/db';
-import type { EventEnvelope } from '@cluster/contracts';
+import { eventFromKafkaMessage, type EventEnvelope } from '@cluster/contracts';
 import type { Json } from './json.ts';
 
 /**
@@ -221,7 +221,8 @@ export async function createEventLog(brokers: string[], topic: string): Promise<
   await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({
     eachMessage: async ({ message }) => {
-      if (message.value) seen.push(JSON.parse(message.value.toString()));
+      // Domain events are CloudEvents (binary mode); this reads them, like the fan-out, as envelopes.
+      if (message.value) seen.push(eventFromKafkaMessage(message.headers, message.value));
     },
   });
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
