@@ -13,6 +13,7 @@ export default defineConfig(
   globalIgnores([
     '**/node_modules/',
     'packages/proto/src/gen/', // buf generate's output: not edited, not linted
+    'packages/client/src/generated/', // npm run openapi's output (the SDK's types and operation table)
     '.data/',
     '.cache/',
     '.turbo/',

@@ -4,7 +4,8 @@
 // from node_modules at run time. Production, `npm start`, the k8s image and the
 // tests' service processes run these files: `node services/<name>/dist/main.js`.
 // The publishable packages (PUBLISHED: ESM + .d.ts in packages/<name>/dist, what npm
-// gets) are compiled by tsc with their tsconfig.build.json.
+// gets) are compiled by tsc with their tsconfig.build.json; the SDK (packages/client) by its
+// own build script, which vendors @cluster/webhook-verify into its dist.
 // Assumes generated code exists (`buf generate`; `npm start` and `npm test` run it).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import * as esbuild from 'esbuild';
 import { declaredRuntime } from './lib/runtime.mjs';
+import { buildClient } from '../packages/client/scripts/build.mjs';
 
 const ts = createRequire(import.meta.url)('typescript');
 
@@ -112,12 +114,13 @@ function buildPackage(name) {
 export async function build() {
   await Promise.all(Object.keys(ENTRY_POINTS).map(buildService));
   PUBLISHED.forEach(buildPackage);
+  buildClient();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const started = performance.now();
   await build();
   process.stderr.write(
-    `[build] services/*/dist and packages/{${PUBLISHED.join(',')}}/dist in ${Math.round(performance.now() - started)} ms\n`,
+    `[build] services/*/dist and packages/{${[...PUBLISHED, 'client'].join(',')}}/dist in ${Math.round(performance.now() - started)} ms\n`,
   );
 }

@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest';
+import { createClient, type ClientOptions } from './client.ts';
+import { ApiConnectionError, ApiError, ApiTimeoutError } from './errors.ts';
+import { DEFAULT_RETRY, parseRetryAfter, retryDelay } from './retry.ts';
+
+// The retry policy and the call path with an injected fetch, clock and randomness: what each
+// attempt sent, how long the client waited between them. test/sdk*.test.ts run it against the cluster.
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+function fakeClient(answers: (() => Response | Promise<Response>)[], opts: Partial<ClientOptions> = {}) {
+  const requests: Request[] = [];
+  const waits: number[] = [];
+  let clock = Date.parse('2026-01-01T00:00:00Z');
+  const client = createClient({
+    baseUrl: 'http://api.test/api/v1/',
+    apiKey: 'key_1',
+    fetch: async (req) => {
+      requests.push(req);
+      const next = answers.shift();
+      if (!next) throw new Error('no more answers');
+      return next();
+    },
+    sleep: async (ms) => {
+      waits.push(ms);
+      clock += ms;
+    },
+    now: () => clock,
+    random: () => 0.5,
+    ...opts,
+  });
+  return { client, requests, waits };
+}
+
+const PROJECT = { id: '00000000-0000-4000-8000-000000000001', name: 'P', description: 'd' };
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  it('reads delta-seconds and HTTP dates, never negative, undefined when absent or unreadable', () => {
+    expect(parseRetryAfter('2', now)).toBe(2000);
+    expect(parseRetryAfter(' 0 ', now)).toBe(0);
+    expect(parseRetryAfter('1.5', now)).toBe(1500);
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:07 GMT', now)).toBe(7000);
+    expect(parseRetryAfter('Wed, 31 Dec 2025 23:59:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('-3', now)).toBeUndefined();
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+  });
+});
+
+describe('retryDelay', () => {
+  const policy = { ...DEFAULT_RETRY, baseDelayMs: 100, maxDelayMs: 1000 };
+  it('is full-jitter exponential backoff, capped, and never shorter than Retry-After', () => {
+    expect(retryDelay(1, undefined, policy, () => 0.999)).toBe(99);
+    expect(retryDelay(3, undefined, policy, () => 0.5)).toBe(200);
+    expect(retryDelay(10, undefined, policy, () => 0.999)).toBe(999);
+    expect(retryDelay(1, undefined, policy, () => 0)).toBe(0);
+    expect(retryDelay(1, 700, policy, () => 0.5)).toBe(700);
+  });
+  it('gives up (undefined) when the server asks for more than maxDelayMs', () => {
+    expect(retryDelay(1, 1001, policy, () => 0.5)).toBeUndefined();
+  });
+});
+
+describe('the call path', () => {
+  it('retries a 429 after its Retry-After, with the same Idempotency-Key, and returns the success', async () => {
+    const { client, requests, waits } = fakeClient([
+      () => json(429, { reason: 'rate_limit', message: 'slow down' }, { 'retry-after': '2' }),
+      () => json(503, { reason: 'unavailable', message: 'x' }),
+      () => json(201, PROJECT),
+    ]);
+    const project = await client.projects.create({ name: 'P', description: 'd' });
+    expect(project.id).toBe(PROJECT.id);
+    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(Array(3).fill('POST http://api.test/api/v1/projects'));
+    const keys = requests.map((r) => r.headers.get('idempotency-key'));
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Set(keys).size).toBe(1);
+    expect(requests[0].headers.get('authorization')).toBe('Bearer key_1');
+    // 2 s from Retry-After (over the jittered 250 ms); then 0.5 * 1000 ms for the second retry.
+    expect(waits).toEqual([2000, 500]);
+  });
+
+  it("uses the caller's Idempotency-Key, and a new one per call otherwise; GET carries none", async () => {
+    const { client, requests } = fakeClient([() => json(201, PROJECT), () => json(201, PROJECT), () => json(200, PROJECT)]);
+    await client.projects.create({ name: 'P', description: 'd' }, { idempotencyKey: 'order-42' });
+    await client.projects.create({ name: 'P', description: 'd' });
+    await client.projects.get(PROJECT.id);
+    expect(requests[0].headers.get('idempotency-key')).toBe('order-42');
+    expect(requests[1].headers.get('idempotency-key')).not.toBe('order-42');
+    expect(requests[2].headers.get('idempotency-key')).toBeNull();
+  });
+
+  it('retries network errors and 409 idempotency_key_in_use; gives up after maxRetries with ApiConnectionError', async () => {
+    const reset = () => Promise.reject(new TypeError('fetch failed'));
+    const ok = fakeClient([
+      reset,
+      () => json(409, { reason: 'idempotency_key_in_use', message: 'running' }),
+      () => json(200, PROJECT),
+    ]);
+    await expect(ok.client.projects.get(PROJECT.id)).resolves.toMatchObject({ id: PROJECT.id });
+    expect(ok.requests).toHaveLength(3);
+
+    const down = fakeClient([reset, reset, reset], { maxRetries: 2 });
+    const err = await down.client.projects.get(PROJECT.id).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiConnectionError);
+    expect((err as ApiConnectionError).cause).toBeInstanceOf(TypeError);
+    expect(down.requests).toHaveLength(3);
+  });
+
+  it('does not retry other errors, nor a Retry-After over maxDelayMs, nor past the deadline', async () => {
+    const bad = fakeClient([
+      () =>
+        json(400, { reason: 'validation_error', message: 'bad', details: { errors: [{ path: '/name', message: 'required' }] } }),
+    ]);
+    const err = await bad.client.projects.create({ name: '', description: '' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 400, reason: 'validation_error', details: { errors: [{ path: '/name' }] } });
+
+    const long = fakeClient([() => json(429, { reason: 'rate_limit', message: 'x' }, { 'retry-after': '60' })], {
+      maxDelayMs: 5000,
+    });
+    await expect(long.client.projects.get(PROJECT.id)).rejects.toMatchObject({ status: 429, retryAfterMs: 60_000 });
+    expect(long.waits).toEqual([]);
+
+    const late = fakeClient([() => json(503, { reason: 'unavailable', message: 'x' }, { 'retry-after': '5' })], {
+      timeoutMs: 3000,
+    });
+    await expect(late.client.projects.get(PROJECT.id)).rejects.toMatchObject({ status: 503, reason: 'unavailable' });
+    expect(late.waits).toEqual([]);
+  });
+
+  it('maps the {error, invalid} body of unknown webhook event names to reason unknown_event_names', async () => {
+    const { client } = fakeClient([() => json(400, { error: 'unknown_event_names', invalid: ['nope.created'] })]);
+    await expect(
+      client.webhooks.create({ url: 'https://example.com/h', eventNames: ['nope.created'] } as never),
+    ).rejects.toMatchObject({ reason: 'unknown_event_names', details: { invalid: ['nope.created'] } });
+  });
+
+  it('ends with ApiTimeoutError at the deadline and with the signal reason on abort, also while waiting', async () => {
+    const hang = (req: Request) =>
+      new Promise<Response>((_resolve, reject) => req.signal.addEventListener('abort', () => reject(req.signal.reason as Error)));
+    const slow = createClient({ baseUrl: 'http://api.test', apiKey: 'k', fetch: hang, timeoutMs: 50 });
+    await expect(slow.projects.get(PROJECT.id)).rejects.toBeInstanceOf(ApiTimeoutError);
+
+    const controller = new AbortController();
+    const waiting = createClient({
+      baseUrl: 'http://api.test',
+      apiKey: 'k',
+      fetch: async () => json(503, { reason: 'unavailable', message: 'x' }, { 'retry-after': '10' }),
+    });
+    const call = waiting.projects.get(PROJECT.id, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('user left')), 20);
+    await expect(call).rejects.toThrow('user left');
+  });
+});
+
+describe('pagination', () => {
+  it('walks pages of `pageSize` until `total`, and `pages()` exposes each page', async () => {
+    const items = Array.from({ length: 250 }, (_, i) => ({ ...PROJECT, name: `p${i}` }));
+    const answers = [1, 2, 3, 1, 2, 3].map((page) => () => {
+      const data = items.slice((page - 1) * 100, page * 100);
+      return json(200, { data, page, pageSize: 100, total: items.length });
+    });
+    const { client, requests } = fakeClient(answers);
+    const names: string[] = [];
+    for await (const project of client.projects.list({ status: 'active' })) names.push(project.name);
+    expect(names).toEqual(items.map((p) => p.name));
+    expect(requests.map((r) => new URL(r.url).search)).toEqual([
+      '?pageSize=100&status=active&page=1',
+      '?pageSize=100&status=active&page=2',
+      '?pageSize=100&status=active&page=3',
+    ]);
+    const totals: number[] = [];
+    for await (const page of client.projects.list({ status: 'active' }).pages()) totals.push(page.total);
+    expect(totals).toEqual([250, 250, 250]);
+  });
+});

@@ -1,0 +1,232 @@
+import createFetchClient from 'openapi-fetch';
+import { ApiConnectionError, ApiError, ApiTimeoutError } from './errors.ts';
+import type { paths } from './generated/openapi.ts';
+import { operations } from './generated/operations.ts';
+import { pageIterator, type Page, type PageIterator } from './pagination.ts';
+import { DEFAULT_RETRY, RETRYABLE_REASONS, RETRYABLE_STATUSES, parseRetryAfter, retryDelay, type RetryOptions } from './retry.ts';
+
+/** What `createClient` needs: where the API is, a key, and the defaults of every call. */
+export interface ClientOptions extends RetryOptions {
+  /** The gateway's origin (`https://api.example.com`) or the API's base URL (`.../api/v1`): both work. */
+  baseUrl: string;
+  /** An API key, sent as `Authorization: Bearer <key>`. */
+  apiKey: string;
+  /** Default deadline of a call, its retries and the waits between them included (default 60 s; 0: none). */
+  timeoutMs?: number;
+  /** Headers sent with every call. */
+  headers?: Record<string, string>;
+  /** Replaces the global fetch (a proxy agent, a test double). */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Injected clock and randomness (tests): the waits between attempts, jitter, Retry-After dates. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+  now?: () => number;
+}
+
+/** Per-call options, the last argument of every method. */
+export interface CallOptions {
+  /** Cancels the call (attempts and waits); it rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** This call's deadline (overrides the client's `timeoutMs`); rejects with ApiTimeoutError. */
+  timeoutMs?: number;
+  /** POST only: the Idempotency-Key (default: a new random UUID per call, the same on each of its retries). */
+  idempotencyKey?: string;
+  /** This call's retries (overrides the client's `maxRetries`). */
+  maxRetries?: number;
+  /** Extra headers for this call. */
+  headers?: Record<string, string>;
+}
+
+type Operations = typeof operations;
+type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+type OperationAt<P, M> = P extends keyof paths ? (M extends keyof paths[P] ? NonNullable<paths[P][M]> : never) : never;
+type JsonContent<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
+type Responses<O> = O extends { responses: infer R } ? R : never;
+/** The parsed body of an operation's success answer (undefined for 204). */
+export type ResultOf<O> = {
+  [S in keyof Responses<O>]: S extends 200 | 201 | 202 | 204 ? JsonContent<Responses<O>[S]> : never;
+}[keyof Responses<O>];
+/** An operation's query parameters. */
+export type QueryOf<O> = O extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+/** An operation's JSON request body. */
+export type BodyOf<O> = O extends { requestBody?: infer B } ? JsonContent<NonNullable<B>> : never;
+type PathArgs<A extends readonly string[]> = { -readonly [K in keyof A]: string };
+type ItemOf<O> = ResultOf<O> extends { data: (infer T)[] } ? T : never;
+type QueryArgs<A extends readonly string[], Q> = [Q] extends [never]
+  ? [...PathArgs<A>, options?: CallOptions]
+  : object extends Q
+    ? [...PathArgs<A>, query?: Q, options?: CallOptions]
+    : [...PathArgs<A>, query: Q, options?: CallOptions];
+
+/** One method of a namespace, typed from its row of the operation table and the OpenAPI types. */
+type MethodOf<D> = D extends {
+  method: infer M;
+  path: infer P;
+  pathParams: infer A extends readonly string[];
+  paged: infer G;
+  body: infer B;
+}
+  ? OperationAt<P, M> extends infer O
+    ? G extends true
+      ? (...args: QueryArgs<A, Omit<QueryOf<O>, 'page'>>) => PageIterator<ItemOf<O>>
+      : B extends 'required'
+        ? (...args: [...PathArgs<A>, body: BodyOf<O>, options?: CallOptions]) => Promise<ResultOf<O>>
+        : B extends 'optional'
+          ? (...args: [...PathArgs<A>, body?: BodyOf<O>, options?: CallOptions]) => Promise<ResultOf<O>>
+          : (...args: QueryArgs<A, QueryOf<O>>) => Promise<ResultOf<O>>
+    : never
+  : never;
+
+/** The resource namespaces (`client.entries.list(...)`), one per OpenAPI tag, derived from the operation table. */
+export type Namespaces = { [N in keyof Operations]: { [K in keyof Operations[N]]: MethodOf<Operations[N][K]> } };
+
+/** The typed escape hatch: any operation by method and path. */
+export type RequestFn = <P extends keyof paths, M extends HttpMethod & keyof paths[P]>(
+  method: M,
+  path: P,
+  init?: { path?: Record<string, string>; query?: QueryOf<OperationAt<P, M>>; body?: BodyOf<OperationAt<P, M>> } & CallOptions,
+) => Promise<ResultOf<OperationAt<P, M>>>;
+
+/** The SDK: a namespace per resource family, and `request` for anything by path. */
+export type ApiClient = Namespaces & { request: RequestFn };
+
+interface OperationDef {
+  method: string;
+  path: string;
+  pathParams: readonly string[];
+  paged: boolean;
+  query: boolean;
+  body: string;
+}
+interface RawResult {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
+}
+interface RawInit {
+  params: { path?: Record<string, string>; query?: unknown };
+  body?: unknown;
+  headers: Record<string, string>;
+  signal?: AbortSignal;
+}
+type LooseClient = { request(method: string, path: string, init: RawInit): Promise<RawResult> };
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** `https://host`, `https://host/`, `https://host/api/v1` and `https://host/api/v1/` all give `https://host`. */
+function originOf(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+}
+
+/**
+ * The SDK's client. Every call goes through one path: an Idempotency-Key on each POST (the
+ * caller's or a random UUID, the same on every retry of that call), retries of 429, 503, 409
+ * idempotency_key_in_use and network errors (jittered exponential backoff, never shorter than
+ * Retry-After, at most `maxRetries`, no wait over `maxDelayMs` or past the deadline), a deadline per
+ * call and the caller's AbortSignal, and an ApiError for every error answer.
+ */
+export function createClient(options: ClientOptions): ApiClient {
+  const policy = { ...DEFAULT_RETRY, ...definedOf(options) };
+  const sleep = options.sleep ?? abortableSleep;
+  const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
+  const raw = createFetchClient<paths>({
+    baseUrl: originOf(options.baseUrl),
+    headers: { ...options.headers, authorization: `Bearer ${options.apiKey}` },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  }) as unknown as LooseClient;
+
+  async function call(
+    method: string,
+    path: string,
+    init: Omit<RawInit, 'headers' | 'signal'>,
+    opts: CallOptions = {},
+  ): Promise<unknown> {
+    const timeoutMs = opts.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeout = timeoutMs > 0 && Number.isFinite(timeoutMs) ? AbortSignal.timeout(timeoutMs) : undefined;
+    const signals = [opts.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const deadline = timeout ? now() + timeoutMs : Infinity;
+    const headers = { ...opts.headers };
+    if (method === 'post') headers['Idempotency-Key'] = opts.idempotencyKey ?? crypto.randomUUID();
+    const maxRetries = opts.maxRetries ?? policy.maxRetries;
+    const aborted = (): unknown => (opts.signal?.aborted ? (opts.signal.reason as unknown) : new ApiTimeoutError(timeoutMs));
+
+    for (let retry = 0; ; retry++) {
+      let failure: ApiError | ApiConnectionError;
+      let retryable: boolean;
+      try {
+        const { data, error, response } = await raw.request(method, path, { ...init, headers, signal });
+        if (response.ok) return data;
+        const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
+        failure = new ApiError(response.status, error, response.headers, retryAfterMs);
+        retryable = RETRYABLE_STATUSES.has(response.status) || RETRYABLE_REASONS.has(failure.reason);
+      } catch (err) {
+        if (signal?.aborted) throw aborted();
+        failure = new ApiConnectionError(`${method.toUpperCase()} ${path}: ${(err as Error).message}`, { cause: err });
+        retryable = true;
+      }
+      if (!retryable || retry >= maxRetries) throw failure;
+      const delay = retryDelay(retry + 1, failure instanceof ApiError ? failure.retryAfterMs : undefined, policy, random);
+      if (delay === undefined || now() + delay >= deadline) throw failure;
+      try {
+        await sleep(delay, signal);
+      } catch {
+        throw aborted();
+      }
+    }
+  }
+
+  function method(def: OperationDef) {
+    return (...args: unknown[]) => {
+      const pathValues = args.slice(0, def.pathParams.length) as string[];
+      const path = Object.fromEntries(def.pathParams.map((name, i) => [name, pathValues[i]]));
+      const rest = args.slice(def.pathParams.length);
+      const takesInput = def.paged || def.query || def.body !== 'none';
+      const input = takesInput ? rest[0] : undefined;
+      const callOptions = (takesInput ? rest[1] : rest[0]) as CallOptions | undefined;
+      if (def.paged) {
+        const query = { pageSize: 100, ...(input as Record<string, unknown> | undefined) };
+        return pageIterator(
+          async (page) =>
+            (await call(def.method, def.path, { params: { path, query: { ...query, page } } }, callOptions)) as Page<unknown>,
+        );
+      }
+      if (def.body !== 'none') return call(def.method, def.path, { params: { path }, body: input }, callOptions);
+      return call(def.method, def.path, { params: { path, query: input } }, callOptions);
+    };
+  }
+
+  const namespaces = Object.fromEntries(
+    Object.entries(operations).map(([namespace, defs]) => [
+      namespace,
+      Object.fromEntries(Object.entries(defs as Record<string, OperationDef>).map(([name, def]) => [name, method(def)])),
+    ]),
+  ) as unknown as Namespaces;
+
+  const request: RequestFn = async (httpMethod, path, init = {}) => {
+    const { path: pathParams, query, body, ...callOptions } = init;
+    return call(httpMethod, path, { params: { path: pathParams, query }, body }, callOptions) as never;
+  };
+  return { ...namespaces, request };
+}
+
+function definedOf(options: RetryOptions): RetryOptions {
+  const { maxRetries, baseDelayMs, maxDelayMs } = options;
+  return Object.fromEntries(Object.entries({ maxRetries, baseDelayMs, maxDelayMs }).filter(([, v]) => v !== undefined));
+}
