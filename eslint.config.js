@@ -27,8 +27,8 @@ export default defineConfig(
       globals: globals.node,
       parserOptions: {
         projectService: {
-          // Files outside every workspace's tsconfig (root scripts and configs).
-          allowDefaultProject: ['*.ts', 'scripts/*.ts', 'scripts/lib/*.ts', 'scripts/lib/*.d.mts'],
+          // Files outside every tsconfig (root configs); the root scripts have scripts/tsconfig.json.
+          allowDefaultProject: ['*.ts'],
           defaultProject: 'tsconfig.base.json',
         },
         tsconfigRootDir: import.meta.dirname,
