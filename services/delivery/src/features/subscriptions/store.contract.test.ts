@@ -31,6 +31,8 @@ describeStoreContract<DeliveryWorld>('SubscriptionStore', {
         enabled: true,
         description: 'to R',
         ordering: 'none',
+        signatureScheme: 'hmac-sha256',
+        publicKey: null,
         secretSealed: 'sealed',
         createdByUserId: user,
         previousSecretSealed: null,
