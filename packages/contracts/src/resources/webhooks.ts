@@ -96,9 +96,10 @@ export const WebhookCreate = Body(
     }),
   },
   {
-  required: ['destinationUrl', 'eventNames'],
-  description: 'Webhook subscription create body',
-});
+    required: ['destinationUrl', 'eventNames'],
+    description: 'Webhook subscription create body',
+  },
+);
 export type WebhookCreateBody = Static<typeof WebhookCreate>;
 
 /** PATCH /webhooks/:id body: every field optional; only supplied fields change. */

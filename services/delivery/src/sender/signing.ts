@@ -71,9 +71,7 @@ export function deliveryHeaders(args: {
   timestamp: number;
 }): DeliveryHeaders {
   const { secret, previousSecret, deliveryId, eventName, body, timestamp } = args;
-  const standard = [secret, ...(previousSecret ? [previousSecret] : [])].map((s) =>
-    signatureFor(s, deliveryId, timestamp, body),
-  );
+  const standard = [secret, ...(previousSecret ? [previousSecret] : [])].map((s) => signatureFor(s, deliveryId, timestamp, body));
   return {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,

@@ -59,7 +59,10 @@ describe('signatures', () => {
 
 describe('ed25519 signatures (Standard Webhooks v1a)', () => {
   const publicKeyOf = (whpk: string) =>
-    createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(whpk.slice(5), 'base64').toString('base64url') }, format: 'jwk' });
+    createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(whpk.slice(5), 'base64').toString('base64url') },
+      format: 'jwk',
+    });
   const verifies = (whpk: string, content: string, v1a: string) =>
     verify(null, Buffer.from(content), publicKeyOf(whpk), Buffer.from(v1a.slice(4), 'base64'));
 
@@ -93,6 +96,10 @@ describe('ed25519 signatures (Standard Webhooks v1a)', () => {
     expect(verifies(current.publicKey, content, before)).toBe(false);
     expect(verifies(current.publicKey, content.replace('created', 'deleted'), now)).toBe(false);
     // Ed25519 is deterministic: the same content signs the same.
-    expect(deliveryHeaders({ secret: current.privateKey, deliveryId: 'd1', eventName: 'x', body, timestamp: 1700000000 })['webhook-signature']).toBe(now);
+    expect(
+      deliveryHeaders({ secret: current.privateKey, deliveryId: 'd1', eventName: 'x', body, timestamp: 1700000000 })[
+        'webhook-signature'
+      ],
+    ).toBe(now);
   });
 });
