@@ -158,7 +158,8 @@ export const WebhookRotateSecret = Body(
     gracePeriodSeconds: Type.Integer({
       minimum: 0,
       maximum: SECRET_GRACE_MAX_SECONDS,
-      description: 'how long the replaced secret keeps signing beside the new one (default 86400, at most 7 days; 0: at once)',
+      description:
+        'how long the replaced secret (or ed25519 private key) keeps signing beside the new one (default 86400, at most 7 days; 0: at once)',
     }),
   },
   { description: 'Secret rotation body (optional)' },
