@@ -164,7 +164,7 @@ describe('an ed25519 subscription: publicKey instead of secret', () => {
     ]) {
       expect(await post(url, '{"a":1}', { key: pair.privateKey, id: 'ed-1' })).toEqual({ status: 200, text: `${name} ed-1` });
       const other = await post(url, '{"a":1}', { key: generateSigningKeyPair().privateKey });
-      expect([other.status, JSON.parse(other.text).error]).toEqual([401, 'invalid_signature']);
+      expect([other.status, (JSON.parse(other.text) as { error: string }).error]).toEqual([401, 'invalid_signature']);
     }
   });
 
