@@ -17,7 +17,8 @@ import { jsonOf, transportAs } from './support/service-calls.ts';
 import { createReceivers, verifyServiceSignature, verifyStandardSignature, type Receiver } from './support/receiver.ts';
 
 // A key rotation as an operator runs it (docs/runbook.md, "Rotate a sealing key"), against real
-// services: what was sealed under the old key, or before key ids existed, keeps working.
+// services: what was sealed under the old key, or before key ids existed, keeps working (an ed25519
+// subscription's private key too: it is sealed and re-sealed like the HMAC secrets).
 const ROOT = path.resolve(import.meta.dirname, '..');
 const A = randomBytes(32).toString('base64');
 const B = randomBytes(32).toString('base64');
