@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,6 +160,36 @@ describe('an ed25519 subscription', () => {
     expect(receiver.received.length).toBeGreaterThan(before);
     expect(packageVerifies(got, firstPublicKey)).toBe(true);
     expect(nobleVerifies(got, firstPublicKey)).toBe(true);
+  });
+
+  it('verifies with the docs example receiver given WEBHOOK_PUBLIC_KEY (and refuses a tampered copy)', async () => {
+    const got = await nextDelivery('to the example');
+    const script = path.resolve(import.meta.dirname, '..', 'docs', 'examples', 'webhook-receiver.mjs');
+    const example = spawn(process.execPath, [script], {
+      env: { ...process.env, WEBHOOK_SECRET: '', WEBHOOK_PUBLIC_KEY: firstPublicKey, PORT: '0' },
+    });
+    try {
+      let out = '';
+      example.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      const listening = await until(
+        async () => /listening on (\d+)/.exec(out),
+        (m) => m !== null,
+        10_000,
+      );
+      expect(listening).not.toBeNull();
+      const url = `http://127.0.0.1:${listening![1]}/hook`;
+      const headers = Object.fromEntries(
+        Object.entries(got.headers).filter(([k, v]) => typeof v === 'string' && k.startsWith('webhook-')),
+      ) as Record<string, string>;
+      const post = async (body: string) => {
+        const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+        return [res.status, await res.text()];
+      };
+      expect(await post(got.rawBody)).toEqual([200, 'ok']);
+      expect(await post(got.rawBody.replace('to the example', 'to the exampl3'))).toEqual([401, 'invalid_signature']);
+    } finally {
+      example.kill();
+    }
   });
 
   it('refuses an unknown scheme, and a change of scheme on update, with validation_error and a pointer', async () => {
