@@ -162,6 +162,17 @@ describe('an ed25519 subscription', () => {
     expect(nobleVerifies(got, firstPublicKey)).toBe(true);
   });
 
+  it('signs a redelivery v1a too, with the same delivery id', async () => {
+    const got = await nextDelivery('sent twice');
+    const deliveryId = String(got.headers['webhook-id']);
+    const again = await api('POST', `/webhooks/${hookId}/deliveries/${deliveryId}/redeliver`);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    const copies = await receiver.waitFor(2, (r) => r.headers['webhook-id'] === deliveryId);
+    expect(copies[1].rawBody).toBe(got.rawBody);
+    expect(packageVerifies(copies[1], firstPublicKey)).toBe(true);
+    expect(nobleVerifies(copies[1], firstPublicKey)).toBe(true);
+  });
+
   it('verifies with the docs example receiver given WEBHOOK_PUBLIC_KEY (and refuses a tampered copy)', async () => {
     const got = await nextDelivery('to the example');
     const script = path.resolve(import.meta.dirname, '..', 'docs', 'examples', 'webhook-receiver.mjs');
