@@ -736,6 +736,6 @@ run('npx', [
 
 process.stdout.write(
   `${touched.map((t) => `${t.how === 'new' ? 'new   ' : 'edited'} ${t.file}`).join('\n')}\n` +
-    `regenerated docs/openapi.json, docs/events.md, docs/asyncapi.yaml (and packages/proto/src/gen, not committed)\n` +
+    `regenerated docs/openapi.json, docs/events.md, docs/asyncapi.yaml, docs/events/schemas (and packages/proto/src/gen, not committed)\n` +
     `${touched.length} files (${touched.filter((t) => t.how === 'new').length} new). Now make it yours: docs/adding-a-resource.md, "By hand".\n`,
 );

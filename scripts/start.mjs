@@ -10,6 +10,26 @@ const { build } = await import('./build.mjs');
 process.stderr.write('[setup] building the services (npm run build: services/*/dist)\n');
 await build();
 const { ensureKafka, ensurePostgres, stopInfra, stopPid } = await import('./lib/infra.mjs');
+const { DATABASE_SERVICES, ensureLocalRoles, localRoles } = await import('./lib/db-roles.mjs');
+
+/**
+ * LOCAL_DB_ROLES=true: each service's migration entry run as the owner role (`urls.owner`), as the
+ * migration Job does, granting the service's role; returns each service's environment on its role.
+ */
+function migrateAsOwner(urls, env) {
+  const { roles } = localRoles();
+  process.stderr.write(`[start] LOCAL_DB_ROLES=true: migrating as ${roles.owner}; each service on its own role\n`);
+  const serviceEnv = {};
+  for (const service of DATABASE_SERVICES) {
+    execFileSync(process.execPath, ['--enable-source-maps', path.join(ROOT, 'services', service, 'dist', 'migrate.js')], {
+      cwd: ROOT,
+      env: { ...env, DATABASE_URL: urls.owner, DATABASE_RUNTIME_ROLE: roles[service], DATABASE_CREATE: 'false' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    serviceEnv[service] = { DATABASE_URL: urls[service], MIGRATE_ON_START: 'false', DATABASE_CREATE: 'false' };
+  }
+  return serviceEnv;
+}
 
 const started = {};
 const children = [];
@@ -86,6 +106,10 @@ try {
     GATEWAY_PORT: gatewayPort,
     WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: process.env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS ?? 'true',
   };
+  // LOCAL_DB_ROLES=true: the database roles as in production (docs/security.md, "Database roles"):
+  // the migrations run here as the owner role, each service connects as its own role and only checks
+  // its schema. Unset: everything as the local superuser.
+  const serviceEnv = process.env.LOCAL_DB_ROLES === 'true' ? migrateAsOwner(await ensureLocalRoles(pg.url), env) : {};
   if (env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === 'true') {
     process.stderr.write(
       '[start] WARNING: WEBHOOK_ALLOW_PRIVATE_DESTINATIONS=true: webhooks may target loopback and private addresses (local use only)\n',
@@ -95,7 +119,7 @@ try {
   const run = (name) => {
     const child = spawn(process.execPath, ['--enable-source-maps', path.join(ROOT, 'services', name, 'dist', 'main.js')], {
       cwd: ROOT,
-      env,
+      env: { ...env, ...serviceEnv[name] },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push({ name, pid: child.pid });
@@ -138,7 +162,7 @@ try {
   const demo = JSON.parse(
     execFileSync(process.execPath, ['--enable-source-maps', path.join(ROOT, 'services/core/dist/admin-cli.js'), 'demo'], {
       cwd: ROOT,
-      env,
+      env: { ...env, ...serviceEnv.core },
     }).toString(),
   );
   const base = `http://localhost:${gatewayPort}/api/v1`;

@@ -4,7 +4,8 @@ import { EVENT_CATALOGUE, EVENT_NAMES, EMITTED_EVENTS, INTERNAL_EVENT_NAMES, typ
 import { verify } from '@cluster/webhook-verify';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { catalogueAjv, expectCatalogued } from './support/catalogue.ts';
-import { createProject, keyLacking } from './support/people.ts';
+import { EMITTED_ELSEWHERE, everyEmittingPath } from './support/emitting-paths.ts';
+import { keyLacking } from './support/people.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 
 // GET /webhooks/event-types, and the catalogue against what the cluster really emits: a
@@ -99,109 +100,9 @@ describe('GET /webhooks/event-types', () => {
   });
 });
 
-/**
- * Emitted names whose emitting path is too slow or too involved for the scenario below, by the
- * test file that makes them fire and checks them with expectCatalogued (test/support/catalogue.ts).
- */
-const EMITTED_ELSEWHERE: Record<string, string> = {
-  'commit.linked': 'test/codehost.test.ts',
-  'pr.merged': 'test/codehost.test.ts',
-  'pr.reopened': 'test/codehost.test.ts',
-  'ci.run.attributed': 'test/codehost.test.ts',
-  'webhook.subscription.failing': 'test/webhook-health.test.ts',
-  'webhook.subscription.disabled': 'test/webhook-health.test.ts',
-};
-
-/** Makes every emitting path of the core and the delivery service fire at least once. */
-async function everyEmittingPath(): Promise<void> {
-  const ok = async (method: string, path: string, body?: unknown, key = org.key) => {
-    const res = await c.api(key, method, path, body);
-    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
-    return res.body;
-  };
-  const p = org.projectId;
-  // Projects (internal): created by seedOrg; updated; a second one deleted.
-  await ok('PATCH', `/projects/${p}`, { description: 'changed' });
-  await ok('DELETE', `/projects/${await createProject(c, org.key, 'Doomed')}`);
-  // Entries, comments, cost.
-  const entry = await ok('POST', `/projects/${p}/entries`, {
-    type: 'bug_report',
-    title: 'Catalogued',
-    description: 'd',
-    assignedToId: org.adminId,
-    committedCost: '900',
-    costApprovalStatus: 'draft',
-  });
-  await ok('PATCH', `/entries/${entry.id}`, { status: 'in_progress' });
-  await ok('PATCH', `/entries/${entry.id}`, { costApprovalStatus: 'pending_manager' });
-  await ok('PATCH', `/entries/${entry.id}`, { costApprovalStatus: 'approved' });
-  await ok('PATCH', `/entries/${entry.id}`, { costApprovalStatus: 'rejected' });
-  await ok('POST', `/entries/${entry.id}/comments`, { content: 'a comment' });
-  // Releases.
-  const release = await ok('POST', `/projects/${p}/releases`, {
-    name: 'R1',
-    startDate: '2026-05-01T00:00:00.000Z',
-    endDate: '2026-06-01T00:00:00.000Z',
-  });
-  await ok('PATCH', `/releases/${release.id}`, { status: 'released' });
-  // Time entries: logged, updated, submitted, rejected, approved, unlocked.
-  const time = await ok('POST', `/projects/${p}/time-entries`, { userId: org.adminId, workDate: '2026-11-02', minutes: 30 });
-  await ok('PATCH', `/time-entries/${time.id}`, { minutes: 45 });
-  await ok('POST', `/time-entries/${time.id}/submit`, {});
-  await ok('POST', `/time-entries/${time.id}/reject`, { reason: 'wrong day' });
-  await ok('POST', `/time-entries/${time.id}/submit`, {});
-  await ok('POST', `/time-entries/${time.id}/approve`, {});
-  await ok('POST', `/time-entries/${time.id}/unlock`, { reason: 'correction' });
-  // Users: invited (with a membership), updated by the API and by the CLI, linked, bulk invited.
-  const invited = await ok('POST', '/users/invite', {
-    email: `new-${randomUUID()}@catalogue.test`,
-    name: 'New',
-    projectIds: [p],
-  });
-  await ok('PATCH', `/users/${invited.userId}`, { name: 'Renamed' });
-  await c.admin.setRole(invited.userId, 'tester');
-  const existing = await c.admin.createUser(org.orgId, `old-${randomUUID()}@catalogue.test`, 'Old', 'user');
-  await ok('POST', '/users/invite', {
-    email: (await c.api(org.key, 'GET', `/users/${existing.id}`)).body.email,
-    name: 'Old',
-    externalRef: { provider: 'okta', externalType: 'user', externalId: randomUUID() },
-  });
-  await ok('POST', '/users/bulk-invite', { invites: [{ email: `bulk-${randomUUID()}@catalogue.test`, name: 'Bulk' }] });
-  // Members: added, updated, removed.
-  const member = await ok('POST', `/projects/${p}/members`, { userId: existing.id });
-  await ok('PATCH', `/projects/${p}/members/${member.id}`, { roleOverride: 'manager' });
-  const remover = await c.admin.createKey({
-    user: org.adminId,
-    scope: 'organization',
-    permissions: 'read:project,delete:project_member',
-  });
-  await ok('DELETE', `/projects/${p}/members/${member.id}`, undefined, remover.key);
-  // Wiki pages.
-  const page = await ok('POST', `/projects/${p}/wiki-pages`, { title: 'Runbook', content: 'text' });
-  await ok('PATCH', `/wiki-pages/${page.id}`, { title: 'Runbook 2' });
-  await ok('DELETE', `/wiki-pages/${page.id}`);
-  // Integration links.
-  const link = await ok('POST', '/integration-links', {
-    provider: 'jira',
-    externalType: 'issue',
-    externalId: `C-${randomUUID()}`,
-    alignEntityType: 'entry',
-    alignEntityId: entry.id,
-  });
-  await ok('PATCH', `/integration-links/${link.id}`, { alignEntityType: 'project', alignEntityId: p });
-  // Agreements and API keys (admin CLI operations).
-  const agreement = await c.admin.createAgreement(p, 'MSA');
-  await c.admin.signAgreement(agreement.id);
-  const key = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
-  await c.admin.revokeKey(key.id);
-  // Webhook subscriptions (the delivery service's outbox).
-  const sub = await ok('POST', '/webhooks', { destinationUrl: receiver.url, eventNames: ['api_key.created'] });
-  await ok('DELETE', `/webhooks/${sub.id}`);
-}
-
 describe('the catalogue against what the cluster emits', () => {
   it('every event on the domain-event topic is catalogued as emitted, with a payload its served schema accepts; every emitted name was seen', async () => {
-    await everyEmittingPath();
+    await everyEmittingPath(c, org, receiver.url);
     const served = new Map(((await catalogue()).body.data as EventType[]).map((e) => [e.name, e]));
     const onKafka = Object.keys(EMITTED_EVENTS).filter((n) => n !== 'webhook.test' && !Object.hasOwn(EMITTED_ELSEWHERE, n));
     await c.events.waitFor((e) => e.eventName === 'webhook.subscription.deleted');

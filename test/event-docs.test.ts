@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { EVENT_CATALOGUE } from '@cluster/contracts';
-import { renderAsyncApi, renderEventsMarkdown } from '../scripts/lib/event-docs.ts';
+import { renderAsyncApi, renderEventSchemas, renderEventsMarkdown } from '../scripts/lib/event-docs.ts';
+import { readPublishedSchemas } from '../scripts/lib/event-schemas.ts';
 
 // docs/events.md and docs/asyncapi.yaml are written from the event catalogue (one source with
 // GET /webhooks/event-types): the committed files must be what `npm run event-docs` writes.
@@ -21,11 +22,18 @@ describe('event docs written from the catalogue', () => {
     expect(current).toBe(renderAsyncApi(current));
   });
 
+  it('docs/events/schemas holds exactly the schemas of the events on Kafka, as written (run `npm run event-docs`)', () => {
+    const published = readPublishedSchemas();
+    const generated = renderEventSchemas();
+    expect([...published.keys()].sort()).toEqual([...generated.keys()].sort());
+    for (const [file, text] of generated) expect(published.get(file), file).toBe(text);
+  });
+
   it('names every event of the catalogue: emitted ones in a table and as AsyncAPI messages, reserved ones in the list', () => {
     const md = doc('events.md');
     const api = parse(doc('asyncapi.yaml')) as {
       channels: { domainEvents: { messages: Record<string, unknown> } };
-      components: { schemas: Record<string, unknown> };
+      components: { messages: Record<string, unknown> };
     };
     for (const e of EVENT_CATALOGUE) {
       if (e.emitted)
@@ -33,7 +41,16 @@ describe('event docs written from the catalogue', () => {
       else expect(md, e.name).toContain(`\`${e.name}\``);
       const onKafka = e.emitted && e.name !== 'webhook.test';
       expect(Object.hasOwn(api.channels.domainEvents.messages, `event.${e.name}`), e.name).toBe(onKafka);
-      if (onKafka) expect(api.components.schemas[`payload.${e.name}`], e.name).toEqual(e.payloadSchema);
+      if (!onKafka) continue;
+      // Its AsyncAPI message's payload is its published schema file, which is the catalogue's payload schema.
+      const file = `${e.name}.v1.json`;
+      expect(api.components.messages[`event.${e.name}`], e.name).toMatchObject({
+        payload: { schema: { $ref: `events/schemas/${file}` } },
+      });
+      const { $schema: _s, $id, title: _t, description: _d, ...schema } = JSON.parse(doc(`events/schemas/${file}`));
+      const { description: _pd, ...payload } = e.payloadSchema;
+      expect(schema, e.name).toEqual(payload);
+      expect($id).toBe(`urn:cluster:event-schema:${e.name}:v1`);
     }
   });
 });

@@ -119,8 +119,15 @@ describe('the image', () => {
     const env = podEnvironment(ports);
     const before = snapshot(app);
 
+    // One user for everything here (test/db-roles.test.ts runs the services on roles of their own): the
+    // Job's runtime role, required in production, is the owner itself, which needs no grant.
+    const job = { ...env, DATABASE_RUNTIME_ROLE: new URL(databaseUrl).username };
     for (const s of ['core', 'delivery', 'evidence'])
-      execFileSync(process.execPath, ['--enable-source-maps', `services/${s}/dist/migrate.js`], { cwd: app, env, stdio: 'pipe' });
+      execFileSync(process.execPath, ['--enable-source-maps', `services/${s}/dist/migrate.js`], {
+        cwd: app,
+        env: job,
+        stdio: 'pipe',
+      });
 
     for (const s of SERVICES) {
       // CMD as the image runs it, with the pod's own signing key (each Deployment mounts only its own).

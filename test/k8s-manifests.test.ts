@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { DOMAIN_EVENT_PARTITIONS } from '@cluster/kafka';
+import { DATABASE_SERVICES, databaseRoleNames } from '../scripts/lib/db-roles.mjs';
 
 // The manifests as an SRE applies them: every overlay rendered by `kubectl kustomize`, each
 // object validated offline against the Kubernetes, prometheus-operator and KEDA schemas
@@ -224,6 +225,36 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
       'services/delivery/dist/migrate.js',
       'services/evidence/dist/migrate.js',
     ]);
+  });
+
+  it('runs the migration Job as the owner role, granting each service its own role, which its Secret connects as', () => {
+    const roles = databaseRoleNames();
+    const job = objs().find((o) => o.kind === 'Job' && o.metadata.name === 'migrate')!;
+    const granted = Object.fromEntries(
+      job.spec!.template.spec.containers.map((c: { name: string; env: EnvVar[] }) => [
+        c.name,
+        c.env.find((e) => e.name === 'DATABASE_RUNTIME_ROLE')?.value,
+      ]),
+    );
+    expect(granted).toEqual(Object.fromEntries(DATABASE_SERVICES.map((s) => [s, roles[s]])));
+    if (overlay !== 'dev') return;
+    // The generated Secrets: one user per service, the Job's the owner, every password different.
+    const credentials = (secret: string) => {
+      const o = objs().find((x) => x.kind === 'Secret' && unhashed(x.metadata.name) === `${secret}-secrets`)!;
+      const url = new URL(Buffer.from(o.data!.DATABASE_URL.replace(/\s/g, ''), 'base64').toString('utf8'));
+      return { user: url.username, password: url.password, database: url.pathname };
+    };
+    const users = Object.fromEntries([...DATABASE_SERVICES, 'migrate'].map((s) => [s, credentials(s)]));
+    expect(Object.fromEntries(Object.entries(users).map(([s, c]) => [s, c.user]))).toEqual({
+      ...Object.fromEntries(DATABASE_SERVICES.map((s) => [s, roles[s]])),
+      migrate: roles.owner,
+    });
+    expect(new Set(Object.values(users).map((c) => c.password)).size).toBe(4);
+    expect(new Set(Object.values(users).map((c) => c.database))).toEqual(new Set(['/feedback']));
+    // The administrator's SQL creates exactly those roles with exactly those passwords.
+    const sql = readFileSync(path.join(work, 'overlays/dev/secrets/roles.sql'), 'utf8');
+    for (const c of Object.values(users)) expect(sql).toContain(`CREATE ROLE "${c.user}" LOGIN PASSWORD '${c.password}'`);
+    expect(sql).toContain(`GRANT CREATE ON DATABASE "feedback" TO "${roles.owner}";`);
   });
 
   it('exposes only the public paths through the Ingress; Prometheus scrapes the gateway on its own port', () => {

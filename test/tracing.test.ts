@@ -177,8 +177,8 @@ describe('a trace from an API write to the webhook it causes', () => {
       const header = await new Promise<string>((resolve) => {
         void consumer.run({
           eachMessage: async ({ message }) => {
-            const env = JSON.parse(message.value!.toString()) as { entityId?: string };
-            if (env.entityId === created.body.id) resolve(String(message.headers?.traceparent));
+            // The key is the entity id (the value is the event's data: a CloudEvent in binary mode).
+            if (message.key?.toString() === created.body.id) resolve(String(message.headers?.traceparent));
           },
         });
       });

@@ -1,8 +1,18 @@
-// The parts of docs/events.md and docs/asyncapi.yaml written from the event catalogue
-// (@cluster/contracts, event-catalogue.ts): `npm run event-docs` writes them, and
-// test/event-docs.test.ts checks that the committed files are what this would write.
+// The parts of docs/events.md and docs/asyncapi.yaml, and the per-type schemas under
+// docs/events/schemas, written from the event catalogue (@cluster/contracts, event-catalogue.ts):
+// `npm run event-docs` writes them, and test/event-docs.test.ts checks that the committed files are
+// what this would write (test/event-schemas.test.ts: that no published schema broke).
 import { isMap, isScalar, isSeq, parseDocument, visit, type Document, type Node } from 'yaml';
-import { EVENT_CATALOGUE, EVENT_GROUPS, NAMED_PAYLOAD_BASES, type CatalogueEntry } from '@cluster/contracts';
+import {
+  EVENT_CATALOGUE,
+  EVENT_GROUPS,
+  EVENT_SCHEMA_VERSION,
+  NAMED_PAYLOAD_BASES,
+  cloudEventType,
+  eventDataSchema,
+  eventSchemaFile,
+  type CatalogueEntry,
+} from '@cluster/contracts';
 
 type Schema = Record<string, unknown>;
 
@@ -101,31 +111,71 @@ export function renderEventsMarkdown(current: string): string {
   return current.slice(0, start) + renderEventsSection() + current.slice(end + END.length);
 }
 
-// AsyncAPI: one message per emitted event on the domain-event channel (`event.<name>`), whose
-// payload is the envelope with that eventName, entityType and payload schema (`payload.<name>`).
+/** The events published on Kafka: every emitted one but `webhook.test`, which the delivery service sends directly. */
+export function kafkaEvents(catalogue: readonly CatalogueEntry[] = EVENT_CATALOGUE): CatalogueEntry[] {
+  return catalogue.filter((e) => e.emitted && e.name !== 'webhook.test');
+}
+
+/** Where the per-type schemas are published, relative to docs/. */
+export const SCHEMA_DIR = 'events/schemas';
+
+/**
+ * The published JSON Schema of an event type's data at a version (docs/events/schemas/<type>.v<N>.json):
+ * the catalogue's payload schema, with the `dataschema` URN as its `$id`. Draft-07 keywords only,
+ * so the AsyncAPI parser and any validator read it.
+ */
+export function eventSchemaDocument(e: CatalogueEntry, version = EVENT_SCHEMA_VERSION): Schema {
+  const { description, ...schema } = e.payloadSchema;
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: eventDataSchema(e.name, version),
+    title: `${cloudEventType(e.name, version)} (version ${version})`,
+    description: [
+      `The data (the Kafka message value) of a CloudEvent of type \`${cloudEventType(e.name, version)}\`${e.internal ? ' (internal)' : ''}: ${e.description}`,
+      ...(typeof description === 'string' ? [description] : []),
+    ].join(' '),
+    ...schema,
+  };
+}
+
+/** Every published schema file now, by name under SCHEMA_DIR, as its text. */
+export function renderEventSchemas(catalogue: readonly CatalogueEntry[] = EVENT_CATALOGUE): Map<string, string> {
+  return new Map(
+    kafkaEvents(catalogue).map((e) => [eventSchemaFile(e.name), `${JSON.stringify(eventSchemaDocument(e), null, 2)}\n`]),
+  );
+}
+
+// AsyncAPI: one message per event on the domain-event channel (`event.<name>`): a CloudEvent in binary
+// mode, whose headers name its type, dataschema and entity type, and whose payload is the published
+// schema of its data (a file under events/schemas).
 const MESSAGE_PREFIX = 'event.';
+/** The per-event payload schemas of the document before the schemas were published as files (dropped). */
 const SCHEMA_PREFIX = 'payload.';
 
 function messageOf(e: CatalogueEntry): Schema {
   return {
-    name: e.name,
+    name: cloudEventType(e.name),
     title: e.name,
     summary: e.description,
     ...(e.notes ? { description: e.notes } : {}),
     ...(e.internal ? { tags: [{ name: 'internal' }] } : {}),
-    headers: { $ref: '#/components/messages/EventEnvelope/headers' },
-    payload: {
+    contentType: 'application/json',
+    headers: {
       allOf: [
-        { $ref: '#/components/schemas/EventEnvelope' },
+        { $ref: '#/components/schemas/CloudEventHeaders' },
         {
           type: 'object',
           properties: {
-            eventName: { const: e.name },
-            entityType: { const: e.entityType },
-            payload: { $ref: `#/components/schemas/${SCHEMA_PREFIX}${e.name}` },
+            ce_type: { const: cloudEventType(e.name) },
+            ce_dataschema: { const: eventDataSchema(e.name) },
+            ce_entitytype: { const: e.entityType },
           },
         },
       ],
+    },
+    payload: {
+      schemaFormat: 'application/schema+json;version=draft-07',
+      schema: { $ref: `${SCHEMA_DIR}/${eventSchemaFile(e.name)}` },
     },
   };
 }
@@ -151,16 +201,14 @@ function dropGenerated(doc: Document, path: string[], prefix: string): void {
   node.items = node.items.filter((pair) => !String((pair.key as { value?: unknown }).value ?? pair.key).startsWith(prefix));
 }
 
-/** docs/asyncapi.yaml with its per-event messages and payload schemas written from the catalogue. */
+/** docs/asyncapi.yaml with its per-event messages written from the catalogue. */
 export function renderAsyncApi(current: string): string {
   const doc = parseDocument(current);
-  const emitted = EVENT_CATALOGUE.filter((e) => e.emitted && e.name !== 'webhook.test');
   dropGenerated(doc, ['components', 'schemas'], SCHEMA_PREFIX);
   dropGenerated(doc, ['components', 'messages'], MESSAGE_PREFIX);
   dropGenerated(doc, ['channels', 'domainEvents', 'messages'], MESSAGE_PREFIX);
   const node = (value: unknown) => compact(doc.createNode(value));
-  for (const e of emitted) {
-    doc.setIn(['components', 'schemas', `${SCHEMA_PREFIX}${e.name}`], node(e.payloadSchema));
+  for (const e of kafkaEvents()) {
     doc.setIn(['components', 'messages', `${MESSAGE_PREFIX}${e.name}`], node(messageOf(e)));
     doc.setIn(
       ['channels', 'domainEvents', 'messages', `${MESSAGE_PREFIX}${e.name}`],

@@ -7,7 +7,7 @@ import { readEvidenceConfig, startEvidence } from '@cluster/evidence';
 import { readGatewayConfig, startGateway } from '@cluster/gateway';
 import { createAdminOperations } from '@cluster/core';
 import { createDb } from '@cluster/db';
-import type { EventEnvelope } from '@cluster/contracts';
+import { eventFromKafkaMessage, type EventEnvelope } from '@cluster/contracts';
 import type { Json } from './json.ts';
 
 /**
@@ -80,11 +80,21 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** Skip the delivery service (tests that do not need webhooks). */
   withoutDelivery?: boolean;
+  /**
+   * Each backend connects as its own role (`core`, `delivery`, `evidence`: DATABASE_URLs) to the
+   * database of `databaseUrl`, which the caller made and migrated as the owner role (the migration
+   * Job's entries): the services only check their schema (MIGRATE_ON_START=false) and create nothing;
+   * the admin operations run as the core's role. The database is dropped at stop (through `databaseUrl`).
+   */
+  roles?: { databaseUrl: string; core: string; delivery: string; evidence: string };
 }
 
 export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestCluster> {
   const { brokers } = requireEnv();
-  const databaseUrl = freshDatabaseUrl();
+  const databaseUrl = opts.roles?.databaseUrl ?? freshDatabaseUrl();
+  // Each service's own URL and, with roles, no DDL and no maintenance-database connection at start.
+  const database = (service: 'core' | 'delivery' | 'evidence') =>
+    opts.roles ? { databaseUrl: opts.roles[service], migrateOnStart: false, createDatabase: false } : { databaseUrl };
   const topicPrefix = `t${randomBytes(4).toString('hex')}.`;
   // Each service's own config (LOG_LEVEL and the rest from the environment), with this cluster's
   // database, broker and topic prefix; the delivery service's WEBHOOK_* settings come from the environment.
@@ -99,7 +109,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   const core = await startCore({
     ...readCoreConfig(),
     port: 0,
-    databaseUrl,
+    ...database('core'),
     kafkaBrokers: brokers,
     topicPrefix,
     relayIdleMs: 50,
@@ -109,7 +119,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
     : await startDelivery({
         ...readDeliveryConfig(),
         port: 0,
-        databaseUrl,
+        ...database('delivery'),
         kafkaBrokers: brokers,
         topicPrefix,
         coreUrl: `http://127.0.0.1:${core.port}`,
@@ -117,7 +127,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   const evidence = await startEvidence({
     ...readEvidenceConfig(),
     port: 0,
-    databaseUrl,
+    ...database('evidence'),
     coreUrl: `http://127.0.0.1:${core.port}`,
   });
   const url = (p: number) => `http://127.0.0.1:${p}`;
@@ -130,7 +140,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
     idempotencySecretKeys: ['test-idempotency-key-material'],
     services: { core: url(core.port), delivery: url(delivery?.port ?? 1), evidence: url(evidence.port) },
   });
-  const adminDb = createDb(databaseUrl, { schema: 'core', poolMax: 3 });
+  const adminDb = createDb(database('core').databaseUrl, { schema: 'core', poolMax: 3 });
   const admin = createAdminOperations(adminDb);
   const baseUrl = `http://127.0.0.1:${gateway.port}/api/v1`;
   const events = await createEventLog(brokers, `${topicPrefix}cluster.domain-events.v1`);
@@ -221,7 +231,8 @@ export async function createEventLog(brokers: string[], topic: string): Promise<
   await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({
     eachMessage: async ({ message }) => {
-      if (message.value) seen.push(JSON.parse(message.value.toString()));
+      // Domain events are CloudEvents (binary mode); this reads them, like the fan-out, as envelopes.
+      if (message.value) seen.push(eventFromKafkaMessage(message.headers, message.value));
     },
   });
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

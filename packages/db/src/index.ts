@@ -5,5 +5,6 @@ export type { Knex } from 'knex';
 export { createDb, ensureDatabase, pgConnectionConfig, pingDb, type DbLogSink, type DbTimeouts } from './connection.ts';
 export { prepared, runPrepared, type PreparedStatement } from './prepared.ts';
 export { assertMigrated, migrate, prepareSchema, runMigrations, type Migration } from './migrations.ts';
+export { excessPrivileges, grantRuntimeRole } from './roles.ts';
 export { pageOffset, paginate } from './pagination.ts';
 export { isUuid, jsonbValues } from './values.ts';

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { createDb, ensureDatabase, explainConnectError } from './connection.ts';
+import { excessPrivileges, grantRuntimeRole } from './roles.ts';
 
 export interface Migration {
   name: string;
@@ -9,9 +10,16 @@ export interface Migration {
 
 /**
  * Runs a service's migrations in its own schema, once, under a Postgres
- * advisory lock so that replicas starting together do not race.
+ * advisory lock so that replicas starting together do not race. The connected role
+ * owns the schema and what the migrations create; `runtimeRole` (DATABASE_RUNTIME_ROLE),
+ * the role the service then connects as, is granted only the DML on it (grantRuntimeRole).
  */
-export async function migrate(knex: Knex, schema: string, migrations: Migration[]): Promise<void> {
+export async function migrate(
+  knex: Knex,
+  schema: string,
+  migrations: Migration[],
+  opts: { runtimeRole?: string } = {},
+): Promise<void> {
   await knex.transaction(async (trx) => {
     await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`migrate:${schema}`]);
     await trx.raw(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
@@ -25,6 +33,7 @@ export async function migrate(knex: Knex, schema: string, migrations: Migration[
       getMigration: async (m: Migration) => ({ up: m.up, down: m.down ?? (async () => {}) }),
     },
   });
+  if (opts.runtimeRole) await grantRuntimeRole(knex, schema, opts.runtimeRole);
 }
 
 /**
@@ -49,21 +58,27 @@ export async function assertMigrated(knex: Knex, schema: string, migrations: Mig
 /**
  * Migrates at start, or (MIGRATE_ON_START=false, a migration Job does it) checks that it was done: on a
  * connection of its own, without the serving pool's timeouts (a migration may take longer than a request).
+ * Checking, it also returns what the connected role may do beyond a service's DML (excessPrivileges:
+ * empty when it is a runtime role of its own); migrating, nothing.
  */
 export async function prepareSchema(
   url: string,
   schema: string,
   migrations: Migration[],
   migrateOnStart: boolean,
-): Promise<void> {
+): Promise<string[]> {
   const db = createDb(url, { schema, application: `${schema}-migrate`, poolMax: 1 });
   try {
     // The start's first connection: a TLS failure here is a misconfiguration, said in plain words.
     await db.raw('SELECT 1').catch((err: unknown) => {
       throw explainConnectError(err, url);
     });
-    if (migrateOnStart) await migrate(db, schema, migrations);
-    else await assertMigrated(db, schema, migrations);
+    if (migrateOnStart) {
+      await migrate(db, schema, migrations);
+      return [];
+    }
+    await assertMigrated(db, schema, migrations);
+    return await excessPrivileges(db, schema);
   } finally {
     await db.destroy();
   }
@@ -72,12 +87,14 @@ export async function prepareSchema(
 /**
  * The migration Job's work for one service (`node services/<name>/dist/migrate.js`):
  * the database at `url` and the service's schema brought to this build's migrations,
- * under the same advisory lock as a start-up migration. Prints one JSON line.
+ * under the same advisory lock as a start-up migration, as the owner role of DATABASE_URL;
+ * then the service's own role (`runtimeRole`, DATABASE_RUNTIME_ROLE) granted its rights
+ * there (docs/security.md, "Database roles"). Prints one JSON line.
  */
 export async function runMigrations(
   schema: string,
   migrations: Migration[],
-  database: { databaseUrl: string; createDatabase: boolean },
+  database: { databaseUrl: string; createDatabase: boolean; runtimeRole?: string },
 ): Promise<void> {
   const url = database.databaseUrl;
   if (database.createDatabase) await ensureDatabase(url);
@@ -86,10 +103,11 @@ export async function runMigrations(
     await db.raw('SELECT 1').catch((err: unknown) => {
       throw explainConnectError(err, url);
     });
-    await migrate(db, schema, migrations);
+    await migrate(db, schema, migrations, { runtimeRole: database.runtimeRole });
     await assertMigrated(db, schema, migrations);
+    const role = database.runtimeRole ? { runtimeRole: database.runtimeRole } : {};
     process.stdout.write(
-      `${JSON.stringify({ level: 'info', service: schema, migrations: migrations.length, msg: 'schema migrated' })}\n`,
+      `${JSON.stringify({ level: 'info', service: schema, migrations: migrations.length, ...role, msg: 'schema migrated' })}\n`,
     );
   } finally {
     await db.destroy();

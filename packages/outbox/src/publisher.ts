@@ -1,4 +1,5 @@
-import { physicalTopic, type Producer } from '@cluster/kafka';
+import { toKafkaBinary, type EventEnvelope } from '@cluster/contracts';
+import { LOGICAL_TOPICS, physicalTopic, type Producer } from '@cluster/kafka';
 import { CREATION_CONTEXT } from '@cluster/platform';
 
 /** One outbox row as the relay reads it. */
@@ -34,6 +35,24 @@ export function chunksBySize<T extends OutgoingMessage>(messages: T[], maxBytes:
   return chunks;
 }
 
+/**
+ * The value and headers of a row's message. A domain event becomes a CloudEvent (binary content
+ * mode, @cluster/contracts' toKafkaBinary) here, at publish time, from the envelope the row keeps:
+ * rows written by an older release, still in the table, go out in the new shape too, and a release
+ * rolled back publishes the rows of this one in the old shape (docs/decisions.md). Other messages
+ * (dead letters) keep their JSON value with `event-name` and `event-id` headers.
+ */
+export function encodeRow(row: OutboxRow): { value: string; headers: Record<string, string> } {
+  if (row.topic === LOGICAL_TOPICS.domainEvents) {
+    const { headers, value } = toKafkaBinary(row.envelope as unknown as EventEnvelope);
+    return { value, headers: { ...(row.headers ?? {}), ...headers } };
+  }
+  return {
+    value: JSON.stringify(row.envelope),
+    headers: { ...(row.headers ?? {}), 'event-name': row.envelope.eventName, 'event-id': row.envelope.id },
+  };
+}
+
 /** Publishes outbox rows to Kafka, in order, acknowledged by every in-sync replica. */
 export interface OutboxPublisher {
   /** Resolves once the broker has every row. */
@@ -67,8 +86,7 @@ export function createOutboxPublisher(opts: {
         // Rows name logical topics; this process's prefix makes them Kafka topics.
         topic: physicalTopic(row.topic, opts.topicPrefix),
         key: row.key,
-        value: JSON.stringify(row.envelope),
-        headers: { ...(row.headers ?? {}), 'event-name': row.envelope.eventName, 'event-id': row.envelope.id },
+        ...encodeRow(row),
         // The trace the row was written in, for the Kafka instrumentation's producer hook: it keeps
         // that context in the message's headers rather than the relay's (instrumentation.ts).
         [CREATION_CONTEXT]: row.headers,

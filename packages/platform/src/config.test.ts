@@ -7,6 +7,7 @@ import {
   ConfigError,
   readDatabaseConfig,
   readDbTimeouts,
+  readMigrationConfig,
   readKafkaConfig,
   readProcessConfig,
   readServiceConfig,
@@ -231,6 +232,25 @@ describe('readDatabaseConfig', () => {
   ])('refuses %o', (values, message) => {
     for (const [k, v] of Object.entries(values)) vi.stubEnv(k, v);
     expect(() => readDatabaseConfig()).toThrow(message);
+  });
+});
+
+describe('readMigrationConfig', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('names the role the migration grants, required outside development, and only a plain identifier', () => {
+    vi.stubEnv('DATABASE_URL', 'postgres://feedback_owner:pw@db.example:5432/feedback');
+    vi.stubEnv('DATABASE_RUNTIME_ROLE', 'feedback_core');
+    const config = readMigrationConfig(false);
+    expect(config.runtimeRole).toBe('feedback_core');
+    expect(new URL(config.databaseUrl).username).toBe('feedback_owner');
+    vi.stubEnv('DATABASE_RUNTIME_ROLE', '');
+    expect(readMigrationConfig(true).runtimeRole).toBeUndefined();
+    expect(() => readMigrationConfig(false)).toThrow(/DATABASE_RUNTIME_ROLE is required/);
+    for (const bad of ['Feedback', 'feedback-core', '1core', 'core"; DROP SCHEMA core; --', 'x'.repeat(64)]) {
+      vi.stubEnv('DATABASE_RUNTIME_ROLE', bad);
+      expect(() => readMigrationConfig(true), bad).toThrow(/is not a role name/);
+    }
   });
 });
 

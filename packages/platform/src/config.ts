@@ -191,6 +191,30 @@ export function readDatabaseConfig() {
 }
 export type DatabaseConfig = ReturnType<typeof readDatabaseConfig>;
 
+/** A role name DATABASE_RUNTIME_ROLE may give: an unquoted Postgres identifier (grantRuntimeRole quotes it all the same). */
+const ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * The migration Job's settings (services/<name>/src/migrate.ts): the database as readDatabaseConfig
+ * reads it, DATABASE_URL being the owner role's (it owns the schemas and what the migrations make),
+ * and DATABASE_RUNTIME_ROLE, the role the service itself connects as, which the Job grants the DML on
+ * its schema and nothing else (docs/security.md, "Database roles"). Required unless CLUSTER_ENV=development
+ * (where the one local superuser may do everything): a production Job that grants nobody would leave the
+ * services either locked out or running as the owner.
+ */
+export function readMigrationConfig(development: boolean) {
+  const runtimeRole = optionalStr('DATABASE_RUNTIME_ROLE');
+  if (runtimeRole === undefined && !development)
+    throw new ConfigError(
+      'DATABASE_RUNTIME_ROLE is required: the role the service connects as, granted its rights by the migration (docs/deploy.md, "Database roles")',
+    );
+  if (runtimeRole !== undefined && !ROLE_NAME.test(runtimeRole))
+    throw new ConfigError(
+      `DATABASE_RUNTIME_ROLE: "${runtimeRole}" is not a role name this cluster uses (lower-case letters, digits and _, starting with a letter or _, at most 63)`,
+    );
+  return { ...readDatabaseConfig(), runtimeRole };
+}
+
 function withRootCert(url: string, rootCert: string | undefined): string {
   if (rootCert === undefined) return url;
   if (!url) throw new ConfigError('DATABASE_SSL_ROOT_CERT is set but DATABASE_URL is not');

@@ -98,7 +98,13 @@ export function createBackend(service: 'core' | 'delivery' | 'evidence', config:
     shutdown,
     async openDatabase(migrations, opts = {}) {
       if (config.createDatabase) await ensureDatabase(databaseUrl);
-      await prepareSchema(databaseUrl, service, migrations, config.migrateOnStart);
+      const excess = await prepareSchema(databaseUrl, service, migrations, config.migrateOnStart);
+      // Migrated by the Job, the service should run as a role of its own with the DML on its schema alone.
+      if (excess.length && !config.development)
+        logger.warn(
+          { privileges: excess },
+          'connected to Postgres as a role that may change the schema: give the service a role of its own (docs/security.md, "Database roles")',
+        );
       db = createDb(databaseUrl, { schema: service, application: service, poolMax: opts.poolMax, logger, timeouts: config.db });
       return db;
     },

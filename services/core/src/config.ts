@@ -35,8 +35,11 @@ export type CoreConfig = ReturnType<typeof readCoreConfig>;
 
 /** The admin CLI's configuration: the core's database (unset is reported by the CLI, with a hint). */
 export function readAdminConfig() {
+  const { development, migrateOnStart } = readProcessConfig();
   return {
     ...readDatabaseConfig(),
-    codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', readProcessConfig().development),
+    /** MIGRATE_ON_START=false (a core pod): the CLI only checks the schema, as the core's role may not migrate it. */
+    migrateOnStart,
+    codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', development),
   };
 }

@@ -1,9 +1,10 @@
 // Entry point of the migration Job (k8s/base/migrate-job.yaml): migrates the core schema and exits.
 // The Deployments then start with MIGRATE_ON_START=false and only check the schema (docs/deploy.md).
 import { runMigrations } from '@cluster/db';
-import { ConfigError, readDatabaseConfig } from '@cluster/platform';
+import { ConfigError, readDevelopment, readMigrationConfig } from '@cluster/platform';
 import { migrations } from './migrations/index.ts';
 
-const database = readDatabaseConfig();
+// DATABASE_URL: the owner role's; DATABASE_RUNTIME_ROLE: the service's own role, granted its rights here.
+const database = readMigrationConfig(readDevelopment());
 if (!database.databaseUrl) throw new ConfigError('DATABASE_URL is required');
 await runMigrations('core', migrations, database);

@@ -16,6 +16,8 @@ export interface DeliveryMetrics {
   deadLetters: Counter;
   fannedOut: Counter;
   poisonMessages: Counter;
+  /** Domain events read, by message shape (`format`): the old envelope's count staying flat ends the transition. */
+  eventsConsumed: Counter<'format'>;
   inFlight: Gauge;
   claimDuration: Histogram;
   claimed: Histogram;
@@ -102,6 +104,12 @@ export function createDeliveryMetrics(
     poisonMessages: new Counter({
       name: `${p}webhook_poison_messages_total`,
       help: 'Domain-event messages that could not be parsed and were skipped (our bug; must stay 0).',
+      registers,
+    }),
+    eventsConsumed: new Counter({
+      name: `${p}domain_events_consumed_total`,
+      help: 'Domain-event messages read by the fan-out, by shape: cloudevents-binary, cloudevents-structured, or envelope (before the CloudEvents move).',
+      labelNames: ['format'],
       registers,
     }),
     inFlight: new Gauge({

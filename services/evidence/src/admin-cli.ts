@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createClient } from '@connectrpc/connect';
-import { createDb, migrate } from '@cluster/db';
+import { assertMigrated, createDb, migrate } from '@cluster/db';
 import { createRpcTransport, createTokenSigner } from '@cluster/platform';
 import { AuditService } from '@cluster/proto';
 import { createEvidenceKeyService } from './features/keys/service.ts';
@@ -51,7 +51,10 @@ try {
   const db = createDb(config.databaseUrl, { schema: 'evidence', application: 'evidence-admin', poolMax: 1 });
   let rotation: Awaited<ReturnType<ReturnType<typeof createEvidenceKeyService>['rotate']>>;
   try {
-    await migrate(db, 'evidence', migrations); // a first rotation may come before the service's first start
+    // A first local rotation may come before the service's first start; in a pod (MIGRATE_ON_START=false,
+    // the evidence role, which may not run DDL) the migration Job has run.
+    if (config.migrateOnStart) await migrate(db, 'evidence', migrations);
+    else await assertMigrated(db, 'evidence', migrations);
     const keys = createEvidenceKeyService(createEvidenceKeyStore(db), evidenceKeyBox(config));
     rotation = await keys.rotate(values.org);
     process.stdout.write(`${JSON.stringify({ key: rotation.key, prefix: rotation.prefix })}\n`);

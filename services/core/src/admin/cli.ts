@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createDb, ensureDatabase, migrate } from '@cluster/db';
+import { assertMigrated, createDb, ensureDatabase, migrate } from '@cluster/db';
 import { readAdminConfig } from '../config.ts';
 import { migrations } from '../migrations/index.ts';
 import { AdminError, createAdminOperations, type AdminOptions } from './operations.ts';
@@ -63,10 +63,15 @@ const FLAGS = [
   'provider',
 ] as const;
 
-/** `createDatabase` (DATABASE_CREATE): make the database first when missing, as `npm run admin` does locally. */
+/**
+ * `createDatabase` (DATABASE_CREATE): make the database first when missing, as `npm run admin` does locally.
+ * `migrateOnStart` (MIGRATE_ON_START, default true): migrate the core schema first, as `npm run admin` does
+ * locally; false (Kubernetes: the CLI runs in a core pod, as the core's role, which may not run DDL) only
+ * checks that the migration Job has run.
+ */
 export async function runAdmin(
   argv: string[],
-  database: { databaseUrl: string; createDatabase: boolean },
+  database: { databaseUrl: string; createDatabase: boolean; migrateOnStart?: boolean },
   opts: AdminOptions = {},
 ): Promise<number> {
   const { databaseUrl } = database;
@@ -84,7 +89,8 @@ export async function runAdmin(
   if (database.createDatabase) await ensureDatabase(databaseUrl);
   const db = createDb(databaseUrl, { schema: 'core', application: 'admin-cli', poolMax: 2 });
   try {
-    await migrate(db, 'core', migrations);
+    if (database.migrateOnStart === false) await assertMigrated(db, 'core', migrations);
+    else await migrate(db, 'core', migrations);
     const out = await command(createAdminOperations(db, opts), values);
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return 0;

@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@cluster/contracts';
+import { eventFromKafkaMessage, eventMessageFormat, type EventEnvelope } from '@cluster/contracts';
 import type { Consumer } from '@cluster/kafka';
 import type { Logger } from '@cluster/platform';
 import type { DeliveryMetrics } from '../metrics.ts';
@@ -41,10 +41,11 @@ export interface FanoutConsumer {
  * only after the batch's deliveries are in Postgres, so a crash re-reads rather
  * than loses; receivers never run inside this loop (sending is the dispatcher's), so
  * a slow or failing receiver cannot stall or poison a partition. Only our own
- * database failing makes a batch be read again. Unparseable messages are counted
- * and skipped. kafkajs restarts a consumer after retriable crashes only; after
- * any other crash this supervisor starts a fresh consumer, so the stage never
- * stays down while the process lives.
+ * database failing makes a batch be read again. A message is a CloudEvent or, from a
+ * producer of before that move, the old envelope (eventFromKafkaMessage reads both);
+ * unparseable messages are counted and skipped. kafkajs restarts a consumer after
+ * retriable crashes only; after any other crash this supervisor starts a fresh
+ * consumer, so the stage never stays down while the process lives.
  */
 export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsumer {
   const { metrics, logger } = opts;
@@ -102,12 +103,12 @@ export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsume
         const traceparents = new Map<EventEnvelope, string>();
         for (const m of batch.messages) {
           try {
-            const parsed = JSON.parse(m.value?.toString() ?? '') as EventEnvelope;
-            if (parsed && typeof parsed === 'object') {
-              events.push(parsed);
-              const traceparent = m.headers?.traceparent?.toString();
-              if (traceparent && TRACEPARENT.test(traceparent)) traceparents.set(parsed, traceparent);
-            } else metrics.poisonMessages.inc();
+            // A CloudEvent, or the envelope of a producer (or an outbox row) from before the move.
+            const parsed = eventFromKafkaMessage(m.headers, m.value);
+            metrics.eventsConsumed.inc({ format: eventMessageFormat(m.headers) });
+            events.push(parsed);
+            const traceparent = m.headers?.traceparent?.toString();
+            if (traceparent && TRACEPARENT.test(traceparent)) traceparents.set(parsed, traceparent);
           } catch {
             metrics.poisonMessages.inc();
             logger.error({ partition: batch.partition, offset: m.offset }, 'unparseable domain event skipped');
