@@ -10,13 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDeliveryConfig, startDelivery } from '@cluster/delivery';
 import { readGatewayConfig, startGateway } from '@cluster/gateway';
 import { WebhookService } from '@cluster/proto';
+import { verify } from '@cluster/webhook-verify';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { distArgs, runUntilExit } from './support/processes.ts';
 import { jsonOf, transportAs } from './support/service-calls.ts';
 import { createReceivers, verifyServiceSignature, verifyStandardSignature, type Receiver } from './support/receiver.ts';
 
 // A key rotation as an operator runs it (docs/runbook.md, "Rotate a sealing key"), against real
-// services: what was sealed under the old key, or before key ids existed, keeps working.
+// services: what was sealed under the old key, or before key ids existed, keeps working (an ed25519
+// subscription's private key too: it is sealed and re-sealed like the HMAC secrets).
 const ROOT = path.resolve(import.meta.dirname, '..');
 const A = randomBytes(32).toString('base64');
 const B = randomBytes(32).toString('base64');
@@ -55,7 +57,7 @@ async function deliveryWith(keys: string[]) {
   };
   cleanup.push(stop);
   const webhooks = createClient(WebhookService, transportAs('gateway', 'delivery', `http://127.0.0.1:${replica.port}`));
-  const subscribe = async (url: string) => {
+  const subscribe = async (url: string, signatureScheme = 'hmac-sha256') => {
     // The seeded admin key's grants: the delivery service enforces the route's rule (write:webhook) itself.
     const permissions = [...DEFAULT_PERMISSIONS.admin];
     const actor = {
@@ -66,9 +68,13 @@ async function deliveryWith(keys: string[]) {
       scope: 'organization',
       permissions,
     };
-    const created = await webhooks.createWebhook({ actor, body: { destinationUrl: url, eventNames: ['api_key.created'] } });
+    const created = await webhooks.createWebhook({
+      actor,
+      body: { destinationUrl: url, eventNames: ['api_key.created'], signatureScheme },
+    });
     const webhook = jsonOf(created.resource);
-    return { id: webhook.id as string, secret: webhook.hmacSecret as string };
+    // An ed25519 subscription has no secret: its receiver verifies with the public key.
+    return { id: webhook.id as string, secret: (webhook.hmacSecret ?? webhook.publicKey) as string };
   };
   return { subscribe, stop };
 }
@@ -102,6 +108,11 @@ async function expectSignedDelivery(subs: { receiver: Receiver; secret: string }
   await c.admin.createKey({ user: org.adminId, scope: 'organization' });
   for (const [i, { receiver, secret }] of subs.entries()) {
     const got = (await receiver.waitFor(next[i], undefined, 30_000))[next[i] - 1];
+    if (secret.startsWith('whpk_')) {
+      // ed25519: its private key was sealed like a secret; the v1a signature verifies with the public key.
+      expect(verify(got.rawBody, got.headers, secret).id).toBe(got.headers['webhook-id']);
+      continue;
+    }
     expect(verifyServiceSignature(secret, got)).toBe(true);
     expect(verifyStandardSignature(secret, got)).toBe(true);
   }
@@ -109,20 +120,23 @@ async function expectSignedDelivery(subs: { receiver: Receiver; secret: string }
 
 describe('rotating WEBHOOK_SECRET_KEY', () => {
   it('secrets sealed under key A, or before key ids, still sign after a restart with "B,A"; re-sealed, with "B" alone', async () => {
-    const [r1, r2, r3] = [await receivers.start(), await receivers.start(), await receivers.start()];
+    const [r1, r2, r3, r4] = [await receivers.start(), await receivers.start(), await receivers.start(), await receivers.start()];
 
     // Before: WEBHOOK_SECRET_KEY=A. One subscription sealed now, one as stored before key ids.
     const before = await deliveryWith([A]);
     const current = await before.subscribe(r1.url);
     const legacy = await before.subscribe(r2.url);
+    const ed = await before.subscribe(r4.url, 'ed25519');
     await sql('UPDATE delivery.subscriptions SET "secretSealed" = $1 WHERE id = $2', [
       sealedBeforeKeyIds(A, legacy.secret, legacy.id),
       legacy.id,
     ]);
     expect(await sealedOf(current.id)).toMatch(/^v2:[0-9a-f]{12}:/);
+    expect(await sealedOf(ed.id)).toMatch(/^v2:[0-9a-f]{12}:/);
     await expectSignedDelivery([
       { receiver: r1, secret: current.secret },
       { receiver: r2, secret: legacy.secret },
+      { receiver: r4, secret: ed.secret },
     ]);
     await before.stop();
 
@@ -135,6 +149,7 @@ describe('rotating WEBHOOK_SECRET_KEY', () => {
       { receiver: r1, secret: current.secret },
       { receiver: r2, secret: legacy.secret },
       { receiver: r3, secret: fresh.secret },
+      { receiver: r4, secret: ed.secret },
     ]);
 
     // Re-sealed under B (the runbook's command, the built file the image carries), A can leave the keyring.
@@ -142,9 +157,9 @@ describe('rotating WEBHOOK_SECRET_KEY', () => {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: c.databaseUrl, WEBHOOK_SECRET_KEY: `${B},${A}`, LOG_LEVEL: 'silent' },
     });
-    expect(JSON.parse(stdout)).toMatchObject({ resealed: 2, unopenable: [] });
+    expect(JSON.parse(stdout)).toMatchObject({ resealed: 3, unopenable: [] });
     const bId = keyIdOf(await sealedOf(fresh.id));
-    for (const id of [current.id, legacy.id]) expect(keyIdOf(await sealedOf(id))).toBe(bId);
+    for (const id of [current.id, legacy.id, ed.id]) expect(keyIdOf(await sealedOf(id))).toBe(bId);
     await rotated.stop();
 
     await deliveryWith([B]);
@@ -152,6 +167,7 @@ describe('rotating WEBHOOK_SECRET_KEY', () => {
       { receiver: r1, secret: current.secret },
       { receiver: r2, secret: legacy.secret },
       { receiver: r3, secret: fresh.secret },
+      { receiver: r4, secret: ed.secret },
     ]);
   });
 });

@@ -80,6 +80,8 @@ describe('webhook subscriptions', () => {
       enabled: true,
       description: 'mine',
       ordering: 'none',
+      signatureScheme: 'hmac-sha256',
+      publicKey: null,
       disabledReason: null,
       consecutiveFailures: 0,
       failingSince: null,

@@ -2,6 +2,7 @@
 // (packages/webhook-verify: no dependencies beyond node:crypto) and Node's http module.
 //
 //   WEBHOOK_SECRET=whsec_... PORT=4000 node docs/examples/webhook-receiver.mjs
+//   WEBHOOK_PUBLIC_KEY=whpk_... PORT=4000 node docs/examples/webhook-receiver.mjs   (an ed25519 subscription)
 //
 // verify() checks the Standard Webhooks signature (it binds the delivery id, the timestamp
 // and the raw body; any of several space-separated signatures may match, as during a
@@ -12,8 +13,12 @@
 import http from 'node:http';
 import { createMemoryReplayGuard, isWebhookVerificationError, verify } from '@cluster/webhook-verify';
 
-const secret = process.env.WEBHOOK_SECRET;
-if (!secret) throw new Error('set WEBHOOK_SECRET to the hmacSecret you got when subscribing');
+// The hmacSecret of an hmac-sha256 subscription, or the publicKey of an ed25519 one (docs/signature-schemes.md).
+const secret = process.env.WEBHOOK_SECRET || process.env.WEBHOOK_PUBLIC_KEY;
+if (!secret)
+  throw new Error(
+    'set WEBHOOK_SECRET to the hmacSecret you got when subscribing (or WEBHOOK_PUBLIC_KEY to an ed25519 subscription’s publicKey)',
+  );
 const seen = createMemoryReplayGuard();
 
 const server = http.createServer((req, res) => {

@@ -33,6 +33,8 @@ export interface ServiceProcess {
   thaw(): void;
   /** Last lines of its output (printed when a test fails). */
   tail(): string;
+  /** Everything it printed, stdout and stderr interleaved, up to its last 100 000 chunks (a test that reads its logs). */
+  output(): string;
 }
 
 /**
@@ -103,6 +105,7 @@ export async function serviceProcess(
 ): Promise<ServiceProcess> {
   const port = opts.port ?? (await freePort());
   const lines: string[] = [];
+  const all: string[] = [];
   let child: ChildProcess | undefined;
   return {
     port,
@@ -119,6 +122,8 @@ export async function serviceProcess(
         stream.on('data', (d: Buffer) => {
           lines.push(...d.toString().split('\n').filter(Boolean));
           if (lines.length > 200) lines.splice(0, lines.length - 200);
+          all.push(d.toString()); // whole chunks: a line split across two stays whole when joined
+          if (all.length > 100_000) all.splice(0, all.length - 100_000);
         });
       }
       // Never leave a child behind: not when start-up fails, not when this process exits.
@@ -140,6 +145,7 @@ export async function serviceProcess(
     freeze: () => signal(child, 'SIGSTOP'),
     thaw: () => signal(child, 'SIGCONT'),
     tail: () => lines.slice(-40).join('\n'),
+    output: () => all.join(''),
   };
 }
 

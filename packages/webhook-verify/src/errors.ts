@@ -10,7 +10,10 @@ export type WebhookVerificationErrorCode =
   | 'invalid_signature'
   /** The two schemes' headers name different deliveries or times. */
   | 'header_mismatch'
-  /** A secret is empty, or (Standard Webhooks) not base64 after `whsec_`. */
+  /**
+   * A secret is empty, or (Standard Webhooks) not base64 after `whsec_`; a `whpk_` public key is not base64 of
+   * 32 bytes; a `whsk_` private key was given to verify; or `X-Service-Signature` was asked for with public keys only.
+   */
   | 'invalid_secret'
   /** The signature is good but the body is not JSON (only when parsing was asked for). */
   | 'invalid_body';

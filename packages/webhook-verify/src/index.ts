@@ -3,7 +3,12 @@
 export { WebhookVerificationError, isWebhookVerificationError, type WebhookVerificationErrorCode } from './errors.ts';
 export {
   DEFAULT_TOLERANCE_SECONDS,
+  asymmetricSignature,
+  ed25519PublicKey,
+  generateSigningKeyPair,
   headerOf,
+  isPublicKey,
+  publicKeyOf,
   safeEqual,
   serviceSignature,
   sign,

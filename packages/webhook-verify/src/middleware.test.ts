@@ -4,7 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import Koa from 'koa';
 import express from 'express';
-import { createMemoryReplayGuard, expressWebhookVerifier, koaWebhookVerifier, sign, type VerifiedWebhook } from './index.ts';
+import {
+  createMemoryReplayGuard,
+  expressWebhookVerifier,
+  generateSigningKeyPair,
+  koaWebhookVerifier,
+  sign,
+  type VerifiedWebhook,
+} from './index.ts';
 
 const secret = `whsec_${randomBytes(24).toString('base64')}`;
 const servers: http.Server[] = [];
@@ -133,5 +140,36 @@ describe('with a body parser before the verifier', () => {
     const res = await post(url, '{"x":1}');
     expect(res.status).toBe(500);
     expect(res.text).not.toContain('should not run');
+  });
+});
+
+describe('an ed25519 subscription: publicKey instead of secret', () => {
+  it('verifies v1a deliveries with the whpk_ key (Koa and Express) and refuses another key’s', async () => {
+    const pair = generateSigningKeyPair();
+    const koa = new Koa();
+    koa.use(koaWebhookVerifier({ publicKey: pair.publicKey }));
+    koa.use((ctx) => {
+      ctx.body = `koa ${(ctx.state.webhook as VerifiedWebhook).id}`;
+    });
+    const handle = koa.callback();
+    const koaUrl = await listen((req, res) => void handle(req, res));
+    const app = express();
+    app.post('/hook', expressWebhookVerifier({ publicKey: [pair.publicKey] }), (req, res) => {
+      res.type('text/plain').send(`express ${(req as { webhook?: VerifiedWebhook }).webhook!.id}`);
+    });
+    const expressUrl = await listen(app);
+    for (const [url, name] of [
+      [koaUrl, 'koa'],
+      [expressUrl, 'express'],
+    ]) {
+      expect(await post(url, '{"a":1}', { key: pair.privateKey, id: 'ed-1' })).toEqual({ status: 200, text: `${name} ed-1` });
+      const other = await post(url, '{"a":1}', { key: generateSigningKeyPair().privateKey });
+      expect([other.status, (JSON.parse(other.text) as { error: string }).error]).toEqual([401, 'invalid_signature']);
+    }
+  });
+
+  it('refuses to build without a secret or a public key', () => {
+    expect(() => koaWebhookVerifier({})).toThrow(/secret.*publicKey/);
+    expect(() => expressWebhookVerifier({ secret: [] })).toThrow(/secret.*publicKey/);
   });
 });

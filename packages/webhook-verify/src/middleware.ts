@@ -8,8 +8,10 @@ import { verify, type HeaderSource, type VerifiedWebhook, type VerifyOptions } f
 
 /** Options of both middlewares. */
 export interface WebhookMiddlewareOptions extends VerifyOptions {
-  /** Your `hmacSecret` (`whsec_…`); several while you rotate. */
-  secret: string | readonly string[];
+  /** Your `hmacSecret` (`whsec_…`); several while you rotate. An ed25519 subscription has none: give `publicKey`. */
+  secret?: string | readonly string[];
+  /** An ed25519 subscription's `publicKey` (`whpk_…`, verifies `v1a` signatures); several while you rotate. */
+  publicKey?: string | readonly string[];
   /** Answers a delivery id it remembers with 200 without calling your handler; remembers ids your handler answered 2xx. */
   replayGuard?: ReplayGuard;
   /** Largest body read, in bytes (default 5 MiB); a larger one is answered 413. */
@@ -95,13 +97,25 @@ async function check(req: RequestStream, kept: unknown[], opts: WebhookMiddlewar
   }
   let webhook: VerifiedWebhook;
   try {
-    webhook = verify(raw, req.headers, opts.secret, opts);
+    webhook = verify(raw, req.headers, keysOf(opts), opts);
   } catch (err) {
     if (!isWebhookVerificationError(err)) throw err;
     return { kind: 'refused', status: err.status, body: { error: err.code, message: err.message } };
   }
   if (opts.replayGuard && (await opts.replayGuard.has(webhook.id))) return { kind: 'duplicate', webhook };
   return { kind: 'verified', webhook };
+}
+
+/** The secrets and public keys of the options, together (verify tells them apart by prefix). */
+function keysOf(opts: WebhookMiddlewareOptions): string[] {
+  const list = (v: string | readonly string[] | undefined) => (v === undefined ? [] : typeof v === 'string' ? [v] : [...v]);
+  return [...list(opts.secret), ...list(opts.publicKey)];
+}
+
+/** A middleware without anything to verify with would refuse every delivery: a setup error, thrown at once. */
+function assertKeys(opts: WebhookMiddlewareOptions): void {
+  if (keysOf(opts).length === 0)
+    throw new Error('@cluster/webhook-verify: give the middleware a `secret` (hmac-sha256) or a `publicKey` (ed25519)');
 }
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
@@ -113,6 +127,7 @@ const isSuccess = (status: number) => status >= 200 && status < 300;
  * delivery id 200 without calling `next`. Mount it on the webhook route, before any body parser.
  */
 export function koaWebhookVerifier(options: WebhookMiddlewareOptions) {
+  assertKeys(options);
   return async function verifyWebhook(ctx: KoaLikeContext, next: () => Promise<unknown>): Promise<void> {
     const outcome = await check(ctx.req, [ctx.request.rawBody, ctx.request.body], options);
     if (outcome.kind === 'refused') {
@@ -138,6 +153,7 @@ export function koaWebhookVerifier(options: WebhookMiddlewareOptions) {
  * before it, or with no body parser at all.
  */
 export function expressWebhookVerifier(options: WebhookMiddlewareOptions) {
+  assertKeys(options);
   return function verifyWebhook(req: ExpressLikeRequest, res: ExpressLikeResponse, next: (err?: unknown) => void): void {
     const answer = (status: number, body: unknown) => {
       res.statusCode = status;

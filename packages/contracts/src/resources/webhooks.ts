@@ -12,6 +12,8 @@ export const WEBHOOK_FIELDS = [
   'enabled',
   'description',
   'ordering',
+  'signatureScheme',
+  'publicKey',
   'disabledReason',
   'consecutiveFailures',
   'failingSince',
@@ -30,6 +32,13 @@ export const WEBHOOK_WRITABLE_FIELDS = ['destinationUrl', 'eventNames', 'descrip
  * deliveries of one entity (entityType + entityId) go out strictly in commit order.
  */
 export const ORDERINGS = ['none', 'per_entity'] as const;
+/**
+ * How a subscription's deliveries are signed (docs/signature-schemes.md): `hmac-sha256` (the default), a shared
+ * `whsec_` secret, Standard Webhooks `v1` plus `X-Service-Signature`; or `ed25519`, Standard Webhooks `v1a` under
+ * a private key that never leaves the service, verified with the `whpk_` public key. Chosen at creation, fixed after.
+ */
+export const SIGNATURE_SCHEMES = ['hmac-sha256', 'ed25519'] as const;
+export type SignatureSchemeName = (typeof SIGNATURE_SCHEMES)[number];
 /** Filters of the subscription list. */
 export const WEBHOOK_FILTERS = ['enabled'] as const;
 /** Every field of a delivery record answer, in order: never the body's signature or the lease. */
@@ -74,11 +83,23 @@ const fields = propertiesOf(WEBHOOK_WRITABLE_FIELDS)({
   }),
 });
 
-/** POST /webhooks body: unknown event names answer 400 `{error: 'unknown_event_names', invalid}`. */
-export const WebhookCreate = Body(fields, {
-  required: ['destinationUrl', 'eventNames'],
-  description: 'Webhook subscription create body',
-});
+/**
+ * POST /webhooks body: unknown event names answer 400 `{error: 'unknown_event_names', invalid}`. `signatureScheme`
+ * is a create-only field: the update body has no such property (a PATCH naming it is a 400 validation_error).
+ */
+export const WebhookCreate = Body(
+  {
+    ...fields,
+    signatureScheme: StringEnum(SIGNATURE_SCHEMES, {
+      description:
+        'how deliveries are signed: hmac-sha256 (default; a shared whsec_ secret) or ed25519 (Standard Webhooks v1a; you get the whpk_ public key). Fixed once created',
+    }),
+  },
+  {
+    required: ['destinationUrl', 'eventNames'],
+    description: 'Webhook subscription create body',
+  },
+);
 export type WebhookCreateBody = Static<typeof WebhookCreate>;
 
 /** PATCH /webhooks/:id body: every field optional; only supplied fields change. */
@@ -92,6 +113,14 @@ const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
   enabled: Type.Boolean(),
   description: Nullable(Type.String()),
   ordering: StringEnum(ORDERINGS),
+  signatureScheme: StringEnum(SIGNATURE_SCHEMES, { description: 'how deliveries are signed (chosen at creation)' }),
+  publicKey: Nullable(
+    Type.String({
+      pattern: '^whpk_[A-Za-z0-9+/]{43}=$',
+      description:
+        'ed25519: the Standard Webhooks public key (whpk_ + base64 of the 32-byte key) that verifies the v1a signatures; null for hmac-sha256',
+    }),
+  ),
   disabledReason: Nullable(StringEnum(DISABLED_REASONS, { description: 'why the service disabled it; null otherwise' })),
   consecutiveFailures: Type.Integer({ minimum: 0, description: 'failed attempts in a row (any success resets it)' }),
   failingSince: Nullable(DateTime),
@@ -102,10 +131,17 @@ const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
 /** A subscription as every call but create and rotation returns it: without the secret. */
 export const Webhook = Type.Object(webhookFields);
 
-/** Create and rotate-secret answers: the subscription plus its signing secret, shown this once. */
+/**
+ * Create and rotate-secret answers: the subscription plus, for hmac-sha256, its signing secret, shown this once.
+ * An ed25519 subscription has no shared secret: its answer carries the (new) `publicKey`, never the private key.
+ */
 export const WebhookWithSecret = Type.Object({
   ...webhookFields,
-  hmacSecret: Type.String({ description: 'signing secret (whsec_...); returned only on creation and rotation' }),
+  hmacSecret: Type.Optional(
+    Type.String({
+      description: 'hmac-sha256 only: the signing secret (whsec_...); returned only on creation and rotation',
+    }),
+  ),
 });
 
 /** POST /webhooks/:id/test body (optional): an event name of the subscription; default webhook.test. */
@@ -122,7 +158,8 @@ export const WebhookRotateSecret = Body(
     gracePeriodSeconds: Type.Integer({
       minimum: 0,
       maximum: SECRET_GRACE_MAX_SECONDS,
-      description: 'how long the replaced secret keeps signing beside the new one (default 86400, at most 7 days; 0: at once)',
+      description:
+        'how long the replaced secret (or ed25519 private key) keeps signing beside the new one (default 86400, at most 7 days; 0: at once)',
     }),
   },
   { description: 'Secret rotation body (optional)' },

@@ -7,6 +7,7 @@ import { secretGrace } from './005-secret-grace.ts';
 import { subscriptionHealth } from './006-subscription-health.ts';
 import { recoveries } from './007-recoveries.ts';
 import { ordering } from './008-ordering.ts';
+import { signatureScheme } from './009-signature-scheme.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
 export const migrations: Migration[] = [
@@ -18,4 +19,5 @@ export const migrations: Migration[] = [
   subscriptionHealth,
   recoveries,
   ordering,
+  signatureScheme,
 ];

@@ -1,7 +1,7 @@
 import { contextFrom, inSpan, type SecretBox } from '@cluster/platform';
 import type { ClaimedDelivery } from '../features/deliveries/queue-store.ts';
 import type { HttpSender, SendResult } from './http-sender.ts';
-import { deliveryHeaders } from './signing.ts';
+import { deliveryHeaders, ed25519PrivateKey, isPrivateKey, type DeliveryHeaders } from './signing.ts';
 
 /**
  * Signs and sends one delivery, the exact stored bytes, with a timestamp taken at
@@ -18,26 +18,23 @@ export async function attemptDelivery(
   try {
     secret = secrets.open(d.secretSealed, d.subscriptionId);
   } catch {
-    return {
-      attemptedAt: new Date(),
-      result: {
-        ok: false,
-        responseCode: null,
-        responseBody: null,
-        error: 'signing secret could not be unsealed (does WEBHOOK_SECRET_KEY still list the key it was sealed under?)',
-        durationMs: 0,
-      },
-    };
+    return unsigned('signing secret could not be unsealed (does WEBHOOK_SECRET_KEY still list the key it was sealed under?)');
   }
   const attemptedAt = new Date();
-  const headers = deliveryHeaders({
-    secret,
-    previousSecret: previousSecretOf(d, secrets, attemptedAt),
-    deliveryId: d.id,
-    eventName: d.eventName,
-    body: d.body,
-    timestamp: Math.floor(attemptedAt.getTime() / 1000),
-  });
+  let headers: DeliveryHeaders;
+  try {
+    headers = deliveryHeaders({
+      secret,
+      previousSecret: previousSecretOf(d, secrets, attemptedAt),
+      deliveryId: d.id,
+      eventName: d.eventName,
+      body: d.body,
+      timestamp: Math.floor(attemptedAt.getTime() / 1000),
+    });
+  } catch {
+    // A stored key that does not parse (never written so by the service): a failed attempt, not an exception.
+    return unsigned('signing key is malformed: rotate the subscription’s secret');
+  }
   // The attempt is a span of the trace the event was written in (the API request that caused it);
   // under it the undici instrumentation's client span sends the POST with its `traceparent`, so the
   // receiver joins that trace (when tracing is on: docs/observability.md).
@@ -57,9 +54,15 @@ export async function attemptDelivery(
   return { result, attemptedAt };
 }
 
+/** A failed attempt that sent nothing: the delivery could not be signed. */
+function unsigned(error: string): { result: SendResult; attemptedAt: Date } {
+  return { attemptedAt: new Date(), result: { ok: false, responseCode: null, responseBody: null, error, durationMs: 0 } };
+}
+
 /**
  * The secret a rotation replaced, while its grace period runs: it signs beside the new one. One
- * that no longer opens (its sealing key retired) is left out rather than failing the attempt.
+ * that no longer opens (its sealing key retired), or an Ed25519 key that does not parse, is left out
+ * rather than failing the attempt.
  */
 function previousSecretOf(
   d: Partial<Pick<ClaimedDelivery, 'previousSecretSealed' | 'previousSecretUntil' | 'subscriptionId'>>,
@@ -68,7 +71,9 @@ function previousSecretOf(
 ): string | undefined {
   if (!d.previousSecretSealed || !d.previousSecretUntil || new Date(d.previousSecretUntil) <= now) return undefined;
   try {
-    return secrets.open(d.previousSecretSealed, d.subscriptionId ?? '');
+    const previous = secrets.open(d.previousSecretSealed, d.subscriptionId ?? '');
+    if (isPrivateKey(previous)) ed25519PrivateKey(previous); // one that does not parse is left out too
+    return previous;
   } catch {
     return undefined;
   }

@@ -92,6 +92,8 @@ export async function addSubscription(
     enabled: true,
     description: null,
     ordering: 'none',
+    signatureScheme: 'hmac-sha256',
+    publicKey: null,
     secretSealed: 'sealed',
     createdByUserId: null,
     ...over,

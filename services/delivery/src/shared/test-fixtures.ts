@@ -46,6 +46,8 @@ export function testSubscription(over: Partial<SubscriptionRow> = {}): Subscript
     previousSecretSealed: null,
     previousSecretUntil: null,
     ordering: 'none',
+    signatureScheme: 'hmac-sha256',
+    publicKey: null,
     consecutiveFailures: 0,
     failingSince: null,
     failingNotifiedAt: null,

@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { withOpenCache } from '@cluster/platform';
-import { createWebhookSecretBox as createSecretBox, newSigningSecret } from './webhook-secret-box.ts';
+import { createWebhookSecretBox as createSecretBox, newSigningKeyPair, newSigningSecret } from './webhook-secret-box.ts';
 import { deliveryHeaders, serviceSignature, standardSignature } from '../sender/signing.ts';
 
 describe('secret box', () => {
@@ -54,5 +54,52 @@ describe('signatures', () => {
       'x-service-timestamp': '1700000000',
       'user-agent': 'Service-Outbound-Webhook/1.0',
     });
+  });
+});
+
+describe('ed25519 signatures (Standard Webhooks v1a)', () => {
+  const publicKeyOf = (whpk: string) =>
+    createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(whpk.slice(5), 'base64').toString('base64url') },
+      format: 'jwk',
+    });
+  const verifies = (whpk: string, content: string, v1a: string) =>
+    verify(null, Buffer.from(content), publicKeyOf(whpk), Buffer.from(v1a.slice(4), 'base64'));
+
+  it('makes whsk_/whpk_ pairs: 64-byte secret key (seed, public key) and 32-byte public key, fresh each time', () => {
+    const a = newSigningKeyPair();
+    const b = newSigningKeyPair();
+    expect(a.privateKey).toMatch(/^whsk_[A-Za-z0-9+/]{86}==$/);
+    expect(a.publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(a.privateKey.slice(5), 'base64').subarray(32).toString('base64')).toBe(a.publicKey.slice(5));
+    expect(b.publicKey).not.toBe(a.publicKey);
+  });
+
+  it('signs id.timestamp.body with v1a, sends no X-Service-Signature, and adds the previous key during a grace period', () => {
+    const current = newSigningKeyPair();
+    const previous = newSigningKeyPair();
+    const body = '{"eventName":"entry.created"}';
+    const h = deliveryHeaders({
+      secret: current.privateKey,
+      previousSecret: previous.privateKey,
+      deliveryId: 'd1',
+      eventName: 'entry.created',
+      body,
+      timestamp: 1700000000,
+    });
+    expect(h).not.toHaveProperty('x-service-signature');
+    const [now, before] = h['webhook-signature'].split(' ');
+    expect(now).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/);
+    const content = `d1.1700000000.${body}`;
+    expect(verifies(current.publicKey, content, now)).toBe(true);
+    expect(verifies(previous.publicKey, content, before)).toBe(true);
+    expect(verifies(current.publicKey, content, before)).toBe(false);
+    expect(verifies(current.publicKey, content.replace('created', 'deleted'), now)).toBe(false);
+    // Ed25519 is deterministic: the same content signs the same.
+    expect(
+      deliveryHeaders({ secret: current.privateKey, deliveryId: 'd1', eventName: 'x', body, timestamp: 1700000000 })[
+        'webhook-signature'
+      ],
+    ).toBe(now);
   });
 });

@@ -1,7 +1,9 @@
+import { createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { match } from '@cluster/platform/test-kit';
 import { createFakeStores, type FakeStores } from '../../fake-stores.ts';
 import { failure, ORG, OTHER_ORG, testActor as actor } from '../../shared/test-fixtures.ts';
+import { asymmetricSignature } from '../../sender/signing.ts';
 import { createWebhookSecretBox } from '../../shared/webhook-secret-box.ts';
 import { createSubscriptionService } from './service.ts';
 
@@ -31,6 +33,7 @@ describe('subscription rules (fake stores)', () => {
       description: 'CRM',
     });
     expect(created.hmacSecret as string).toMatch(/^whsec_/);
+    expect(created).toMatchObject({ signatureScheme: 'hmac-sha256', publicKey: null });
     expect(Object.keys(created)).not.toContain('secretSealed');
     const [row] = stores.subscriptions.rows;
     expect(row.destinationOrigin).toBe('https://hooks.example.com:443');
@@ -48,7 +51,11 @@ describe('subscription rules (fake stores)', () => {
           action: 'created',
           entityId: row.id,
           actor: match.objectContaining({ organizationId: ORG, userId: 'u1' }),
-          metadata: { destinationUrl: body.destinationUrl, eventNames: ['entry.created', 'entry.updated'] },
+          metadata: {
+            destinationUrl: body.destinationUrl,
+            eventNames: ['entry.created', 'entry.updated'],
+            signatureScheme: 'hmac-sha256',
+          },
         }),
       },
     ]);
@@ -134,6 +141,39 @@ describe('subscription rules (fake stores)', () => {
     const last = stores.written.at(-1)!;
     expect(last.rows[0].row).toMatchObject({ action: 'secret_rotated', entityId: row.id, metadata: {} });
     expect(last.events).toEqual([]);
+  });
+
+  it('ed25519: seals a whsk_ private key, answers only its whpk_ public key, and rotates to a new pair with the old one in grace', async () => {
+    const stores = createFakeStores();
+    const { subscriptions } = service(stores);
+    const created = await subscriptions.create(actor(), { ...body, signatureScheme: 'ed25519' });
+    expect(created).toMatchObject({ signatureScheme: 'ed25519', publicKey: match.stringMatching(/^whpk_[A-Za-z0-9+/]{43}=$/) });
+    expect(created).not.toHaveProperty('hmacSecret');
+    const [row] = stores.subscriptions.rows;
+    const privateKey = secrets.open(row.secretSealed, row.id);
+    expect(privateKey).toMatch(/^whsk_[A-Za-z0-9+/]{86}==$/);
+    // The sealed key is the pair of the public key: its last 32 bytes are the public key, and it signs what that verifies.
+    const raw = Buffer.from(privateKey.slice(5), 'base64');
+    expect(`whpk_${raw.subarray(32).toString('base64')}`).toBe(created.publicKey);
+    const signed = Buffer.from('id.1.{}');
+    const signature = Buffer.from(asymmetricSignature(privateKey, 'id', 1, '{}').slice(4), 'base64');
+    const publicKey = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: raw.subarray(32).toString('base64url') },
+      format: 'jwk',
+    });
+    expect(verify(null, signed, publicKey, signature)).toBe(true);
+    expect(JSON.stringify(stores.written)).not.toContain('whsk_');
+    expect(await subscriptions.get(actor(), row.id)).toMatchObject({ publicKey: created.publicKey });
+
+    const rotated = await subscriptions.rotateSecret(actor(), row.id);
+    expect(rotated).not.toHaveProperty('hmacSecret');
+    expect(rotated.publicKey).toMatch(/^whpk_/);
+    expect(rotated.publicKey).not.toBe(created.publicKey);
+    const [after] = stores.subscriptions.rows;
+    expect(secrets.open(after.previousSecretSealed!, row.id)).toBe(privateKey);
+    expect(after.previousSecretUntil!.getTime()).toBeGreaterThan(Date.now());
+    expect(secrets.open(after.secretSealed, row.id).slice(5)).not.toBe(privateKey.slice(5));
+    expect(JSON.stringify([created, rotated, stores.written])).not.toContain('whsk_');
   });
 
   it('deletes softly, stops retries, emits webhook.subscription.deleted, and then answers 404', async () => {

@@ -9,7 +9,7 @@ import {
 } from '@cluster/contracts';
 import { DomainError, requireActor, validation, type Page, type PageArgs, type SecretBox } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
-import { newSigningSecret } from '../../shared/webhook-secret-box.ts';
+import { newSigningKeyPair, newSigningSecret } from '../../shared/webhook-secret-box.ts';
 import { apiWrite, type AuditRecord } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
 import { subscriptionEvent } from './events.ts';
@@ -50,6 +50,20 @@ function checkEventNames(names: unknown): string[] {
   return [...new Set(list)];
 }
 
+/**
+ * A new signing credential for a scheme: what is sealed (the `whsec_` secret or the `whsk_` private key),
+ * the public key stored beside it (ed25519), and what the answer shows once (hmac-sha256: the secret;
+ * ed25519: nothing beyond the subscription, whose `publicKey` is the new one).
+ */
+function newCredential(scheme: string): { sealable: string; publicKey: string | null; shown: JsonObject } {
+  if (scheme === 'ed25519') {
+    const pair = newSigningKeyPair();
+    return { sealable: pair.privateKey, publicKey: pair.publicKey, shown: {} };
+  }
+  const secret = newSigningSecret();
+  return { sealable: secret, publicKey: null, shown: { hmacSecret: secret } };
+}
+
 const audit = (action: string, entityId: string, metadata?: Record<string, unknown>): AuditRecord => ({
   entityType: 'webhook_subscription',
   action,
@@ -83,14 +97,18 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       return presentSubscription(await subscriptionInScope(stores.subscriptions, requireActor(actorIn), id));
     },
 
-    /** Creates a subscription; the answer carries `hmacSecret`, the only time besides rotation. */
+    /**
+     * Creates a subscription. hmac-sha256 (default): the answer carries `hmacSecret`, the only time besides
+     * rotation. ed25519: the answer (like every later one) carries the `publicKey`; the private key never leaves.
+     */
     async create(actorIn: Actor | undefined, body: WebhookCreateBody): Promise<JsonObject> {
       const actor = requireActor(actorIn);
       const eventNames = checkEventNames(body.eventNames);
       const destinationUrl = String(body.destinationUrl);
       await checkUrl(destinationUrl);
       const id = randomUUID();
-      const secret = newSigningSecret();
+      const signatureScheme = body.signatureScheme ?? 'hmac-sha256';
+      const credential = newCredential(signatureScheme);
       return write(async (tx) => {
         const row = await tx.subscriptions.insert({
           id,
@@ -101,15 +119,17 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
           enabled: body.enabled === undefined ? true : Boolean(body.enabled),
           description: body.description ?? null,
           ordering: body.ordering ?? 'none',
-          secretSealed: ports.secrets.seal(secret, id),
+          signatureScheme,
+          publicKey: credential.publicKey,
+          secretSealed: ports.secrets.seal(credential.sealable, id),
           createdByUserId: actor.userId || null,
         });
         await tx.record(
-          apiWrite(actor, audit('created', id, { destinationUrl, eventNames }), [
+          apiWrite(actor, audit('created', id, { destinationUrl, eventNames, signatureScheme }), [
             subscriptionEvent('webhook.subscription.created', row),
           ]),
         );
-        return { ...presentSubscription(row), hmacSecret: secret };
+        return { ...presentSubscription(row), ...credential.shown };
       });
     },
 
@@ -150,22 +170,24 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
     },
 
     /**
-     * A new secret, which signs every attempt from now on; returned once. For `gracePeriodSeconds`
-     * (default a day, 0: none) the replaced secret keeps signing too (a second webhook-signature).
+     * A new secret (hmac-sha256, returned once) or key pair (ed25519: the answer's `publicKey` is the new
+     * one), which signs every attempt from now on. For `gracePeriodSeconds` (default a day, 0: none) the
+     * replaced secret or private key keeps signing too (a second webhook-signature).
      */
     async rotateSecret(actorIn: Actor | undefined, id: string, body: WebhookRotateSecretBody = {}): Promise<JsonObject> {
       const actor = requireActor(actorIn);
-      const secret = newSigningSecret();
       const grace = body.gracePeriodSeconds ?? SECRET_GRACE_DEFAULT_SECONDS;
       return write(async (tx) => {
         const before = await subscriptionInScope(tx.subscriptions, actor, id, { lock: true });
+        const credential = newCredential(before.signatureScheme);
         const row = await tx.subscriptions.update(id, {
-          secretSealed: ports.secrets.seal(secret, id),
+          publicKey: credential.publicKey,
+          secretSealed: ports.secrets.seal(credential.sealable, id),
           previousSecretSealed: grace > 0 ? before.secretSealed : null,
           previousSecretUntil: grace > 0 ? new Date(Date.now() + grace * 1000) : null,
         });
         await tx.record(apiWrite(actor, audit('secret_rotated', id, { gracePeriodSeconds: grace })));
-        return { ...presentSubscription(row), hmacSecret: secret };
+        return { ...presentSubscription(row), ...credential.shown };
       });
     },
   };

@@ -31,6 +31,8 @@ describeStoreContract<DeliveryWorld>('SubscriptionStore', {
         enabled: true,
         description: 'to R',
         ordering: 'none',
+        signatureScheme: 'hmac-sha256',
+        publicKey: null,
         secretSealed: 'sealed',
         createdByUserId: user,
         previousSecretSealed: null,
@@ -48,6 +50,19 @@ describeStoreContract<DeliveryWorld>('SubscriptionStore', {
       expect(await w.stores.subscriptions.find(OTHER_ORG, sub.id)).toBeUndefined();
       expect(await w.stores.subscriptions.find(ORG, randomUUID())).toBeUndefined();
       expect(await w.stores.subscriptions.find(ORG, 'not-a-uuid')).toBeUndefined();
+    },
+
+    async 'keeps an ed25519 subscription’s scheme and public key, and a rotation’s new public key'(w) {
+      const sub = await addSubscription(w, { signatureScheme: 'ed25519', publicKey: 'whpk_first', secretSealed: 'sealed-1' });
+      expect(sub).toMatchObject({ signatureScheme: 'ed25519', publicKey: 'whpk_first' });
+      const rotated = await w.stores.subscriptions.update(sub.id, {
+        publicKey: 'whpk_second',
+        secretSealed: 'sealed-2',
+        previousSecretSealed: 'sealed-1',
+        previousSecretUntil: fromNow(MIN),
+      });
+      expect(rotated).toMatchObject({ signatureScheme: 'ed25519', publicKey: 'whpk_second', previousSecretSealed: 'sealed-1' });
+      expect(await w.stores.subscriptions.find(ORG, sub.id)).toEqual(rotated);
     },
 
     async 'lists the live subscriptions of an organization newest first, a page at a time, enabled or not if asked'(w) {

@@ -13,7 +13,11 @@ export type SubscriptionRow = {
   description: string | null;
   /** `none` or `per_entity` (ORDERINGS): one entity's deliveries in commit order. */
   ordering: string;
-  /** The signing secret, sealed (shared/webhook-secret-box.ts). */
+  /** `hmac-sha256` or `ed25519` (SIGNATURE_SCHEMES, migration 009): fixed at creation. */
+  signatureScheme: string;
+  /** ed25519: the `whpk_` public key of the signing key (not a secret); null for hmac-sha256. */
+  publicKey: string | null;
+  /** The signing secret (`whsec_`) or ed25519 private key (`whsk_`), sealed (shared/webhook-secret-box.ts). */
   secretSealed: string;
   /** The secret a rotation replaced, sealed: it still signs beside the new one until previousSecretUntil. */
   previousSecretSealed: string | null;
@@ -42,6 +46,8 @@ export type NewSubscription = Pick<
   | 'enabled'
   | 'description'
   | 'ordering'
+  | 'signatureScheme'
+  | 'publicKey'
   | 'secretSealed'
   | 'createdByUserId'
 >;
@@ -56,6 +62,7 @@ export type SubscriptionChanges = Partial<
     | 'enabled'
     | 'description'
     | 'ordering'
+    | 'publicKey'
     | 'secretSealed'
     | 'previousSecretSealed'
     | 'previousSecretUntil'
