@@ -2147,6 +2147,13 @@ export interface components {
             /** @enum {string} */
             ordering: "none" | "per_entity";
             /**
+             * @description how deliveries are signed (chosen at creation)
+             * @enum {string}
+             */
+            signatureScheme: "hmac-sha256" | "ed25519";
+            /** @description ed25519: the Standard Webhooks public key (whpk_ + base64 of the 32-byte key) that verifies the v1a signatures; null for hmac-sha256 */
+            publicKey: string | null;
+            /**
              * @description why the service disabled it; null otherwise
              * @enum {string|null}
              */
@@ -2176,6 +2183,11 @@ export interface components {
              * @enum {string}
              */
             ordering?: "none" | "per_entity";
+            /**
+             * @description how deliveries are signed: hmac-sha256 (default; a shared whsec_ secret) or ed25519 (Standard Webhooks v1a; you get the whpk_ public key). Fixed once created
+             * @enum {string}
+             */
+            signatureScheme?: "hmac-sha256" | "ed25519";
         };
         /** @description Recovery window */
         WebhookRecoverBody: {
@@ -2211,7 +2223,7 @@ export interface components {
         };
         /** @description Secret rotation body (optional) */
         WebhookRotateSecret: {
-            /** @description how long the replaced secret keeps signing beside the new one (default 86400, at most 7 days; 0: at once) */
+            /** @description how long the replaced secret (or ed25519 private key) keeps signing beside the new one (default 86400, at most 7 days; 0: at once) */
             gracePeriodSeconds?: number;
         };
         /** @description A subscription's delivery statistics */
@@ -2287,6 +2299,13 @@ export interface components {
             /** @enum {string} */
             ordering: "none" | "per_entity";
             /**
+             * @description how deliveries are signed (chosen at creation)
+             * @enum {string}
+             */
+            signatureScheme: "hmac-sha256" | "ed25519";
+            /** @description ed25519: the Standard Webhooks public key (whpk_ + base64 of the 32-byte key) that verifies the v1a signatures; null for hmac-sha256 */
+            publicKey: string | null;
+            /**
              * @description why the service disabled it; null otherwise
              * @enum {string|null}
              */
@@ -2299,8 +2318,8 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
-            /** @description signing secret (whsec_...); returned only on creation and rotation */
-            hmacSecret: string;
+            /** @description hmac-sha256 only: the signing secret (whsec_...); returned only on creation and rotation */
+            hmacSecret?: string;
         };
         WikiPage: {
             /** Format: uuid */
