@@ -22,6 +22,7 @@ if (refused.length) {
   );
   process.exit(1);
 }
-if (accepted.length) process.stdout.write(`accepted on review (record why in docs/api-evolution.md):\n${describeChanges(accepted)}\n`);
+if (accepted.length)
+  process.stdout.write(`accepted on review (record why in docs/api-evolution.md):\n${describeChanges(accepted)}\n`);
 writeFileSync(BASELINE, `${JSON.stringify(published, null, 2)}\n`);
 process.stdout.write(`wrote ${path.relative(process.cwd(), BASELINE)}: the published document is the v1 baseline\n`);

@@ -189,9 +189,10 @@ describe('the SDK against the cluster', () => {
 
     await client.entries.create(org.projectId, { type: 'feedback', title: 'delivered', description: '-' });
     const [delivery] = await receiver.waitFor(1, (r) => r.rawBody.includes('"delivered"'));
-    const verified = verify(delivery.rawBody, delivery.headers, hook.hmacSecret);
+    const secret = hook.hmacSecret!;
+    const verified = verify(delivery.rawBody, delivery.headers, secret);
     expect(verified.payload).toMatchObject({ eventName: 'entry.created' });
-    expect(() => verify(`${delivery.rawBody} `, delivery.headers, hook.hmacSecret)).toThrow();
+    expect(() => verify(`${delivery.rawBody} `, delivery.headers, secret)).toThrow();
 
     const test = await client.webhooks.test(hook.id, { eventName: 'entry.created' });
     expect(test).toBeDefined();
@@ -204,6 +205,25 @@ describe('the SDK against the cluster', () => {
     expect((await client.webhooks.getRecovery(hook.id, recovery.id)).id).toBe(recovery.id);
     const rotated = await client.webhooks.rotateSecret(hook.id);
     expect(rotated.hmacSecret).not.toBe(hook.hmacSecret);
+    await client.webhooks.delete(hook.id);
+  });
+
+  it('webhooks: an ed25519 subscription answers its public key, and its deliveries verify with it through the SDK', async () => {
+    const hook = await client.webhooks.create({
+      destinationUrl: receiver.url,
+      eventNames: ['entry.created'],
+      signatureScheme: 'ed25519',
+    });
+    expect(hook.hmacSecret).toBeUndefined();
+    const publicKey = hook.publicKey!;
+    expect(publicKey).toMatch(/^whpk_/);
+    await client.entries.create(org.projectId, { type: 'feedback', title: 'signed v1a', description: '-' });
+    const [delivery] = await receiver.waitFor(
+      1,
+      (r) => r.rawBody.includes('"signed v1a"') && String(r.headers['webhook-signature']).includes('v1a,'),
+    );
+    expect(verify(delivery.rawBody, delivery.headers, publicKey).payload).toMatchObject({ eventName: 'entry.created' });
+    expect(() => verify(`${delivery.rawBody} `, delivery.headers, publicKey)).toThrow();
     await client.webhooks.delete(hook.id);
   });
 
