@@ -138,8 +138,13 @@ describe('the call path', () => {
   });
 
   it('ends with ApiTimeoutError at the deadline and with the signal reason on abort, also while waiting', async () => {
+    // Like a real fetch: a signal that has already fired (a loaded machine can reach the deadline
+    // before the request is made) rejects at once; one that fires later rejects then.
     const hang = (req: Request) =>
-      new Promise<Response>((_resolve, reject) => req.signal.addEventListener('abort', () => reject(req.signal.reason as Error)));
+      new Promise<Response>((_resolve, reject) => {
+        if (req.signal.aborted) return reject(req.signal.reason as Error);
+        req.signal.addEventListener('abort', () => reject(req.signal.reason as Error), { once: true });
+      });
     const slow = createClient({ baseUrl: 'http://api.test', apiKey: 'k', fetch: hang, timeoutMs: 50 });
     await expect(slow.projects.get(PROJECT.id)).rejects.toBeInstanceOf(ApiTimeoutError);
 
