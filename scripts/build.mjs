@@ -79,6 +79,10 @@ async function buildService(name) {
     target: `node${declaredRuntime().major}`,
     sourcemap: true,
     logLevel: 'warning',
+    // A workspace package with a published dist (@cluster/webhook-verify) is bundled from its
+    // sources too, as TypeScript resolves it (tsconfig.base.json's customConditions): its dist
+    // may not exist yet, or be older than its sources.
+    conditions: ['@cluster/source'],
     plugins: [externalDependencies],
   });
   outputFiles.forEach(writeAtomically);

@@ -7,6 +7,7 @@ export {
   ed25519PublicKey,
   generateSigningKeyPair,
   headerOf,
+  isPrivateKey,
   isPublicKey,
   publicKeyOf,
   safeEqual,

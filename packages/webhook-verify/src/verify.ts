@@ -124,6 +124,9 @@ export function standardSignature(secret: string, id: string, timestamp: number,
 /** Whether a key is an Ed25519 public key (`whpk_…`), which verifies `v1a` signatures. */
 export const isPublicKey = (key: string): boolean => key.startsWith(PUBLIC_KEY_PREFIX);
 
+/** Whether a secret is an Ed25519 private key (`whsk_…`), which signs `v1a` (a sender's, never a receiver's). */
+export const isPrivateKey = (key: string): boolean => key.startsWith(PRIVATE_KEY_PREFIX);
+
 /** Base64 after a prefix, decoded, or an `invalid_secret` error naming what was expected. */
 function decodedKey(key: string, prefix: string, lengths: readonly number[], what: string): Buffer {
   const encoded = key.slice(prefix.length);
@@ -203,7 +206,7 @@ export function sign(
   const secrets = typeof secret === 'string' ? [secret] : secret;
   const timestamp = args.timestamp ?? Math.floor(Date.now() / 1000);
   const signed = (s: string) =>
-    s.startsWith(PRIVATE_KEY_PREFIX)
+    isPrivateKey(s)
       ? asymmetricSignature(s, args.id, timestamp, rawBody)
       : standardSignature(s, args.id, timestamp, rawBody);
   return {
@@ -211,7 +214,7 @@ export function sign(
     ...(args.eventName ? { 'x-service-event': args.eventName } : {}),
     'x-service-delivery-id': args.id,
     'x-service-timestamp': String(timestamp),
-    ...(secrets[0].startsWith(PRIVATE_KEY_PREFIX) ? {} : { 'x-service-signature': serviceSignature(secrets[0], rawBody) }),
+    ...(isPrivateKey(secrets[0]) ? {} : { 'x-service-signature': serviceSignature(secrets[0], rawBody) }),
     'webhook-id': args.id,
     'webhook-timestamp': String(timestamp),
     'webhook-signature': secrets.map(signed).join(' '),
@@ -228,7 +231,7 @@ function keysOf(secret: string | readonly string[]): Keys {
   const all = typeof secret === 'string' ? [secret] : secret;
   if (!all.length || all.some((s) => typeof s !== 'string' || s === ''))
     throw new WebhookVerificationError('invalid_secret', 'no secret to verify with');
-  if (all.some((s) => s.startsWith(PRIVATE_KEY_PREFIX)))
+  if (all.some(isPrivateKey))
     throw new WebhookVerificationError(
       'invalid_secret',
       'a whsk_ private key does not belong on a receiver: verify with the subscription’s whpk_ public key',

@@ -1,7 +1,8 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { match } from '@cluster/platform/test-kit';
-import { createWebhookSecretBox, newSigningKeyPair } from '../shared/webhook-secret-box.ts';
+import { generateSigningKeyPair } from '@cluster/webhook-verify';
+import { createWebhookSecretBox } from '../shared/webhook-secret-box.ts';
 import { attemptDelivery } from './attempt-delivery.ts';
 import type { HttpSender } from './http-sender.ts';
 
@@ -41,7 +42,7 @@ const publicKeyObject = (whpk: string) =>
 
 describe('attemptDelivery with ed25519 keys', () => {
   it('signs v1a with the current key and the one in its grace period', async () => {
-    const [now, before] = [newSigningKeyPair(), newSigningKeyPair()];
+    const [now, before] = [generateSigningKeyPair(), generateSigningKeyPair()];
     const { sender, sent } = recordingSender();
     const { result } = await attemptDelivery(
       delivery(box.seal(now.privateKey, SUB), box.seal(before.privateKey, SUB)),
@@ -62,7 +63,7 @@ describe('attemptDelivery with ed25519 keys', () => {
     const bad = await attemptDelivery(delivery(box.seal('whsk_AAAA', SUB)), sender, box);
     expect(bad.result).toMatchObject({ ok: false, responseCode: null, error: match.stringMatching(/malformed/) });
     expect(sent).toHaveLength(0);
-    const good = newSigningKeyPair();
+    const good = generateSigningKeyPair();
     const { result } = await attemptDelivery(delivery(box.seal(good.privateKey, SUB), box.seal('whsk_AAAA', SUB)), sender, box);
     expect(result.ok).toBe(true);
     expect(sent[0]['webhook-signature'].split(' ')).toHaveLength(1);

@@ -1,7 +1,7 @@
 import { contextFrom, inSpan, type SecretBox } from '@cluster/platform';
 import type { ClaimedDelivery } from '../features/deliveries/queue-store.ts';
 import type { HttpSender, SendResult } from './http-sender.ts';
-import { deliveryHeaders, ed25519PrivateKey, isPrivateKey, type DeliveryHeaders } from './signing.ts';
+import { canSign, deliveryHeaders, type DeliveryHeaders } from './signing.ts';
 
 /**
  * Signs and sends one delivery, the exact stored bytes, with a timestamp taken at
@@ -72,8 +72,7 @@ function previousSecretOf(
   if (!d.previousSecretSealed || !d.previousSecretUntil || new Date(d.previousSecretUntil) <= now) return undefined;
   try {
     const previous = secrets.open(d.previousSecretSealed, d.subscriptionId ?? '');
-    if (isPrivateKey(previous)) ed25519PrivateKey(previous); // one that does not parse is left out too
-    return previous;
+    return canSign(previous) ? previous : undefined;
   } catch {
     return undefined;
   }

@@ -1,8 +1,9 @@
 import { createHmac, createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { withOpenCache } from '@cluster/platform';
-import { createWebhookSecretBox as createSecretBox, newSigningKeyPair, newSigningSecret } from './webhook-secret-box.ts';
-import { deliveryHeaders, serviceSignature, standardSignature } from '../sender/signing.ts';
+import { generateSigningKeyPair, serviceSignature, standardSignature } from '@cluster/webhook-verify';
+import { createWebhookSecretBox as createSecretBox, newSigningSecret } from './webhook-secret-box.ts';
+import { deliveryHeaders } from '../sender/signing.ts';
 
 describe('secret box', () => {
   it('round-trips, hides the plaintext, and binds a ciphertext to its subscription and key', () => {
@@ -67,8 +68,8 @@ describe('ed25519 signatures (Standard Webhooks v1a)', () => {
     verify(null, Buffer.from(content), publicKeyOf(whpk), Buffer.from(v1a.slice(4), 'base64'));
 
   it('makes whsk_/whpk_ pairs: 64-byte secret key (seed, public key) and 32-byte public key, fresh each time', () => {
-    const a = newSigningKeyPair();
-    const b = newSigningKeyPair();
+    const a = generateSigningKeyPair();
+    const b = generateSigningKeyPair();
     expect(a.privateKey).toMatch(/^whsk_[A-Za-z0-9+/]{86}==$/);
     expect(a.publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(a.privateKey.slice(5), 'base64').subarray(32).toString('base64')).toBe(a.publicKey.slice(5));
@@ -76,8 +77,8 @@ describe('ed25519 signatures (Standard Webhooks v1a)', () => {
   });
 
   it('signs id.timestamp.body with v1a, sends no X-Service-Signature, and adds the previous key during a grace period', () => {
-    const current = newSigningKeyPair();
-    const previous = newSigningKeyPair();
+    const current = generateSigningKeyPair();
+    const previous = generateSigningKeyPair();
     const body = '{"eventName":"entry.created"}';
     const h = deliveryHeaders({
       secret: current.privateKey,

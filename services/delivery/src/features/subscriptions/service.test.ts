@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { match } from '@cluster/platform/test-kit';
 import { createFakeStores, type FakeStores } from '../../fake-stores.ts';
 import { failure, ORG, OTHER_ORG, testActor as actor } from '../../shared/test-fixtures.ts';
-import { asymmetricSignature } from '../../sender/signing.ts';
+import { asymmetricSignature } from '@cluster/webhook-verify';
 import { createWebhookSecretBox } from '../../shared/webhook-secret-box.ts';
 import { createSubscriptionService } from './service.ts';
 

@@ -9,7 +9,8 @@ import {
 } from '@cluster/contracts';
 import { DomainError, requireActor, validation, type Page, type PageArgs, type SecretBox } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
-import { newSigningKeyPair, newSigningSecret } from '../../shared/webhook-secret-box.ts';
+import { generateSigningKeyPair } from '@cluster/webhook-verify';
+import { newSigningSecret } from '../../shared/webhook-secret-box.ts';
 import { apiWrite, type AuditRecord } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
 import { subscriptionEvent } from './events.ts';
@@ -57,7 +58,7 @@ function checkEventNames(names: unknown): string[] {
  */
 function newCredential(scheme: string): { sealable: string; publicKey: string | null; shown: JsonObject } {
   if (scheme === 'ed25519') {
-    const pair = newSigningKeyPair();
+    const pair = generateSigningKeyPair();
     return { sealable: pair.privateKey, publicKey: pair.publicKey, shown: {} };
   }
   const secret = newSigningSecret();

@@ -3,7 +3,7 @@ import { match } from '@cluster/platform/test-kit';
 import { Counter, Histogram } from 'prom-client';
 import { createFakeStores, type FakeStores } from '../../fake-stores.ts';
 import type { HttpSender, SendResult } from '../../sender/http-sender.ts';
-import { serviceSignature } from '../../sender/signing.ts';
+import { serviceSignature } from '@cluster/webhook-verify';
 import { failure, OTHER_ORG, testActor as actor, testSubscription } from '../../shared/test-fixtures.ts';
 import { createWebhookSecretBox } from '../../shared/webhook-secret-box.ts';
 import { createTestCallService } from './service.ts';
