@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { createClient, type ClientOptions } from './client.ts';
 import { ApiConnectionError, ApiError, ApiTimeoutError } from './errors.ts';
@@ -32,6 +34,10 @@ function fakeClient(answers: (() => Response | Promise<Response>)[], opts: Parti
   });
   return { client, requests, waits };
 }
+
+/** A full garbage collection (the `gc` of a context made after --expose-gc is set). */
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
 
 const PROJECT = { id: '00000000-0000-4000-8000-000000000001', name: 'P', description: 'd' };
 
@@ -157,6 +163,47 @@ describe('the call path', () => {
     const call = waiting.projects.get(PROJECT.id, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error('user left')), 20);
     await expect(call).rejects.toThrow('user left');
+  });
+});
+
+describe('the deadline holds whatever the fetch does', () => {
+  // A call whose fetch holds nothing alive (no socket, no timer) is reachable only from its own
+  // deadline: garbage collections while it waits (each timer tick here) must not end it silently.
+  const gcWhileWaiting = () => {
+    const timer = setInterval(collectGarbage, 5);
+    return () => clearInterval(timer);
+  };
+
+  it('ends a fetch that honours its signal at the deadline, through garbage collections', async () => {
+    const stop = gcWhileWaiting();
+    try {
+      const hang = (req: Request) =>
+        new Promise<Response>((_resolve, reject) =>
+          req.signal.addEventListener('abort', () => reject(req.signal.reason as Error)),
+        );
+      const client = createClient({ baseUrl: 'http://api.test', apiKey: 'k', fetch: hang, timeoutMs: 100 });
+      await expect(client.projects.get(PROJECT.id)).rejects.toBeInstanceOf(ApiTimeoutError);
+    } finally {
+      stop();
+    }
+  });
+
+  it('ends a fetch that ignores its signal at the deadline, and on the caller’s abort', async () => {
+    const stop = gcWhileWaiting();
+    try {
+      const never = () => new Promise<Response>(() => {});
+      const client = createClient({ baseUrl: 'http://api.test', apiKey: 'k', fetch: never, timeoutMs: 100 });
+      await expect(client.projects.get(PROJECT.id)).rejects.toBeInstanceOf(ApiTimeoutError);
+      const controller = new AbortController();
+      const call = createClient({ baseUrl: 'http://api.test', apiKey: 'k', fetch: never, timeoutMs: 0 }).projects.get(
+        PROJECT.id,
+        { signal: controller.signal },
+      );
+      setTimeout(() => controller.abort(new Error('user left')), 50);
+      await expect(call).rejects.toThrow('user left');
+    } finally {
+      stop();
+    }
   });
 });
 

@@ -128,6 +128,46 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * The signal of one call: it fires when the caller's signal does or at the deadline. Its own
+ * controller and a plain timer, not `AbortSignal.timeout`/`AbortSignal.any`: Node holds those
+ * signals weakly, so a call whose fetch holds nothing alive (a custom fetch that ignores its
+ * signal, a test double) could be collected before its deadline and never settle. The timer and
+ * the caller's signal hold this controller until `dispose` (the call's end).
+ */
+function cancellation(caller: AbortSignal | undefined, timeoutMs: number | undefined) {
+  if (!caller && timeoutMs === undefined) return undefined;
+  const controller = new AbortController();
+  const onCallerAbort = () => controller.abort(caller?.reason);
+  if (caller?.aborted) onCallerAbort();
+  else caller?.addEventListener('abort', onCallerAbort, { once: true });
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), timeoutMs);
+  return {
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onCallerAbort);
+    },
+  };
+}
+
+/**
+ * `work`, or a rejection with the signal's reason as soon as it fires: a fetch that does not
+ * honour its AbortSignal still ends the call at the deadline (its late answer is dropped).
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /** `https://host`, `https://host/`, `https://host/api/v1` and `https://host/api/v1/` all give `https://host`. */
 function originOf(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
@@ -158,37 +198,41 @@ export function createClient(options: ClientOptions): ApiClient {
     opts: CallOptions = {},
   ): Promise<unknown> {
     const timeoutMs = opts.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const timeout = timeoutMs > 0 && Number.isFinite(timeoutMs) ? AbortSignal.timeout(timeoutMs) : undefined;
-    const signals = [opts.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-    const deadline = timeout ? now() + timeoutMs : Infinity;
+    const hasDeadline = timeoutMs > 0 && Number.isFinite(timeoutMs);
+    const deadline = hasDeadline ? now() + timeoutMs : Infinity;
+    const aborted = (): unknown => (opts.signal?.aborted ? (opts.signal.reason as unknown) : new ApiTimeoutError(timeoutMs));
+    const cancel = cancellation(opts.signal, hasDeadline ? timeoutMs : undefined);
+    const signal = cancel?.signal;
     const headers = { ...opts.headers };
     if (method === 'post') headers['Idempotency-Key'] = opts.idempotencyKey ?? crypto.randomUUID();
     const maxRetries = opts.maxRetries ?? policy.maxRetries;
-    const aborted = (): unknown => (opts.signal?.aborted ? (opts.signal.reason as unknown) : new ApiTimeoutError(timeoutMs));
 
-    for (let retry = 0; ; retry++) {
-      let failure: ApiError | ApiConnectionError;
-      let retryable: boolean;
-      try {
-        const { data, error, response } = await raw.request(method, path, { ...init, headers, signal });
-        if (response.ok) return data;
-        const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
-        failure = new ApiError(response.status, error, response.headers, retryAfterMs);
-        retryable = RETRYABLE_STATUSES.has(response.status) || RETRYABLE_REASONS.has(failure.reason);
-      } catch (err) {
-        if (signal?.aborted) throw aborted();
-        failure = new ApiConnectionError(`${method.toUpperCase()} ${path}: ${(err as Error).message}`, { cause: err });
-        retryable = true;
+    try {
+      for (let retry = 0; ; retry++) {
+        let failure: ApiError | ApiConnectionError;
+        let retryable: boolean;
+        try {
+          const { data, error, response } = await untilAborted(raw.request(method, path, { ...init, headers, signal }), signal);
+          if (response.ok) return data;
+          const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
+          failure = new ApiError(response.status, error, response.headers, retryAfterMs);
+          retryable = RETRYABLE_STATUSES.has(response.status) || RETRYABLE_REASONS.has(failure.reason);
+        } catch (err) {
+          if (signal?.aborted) throw aborted();
+          failure = new ApiConnectionError(`${method.toUpperCase()} ${path}: ${(err as Error).message}`, { cause: err });
+          retryable = true;
+        }
+        if (!retryable || retry >= maxRetries) throw failure;
+        const delay = retryDelay(retry + 1, failure instanceof ApiError ? failure.retryAfterMs : undefined, policy, random);
+        if (delay === undefined || now() + delay >= deadline) throw failure;
+        try {
+          await sleep(delay, signal);
+        } catch {
+          throw aborted();
+        }
       }
-      if (!retryable || retry >= maxRetries) throw failure;
-      const delay = retryDelay(retry + 1, failure instanceof ApiError ? failure.retryAfterMs : undefined, policy, random);
-      if (delay === undefined || now() + delay >= deadline) throw failure;
-      try {
-        await sleep(delay, signal);
-      } catch {
-        throw aborted();
-      }
+    } finally {
+      cancel?.dispose();
     }
   }
 
