@@ -74,9 +74,14 @@ async function deliveryWith(keys: string[]) {
     });
     const webhook = jsonOf(created.resource);
     // An ed25519 subscription has no secret: its receiver verifies with the public key.
-    return { id: webhook.id as string, secret: (webhook.hmacSecret ?? webhook.publicKey) as string };
+    return { id: webhook.id as string, secret: (webhook.hmacSecret ?? webhook.publicKey) as string, actor };
   };
-  return { subscribe, stop };
+  /** Rotates a subscription's secret with a grace period: the replaced one keeps signing beside the new one. */
+  const rotate = async (sub: Awaited<ReturnType<typeof subscribe>>) => {
+    const rotated = await webhooks.rotateWebhookSecret({ actor: sub.actor, id: sub.id, body: { gracePeriodSeconds: 3600 } });
+    return { id: sub.id, secret: jsonOf(rotated.resource).hmacSecret as string, previous: sub.secret };
+  };
+  return { subscribe, rotate, stop };
 }
 
 /** A value as the delivery service sealed signing secrets before key ids (`v1:iv:tag:ct`, same derivation). */
@@ -101,6 +106,8 @@ async function sql<T>(text: string, values: unknown[] = []): Promise<T[]> {
 
 const sealedOf = async (id: string) =>
   (await sql<{ s: string }>('SELECT "secretSealed" AS s FROM delivery.subscriptions WHERE id = $1', [id]))[0].s;
+const previousSealedOf = async (id: string) =>
+  (await sql<{ s: string }>('SELECT "previousSecretSealed" AS s FROM delivery.subscriptions WHERE id = $1', [id]))[0].s;
 
 /** Mints a key (api_key.created), then waits for each receiver's next request and checks both signatures. */
 async function expectSignedDelivery(subs: { receiver: Receiver; secret: string }[]) {
@@ -127,6 +134,9 @@ describe('rotating WEBHOOK_SECRET_KEY', () => {
     const current = await before.subscribe(r1.url);
     const legacy = await before.subscribe(r2.url);
     const ed = await before.subscribe(r4.url, 'ed25519');
+    // Rotated under A: its replaced secret, sealed under A too, signs beside the new one for an hour.
+    const r5 = await receivers.start();
+    const graced = await before.rotate(await before.subscribe(r5.url));
     await sql('UPDATE delivery.subscriptions SET "secretSealed" = $1 WHERE id = $2', [
       sealedBeforeKeyIds(A, legacy.secret, legacy.id),
       legacy.id,
@@ -137,6 +147,7 @@ describe('rotating WEBHOOK_SECRET_KEY', () => {
       { receiver: r1, secret: current.secret },
       { receiver: r2, secret: legacy.secret },
       { receiver: r4, secret: ed.secret },
+      { receiver: r5, secret: graced.secret },
     ]);
     await before.stop();
 
@@ -150,6 +161,7 @@ describe('rotating WEBHOOK_SECRET_KEY', () => {
       { receiver: r2, secret: legacy.secret },
       { receiver: r3, secret: fresh.secret },
       { receiver: r4, secret: ed.secret },
+      { receiver: r5, secret: graced.secret },
     ]);
 
     // Re-sealed under B (the runbook's command, the built file the image carries), A can leave the keyring.
@@ -157,18 +169,26 @@ describe('rotating WEBHOOK_SECRET_KEY', () => {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: c.databaseUrl, WEBHOOK_SECRET_KEY: `${B},${A}`, LOG_LEVEL: 'silent' },
     });
-    expect(JSON.parse(stdout)).toMatchObject({ resealed: 3, unopenable: [] });
+    // Five values: four current secrets and the replaced one still in its grace period.
+    expect(JSON.parse(stdout)).toMatchObject({ resealed: 5, unopenable: [] });
     const bId = keyIdOf(await sealedOf(fresh.id));
-    for (const id of [current.id, legacy.id, ed.id]) expect(keyIdOf(await sealedOf(id))).toBe(bId);
+    for (const id of [current.id, legacy.id, ed.id, graced.id]) expect(keyIdOf(await sealedOf(id))).toBe(bId);
+    expect(keyIdOf(await previousSealedOf(graced.id))).toBe(bId);
     await rotated.stop();
 
+    // With B alone, the rotated subscription still signs with both: a receiver not yet moved to the
+    // new secret keeps verifying.
     await deliveryWith([B]);
     await expectSignedDelivery([
       { receiver: r1, secret: current.secret },
       { receiver: r2, secret: legacy.secret },
       { receiver: r3, secret: fresh.secret },
       { receiver: r4, secret: ed.secret },
+      { receiver: r5, secret: graced.secret },
     ]);
+    const last = r5.received[r5.received.length - 1];
+    expect(String(last.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verify(last.rawBody, last.headers, graced.previous).id).toBe(last.headers['webhook-id']);
   });
 });
 

@@ -67,16 +67,19 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
       return rows.map((r) => r.id);
     },
     async sealedOtherwise(prefix, afterId, limit) {
+      const previousOf = (r: SubscriptionRow) =>
+        r.previousSecretUntil && r.previousSecretUntil.getTime() > Date.now() ? r.previousSecretSealed : null;
       return rows
-        .filter((r) => !r.secretSealed.startsWith(prefix) && (afterId === null || r.id > afterId))
+        .filter((r) => afterId === null || r.id > afterId)
+        .filter((r) => !r.secretSealed.startsWith(prefix) || (previousOf(r) !== null && !previousOf(r)!.startsWith(prefix)))
         .sort((a, b) => (a.id < b.id ? -1 : 1))
         .slice(0, limit)
-        .map(({ id, secretSealed }) => ({ id, secretSealed }));
+        .map((r) => ({ id: r.id, secretSealed: r.secretSealed, previousSecretSealed: previousOf(r) }));
     },
-    async replaceSealed(id, from, to) {
+    async replaceSealed(id, from, to, column = 'secretSealed') {
       const row = byId(id);
-      if (row.secretSealed !== from) return false;
-      row.secretSealed = to;
+      if (row[column] !== from) return false;
+      row[column] = to;
       return true;
     },
     async disableFor(id, reason) {

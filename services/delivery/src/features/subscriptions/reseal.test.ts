@@ -24,6 +24,31 @@ describe('resealSecrets (fake store)', () => {
     expect(await resealSecrets(store, rotated, 2)).toMatchObject({ resealed: 0, unopenable: [] });
   });
 
+  it('moves the previous secret of a rotation in its grace period too, and leaves an expired one alone', async () => {
+    const oldBox = createWebhookSecretBox(['key A']);
+    const inGrace = testSubscription();
+    inGrace.secretSealed = oldBox.seal('whsec_new', inGrace.id);
+    inGrace.previousSecretSealed = oldBox.seal('whsec_old', inGrace.id);
+    inGrace.previousSecretUntil = new Date(Date.now() + 3_600_000);
+    const expired = testSubscription();
+    expired.secretSealed = oldBox.seal('whsec_current', expired.id);
+    expired.previousSecretSealed = createWebhookSecretBox(['a removed key']).seal('whsec_gone', expired.id);
+    expired.previousSecretUntil = new Date(Date.now() - 1000);
+    const expiredPrevious = expired.previousSecretSealed;
+    const store = createFakeSubscriptionStore([inGrace, expired]);
+    const rotated = createWebhookSecretBox(['key B', 'key A']);
+
+    expect(await resealSecrets(store, rotated)).toMatchObject({ resealed: 3, unopenable: [] });
+
+    const onlyB = createWebhookSecretBox(['key B']);
+    const [a, b] = [store.rows.find((r) => r.id === inGrace.id)!, store.rows.find((r) => r.id === expired.id)!];
+    expect(onlyB.open(a.secretSealed, a.id)).toBe('whsec_new');
+    expect(onlyB.open(a.previousSecretSealed!, a.id)).toBe('whsec_old');
+    expect(onlyB.open(b.secretSealed, b.id)).toBe('whsec_current');
+    expect(b.previousSecretSealed).toBe(expiredPrevious);
+    expect(await resealSecrets(store, rotated)).toMatchObject({ resealed: 0, unopenable: [] });
+  });
+
   it('reports secrets no listed key opens and leaves them as they are', async () => {
     const lost = testSubscription();
     lost.secretSealed = createWebhookSecretBox(['a removed key']).seal('whsec_lost', lost.id);

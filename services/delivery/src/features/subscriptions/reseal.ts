@@ -1,9 +1,10 @@
 import { sealedPrefix, type SecretBox } from '@cluster/platform';
-import type { SubscriptionStore } from './store.ts';
+import type { SealedColumn, SubscriptionStore } from './store.ts';
 
 /** What a re-seal did: values moved to the current key, and subscriptions whose secret no listed key opens. */
 export interface ResealReport {
   currentKeyId: string;
+  /** Sealed values moved (a subscription in a rotation's grace period has two). */
   resealed: number;
   /** Ids of subscriptions whose secret did not open (sealed under a key no longer listed). */
   unopenable: string[];
@@ -11,7 +12,9 @@ export interface ResealReport {
 
 /**
  * Seals every stored signing secret under the keyring's current key (the last step of
- * a key rotation, before the old key leaves the keyring: docs/runbook.md). Walks the
+ * a key rotation, before the old key leaves the keyring: docs/runbook.md): each
+ * subscription's secret, and the secret a rotation replaced while its grace period runs (it
+ * still signs beside the new one; one that expired is left, as nothing reads it). Walks the
  * subscriptions not yet sealed under it in id order, in batches; each value is
  * replaced only if unchanged meanwhile, so a concurrent rotate-secret wins. The
  * secrets themselves do not change: receivers notice nothing.
@@ -24,15 +27,22 @@ export async function resealSecrets(store: SubscriptionStore, box: SecretBox, ba
   for (;;) {
     const batch = await store.sealedOtherwise(prefix, afterId, batchSize);
     if (batch.length === 0) return report;
-    for (const { id, secretSealed } of batch) {
-      let secret: string;
-      try {
-        secret = box.open(secretSealed, id);
-      } catch {
-        report.unopenable.push(id);
-        continue;
+    for (const { id, secretSealed, previousSecretSealed } of batch) {
+      const sealed: [SealedColumn, string | null][] = [
+        ['secretSealed', secretSealed],
+        ['previousSecretSealed', previousSecretSealed],
+      ];
+      for (const [column, value] of sealed) {
+        if (value === null || value.startsWith(prefix)) continue;
+        let secret: string;
+        try {
+          secret = box.open(value, id);
+        } catch {
+          if (!report.unopenable.includes(id)) report.unopenable.push(id);
+          continue;
+        }
+        if (await store.replaceSealed(id, value, box.seal(secret, id), column)) report.resealed++;
       }
-      if (await store.replaceSealed(id, secretSealed, box.seal(secret, id))) report.resealed++;
     }
     afterId = batch[batch.length - 1].id;
   }

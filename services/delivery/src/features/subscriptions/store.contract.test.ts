@@ -12,6 +12,7 @@ import {
   type DeliveryWorld,
 } from '../../shared/contract-world.ts';
 import { ORG, OTHER_ORG } from '../../shared/test-fixtures.ts';
+import type { SubscriptionRow } from './store.ts';
 
 // SubscriptionStore, against its fake (fake-store.ts) and Postgres.
 const sortedIds = (rows: { id: string }[]) => rows.map((r) => r.id).sort();
@@ -146,14 +147,38 @@ describeStoreContract<DeliveryWorld>('SubscriptionStore', {
     },
 
     async 'walks the secrets not sealed with a prefix in id order, after a cursor, deleted ones too'(w) {
-      const subs = [];
+      const subs: SubscriptionRow[] = [];
       for (const sealed of ['v1:a', 'v2:b', 'v1:c', 'v1:d']) subs.push(await addSubscription(w, { secretSealed: sealed }));
       await w.stores.subscriptions.softDelete(subs[3].id);
       const old = subs.filter((s) => s.secretSealed.startsWith('v1:')).sort((x, y) => (x.id < y.id ? -1 : 1));
+      const walked = (rows: typeof subs) =>
+        rows.map(({ id, secretSealed }) => ({ id, secretSealed, previousSecretSealed: null }));
       const first = await w.stores.subscriptions.sealedOtherwise('v2:', null, 2);
-      expect(first).toEqual(old.slice(0, 2).map(({ id, secretSealed }) => ({ id, secretSealed })));
+      expect(first).toEqual(walked(old.slice(0, 2)));
       const rest = await w.stores.subscriptions.sealedOtherwise('v2:', first[1].id, 2);
-      expect(rest).toEqual(old.slice(2).map(({ id, secretSealed }) => ({ id, secretSealed })));
+      expect(rest).toEqual(walked(old.slice(2)));
+    },
+
+    async 'walks a previous secret not sealed with a prefix while its grace period runs, and replaces it'(w) {
+      const hour = 3_600_000;
+      const withPrevious = async (secretSealed: string, previousSecretSealed: string, untilMs: number) => {
+        const sub = await addSubscription(w, { secretSealed });
+        return w.stores.subscriptions.update(sub.id, {
+          previousSecretSealed,
+          previousSecretUntil: new Date(Date.now() + untilMs),
+        });
+      };
+      const inGrace = await withPrevious('v2:new', 'v1:old', hour);
+      await withPrevious('v2:b', 'v1:gone', -hour);
+      await withPrevious('v2:c', 'v2:c0', hour);
+      expect(await w.stores.subscriptions.sealedOtherwise('v2:', null, 10)).toEqual([
+        { id: inGrace.id, secretSealed: 'v2:new', previousSecretSealed: 'v1:old' },
+      ]);
+      expect(await w.stores.subscriptions.replaceSealed(inGrace.id, 'v1:other', 'v2:x', 'previousSecretSealed')).toBe(false);
+      expect(await w.stores.subscriptions.replaceSealed(inGrace.id, 'v1:old', 'v2:old', 'previousSecretSealed')).toBe(true);
+      const row = await w.stores.subscriptions.find(ORG, inGrace.id);
+      expect(row).toMatchObject({ secretSealed: 'v2:new', previousSecretSealed: 'v2:old' });
+      expect(await w.stores.subscriptions.sealedOtherwise('v2:', null, 10)).toEqual([]);
     },
 
     async 'replaces a sealed secret only while it is still the one it was read as'(w) {

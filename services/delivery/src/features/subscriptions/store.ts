@@ -89,6 +89,12 @@ export type FanoutSubscription = Pick<
   | 'ordering'
 >;
 
+/** The columns that hold a sealed signing secret. */
+export type SealedColumn = 'secretSealed' | 'previousSecretSealed';
+
+/** A subscription's sealed secrets as the re-seal walks them (the previous one only while its grace period runs). */
+export type SealedSecrets = Pick<SubscriptionRow, 'id' | 'secretSealed' | 'previousSecretSealed'>;
+
 /** Webhook subscriptions in Postgres: all SQL of the feature. */
 export interface SubscriptionStore {
   /** One page of an organization's live (not deleted) subscriptions, optionally only enabled or disabled ones. */
@@ -104,12 +110,16 @@ export interface SubscriptionStore {
   /** Every subscription id, deleted ones included (the retention sweeper's walk). */
   allIds(): Promise<string[]>;
   /**
-   * Up to `limit` subscriptions (deleted ones included), in id order after `afterId`,
-   * whose secret is not sealed with `prefix`: the re-seal's walk after a key rotation.
+   * Up to `limit` subscriptions (deleted ones included), in id order after `afterId`, whose
+   * secret, or previous secret while its grace period runs, is not sealed with `prefix`: the
+   * re-seal's walk after a key rotation.
    */
-  sealedOtherwise(prefix: string, afterId: string | null, limit: number): Promise<Pick<SubscriptionRow, 'id' | 'secretSealed'>[]>;
-  /** Replaces a sealed secret if it is still `from` (a secret rotated meanwhile stays); false when it was not. */
-  replaceSealed(id: string, from: string, to: string): Promise<boolean>;
+  sealedOtherwise(prefix: string, afterId: string | null, limit: number): Promise<SealedSecrets[]>;
+  /**
+   * Replaces a sealed value (`column`: the secret or the previous one) if it is still `from` (a
+   * secret rotated meanwhile stays); false when it was not.
+   */
+  replaceSealed(id: string, from: string, to: string, column?: SealedColumn): Promise<boolean>;
   /** Disables a live, enabled subscription for `reason` (the service's decision); undefined when it was not enabled. */
   disableFor(id: string, reason: string): Promise<SubscriptionRow | undefined>;
   /**
@@ -179,15 +189,29 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
     },
     async sealedOtherwise(prefix, afterId, limit) {
       const q = subscriptions()
-        .whereRaw('left("secretSealed", ?) <> ?', [prefix.length, prefix])
+        .whereRaw('(left("secretSealed", ?) <> ? OR ("previousSecretUntil" > now() AND left("previousSecretSealed", ?) <> ?))', [
+          prefix.length,
+          prefix,
+          prefix.length,
+          prefix,
+        ])
         .orderBy('id')
         .limit(limit)
-        .select('id', 'secretSealed');
+        .select('id', 'secretSealed', 'previousSecretSealed', 'previousSecretUntil');
       if (afterId) q.andWhere('id', '>', afterId);
-      return q;
+      const now = Date.now();
+      return (await q).map(({ id, secretSealed, previousSecretSealed, previousSecretUntil }) => ({
+        id,
+        secretSealed,
+        previousSecretSealed: previousSecretUntil && previousSecretUntil.getTime() > now ? previousSecretSealed : null,
+      }));
     },
-    async replaceSealed(id, from, to) {
-      return (await subscriptions().where({ id, secretSealed: from }).update({ secretSealed: to })) === 1;
+    async replaceSealed(id, from, to, column = 'secretSealed') {
+      return (
+        (await subscriptions()
+          .where({ id, [column]: from })
+          .update({ [column]: to })) === 1
+      );
     },
     async disableFor(id, reason) {
       const [row] = await subscriptions()
