@@ -206,9 +206,7 @@ export function sign(
   const secrets = typeof secret === 'string' ? [secret] : secret;
   const timestamp = args.timestamp ?? Math.floor(Date.now() / 1000);
   const signed = (s: string) =>
-    isPrivateKey(s)
-      ? asymmetricSignature(s, args.id, timestamp, rawBody)
-      : standardSignature(s, args.id, timestamp, rawBody);
+    isPrivateKey(s) ? asymmetricSignature(s, args.id, timestamp, rawBody) : standardSignature(s, args.id, timestamp, rawBody);
   return {
     'content-type': 'application/json',
     ...(args.eventName ? { 'x-service-event': args.eventName } : {}),
