@@ -71,7 +71,7 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
         r.previousSecretUntil && r.previousSecretUntil.getTime() > Date.now() ? r.previousSecretSealed : null;
       return rows
         .filter((r) => afterId === null || r.id > afterId)
-        .filter((r) => !r.secretSealed.startsWith(prefix) || (previousOf(r) !== null && !previousOf(r)!.startsWith(prefix)))
+        .filter((r) => [r.secretSealed, previousOf(r)].some((sealed) => sealed !== null && !sealed.startsWith(prefix)))
         .sort((a, b) => (a.id < b.id ? -1 : 1))
         .slice(0, limit)
         .map((r) => ({ id: r.id, secretSealed: r.secretSealed, previousSecretSealed: previousOf(r) }));
