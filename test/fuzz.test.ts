@@ -4,6 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAMES } from '@cluster/contracts';
 import { routes } from '@cluster/gateway';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import {
+  FUZZ_RUNS as RUNS,
+  FUZZ_SEED as SEED,
+  cut,
+  expectSpecError,
+  fuzzFailure,
+  isObject,
+  jsonOf,
+  wireAnswer,
+  type WireAnswer,
+} from './support/fuzz.ts';
 import { bodyText, pathSegment, queryText } from './support/hostile-values.ts';
 import { projectKey } from './support/people.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
@@ -18,9 +29,6 @@ import type { JsonSchema, ValuePools } from './support/schema-arbitrary.ts';
  * has the spec's shape, and every 2xx body is JSON. `npm test` runs FUZZ_RUNS (15) cases per route from
  * the fixed FUZZ_SEED; `npm run fuzz` runs more from a fresh seed, printed so a failure can be replayed.
  */
-
-const SEED = Number(process.env.FUZZ_SEED ?? 18);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 15);
 
 let c: TestCluster;
 let org: SeededOrg;
@@ -54,11 +62,7 @@ interface FuzzRequest {
 }
 
 /** What came back, as read off the wire. */
-interface Answer {
-  status: number;
-  type: string;
-  text: string;
-}
+type Answer = WireAnswer;
 
 /** Creates one record through the API (a POST) and files its id under `kind`. */
 async function make(kind: string, path: string, body: unknown, idField = 'id'): Promise<string> {
@@ -152,17 +156,7 @@ async function send(route: Route, r: FuzzRequest): Promise<Answer> {
     body: r.body,
     signal: AbortSignal.timeout(30_000),
   });
-  return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
-}
-
-/** The JSON body of an answer, or a failure that says what came instead. */
-function parsed(answer: Answer, where: string): unknown {
-  expect(answer.type, `${where}: content-type`).toMatch(/^application\/json/);
-  try {
-    return JSON.parse(answer.text);
-  } catch {
-    throw new Error(`${where}: the body is not JSON`);
-  }
+  return wireAnswer(res);
 }
 
 /**
@@ -174,26 +168,19 @@ function expectSpecAnswer(route: Route, answer: Answer): void {
   const where = `${route.method} ${route.path} answered ${answer.status} ${answer.text.slice(0, 300)}`;
   expect(answer.status, where).toBeLessThan(500);
   if (answer.status >= 400) {
-    const json = parsed(answer, where);
-    expect(typeof json === 'object' && json !== null && !Array.isArray(json), `${where}: an object`).toBe(true);
-    const body = json as Record<string, unknown>;
-    if (body.error === 'unknown_event_names' && route.path.startsWith('/webhooks')) {
+    const body = jsonOf(answer, where);
+    if (isObject(body) && body.error === 'unknown_event_names' && route.path.startsWith('/webhooks')) {
       expect(Array.isArray(body.invalid), where).toBe(true);
       return;
     }
-    expect(typeof body.reason, where).toBe('string');
-    expect(typeof body.message, where).toBe('string');
-    if (body.details !== undefined) {
-      expect(typeof body.details === 'object' && body.details !== null && !Array.isArray(body.details), where).toBe(true);
-    }
+    expectSpecError(body, where);
   } else if (answer.text !== '') {
-    parsed(answer, where);
+    jsonOf(answer, where);
   }
 }
 
 /** A request as a failure reports it: long values cut, so a 100k string does not bury the message. */
 function describeRequest(route: Route, r: FuzzRequest): string {
-  const cut = (s: string) => (s.length > 400 ? `${s.slice(0, 400)}... (${s.length} chars)` : s);
   return `${route.method} ${cut(r.path)}${r.query ? `?${cut(r.query)}` : ''} with the ${r.key} key${r.body === undefined ? '' : `, body ${cut(r.body)}`}`;
 }
 
@@ -215,10 +202,7 @@ describe(`fuzz: every route, ${RUNS} cases each from seed ${SEED}`, () => {
         const run = await fc.check(property, { seed, numRuns: RUNS });
         if (run.failed) {
           const request = run.counterexample ? describeRequest(route, run.counterexample[0]) : '(no counterexample)';
-          const cause = run.errorInstance instanceof Error ? run.errorInstance.message : String(run.errorInstance);
-          throw new Error(
-            `${cause}\n  request: ${request}\n  replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} (seed ${seed}, path ${run.counterexamplePath})`,
-          );
+          throw fuzzFailure(run, request, `(seed ${seed}, path ${run.counterexamplePath})`);
         }
       },
       60_000 + RUNS * 2_000,

@@ -2,6 +2,17 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAMES } from '@cluster/contracts';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import {
+  FUZZ_RUNS as RUNS,
+  FUZZ_SEED as SEED,
+  cut,
+  expectSpecError,
+  fuzzFailure,
+  isObject,
+  jsonOf,
+  wireAnswer,
+  type WireAnswer,
+} from './support/fuzz.ts';
 import { bodyText } from './support/hostile-values.ts';
 import { projectKey } from './support/people.ts';
 import type { JsonSchema, ValuePools } from './support/schema-arbitrary.ts';
@@ -14,11 +25,8 @@ import type { JsonSchema, ValuePools } from './support/schema-arbitrary.ts';
  * organization key or a project-scoped one. No answer is a 5xx; every answer is JSON: a JSON-RPC
  * response (a result, a tool error whose text is the spec's error body, or a protocol error) or, for
  * what the endpoint refuses before the protocol, the spec's error body. Same seeds and counts as the
- * REST fuzz (FUZZ_SEED, FUZZ_RUNS; `npm run fuzz -- test/mcp-fuzz.test.ts` runs more).
+ * REST fuzz (FUZZ_SEED, FUZZ_RUNS; `npm run fuzz` runs more).
  */
-
-const SEED = Number(process.env.FUZZ_SEED ?? 18);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 15);
 
 let c: TestCluster;
 let org: SeededOrg;
@@ -41,29 +49,7 @@ async function post(key: 'organization' | 'project', body: string) {
     body,
     signal: AbortSignal.timeout(30_000),
   });
-  return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
-}
-
-type Answer = Awaited<ReturnType<typeof post>>;
-
-/** The JSON of an answer, or a failure naming what came instead. */
-function jsonOf(answer: Answer, where: string): unknown {
-  expect(answer.type, `${where}: content-type`).toMatch(/^application\/json/);
-  try {
-    return JSON.parse(answer.text);
-  } catch {
-    throw new Error(`${where}: the body is not JSON`);
-  }
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The spec's error body: `{reason, message, details?}`. */
-function expectSpecError(body: unknown, where: string): void {
-  expect(isObject(body), `${where}: an object`).toBe(true);
-  const e = body as Record<string, unknown>;
-  expect(typeof e.reason, where).toBe('string');
-  expect(typeof e.message, where).toBe('string');
+  return wireAnswer(res);
 }
 
 /** One JSON-RPC response: a result or an error with an integer code and a message. */
@@ -84,7 +70,7 @@ function expectJsonRpc(message: unknown, where: string): void {
  * Any answer of the endpoint: below 500 and JSON; 2xx a JSON-RPC response (or a batch of them, or
  * nothing for a notification), 4xx a JSON-RPC error or the spec's error body.
  */
-function expectAnswer(answer: Answer, where: string): unknown {
+function expectAnswer(answer: WireAnswer, where: string): unknown {
   const at = `${where} answered ${answer.status} ${answer.text.slice(0, 300)}`;
   expect(answer.status, at).toBeLessThan(500);
   if (answer.text === '') {
@@ -162,8 +148,10 @@ describe(`MCP fuzz: every tool, ${RUNS} cases each from seed ${SEED}`, () => {
         });
         const run = await fc.check(property, { seed: SEED + i, numRuns: RUNS });
         if (run.failed) {
-          const cause = run.errorInstance instanceof Error ? run.errorInstance.message : String(run.errorInstance);
-          throw new Error(`${cause}\n  replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} (tool ${tool.name}, seed ${SEED + i})`);
+          const request = run.counterexample
+            ? `tools/call ${tool.name} with the ${run.counterexample[0].key} key, arguments ${cut(run.counterexample[0].args)}`
+            : '(no counterexample)';
+          throw fuzzFailure(run, request, `(tool ${tool.name}, seed ${SEED + i})`);
         }
       }
       // The fuzz reached the tools: some calls ran (valid enough), not only refusals.
@@ -212,8 +200,10 @@ describe(`MCP fuzz: every tool, ${RUNS} cases each from seed ${SEED}`, () => {
         { seed: SEED, numRuns: RUNS * 20 },
       );
       if (run.failed) {
-        const cause = run.errorInstance instanceof Error ? run.errorInstance.message : String(run.errorInstance);
-        throw new Error(`${cause}\n  replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}`);
+        const request = run.counterexample
+          ? `POST /mcp with the ${run.counterexample[0].key} key, body ${cut(run.counterexample[0].body)}`
+          : '(no counterexample)';
+        throw fuzzFailure(run, request, `(seed ${SEED})`);
       }
     },
     120_000 + RUNS * 20_000,
