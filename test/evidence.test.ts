@@ -327,7 +327,6 @@ describe('release evidence', () => {
       ...readGatewayConfig(),
       port: 0,
       metricsPort: 0,
-      idempotencySecretKeys: ['test-idempotency-key-material'],
       services: {
         core: `http://127.0.0.1:${c.ports.core}`,
         delivery: `http://127.0.0.1:${c.ports.delivery}`,

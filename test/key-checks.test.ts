@@ -34,7 +34,6 @@ beforeAll(async () => {
       rateLimitPerMinute: 1_000_000,
       authFailureLimitPerMinute: FAILURES_PER_MINUTE,
       trustedProxyHops: 1,
-      idempotencySecretKeys: ['test-idempotency-key-material'],
       services: { core: url(c.ports.core), delivery: url(c.ports.delivery), evidence: url(c.ports.evidence) },
     });
     replicas.push({ url: `${url(gateway.port)}/api/v1`, stop: () => gateway.shutdown.run('test') });

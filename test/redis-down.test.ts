@@ -34,7 +34,6 @@ beforeAll(async () => {
       redisUrl: `redis://127.0.0.1:${proxy.port}`,
       rateLimitPerMinute: PER_MINUTE,
       trustedProxyHops: 1,
-      idempotencySecretKeys: ['test-idempotency-key-material'],
       services: { core: url(c.ports.core), delivery: url(c.ports.delivery), evidence: url(c.ports.evidence) },
     });
     replicas.push({

@@ -8,7 +8,6 @@ import { createClient } from '@connectrpc/connect';
 import { rawPublicKey, signingKeyFromSeed } from '@cluster/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDeliveryConfig, startDelivery } from '@cluster/delivery';
-import { readGatewayConfig, startGateway } from '@cluster/gateway';
 import { WebhookService } from '@cluster/proto';
 import { verify } from '@cluster/webhook-verify';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
@@ -192,34 +191,6 @@ describe('rotating WEBHOOK_SECRET_KEY', () => {
   });
 });
 
-describe('rotating IDEMPOTENCY_SECRET_KEY', () => {
-  it('a gateway with keyring "B,old" replays an answer another gateway sealed under the old key', async () => {
-    const url = (port: number) => `http://127.0.0.1:${port}`;
-    const gateway = await startGateway({
-      ...readGatewayConfig(),
-      port: 0,
-      metricsPort: 0,
-      // The test cluster's gateway seals with this material (test/support/cluster.ts).
-      idempotencySecretKeys: [B, 'test-idempotency-key-material'],
-      services: { core: url(c.ports.core), delivery: url(1), evidence: url(c.ports.evidence) },
-    });
-    cleanup.push(() => gateway.shutdown.run('test'));
-    const body = JSON.stringify({ name: 'rotated replay', description: '' });
-    const post = (base: string, key: string) =>
-      fetch(`${base}/projects`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json', 'idempotency-key': key },
-        body,
-      });
-    const first = await post(c.baseUrl, 'rotation-1');
-    const replay = await post(`${url(gateway.port)}/api/v1`, 'rotation-1');
-    expect(first.status).toBe(201);
-    expect(replay.status).toBe(201);
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(await replay.json()).toEqual(await first.json());
-  });
-});
-
 describe('production keys', () => {
   // Valid service-token keys, so that the sealing keys are what a start is refused for.
   const seed = randomBytes(32);
@@ -242,18 +213,18 @@ describe('production keys', () => {
 
   it('a service refuses to start with a missing, placeholder or short key, naming the variable', async () => {
     const [missing, placeholder, short, codehost] = await Promise.all([
-      refusal('gateway', { IDEMPOTENCY_SECRET_KEY: '' }),
+      refusal('delivery', { WEBHOOK_SECRET_KEY: '' }),
       refusal('delivery', { WEBHOOK_SECRET_KEY: 'CHANGE_ME_32_BYTES_BASE64' }),
-      refusal('gateway', { IDEMPOTENCY_SECRET_KEY: randomBytes(16).toString('base64') }),
+      refusal('delivery', { WEBHOOK_SECRET_KEY: randomBytes(16).toString('base64') }),
       refusal('core', { CODEHOST_SECRET_KEY: '' }),
     ]);
     expect(codehost.code).toBe(1);
     expect(codehost.stderr).toContain('ConfigError: CODEHOST_SECRET_KEY is required unless CLUSTER_ENV=development');
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('ConfigError: IDEMPOTENCY_SECRET_KEY is required unless CLUSTER_ENV=development');
+    expect(missing.stderr).toContain('ConfigError: WEBHOOK_SECRET_KEY is required unless CLUSTER_ENV=development');
     expect(placeholder.code).toBe(1);
     expect(placeholder.stderr).toContain('ConfigError: WEBHOOK_SECRET_KEY is a placeholder');
     expect(short.code).toBe(1);
-    expect(short.stderr).toContain('ConfigError: IDEMPOTENCY_SECRET_KEY decodes to 16 bytes, not 32');
+    expect(short.stderr).toContain('ConfigError: WEBHOOK_SECRET_KEY decodes to 16 bytes, not 32');
   });
 });

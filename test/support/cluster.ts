@@ -137,7 +137,6 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
     metricsPort: 0,
     redisUrl: process.env.REDIS_URL_FOR_TESTS,
     rateLimitPerMinute: Number(process.env.RATE_LIMIT_PER_MINUTE ?? 600),
-    idempotencySecretKeys: ['test-idempotency-key-material'],
     services: { core: url(core.port), delivery: url(delivery?.port ?? 1), evidence: url(evidence.port) },
   });
   const adminDb = createDb(database('core').databaseUrl, { schema: 'core', poolMax: 3 });

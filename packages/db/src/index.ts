@@ -8,3 +8,12 @@ export { assertMigrated, migrate, prepareSchema, runMigrations, type Migration }
 export { excessPrivileges, grantRuntimeRole } from './roles.ts';
 export { pageOffset, paginate } from './pagination.ts';
 export { isUuid, jsonbValues } from './values.ts';
+export { afterCommit, ambientDb, inAmbientTransaction } from './ambient.ts';
+export {
+  createIdempotencyKeysTable,
+  idempotencyKeys,
+  type IdempotencyKeys,
+  type KeyRecord,
+  type KeyedCall,
+  type Outcome,
+} from './idempotency-keys.ts';

@@ -16,6 +16,7 @@ import {
 } from '@connectrpc/connect';
 import { codeFromHttpStatus, codeToHttpStatus, errorFromJsonBytes, errorToJsonBytes } from '@connectrpc/connect/protocol-connect';
 import { Pool, errors as undiciErrors } from 'undici';
+import { CALL_HEADERS } from './call-headers.ts';
 
 /**
  * The cluster's own calls: the Connect protocol's unary call with a binary message over
@@ -150,7 +151,7 @@ async function answer(entry: UnaryEntry, req: http.IncomingMessage, res: http.Se
     });
     const bytes = toBinary(entry.method.output, out.message);
     if (res.headersSent || res.destroyed) return;
-    res.writeHead(200, { 'content-type': CONTENT_TYPE, 'content-length': bytes.byteLength });
+    res.writeHead(200, { ...headersOf(out.header), 'content-type': CONTENT_TYPE, 'content-length': bytes.byteLength });
     res.end(bytes);
   } catch (err) {
     // The interceptors turn every failure into a ConnectError (server.ts); anything else is a bug here.
@@ -170,8 +171,19 @@ function refuseTooLarge(req: http.IncomingMessage, res: http.ServerResponse): vo
 function fail(res: http.ServerResponse, err: ConnectError): void {
   if (res.headersSent || res.destroyed) return;
   const bytes = errorToJsonBytes(err, {});
-  res.writeHead(codeToHttpStatus(err.code), { 'content-type': 'application/json', 'content-length': bytes.byteLength });
+  res.writeHead(codeToHttpStatus(err.code), {
+    ...headersOf(err.metadata),
+    'content-type': 'application/json',
+    'content-length': bytes.byteLength,
+  });
   res.end(bytes);
+}
+
+/** An answer's headers (or an error's metadata) as HTTP headers: Connect's unary protocol sends them so. */
+function headersOf(header: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  header.forEach((value, name) => (out[name] = value));
+  return out;
 }
 
 /** The context an implementation gets (none of the cluster's reads it; complete for the day one does). */
@@ -221,6 +233,7 @@ export function createUnaryTransport(opts: {
     let status: number;
     let type: string | undefined;
     let bytes: Uint8Array;
+    const answerHeader = new Headers();
     try {
       const res = await pool.request({
         method: 'POST',
@@ -233,6 +246,7 @@ export function createUnaryTransport(opts: {
       });
       status = res.statusCode;
       type = res.headers['content-type'] as string | undefined;
+      for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') answerHeader.set(name, value);
       bytes = new Uint8Array(await res.body.arrayBuffer());
     } catch (err) {
       throw transportError(err);
@@ -242,13 +256,13 @@ export function createUnaryTransport(opts: {
         stream: false,
         service: req.service,
         method: req.method,
-        header: new Headers(),
+        header: answerHeader,
         trailer: new Headers(),
         message: fromBinary(req.method.output, bytes),
       };
     }
-    const fallback = new ConnectError(`HTTP ${status}`, codeFromHttpStatus(status));
-    throw type === 'application/json' ? errorFromJsonBytes(bytes, undefined, fallback) : fallback;
+    const fallback = new ConnectError(`HTTP ${status}`, codeFromHttpStatus(status), answerHeader);
+    throw type === 'application/json' ? errorFromJsonBytes(bytes, answerHeader, fallback) : fallback;
   };
   const call = intercept(opts.interceptors, send);
   return {
@@ -256,7 +270,11 @@ export function createUnaryTransport(opts: {
       // As connect-es: the transport's default unless the call names one; zero or less is none.
       const timeout = timeoutMs === undefined ? opts.timeoutMs : timeoutMs > 0 ? timeoutMs : undefined;
       const requestHeader = new Headers(header);
-      if (timeout !== undefined) requestHeader.set('connect-timeout-ms', String(timeout));
+      if (timeout !== undefined) {
+        requestHeader.set(CALL_HEADERS.timeout, String(timeout));
+        // And the absolute deadline, which a backend frozen before it read the call can still check (call-headers.ts).
+        requestHeader.set(CALL_HEADERS.deadline, String(Date.now() + timeout));
+      }
       return (await call({
         stream: false,
         service: method.parent,

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ActorClaims } from './actor-claims.ts';
+import type { KeyedRequest } from './call-headers.ts';
 
 /** Per-request context, carried across awaits so logs and RPCs share one request id. */
 export interface RequestContext {
@@ -9,6 +10,8 @@ export interface RequestContext {
    * made for the request carries it in its service token (service-auth.ts).
    */
   actor?: ActorClaims;
+  /** A POST's Idempotency-Key (the gateway sets it): its route's backend call carries it (call-headers.ts). */
+  idempotency?: KeyedRequest;
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();

@@ -84,9 +84,10 @@ export const validation = (errors: { path: string; message: string }[]): DomainE
   new DomainError('validation_error', errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; '), { errors });
 
 // Postgres SQLSTATEs that say the database cannot serve now, not that the statement is wrong:
-// query_canceled (our statement_timeout), the connection exceptions, the server shutting down or
-// starting, too many connections, and the service's database gone (a failover or restore under way).
-const UNAVAILABLE_SQLSTATE = /^(57014|08...|57P0[123]|53300|3D000)$/;
+// query_canceled (our statement_timeout), lock_not_available (a call's lock_timeout: idempotent-calls.ts),
+// the connection exceptions, the server shutting down or starting, too many connections, an idle
+// transaction ended by its timeout, and the service's database gone (a failover or restore under way).
+const UNAVAILABLE_SQLSTATE = /^(57014|55P03|08...|57P0[123]|53300|25P03|3D000)$/;
 // Node's socket errors, for a dependency that refuses, resets or cannot be found.
 const UNAVAILABLE_ERRNO = new Set([
   'ECONNREFUSED',

@@ -5,6 +5,7 @@ export * from './errors.ts';
 export * from './logger.ts';
 export * from './metrics.ts';
 export * from './rpc.ts';
+export * from './call-headers.ts';
 export * from './server.ts';
 export * from './readiness.ts';
 export * from './shutdown.ts';

@@ -1,5 +1,6 @@
 import type { Interceptor, Transport } from '@connectrpc/connect';
 import { createUnaryTransport } from './connect-unary.ts';
+import { forwardIdempotencyKey } from './call-headers.ts';
 import { currentRequestId } from './context.ts';
 import { attachServiceToken, type ServiceName, type TokenSigner } from './service-auth.ts';
 
@@ -15,8 +16,8 @@ const forwardRequestId: Interceptor = (next) => (req) => {
 
 /**
  * The Connect protocol, binary protobuf, over HTTP/1.1 keep-alive to a backend service
- * (connect-unary.ts), with the request id and this service's token for `audience` on every
- * call (service-auth.ts). The backends also answer gRPC and every other Connect call
+ * (connect-unary.ts), with the request id, the request's Idempotency-Key on its route's call
+ * (call-headers.ts) and this service's token for `audience` on every call (service-auth.ts). The backends also answer gRPC and every other Connect call
  * (grpcurl, buf curl, connect-es clients). Why this path and not connect-node's HTTP/2
  * transport: per call it costs a third of the CPU on both sides (bench/rpc.ts, bench/README.md).
  * No compression inside the cluster: the CPU it costs is worth more than the bytes on a local network.
@@ -28,7 +29,7 @@ export function createRpcTransport(
 ): Transport {
   return createUnaryTransport({
     baseUrl,
-    interceptors: [forwardRequestId, attachServiceToken(auth.sign, auth.audience)],
+    interceptors: [forwardRequestId, forwardIdempotencyKey, attachServiceToken(auth.sign, auth.audience)],
     timeoutMs,
   });
 }

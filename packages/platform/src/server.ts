@@ -24,6 +24,8 @@ export interface ServiceServerOptions {
   ready: Readiness['probe'];
   /** Who may call, and how a call's actor is verified (service-auth.ts). */
   trust: CallerTrust;
+  /** Run after the caller is proven, around the handler (the bootstrap's: deadlines and Idempotency-Keys, idempotent-calls.ts). */
+  interceptors?: Interceptor[];
 }
 
 export interface ServiceServer {
@@ -79,7 +81,7 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
   // Internal traffic is not compressed (see rpc.ts). Every call proves its caller first (service-auth.ts).
   // The cluster's own calls (unary, binary, HTTP/1.1) take the short path of connect-unary.ts; connect-node
   // answers everything else. Both run the same interceptors.
-  const interceptors = [observe, requireServiceToken(opts.trust)];
+  const interceptors = [observe, requireServiceToken(opts.trust), ...(opts.interceptors ?? [])];
   const unary = createUnaryHandler(opts.routes, interceptors);
   // Both paths bound a request's body by the same size (the largest legitimate message: a code-host delivery).
   const rpc = connectNodeAdapter({ routes: unary.routes, interceptors, acceptCompression: [], readMaxBytes: MAX_UNARY_BYTES });

@@ -5,7 +5,7 @@
 // request message as sent.
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { create, type JsonObject } from '@bufbuild/protobuf';
-import type { Interceptor } from '@connectrpc/connect';
+import { createContextKey, type Interceptor } from '@connectrpc/connect';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import { ActorSchema, type Actor } from '@cluster/proto';
 import type { ActorClaims } from './actor-claims.ts';
@@ -138,6 +138,9 @@ export interface VerifiedCall {
   actor?: ActorClaims;
 }
 
+/** Where requireServiceToken leaves a call's verified token for the interceptors after it (`req.contextValues`). */
+export const verifiedCallKey = createContextKey<VerifiedCall | undefined>(undefined, { description: 'the verified service token' });
+
 /** Verifies tokens addressed to this service; a token already verified is looked up, not re-verified. */
 export type TokenVerifier = (token: string) => Promise<VerifiedCall>;
 
@@ -258,6 +261,7 @@ export function requireServiceToken(trust: CallerTrust): Interceptor {
     if (call.method !== name) throw unauthorized(`the service token is not for ${name}`);
     const policy = trust.policyOf(name);
     if (!policy.callers.includes(call.caller)) throw new DomainError('forbidden', `${call.caller} may not call ${name}`);
+    req.contextValues.set(verifiedCallKey, call);
     const rule = call.caller === 'gateway' ? trust.rules?.[name] : undefined;
     if (!req.stream && (policy.actorFrom ?? 'token') === 'token') {
       const actor = await bindActor(

@@ -3,14 +3,26 @@
 // the Connect server and the shutdown phases. A service's start.ts builds only what is its own
 // between `openDatabase`/`connectKafka` and `serve`. Exported as `@cluster/platform/service`,
 // apart from the package's index, so that the gateway's bundle does not take in knex and kafkajs.
-import { createDb, ensureDatabase, pingDb, prepareSchema, type DbTimeouts, type Knex, type Migration } from '@cluster/db';
+import {
+  ambientDb,
+  createDb,
+  ensureDatabase,
+  idempotencyKeys,
+  pingDb,
+  prepareSchema,
+  type DbTimeouts,
+  type Knex,
+  type Migration,
+} from '@cluster/db';
 import { createKafka, ensureClusterTopics, kafkaStartProblem, pingKafka, type Admin } from '@cluster/kafka';
 import type { ConnectRouter } from '@connectrpc/connect';
 import { ConfigError, type DatabaseConfig, type KafkaConfig, type ProcessConfig, type ServiceConfig } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { idempotentCalls } from './idempotent-calls.ts';
 import { createPeriodicJob, type PeriodicJob, type PeriodicJobDefinition } from './periodic-job.ts';
 import { createReadiness } from './readiness.ts';
+import type { SecretBox } from './secret-box.ts';
 import { createServiceServer } from './server.ts';
 import { createTokenVerifier, type CallerTrust } from './service-auth.ts';
 import { createShutdown, type Shutdown } from './shutdown.ts';
@@ -32,6 +44,11 @@ export interface ServeOptions {
   trust?: CallerTrust;
   /** With the default trust: the rules of the operations the gateway calls (OPERATION_RULES of @cluster/contracts). */
   rules?: CallerTrust['rules'];
+  /**
+   * Seals the answers stored for Idempotency-Keys at rest (delivery: its answers carry webhook secrets shown
+   * once). Without it they are stored as answered: copies of rows the schema holds in clear.
+   */
+  sealAnswers?: SecretBox;
   /** Readiness checks besides postgres and kafka: shown (`<service>_dependency_up`), never required. */
   checks?: Record<string, () => Promise<boolean>>;
   /** The service's own steps of each shutdown phase (after the start-up retries stop, before the RPC server closes; ...). */
@@ -47,6 +64,8 @@ export interface Backend {
   /**
    * Migrates the service's schema (or checks it, MIGRATE_ON_START=false), creating the database first when
    * DATABASE_CREATE says so, and opens the serving pool, bounded by DB_* timeouts. Readiness requires it.
+   * Answers the pool as the stores take it (ambientDb): a query made while the server runs a call under an
+   * Idempotency-Key joins that call's transaction (idempotent-calls.ts), any other runs on the pool.
    */
   openDatabase(migrations: Migration[], opts?: { poolMax?: number }): Promise<Knex>;
   /**
@@ -72,6 +91,9 @@ export interface Backend {
    */
   serve(opts: ServeOptions): Promise<number>;
 }
+
+/** How often a backend sweeps its expired Idempotency-Key records. */
+const KEY_SWEEP_MS = 10 * 60 * 1000;
 
 /** Starts a backend's shared parts; `config.databaseUrl` is required. */
 export function createBackend(service: 'core' | 'delivery' | 'evidence', config: BackendConfig): Backend {
@@ -106,7 +128,7 @@ export function createBackend(service: 'core' | 'delivery' | 'evidence', config:
           'connected to Postgres as a role that may change the schema: give the service a role of its own (docs/security.md, "Database roles")',
         );
       db = createDb(databaseUrl, { schema: service, application: service, poolMax: opts.poolMax, logger, timeouts: config.db });
-      return db;
+      return ambientDb(db);
     },
     async connectKafka(kc) {
       const client = createKafka({
@@ -138,9 +160,19 @@ export function createBackend(service: 'core' | 'delivery' | 'evidence', config:
         required: ['postgres'],
         metrics,
       });
+      // Idempotency-Key records of the service's schema, swept once they expire (24 hours).
+      const keys = idempotencyKeys(service);
+      const keySweep = createPeriodicJob(
+        { name: 'idempotency_sweep', what: 'sweep of expired Idempotency-Key records', intervalMs: KEY_SWEEP_MS, run: () => keys.sweep(pool) },
+        { logger, metrics },
+      );
+      keySweep.start();
       const server = createServiceServer({
         service,
         routes: opts.routes,
+        interceptors: [
+          idempotentCalls({ pool, keys, statementTimeoutMs: config.db.statementTimeoutMs, seal: opts.sealAnswers }),
+        ],
         // By default the gateway calls, for a key whose actor its token carries (and that it authenticated for this very request).
         trust: opts.trust ?? {
           verify: createTokenVerifier(config.serviceKeys),
@@ -162,6 +194,7 @@ export function createBackend(service: 'core' | 'delivery' | 'evidence', config:
       add('stop_intake', opts.stopIntake);
       shutdown.add('stop_intake', 'rpc server', () => server.close());
       add('drain', opts.drain);
+      shutdown.add('drain', 'idempotency sweep', () => keySweep.stop());
       add('close', opts.close);
       shutdown.add('close', 'readiness checks', () => readiness.stop());
       if (admin) shutdown.add('close', 'kafka admin', () => admin.disconnect());

@@ -9,7 +9,6 @@ import {
   CodeHostService,
   CommentService,
   EntryService,
-  IdempotencyService,
   IntegrationLinkService,
   MemberService,
   ProjectService,
@@ -41,8 +40,6 @@ import { createCommentService } from './features/comments/service.ts';
 import { commentRpc } from './features/comments/rpc.ts';
 import { createEntryService } from './features/entries/service.ts';
 import { entryRpc } from './features/entries/rpc.ts';
-import { createIdempotencyService } from './features/idempotency/service.ts';
-import { idempotencyRpc } from './features/idempotency/rpc.ts';
 import { createIntegrationLinkService } from './features/integration-links/service.ts';
 import { integrationLinkRpc } from './features/integration-links/rpc.ts';
 import { createMemberService } from './features/members/service.ts';
@@ -99,7 +96,6 @@ function coreRoutes(
   codehostBox: SecretBox,
 ): void {
   router.service(AuthService, authRpc(auth));
-  router.service(IdempotencyService, idempotencyRpc(createIdempotencyService(stores)));
   router.service(ProjectService, projectRpc(createProjectService(stores)));
   router.service(EntryService, entryRpc(createEntryService(stores)));
   router.service(CommentService, commentRpc(createCommentService(stores)));

@@ -22,7 +22,6 @@ import { createFakeAttachmentStore } from './features/attachments/fake-store.ts'
 import { createFakeReleaseStore } from './features/releases/fake-store.ts';
 import { createFakeIntegrationLinkStore } from './features/integration-links/fake-store.ts';
 import { createFakeSearchStore } from './features/search/fake-store.ts';
-import { createFakeIdempotencyStore } from './features/idempotency/fake-store.ts';
 import { createFakeAuditEventStore } from './features/audit-events/fake-store.ts';
 import { createFakeReleaseEvidenceStore } from './features/release-evidence/fake-store.ts';
 
@@ -51,7 +50,6 @@ export function createFakeStores() {
     comments: createFakeCommentStore(),
     // An entry create bumps its project's counter (one statement): the fake reads the fake projects.
     entries: createFakeEntryStore({ projects: (): ProjectRow[] => stores.projects.rows, written }),
-    idempotency: createFakeIdempotencyStore(),
     integrationLinks: createFakeIntegrationLinkStore(links),
     members: createFakeMemberStore(memberships),
     organizations: createFakeOrganizationStore(),

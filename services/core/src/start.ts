@@ -6,10 +6,9 @@ import { buildCore } from './app.ts';
 import { CODEHOST_DELIVERY_KEEP_MS } from './features/codehost/service.ts';
 import type { CoreConfig } from './config.ts';
 import { migrations } from './migrations/index.ts';
-import { createIdempotencyService } from './features/idempotency/service.ts';
 import { createStores } from './stores.ts';
 
-/** How often the core's housekeeping runs: expired Idempotency-Key answers, code-host delivery ids past their keep. */
+/** How often the core's housekeeping runs: code-host delivery ids past their keep. (Idempotency-Key records: the bootstrap's sweep.) */
 const HOUSEKEEPING_MS = 10 * 60 * 1000;
 
 /** Composition root of the core: the shared backend (createBackend) with its relay, housekeeping and routes. */
@@ -35,19 +34,12 @@ export async function startCore(
   });
   relay.start();
   const stores = createStores(db);
-  const idempotencySweep = backend.periodicJob({
-    name: 'idempotency_sweep',
-    what: 'sweep of expired Idempotency-Key answers',
-    intervalMs: HOUSEKEEPING_MS,
-    run: () => createIdempotencyService(stores).sweep(),
-  });
   const codehostPrune = backend.periodicJob({
     name: 'codehost_delivery_prune',
     what: 'pruning of code-host delivery ids',
     intervalMs: HOUSEKEEPING_MS,
     run: () => stores.codehost.pruneDeliveries(new Date(Date.now() - CODEHOST_DELIVERY_KEEP_MS)),
   });
-  idempotencySweep.start();
   codehostPrune.start();
 
   const { routes, trust } = buildCore({ db, serviceKeys: config.serviceKeys, codehostSecretKeys: config.codehostSecretKeys });
@@ -56,7 +48,6 @@ export async function startCore(
     trust,
     drain: {
       'outbox relay': () => relay.stop(),
-      'idempotency sweep': () => idempotencySweep.stop(),
       'code-host delivery pruning': () => codehostPrune.stop(),
     },
   });

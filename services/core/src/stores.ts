@@ -16,7 +16,6 @@ import { createAttachmentStore, type AttachmentStore } from './features/attachme
 import { createReleaseStore, type ReleaseStore } from './features/releases/store.ts';
 import { createIntegrationLinkStore, type IntegrationLinkStore } from './features/integration-links/store.ts';
 import { createSearchStore, type SearchStore } from './features/search/store.ts';
-import { createIdempotencyStore, type IdempotencyStore } from './features/idempotency/store.ts';
 import { createAuditEventStore, type AuditEventStore } from './features/audit-events/store.ts';
 import { createReleaseEvidenceStore, type ReleaseEvidenceStore } from './features/release-evidence/store.ts';
 import { createCodeHostStore, type CodeHostStore } from './features/codehost/store.ts';
@@ -36,7 +35,6 @@ export interface Stores {
   codehost: CodeHostStore;
   comments: CommentStore;
   entries: EntryStore;
-  idempotency: IdempotencyStore;
   integrationLinks: IntegrationLinkStore;
   members: MemberStore;
   organizations: OrganizationStore;
@@ -65,7 +63,6 @@ export function createStores(db: Knex): Stores {
     codehost: createCodeHostStore(db),
     comments: createCommentStore(db),
     entries: createEntryStore(db),
-    idempotency: createIdempotencyStore(db),
     integrationLinks: createIntegrationLinkStore(db),
     members: createMemberStore(db),
     organizations: createOrganizationStore(db),

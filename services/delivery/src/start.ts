@@ -3,6 +3,7 @@ import { createRecoveryService } from './features/recovery/service.ts';
 import { createCallLimit } from './features/test-calls/limit.ts';
 import { randomUUID } from 'node:crypto';
 import { createProducer, topicNames } from '@cluster/kafka';
+import { afterCommit } from '@cluster/db';
 import { createOutboxRelay } from '@cluster/outbox';
 import { createRpcTransport, createTokenSigner, retiredKeyWarnings, withOpenCache, type Shutdown } from '@cluster/platform';
 import { createBackend } from '@cluster/platform/service';
@@ -16,7 +17,7 @@ import { createDispatcher } from './dispatch/dispatcher.ts';
 import { createRetentionSweeper } from './features/deliveries/retention.ts';
 import { createSubscriptionHealth, healthSweepJob } from './features/subscriptions/health.ts';
 import { createFanoutConsumer } from './fanout/consumer.ts';
-import { createWebhookSecretBox } from './shared/webhook-secret-box.ts';
+import { createAnswerBox, createWebhookSecretBox } from './shared/webhook-secret-box.ts';
 import { createDeliveryMetrics } from './metrics.ts';
 import { migrations } from './migrations/index.ts';
 import { createHttpSender } from './sender/http-sender.ts';
@@ -106,8 +107,8 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     retentionMs: config.retentionDays * 86_400_000,
     leaseMs: config.leaseMs,
     onGone: health.disableGone,
-    onRequeued: () => dispatcher.wake(),
-    audited: () => auditForwarder.wake(),
+    onRequeued: () => afterCommit(() => dispatcher.wake()),
+    audited: () => afterCommit(() => auditForwarder.wake()),
     logger,
   });
   const routes = buildDeliveryRoutes({
@@ -119,7 +120,8 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     destinations: { production: !config.development, allowPrivate: config.allowPrivateDestinations },
     testLimitPerHour: config.testLimitPerHour,
     retryMaxAgeMs: config.retryMaxAgeMs,
-    audited: () => auditForwarder.wake(),
+    // Wake-ups of loops that read what a call wrote wait for its commit (a call under an Idempotency-Key is one transaction).
+    audited: () => afterCommit(() => auditForwarder.wake()),
   });
 
   const groupId = `${config.topicPrefix}delivery`;
@@ -168,6 +170,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     routes,
     // The gateway's calls for API keys meet the rules of their routes here too (docs/security.md).
     rules: OPERATION_RULES,
+    sealAnswers: createAnswerBox(config.secretKeys ?? [DEV_SECRET_KEY_MATERIAL]),
     // The fan-out consumer's state is shown (delivery_dependency_up) but never makes delivery unready.
     checks: { consumer: async () => fanout.healthy() },
     stopIntake: { 'fan-out consumer': () => fanout.stop() },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { Counter, Histogram } from 'prom-client';
-import { DomainError, requestContext, type Logger, type Metrics, type SecretBox } from '@cluster/platform';
+import { DomainError, requestContext, type Logger, type Metrics } from '@cluster/platform';
 import type { Clients } from './clients.ts';
 import { answerHeaders } from './http/answer-headers.ts';
 import { apiKeyOf, createAuthenticator, type Authenticated } from './http/authenticate.ts';
@@ -25,8 +25,6 @@ import { createEvidenceKeysDocument } from './http/evidence-keys.ts';
 
 export interface GatewayDeps {
   clients: Clients;
-  /** Seals stored Idempotency-Key answers. */
-  idempotencyBox: SecretBox;
   routes: readonly RouteDef[];
   limiter: RateLimiter;
   /** Failed authentications per client address. */
@@ -162,8 +160,6 @@ export function buildGateway(deps: GatewayDeps): Koa {
     const { route, params } = matched;
     const serve = async (auth: Authenticated) => {
       const apiKeyId = auth.actor.apiKeyId;
-      // A stored answer is replayed without a backend call: a key known only from the cache is checked afresh first.
-      const confirmKey = async () => void (auth.cached ? await authenticator.authenticate(ctx, { fresh: true }) : undefined);
       const result = await runOperation(
         {
           route,
@@ -174,7 +170,7 @@ export function buildGateway(deps: GatewayDeps): Koa {
             assertSafeQuery(ctx.query);
             return { params, json, query: ctx.query, raw };
           },
-          guard: (run, { raw = '' }) => runIdempotent(ctx, clients, deps.idempotencyBox, apiKeyId, raw, run, confirmKey),
+          guard: (run, { raw = '' }) => runIdempotent(ctx, route, raw, run),
         },
         clients,
       );

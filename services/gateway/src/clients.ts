@@ -1,7 +1,7 @@
 import type { DescService } from '@bufbuild/protobuf';
 import { createClient, type Client, type Transport } from '@connectrpc/connect';
 import { createRpcTransport, type TokenSigner } from '@cluster/platform';
-import { AuthService, CodeHostService, EvidenceService, IdempotencyService } from '@cluster/proto';
+import { AuthService, CodeHostService, EvidenceService } from '@cluster/proto';
 
 /** The backend processes the gateway calls. */
 export type Backend = 'core' | 'delivery' | 'evidence';
@@ -25,7 +25,6 @@ export interface ServiceClients {
 /** The backends' clients: any service's by `of`, and the ones the gateway's own steps call, by name. */
 export interface Clients extends ServiceClients {
   auth: Client<typeof AuthService>;
-  idempotency: Client<typeof IdempotencyService>;
   evidence: Client<typeof EvidenceService>;
   codehost: Client<typeof CodeHostService>;
 }
@@ -55,7 +54,6 @@ export function clientsOn(transportOf: (service: DescService) => Transport): Cli
   return {
     of,
     auth: of(AuthService),
-    idempotency: of(IdempotencyService),
     evidence: of(EvidenceService),
     codehost: of(CodeHostService),
   };

@@ -1,19 +1,14 @@
 import {
   ConfigError,
-  DEV_SEALING_KEYS,
   DEVELOPMENT_SWITCH,
   int,
   list,
   optionalStr,
   readProcessConfig,
   readServiceConfig,
-  sealingKeys,
   serviceUrls,
   str,
 } from '@cluster/platform';
-
-/** Development key material, used only in development when IDEMPOTENCY_SECRET_KEY is unset (refused elsewhere). */
-export const DEV_IDEMPOTENCY_KEY_MATERIAL = DEV_SEALING_KEYS.IDEMPOTENCY_SECRET_KEY;
 
 /**
  * PUBLIC_BASE_URL: the gateway's public origin (https://api.example.com), which the tool-protocol
@@ -47,8 +42,6 @@ export function readGatewayConfig() {
   return {
     ...common,
     ...readServiceConfig('gateway', common.development),
-    /** Keyring sealing stored Idempotency-Key answers (first seals, all open); undefined means the dev default. */
-    idempotencySecretKeys: sealingKeys('IDEMPOTENCY_SECRET_KEY', common.development),
     port: int('GATEWAY_PORT', 8080, 0, 65535),
     /** Prometheus' port: /metrics is served here only, never on the public API port (Kubernetes: the Ingress does not route to it). */
     metricsPort: int('GATEWAY_METRICS_PORT', 9464, 0, 65535),

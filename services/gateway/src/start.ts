@@ -1,8 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  createSecretBox,
-  retiredKeyWarnings,
   shutdownTelemetry,
   createLogger,
   createMetrics,
@@ -13,7 +11,7 @@ import {
 import { buildGateway } from './app.ts';
 import { createClients } from './clients.ts';
 import { answerClientError } from './http/client-error.ts';
-import { DEV_IDEMPOTENCY_KEY_MATERIAL, type GatewayConfig } from './config.ts';
+import type { GatewayConfig } from './config.ts';
 import { createLimiters } from './http/limiters.ts';
 import { routes } from './routes.ts';
 
@@ -29,19 +27,9 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
   await limiters.connected();
 
   let draining = false;
-  if (!config.idempotencySecretKeys)
-    logger.warn('IDEMPOTENCY_SECRET_KEY is unset: stored Idempotency-Key answers are sealed with a development key');
-  const idempotencyBox = createSecretBox(config.idempotencySecretKeys ?? [DEV_IDEMPOTENCY_KEY_MATERIAL], {
-    salt: 'cluster.gateway',
-    info: 'idempotent-answer-at-rest:v1',
-  });
-  logger.info({ keyIds: idempotencyBox.keyIds }, 'idempotency sealing keys (the first seals)');
-  if (!config.development)
-    for (const w of retiredKeyWarnings('IDEMPOTENCY_SECRET_KEY', config.idempotencySecretKeys ?? [])) logger.warn(w);
   const app = buildGateway({
     clients,
     routes,
-    idempotencyBox,
     limiter,
     authFailures,
     trustedProxyHops: config.trustedProxyHops,

@@ -8,6 +8,7 @@ import { outboxHeaders } from './006-outbox-headers.ts';
 import { searchDocumentBounds } from './007-search-document-bounds.ts';
 import { codehost } from './008-codehost.ts';
 import { codehostReplay } from './009-codehost-replay.ts';
+import { idempotentWrites } from './010-idempotent-writes.ts';
 
 /** Every migration of the core schema, in order. Append; never edit a released one. */
 export const migrations: Migration[] = [
@@ -20,4 +21,5 @@ export const migrations: Migration[] = [
   searchDocumentBounds,
   codehost,
   codehostReplay,
+  idempotentWrites,
 ];

@@ -8,6 +8,7 @@ import { subscriptionHealth } from './006-subscription-health.ts';
 import { recoveries } from './007-recoveries.ts';
 import { ordering } from './008-ordering.ts';
 import { signatureScheme } from './009-signature-scheme.ts';
+import { idempotencyKeys } from './010-idempotency-keys.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
 export const migrations: Migration[] = [
@@ -20,4 +21,5 @@ export const migrations: Migration[] = [
   recoveries,
   ordering,
   signatureScheme,
+  idempotencyKeys,
 ];

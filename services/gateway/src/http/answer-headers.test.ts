@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRouterTransport } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, createMetrics, createRpcTransport, createSecretBox, jsonBytes } from '@cluster/platform';
+import { createLogger, createMetrics, createRpcTransport, jsonBytes } from '@cluster/platform';
 import { AuthService } from '@cluster/proto';
 import { buildGateway } from '../app.ts';
 import { clientsOn } from '../clients.ts';
@@ -32,7 +32,6 @@ beforeAll(async () => {
   const app = buildGateway({
     clients: clientsOn((service) => (service.typeName === AuthService.typeName ? auth : unreachable)),
     routes,
-    idempotencyBox: createSecretBox(['unit-test key'], { salt: 'test', info: 'test' }),
     limiter: createMemoryRateLimiter(1000),
     authFailures: createMemoryRateLimiter(1000),
     mcp: { allowedOrigins: [], privacyPolicyUrl: 'https://example.test/privacy', authorizationServers: [] },

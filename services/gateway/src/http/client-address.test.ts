@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, createRouterTransport } from '@connectrpc/connect';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DomainError, createLogger, createMetrics, createSecretBox, toConnectError } from '@cluster/platform';
+import { DomainError, createLogger, createMetrics, toConnectError } from '@cluster/platform';
 import { AuthService } from '@cluster/proto';
 import { buildGateway } from '../app.ts';
 import { createClients } from '../clients.ts';
@@ -32,7 +32,6 @@ async function gateway(trustedProxyHops: number): Promise<string> {
   const app = buildGateway({
     clients: { ...createClients({ core: unreachable, delivery: unreachable, evidence: unreachable }, async () => ''), auth },
     routes,
-    idempotencyBox: createSecretBox(['unit-test key'], { salt: 'test', info: 'test' }),
     limiter: createMemoryRateLimiter(1000),
     authFailures: createMemoryRateLimiter(1),
     trustedProxyHops,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { WebhookRecoverRequestBody } from '@cluster/contracts';
+import { afterCommit } from '@cluster/db';
 import { DomainError, notFound, requireActor, rowToJson, validation, type Logger, type SecretBox } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import type { DeliveryMetrics } from '../../metrics.ts';
@@ -162,7 +163,8 @@ export function createRecoveryService(stores: Stores, ports: RecoveryPorts) {
         return row;
       });
       ports.audited?.();
-      void run(recovery);
+      // In the background once the call's transaction has committed the recovery (never inside it: @cluster/db afterCommit).
+      afterCommit(() => void run(recovery));
       return presentRecovery(recovery);
     },
 
