@@ -9,8 +9,7 @@
 // password. DIR/secrets/roles.sql is the SQL an administrator runs once to create those roles
 // (docs/deploy.md, "Database roles"); it is in no Secret.
 //
-// DIR/secrets/gateway.env   -> Secret gateway-secrets: SERVICE_SIGNING_KEY, SERVICE_PUBLIC_KEYS, REDIS_URL,
-//                              IDEMPOTENCY_SECRET_KEY
+// DIR/secrets/gateway.env   -> Secret gateway-secrets: SERVICE_SIGNING_KEY, SERVICE_PUBLIC_KEYS, REDIS_URL
 // DIR/secrets/core.env      -> Secret core-secrets: SERVICE_SIGNING_KEY, SERVICE_PUBLIC_KEYS, DATABASE_URL,
 //                              CODEHOST_SECRET_KEY
 // DIR/secrets/delivery.env  -> Secret delivery-secrets: SERVICE_SIGNING_KEY, SERVICE_PUBLIC_KEYS, DATABASE_URL,
@@ -54,7 +53,7 @@ const passwords = rolePasswords(roles);
 const databaseUrl = (role) => roleUrl(values['database-url'], roles[role], passwords[role]);
 const database = decodeURIComponent(new URL(values['database-url']).pathname.slice(1));
 const files = {
-  'gateway.env': { ...identity('gateway'), REDIS_URL: values['redis-url'], IDEMPOTENCY_SECRET_KEY: sealingKey() },
+  'gateway.env': { ...identity('gateway'), REDIS_URL: values['redis-url'] },
   'core.env': { ...identity('core'), DATABASE_URL: databaseUrl('core'), CODEHOST_SECRET_KEY: sealingKey() },
   'delivery.env': { ...identity('delivery'), DATABASE_URL: databaseUrl('delivery'), WEBHOOK_SECRET_KEY: sealingKey() },
   'evidence.env': {

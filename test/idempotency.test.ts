@@ -50,7 +50,11 @@ describe('Idempotency-Key', () => {
   });
 
   it('the key is recorded by the write’s own transaction, in the schema of the backend that owns it', async () => {
-    const created = await post(`/projects/${org.projectId}/entries`, { type: 'feedback', title: 'recorded', description: 'd' }, 'k-rec');
+    const created = await post(
+      `/projects/${org.projectId}/entries`,
+      { type: 'feedback', title: 'recorded', description: 'd' },
+      'k-rec',
+    );
     expect(created.status).toBe(201);
     const { rows } = await db.query(
       `SELECT k.operation, k.outcome, extract(epoch FROM k."expiresAt" - k."createdAt")::int AS ttl, k.xmin::text = e.xmin::text AS same_transaction
@@ -77,9 +81,7 @@ describe('Idempotency-Key', () => {
 
   it('copies sent at once: one runs, the others wait for it and answer its result (no 409)', async () => {
     const body = { type: 'feedback', title: `race-${Date.now()}`, description: 'd' };
-    const results = await Promise.all(
-      Array.from({ length: 8 }, () => post(`/projects/${org.projectId}/entries`, body, 'k-3')),
-    );
+    const results = await Promise.all(Array.from({ length: 8 }, () => post(`/projects/${org.projectId}/entries`, body, 'k-3')));
     expect(results.map((r) => r.status)).toEqual(results.map(() => 201));
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
     expect(results.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(7);
@@ -228,9 +230,7 @@ describe('the window between commit and answer', () => {
         body: JSON.stringify({ type: 'feedback', title, description: 'd' }),
       });
     // The key is checked (cached) first, so that the lost answer is the write's.
-    expect((await fetch(`${url(gateway.port)}/api/v1/me`, { headers: { authorization: `Bearer ${org.key}` } })).status).toBe(
-      200,
-    );
+    expect((await fetch(`${url(gateway.port)}/api/v1/me`, { headers: { authorization: `Bearer ${org.key}` } })).status).toBe(200);
 
     proxy.loseAnswers = true;
     const lost = await send();

@@ -55,7 +55,6 @@ function podEnvironment(ports: Record<(typeof SERVICES)[number], number>): Recor
     KAFKA_BROKERS: brokers.join(','),
     KAFKA_TOPIC_PREFIX: `img${randomBytes(4).toString('hex')}.`,
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
-    IDEMPOTENCY_SECRET_KEY: randomBytes(32).toString('base64'),
     EVIDENCE_SECRET_KEY: randomBytes(32).toString('base64'),
     EVIDENCE_SIGNING_KEY: randomBytes(32).toString('base64'),
     CODEHOST_SECRET_KEY: randomBytes(32).toString('base64'),

@@ -29,7 +29,7 @@ type Obj = {
  * (services/<name>/src/config.ts; the migration Job: services/<name>/src/migrate.ts).
  */
 const SECRET_KEYS: Record<string, string[]> = {
-  gateway: ['SERVICE_SIGNING_KEY', 'SERVICE_PUBLIC_KEYS', 'REDIS_URL', 'IDEMPOTENCY_SECRET_KEY'],
+  gateway: ['SERVICE_SIGNING_KEY', 'SERVICE_PUBLIC_KEYS', 'REDIS_URL'],
   core: ['SERVICE_SIGNING_KEY', 'SERVICE_PUBLIC_KEYS', 'DATABASE_URL', 'CODEHOST_SECRET_KEY'],
   delivery: ['SERVICE_SIGNING_KEY', 'SERVICE_PUBLIC_KEYS', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY'],
   evidence: ['SERVICE_SIGNING_KEY', 'SERVICE_PUBLIC_KEYS', 'DATABASE_URL', 'EVIDENCE_SECRET_KEY', 'EVIDENCE_SIGNING_KEY'],

@@ -87,6 +87,21 @@ describe('the call path', () => {
     expect(waits).toEqual([2000, 500]);
   });
 
+  it('retries every 5xx of a POST under its one Idempotency-Key (500, 502 and 504 too), and not a 4xx', async () => {
+    const { client, requests } = fakeClient([
+      () => json(500, { reason: 'internal_error', message: 'x' }),
+      () => new Response('bad gateway', { status: 502 }),
+      () => new Response('gateway timeout', { status: 504 }),
+      () => json(201, PROJECT),
+    ]);
+    await expect(client.projects.create({ name: 'P', description: 'd' })).resolves.toMatchObject({ id: PROJECT.id });
+    expect(requests).toHaveLength(4);
+    expect(new Set(requests.map((r) => r.headers.get('idempotency-key'))).size).toBe(1);
+    const conflict = fakeClient([() => json(409, { reason: 'conflict', message: 'no' }), () => json(201, PROJECT)]);
+    await expect(conflict.client.projects.create({ name: 'P', description: 'd' })).rejects.toMatchObject({ status: 409 });
+    expect(conflict.requests).toHaveLength(1);
+  });
+
   it("uses the caller's Idempotency-Key, and a new one per call otherwise; GET carries none", async () => {
     const { client, requests } = fakeClient([() => json(201, PROJECT), () => json(201, PROJECT), () => json(200, PROJECT)]);
     await client.projects.create({ name: 'P', description: 'd' }, { idempotencyKey: 'order-42' });

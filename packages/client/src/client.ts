@@ -3,7 +3,7 @@ import { ApiConnectionError, ApiError, ApiTimeoutError } from './errors.ts';
 import type { paths } from './generated/openapi.ts';
 import { operations } from './generated/operations.ts';
 import { pageIterator, type Page, type PageIterator } from './pagination.ts';
-import { DEFAULT_RETRY, RETRYABLE_REASONS, RETRYABLE_STATUSES, parseRetryAfter, retryDelay, type RetryOptions } from './retry.ts';
+import { DEFAULT_RETRY, RETRYABLE_REASONS, isRetryableStatus, parseRetryAfter, retryDelay, type RetryOptions } from './retry.ts';
 
 /** What `createClient` needs: where the API is, a key, and the defaults of every call. */
 export interface ClientOptions extends RetryOptions {
@@ -175,7 +175,7 @@ function originOf(baseUrl: string): string {
 
 /**
  * The SDK's client. Every call goes through one path: an Idempotency-Key on each POST (the
- * caller's or a random UUID, the same on every retry of that call), retries of 429, 503, 409
+ * caller's or a random UUID, the same on every retry of that call), retries of 429, any 5xx, 409
  * idempotency_key_in_use and network errors (jittered exponential backoff, never shorter than
  * Retry-After, at most `maxRetries`, no wait over `maxDelayMs` or past the deadline), a deadline per
  * call and the caller's AbortSignal, and an ApiError for every error answer.
@@ -216,7 +216,7 @@ export function createClient(options: ClientOptions): ApiClient {
           if (response.ok) return data;
           const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
           failure = new ApiError(response.status, error, response.headers, retryAfterMs);
-          retryable = RETRYABLE_STATUSES.has(response.status) || RETRYABLE_REASONS.has(failure.reason);
+          retryable = isRetryableStatus(response.status) || RETRYABLE_REASONS.has(failure.reason);
         } catch (err) {
           if (signal?.aborted) throw aborted();
           failure = new ApiConnectionError(`${method.toUpperCase()} ${path}: ${(err as Error).message}`, { cause: err });

@@ -10,8 +10,15 @@ export interface RetryOptions {
 
 export const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 30_000 };
 
-/** Statuses worth another attempt: the server asked for a pause (429) or is briefly unavailable (503). */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+/**
+ * Statuses worth another attempt: the server asked for a pause (429), or the outcome is unknown (any
+ * 5xx: 503 from the gateway, 502 or 504 from a proxy in front of it, a 500). Safe for every method:
+ * GET, PATCH and DELETE repeat, and a POST carries its Idempotency-Key, under which the write happens
+ * at most once (docs/decisions-api.md, "How a key holds under every fault").
+ */
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || (status >= 500 && status <= 599);
+}
 /** 409 idempotency_key_in_use: the same call's earlier attempt is still running on the server. */
 export const RETRYABLE_REASONS: ReadonlySet<string> = new Set(['idempotency_key_in_use']);
 

@@ -29,11 +29,11 @@ function current(): Knex.Transaction | undefined {
 export function ambientDb(pool: Knex): Knex {
   const target = (): Knex => current() ?? pool;
   return new Proxy(pool, {
-    apply: (_pool, _this, args: unknown[]) => Reflect.apply(target() as never, undefined, args) as unknown,
-    get(_pool, property) {
+    apply: (_pool, _this, args: unknown[]): unknown => Reflect.apply(target() as (...a: unknown[]) => unknown, undefined, args),
+    get(_pool, property): unknown {
       const db = target();
-      const value = Reflect.get(db, property, db) as unknown;
-      return typeof value === 'function' ? value.bind(db) : value;
+      const value: unknown = Reflect.get(db, property, db);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(db) : value;
     },
   });
 }

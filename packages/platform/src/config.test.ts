@@ -354,17 +354,17 @@ describe('sealingKeys', () => {
 
   it('outside development checks the sealing key of a keyring, never quoting it; retired keys are taken with a warning', () => {
     const short = randomBytes(31).toString('base64');
-    vi.stubEnv('IDEMPOTENCY_SECRET_KEY', `${short},${good()}`);
-    expect(() => sealingKeys('IDEMPOTENCY_SECRET_KEY', false)).toThrow(
-      /the first \(sealing\) key of IDEMPOTENCY_SECRET_KEY decodes to 31 bytes/,
+    vi.stubEnv('EVIDENCE_SECRET_KEY', `${short},${good()}`);
+    expect(() => sealingKeys('EVIDENCE_SECRET_KEY', false)).toThrow(
+      /the first \(sealing\) key of EVIDENCE_SECRET_KEY decodes to 31 bytes/,
     );
-    expect(() => sealingKeys('IDEMPOTENCY_SECRET_KEY', false)).not.toThrow(short);
+    expect(() => sealingKeys('EVIDENCE_SECRET_KEY', false)).not.toThrow(short);
     const current = good();
-    vi.stubEnv('IDEMPOTENCY_SECRET_KEY', `${current},an old passphrase,${good()}`);
-    const keys = sealingKeys('IDEMPOTENCY_SECRET_KEY', false) ?? [];
+    vi.stubEnv('EVIDENCE_SECRET_KEY', `${current},an old passphrase,${good()}`);
+    const keys = sealingKeys('EVIDENCE_SECRET_KEY', false) ?? [];
     expect(keys).toHaveLength(3);
-    expect(retiredKeyWarnings('IDEMPOTENCY_SECRET_KEY', keys)).toEqual([
-      'key 2 of 3 of IDEMPOTENCY_SECRET_KEY is not base64: re-seal and remove it (docs/runbook.md)',
+    expect(retiredKeyWarnings('EVIDENCE_SECRET_KEY', keys)).toEqual([
+      'key 2 of 3 of EVIDENCE_SECRET_KEY is not base64: re-seal and remove it (docs/runbook.md)',
     ]);
   });
 

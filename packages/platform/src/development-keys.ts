@@ -8,7 +8,6 @@ import { SERVICE_NAMES, devServiceSeed, rawPublicKey, signingKeyFromSeed } from 
 
 /** The development material of each sealing keyring, used when the keyring is unset in development. */
 export const DEV_SEALING_KEYS = {
-  IDEMPOTENCY_SECRET_KEY: 'dev-only-idempotency-key: set IDEMPOTENCY_SECRET_KEY in production',
   WEBHOOK_SECRET_KEY: 'dev-only-webhook-secret-key: set WEBHOOK_SECRET_KEY in production',
   EVIDENCE_SECRET_KEY: 'dev-only-evidence-key: set EVIDENCE_SECRET_KEY in production',
   CODEHOST_SECRET_KEY: 'dev-only-codehost-key: set CODEHOST_SECRET_KEY in production',

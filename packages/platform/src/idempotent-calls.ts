@@ -117,7 +117,7 @@ function replay(req: UnaryRequest, call: KeyedCall, prior: KeyRecord, seal: Secr
     header,
     trailer: new Headers(),
     message: fromBinary(req.method.output, bytes),
-  } as UnaryResponse;
+  };
 }
 
 const boundTo = (call: KeyedCall) => `${call.apiKeyId}|${call.key}`;

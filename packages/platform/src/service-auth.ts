@@ -139,7 +139,9 @@ export interface VerifiedCall {
 }
 
 /** Where requireServiceToken leaves a call's verified token for the interceptors after it (`req.contextValues`). */
-export const verifiedCallKey = createContextKey<VerifiedCall | undefined>(undefined, { description: 'the verified service token' });
+export const verifiedCallKey = createContextKey<VerifiedCall | undefined>(undefined, {
+  description: 'the verified service token',
+});
 
 /** Verifies tokens addressed to this service; a token already verified is looked up, not re-verified. */
 export type TokenVerifier = (token: string) => Promise<VerifiedCall>;

@@ -163,16 +163,19 @@ export function createBackend(service: 'core' | 'delivery' | 'evidence', config:
       // Idempotency-Key records of the service's schema, swept once they expire (24 hours).
       const keys = idempotencyKeys(service);
       const keySweep = createPeriodicJob(
-        { name: 'idempotency_sweep', what: 'sweep of expired Idempotency-Key records', intervalMs: KEY_SWEEP_MS, run: () => keys.sweep(pool) },
+        {
+          name: 'idempotency_sweep',
+          what: 'sweep of expired Idempotency-Key records',
+          intervalMs: KEY_SWEEP_MS,
+          run: () => keys.sweep(pool),
+        },
         { logger, metrics },
       );
       keySweep.start();
       const server = createServiceServer({
         service,
         routes: opts.routes,
-        interceptors: [
-          idempotentCalls({ pool, keys, statementTimeoutMs: config.db.statementTimeoutMs, seal: opts.sealAnswers }),
-        ],
+        interceptors: [idempotentCalls({ pool, keys, statementTimeoutMs: config.db.statementTimeoutMs, seal: opts.sealAnswers })],
         // By default the gateway calls, for a key whose actor its token carries (and that it authenticated for this very request).
         trust: opts.trust ?? {
           verify: createTokenVerifier(config.serviceKeys),
