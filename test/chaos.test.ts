@@ -49,6 +49,8 @@ describe('chaos soak (short)', () => {
     for (const s of report.subscriptions) expect(s.duplicatesWithNewId).toBe(0);
     expect(report.invalidSignatures).toBe(0);
     expect(report.events.acceptedMissing).toBe(0);
+    // Every write retried under its Idempotency-Key through the faults happened once (issue 35).
+    expect(report.events.storedTwice).toBe(0);
     // Writes are retried under their Idempotency-Key: every one ends stored.
     expect(report.writes.accepted).toBe(report.writes.attempted);
     // Outside a Postgres fault, a dependency's failure is the replicas' or the outbox's to absorb.

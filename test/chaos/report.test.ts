@@ -58,6 +58,14 @@ function record(): SoakRecord {
 }
 
 describe('the chaos soak report', () => {
+  it('a write stored twice fails the soak, as a lost webhook does', () => {
+    const r = record();
+    const noLoss = summarise({ ...r, arrivals: r.arrivals.filter((a) => a.subscription !== 1), subscriptions: ['s0'] });
+    expect(noLoss.lost).toBe(0);
+    expect(noLoss.events.storedTwice).toBe(1);
+    expect(noLoss.ok).toBe(false);
+  });
+
   it('counts lost, duplicates (and those under a new delivery id), writes stored twice and availability per window', () => {
     const rep = summarise(record());
     expect(rep.subscriptions).toEqual([

@@ -111,7 +111,10 @@ export interface SoakReport {
   ok: boolean;
 }
 
-/** Sums up a soak. `ok` is false when an event was lost, a signature failed or a 201 was not stored. */
+/**
+ * Sums up a soak. `ok` is false when an event was lost, a signature failed, a 201 was not stored, or a
+ * write was stored twice under one Idempotency-Key (docs/decisions-api.md, "How a key holds under every fault").
+ */
 export function summarise(r: SoakRecord): SoakReport {
   const firsts = firstArrivals(r);
   const createdAt = new Map(r.committed.map((c) => [c.id, c.createdAt]));
@@ -176,7 +179,12 @@ export function summarise(r: SoakRecord): SoakReport {
     faults,
     outages: outages(r),
     lost,
-    ok: lost === 0 && r.invalidSignatures === 0 && acceptedMissing === 0 && r.committed.length > 0,
+    ok:
+      lost === 0 &&
+      r.invalidSignatures === 0 &&
+      acceptedMissing === 0 &&
+      r.committed.length === stored.size &&
+      r.committed.length > 0,
   };
 }
 
