@@ -10,7 +10,8 @@
 //   - the ceiling: a node:http server in a child process answering the exact bytes a
 //     real `GET /me` returned, to the same request;
 //   - GET /me, GET /projects/:id, GET /projects/:id/entries (a full page of 25) and
-//     POST /projects/:id/entries;
+//     POST /projects/:id/entries, without and with an Idempotency-Key (a new one per request:
+//     the path every SDK write takes, issue 35);
 // each sequentially (one connection, one request at a time) and with 16 and 64
 // connections in a closed loop. For each it prints req/s, p50/p99 latency and the CPU ms
 // per request of the gateway, the core and Postgres (the bench database's backends), from
@@ -20,7 +21,9 @@
 // Knobs: BENCH_REQUESTS (2000 per route and mode), BENCH_WARMUP (200 untimed requests before
 // each measurement, same connections), BENCH_IDLE_SECONDS (5; 0 skips the idle figure),
 // BENCH_PROFILE=dir (a CPU profile of each service, summarised by bench/support/top-frames.ts),
-// BENCH_NODE_ARGS (extra node flags for the services).
+// BENCH_NODE_ARGS (extra node flags for the services), BENCH_ROUTES (a regular expression: only the
+// routes whose name it matches, e.g. `POST`; the bare server always runs, as the reference).
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { Agent } from 'undici';
 import { createDb } from '@cluster/db';
@@ -31,6 +34,7 @@ import { GROUP } from './support/cpu.ts';
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 200);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 5);
+const ROUTES = new RegExp(process.env.BENCH_ROUTES ?? '');
 const PROJECTS = 8;
 const PAGE = 25;
 const BARE = 'bare server';
@@ -48,6 +52,8 @@ interface Target {
   /** The path of the next request (writes go round-robin over projects). */
   path: () => string;
   headers: Record<string, string>;
+  /** Headers of each request besides `headers` (a write's new Idempotency-Key). */
+  extraHeaders?: () => Record<string, string>;
   /** The body of the request whose `path()` was just taken. */
   body?: () => string;
   status: number;
@@ -88,7 +94,7 @@ async function send(agent: Agent, target: Target): Promise<void> {
     origin: target.origin,
     path: target.path(),
     method: target.method,
-    headers: target.headers,
+    headers: target.extraHeaders ? { ...target.headers, ...target.extraHeaders() } : target.headers,
     body: target.body?.(),
   });
   const body = Buffer.from(await res.body.arrayBuffer());
@@ -180,23 +186,26 @@ function targets(origin: string, bare: BareServer, org: BenchOrg, written: strin
   });
   const projectGoals = { seq: [p50Within(2)], c16: [perSecond(1500), cpuWithin(0.6)] };
   let n = 0;
+  const write = (name: string, extra: () => Record<string, string>): Target => ({
+    name,
+    origin,
+    method: 'POST',
+    path: () => `/api/v1/projects/${org.projectIds[++n % PROJECTS]}/entries`,
+    headers: { ...headers, 'content-type': 'application/json' },
+    extraHeaders: extra,
+    body: () => JSON.stringify(bugReport(n)),
+    status: 201,
+    onAnswer: (body) => written.push((JSON.parse(body.toString('utf8')) as { id: string }).id),
+    goals: { c16: [perSecond(800)] },
+  });
   return [
     { ...read(`${BARE} (GET /me bytes)`, '/me', {}), origin: bare.origin, bare: true },
     read('GET /me', '/me', { c16: [perSecond(3000), cpuWithin(0.6)] }),
     read('GET /projects/:id', `/projects/${org.projectIds[0]}`, projectGoals),
     read(`GET /projects/:id/entries (${PAGE})`, `/projects/${org.projectIds[0]}/entries`, projectGoals),
-    {
-      name: 'POST /projects/:id/entries',
-      origin,
-      method: 'POST',
-      path: () => `/api/v1/projects/${org.projectIds[++n % PROJECTS]}/entries`,
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: () => JSON.stringify(bugReport(n)),
-      status: 201,
-      onAnswer: (body) => written.push((JSON.parse(body.toString('utf8')) as { id: string }).id),
-      goals: { c16: [perSecond(800)] },
-    },
-  ];
+    write('POST /projects/:id/entries', () => ({})),
+    write('POST /projects/:id/entries + Idempotency-Key', () => ({ 'idempotency-key': randomUUID() })),
+  ].filter((t) => t.bare || ROUTES.test(t.name));
 }
 
 /** Checks that the page really is full, so the entries figure is the cost of 25 entries. */
