@@ -157,6 +157,53 @@ describe('calls into the core without the gateway', () => {
   });
 });
 
+describe('audit records a service forwards (RecordAuditEvent, issue 37 item 3)', () => {
+  /** A delivery token for RecordAuditEvent carrying A's actor, as delivery's forwarder sends for A's webhook write. */
+  const audit = () => {
+    const delivery = signerOf('delivery', 'delivery');
+    return createClient(AuditService, withToken(core(), () => delivery('core', claimsOf(actorA))));
+  };
+  const record = (over: Partial<Parameters<ReturnType<typeof audit>['recordAuditEvent']>[0]>) => ({
+    id: randomUUID(),
+    actor: { ...claimsOf(actorA), requestId: 'r' },
+    entityType: 'webhook_subscription',
+    action: 'created',
+    entityId: randomUUID(),
+    metadata: {},
+    ...over,
+  });
+  /** The organization's audit events of `entityId` (the list has no entityId filter: the trail is small here). */
+  const trailOf = async (org: SeededOrg, entityId: string) =>
+    ((await c.api(org.key, 'GET', '/audit-events?pageSize=100')).body.data as { entityId: string; metadata: Record<string, unknown> }[]).filter(
+      (e) => e.entityId === entityId,
+    );
+
+  it('are written for the token actor’s organization only: a delivery token of A cannot write into B’s trail', async () => {
+    const entityId = randomUUID();
+    const intoB = record({ entityId, actor: { ...forgedActorOfB(), requestId: 'attack' } });
+    expect(await codeOf(audit().recordAuditEvent(intoB))).toBe('PermissionDenied');
+    // Naming B's real admin and A's key does not help either.
+    const mixed = record({ entityId, actor: { ...claimsOf(actorA), organizationId: b.orgId, userId: b.adminId, requestId: 'attack' } });
+    expect(await codeOf(audit().recordAuditEvent(mixed))).toBe('PermissionDenied');
+    expect(await trailOf(b, entityId)).toEqual([]);
+    expect(await trailOf(a, entityId)).toEqual([]);
+  });
+
+  it('hold only the entity types of the calling service’s own writes: no back-dated approval of an entry', async () => {
+    const entityId = randomUUID();
+    const approval = record({ entityId, entityType: 'entry', action: 'approved', occurredAt: '2020-01-01T00:00:00Z' });
+    expect(await codeOf(audit().recordAuditEvent(approval))).toBe('PermissionDenied');
+    expect(await trailOf(a, entityId)).toEqual([]);
+  });
+
+  it('name the service that recorded them, whatever the message’s metadata says', async () => {
+    const entityId = randomUUID();
+    await audit().recordAuditEvent(record({ entityId, metadata: { service: 'core', actorType: 'api_key' } }));
+    const [row] = await trailOf(a, entityId);
+    expect(row.metadata).toMatchObject({ service: 'delivery', apiKeyId: a.keyId });
+  });
+});
+
 describe('calls into the delivery service without the gateway', () => {
   it('are refused without a token and from a service other than the gateway; with A’s token, B’s webhooks stay out of reach', async () => {
     const created = await c.api(b.key, 'POST', '/webhooks', {

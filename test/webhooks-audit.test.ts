@@ -93,7 +93,7 @@ describe('audit events of webhook writes', () => {
     expect(await waitForActions(sub.id, 3)).toEqual(['deleted', 'updated', 'created']);
     const res = await c.api(org.key, 'GET', '/audit-events?entityType=webhook_subscription&action=updated');
     const updated = res.body.data.find((e: { entityId: string }) => e.entityId === sub.id);
-    expect(updated.metadata).toMatchObject({ actorType: 'api_key', apiKeyId: org.keyId, fields: ['enabled'] });
+    expect(updated.metadata).toMatchObject({ actorType: 'api_key', apiKeyId: org.keyId, fields: ['enabled'], service: 'delivery' });
     expect(new Date(updated.createdAt).getTime()).toBeGreaterThanOrEqual(before.getTime() - 1000);
   });
 

@@ -9,6 +9,8 @@ export interface RequestContext {
    * made for the request carries it in its service token (service-auth.ts).
    */
   actor?: ActorClaims;
+  /** On a backend, the service whose token opened the call being served (service-auth.ts). */
+  caller?: 'gateway' | 'core' | 'delivery' | 'evidence';
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();
