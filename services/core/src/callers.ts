@@ -1,9 +1,10 @@
-import { AuditService, ReleaseEvidenceService, SessionService } from '@cluster/proto';
+import { AuditService, AuthService, ReleaseEvidenceService, SessionService } from '@cluster/proto';
 import type { MethodPolicy, ServiceName } from '@cluster/platform';
 
 const RECORD_AUDIT_EVENT = `${AuditService.typeName}/RecordAuditEvent`;
 const RELEASE_EVIDENCE = `${ReleaseEvidenceService.typeName}/`;
 const SESSIONS = `${SessionService.typeName}/`;
+const CONFIRM_ACTOR = `${AuthService.typeName}/ConfirmActor`;
 
 /**
  * What each service may record in an organization's audit trail (AuditService/RecordAuditEvent): the
@@ -16,8 +17,9 @@ export const AUDIT_ENTITY_TYPES: Readonly<Partial<Record<ServiceName, readonly s
 
 /**
  * Who may call the core (docs/security.md): the gateway, for the API key whose actor its
- * token carries; the delivery service only to record the audit events of its own writes,
- * whose actor it verified when the write came in and forwards in the message; the evidence
+ * token carries; the delivery service to record the audit events of its own writes, whose
+ * actor it verified when the write came in and signs its token for, and to confirm that a
+ * gateway token's actor is its key's current one (ConfirmActor); the evidence
  * service for a release's evidence facts (for the actor its gateway token carried), for who a
  * settings session belongs to, and to record the audit event of an evidence key rotation. A
  * code-host webhook the gateway forwards (CodeHostService) carries no actor: the organization's
@@ -30,5 +32,7 @@ export function corePolicy(method: string): MethodPolicy {
   // Settings sessions carry no API key: the evidence service asks who a session's user is.
   if (method.startsWith(SESSIONS)) return { callers: ['evidence'], actorFrom: 'message' };
   if (method.startsWith(RELEASE_EVIDENCE)) return { callers: ['evidence'] };
+  // Delivery owns no keys: it asks whether the actor its gateway token carries is its key's current one.
+  if (method === CONFIRM_ACTOR) return { callers: ['delivery'] };
   return { callers: ['gateway'] };
 }
