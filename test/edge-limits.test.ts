@@ -89,7 +89,12 @@ describe('the tool-protocol endpoint', () => {
     expect(big.status).toBe(201);
     const res = await fetch(`${root}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${org.key}`, 'x-forwarded-for': address() },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${org.key}`,
+        'x-forwarded-for': address(),
+      },
       body: JSON.stringify(
         Array.from({ length: 6 }, (_, i) => ({
           jsonrpc: '2.0',

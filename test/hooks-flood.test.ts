@@ -121,8 +121,8 @@ describe('the code-host hook under a flood of unsigned 24 MiB bodies', () => {
     });
     // Each is refused (401, or the connection closed with the upload unread), none served, none a 5xx.
     for (const a of answers) expect([401, 'EPIPE', 'ECONNRESET']).toContain(a);
-    expect(peak.gateway, 'the gateway\'s peak resident memory').toBeLessThan(LIMIT.gateway);
-    expect(peak.core, 'the core\'s peak resident memory').toBeLessThan(LIMIT.core);
+    expect(peak.gateway, "the gateway's peak resident memory").toBeLessThan(LIMIT.gateway);
+    expect(peak.core, "the core's peak resident memory").toBeLessThan(LIMIT.core);
   }, 120_000);
 
   it('bounds what is read of deliveries with bad signatures: 8 concurrent ones keep memory within the limits', async () => {
@@ -135,8 +135,8 @@ describe('the code-host hook under a flood of unsigned 24 MiB bodies', () => {
     for (const a of answers) expect([401, 429, 'EPIPE', 'ECONNRESET']).toContain(a);
     expect(answers.filter((a) => a === 401).length).toBeGreaterThan(0);
     expect(answers.filter((a) => a !== 401).length).toBeGreaterThan(0);
-    expect(peak.gateway, 'the gateway\'s peak resident memory').toBeLessThan(LIMIT.gateway);
-    expect(peak.core, 'the core\'s peak resident memory').toBeLessThan(LIMIT.core);
+    expect(peak.gateway, "the gateway's peak resident memory").toBeLessThan(LIMIT.gateway);
+    expect(peak.core, "the core's peak resident memory").toBeLessThan(LIMIT.core);
   }, 120_000);
 
   it('still takes a signed delivery afterwards, and a large one within the limit', async () => {

@@ -162,9 +162,19 @@ describe('audit records a service forwards (RecordAuditEvent, issue 37 item 3)',
   /** A delivery token for RecordAuditEvent carrying A's actor, as delivery's forwarder sends for A's webhook write. */
   const audit = () => {
     const delivery = signerOf('delivery', 'delivery');
-    return createClient(AuditService, withToken(core(), () => delivery('core', claimsOf(actorA))));
+    return createClient(
+      AuditService,
+      withToken(core(), () => delivery('core', claimsOf(actorA))),
+    );
   };
-  const record = (over: Partial<Parameters<ReturnType<typeof audit>['recordAuditEvent']>[0]>) => ({
+  const record = (over: {
+    entityId?: string;
+    entityType?: string;
+    action?: string;
+    occurredAt?: string;
+    metadata?: Record<string, string>;
+    actor?: ActorClaims & { requestId: string };
+  }) => ({
     id: randomUUID(),
     actor: { ...claimsOf(actorA), requestId: 'r' },
     entityType: 'webhook_subscription',
@@ -175,16 +185,22 @@ describe('audit records a service forwards (RecordAuditEvent, issue 37 item 3)',
   });
   /** The organization's audit events of `entityId` (the list has no entityId filter: the trail is small here). */
   const trailOf = async (org: SeededOrg, entityId: string) =>
-    ((await c.api(org.key, 'GET', '/audit-events?pageSize=100')).body.data as { entityId: string; metadata: Record<string, unknown> }[]).filter(
-      (e) => e.entityId === entityId,
-    );
+    (
+      (await c.api(org.key, 'GET', '/audit-events?pageSize=100')).body.data as {
+        entityId: string;
+        metadata: Record<string, unknown>;
+      }[]
+    ).filter((e) => e.entityId === entityId);
 
   it('are written for the token actor’s organization only: a delivery token of A cannot write into B’s trail', async () => {
     const entityId = randomUUID();
     const intoB = record({ entityId, actor: { ...forgedActorOfB(), requestId: 'attack' } });
     expect(await codeOf(audit().recordAuditEvent(intoB))).toBe('PermissionDenied');
     // Naming B's real admin and A's key does not help either.
-    const mixed = record({ entityId, actor: { ...claimsOf(actorA), organizationId: b.orgId, userId: b.adminId, requestId: 'attack' } });
+    const mixed = record({
+      entityId,
+      actor: { ...claimsOf(actorA), organizationId: b.orgId, userId: b.adminId, requestId: 'attack' },
+    });
     expect(await codeOf(audit().recordAuditEvent(mixed))).toBe('PermissionDenied');
     expect(await trailOf(b, entityId)).toEqual([]);
     expect(await trailOf(a, entityId)).toEqual([]);
@@ -228,7 +244,10 @@ describe('calls into the delivery service without the gateway', () => {
 describe('the delivery service confirms a token’s actor with the core (issue 37 item 5)', () => {
   const webhooksAs = (actor: ActorClaims) => {
     const gateway = signerOf('gateway', 'gateway');
-    return createClient(WebhookService, withToken(delivery(), () => gateway('delivery', actor)));
+    return createClient(
+      WebhookService,
+      withToken(delivery(), () => gateway('delivery', actor)),
+    );
   };
   /** A new organization key of A and the actor the core resolves it to. */
   async function freshKeyOfA() {
@@ -247,13 +266,17 @@ describe('the delivery service confirms a token’s actor with the core (issue 3
     });
     expect(await codeOf(create)).toBe('Unauthenticated');
     const listed = await c.api(b.key, 'GET', '/webhooks?pageSize=100');
-    expect(listed.body.data.map((w: { destinationUrl: string }) => w.destinationUrl)).not.toContain('https://example.com/smuggled');
+    expect(listed.body.data.map((w: { destinationUrl: string }) => w.destinationUrl)).not.toContain(
+      'https://example.com/smuggled',
+    );
   });
 
   it('refuses a revoked key’s actor at once, and one revoked after a call within seconds', async () => {
     const never = await freshKeyOfA();
     await c.admin.revokeKey(never.id);
-    expect(await codeOf(webhooksAs(never.actor).listWebhooks({ actor: { ...never.actor, requestId: 'r' } }))).toBe('Unauthenticated');
+    expect(await codeOf(webhooksAs(never.actor).listWebhooks({ actor: { ...never.actor, requestId: 'r' } }))).toBe(
+      'Unauthenticated',
+    );
 
     const later = await freshKeyOfA();
     const list = () => codeOf(webhooksAs(later.actor).listWebhooks({ actor: { ...later.actor, requestId: 'r' } }));
@@ -269,7 +292,9 @@ describe('the delivery service confirms a token’s actor with the core (issue 3
   it('refuses an actor whose grants the token overstates (actor_changed), as the core does', async () => {
     const { actor } = await freshKeyOfA();
     const overstated = { ...actor, role: 'admin', permissions: [...actor.permissions, 'made:up'] };
-    expect(await codeOf(webhooksAs(overstated).listWebhooks({ actor: { ...overstated, requestId: 'r' } }))).toBe('FailedPrecondition');
+    expect(await codeOf(webhooksAs(overstated).listWebhooks({ actor: { ...overstated, requestId: 'r' } }))).toBe(
+      'FailedPrecondition',
+    );
   });
 });
 

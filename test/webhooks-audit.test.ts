@@ -93,7 +93,12 @@ describe('audit events of webhook writes', () => {
     expect(await waitForActions(sub.id, 3)).toEqual(['deleted', 'updated', 'created']);
     const res = await c.api(org.key, 'GET', '/audit-events?entityType=webhook_subscription&action=updated');
     const updated = res.body.data.find((e: { entityId: string }) => e.entityId === sub.id);
-    expect(updated.metadata).toMatchObject({ actorType: 'api_key', apiKeyId: org.keyId, fields: ['enabled'], service: 'delivery' });
+    expect(updated.metadata).toMatchObject({
+      actorType: 'api_key',
+      apiKeyId: org.keyId,
+      fields: ['enabled'],
+      service: 'delivery',
+    });
     expect(new Date(updated.createdAt).getTime()).toBeGreaterThanOrEqual(before.getTime() - 1000);
   });
 
@@ -163,7 +168,10 @@ describe('audit events of webhook writes', () => {
     const db = createDb(databaseUrl, { schema: 'delivery', poolMax: 1 });
     try {
       await db.transaction((trx) =>
-        recordWrite(trx, apiWrite(create(ActorSchema, actorOf(org)), { entityType: 'webhook_subscription', action: 'created', entityId: id })),
+        recordWrite(
+          trx,
+          apiWrite(create(ActorSchema, actorOf(org)), { entityType: 'webhook_subscription', action: 'created', entityId: id }),
+        ),
       );
     } finally {
       await db.destroy();

@@ -299,7 +299,9 @@ function bindSignedActor(message: { actor?: Actor }, call: VerifiedCall): void {
   const sent = message.actor;
   if (
     sent &&
-    (sent.organizationId !== call.actor.organizationId || sent.apiKeyId !== call.actor.apiKeyId || sent.userId !== call.actor.userId)
+    (sent.organizationId !== call.actor.organizationId ||
+      sent.apiKeyId !== call.actor.apiKeyId ||
+      sent.userId !== call.actor.userId)
   ) {
     throw new DomainError('forbidden', 'the actor is not the token actor’s');
   }

@@ -179,7 +179,9 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
       verify: createTokenVerifier(config.serviceKeys),
       policyOf: () => ({ callers: ['gateway'] }),
       rules: OPERATION_RULES,
-      currentActor: createActorConfirmation((actor) => coreAuth.confirmActor({ actor: { ...actor, requestId: '' } }, { timeoutMs: 5_000 })),
+      currentActor: createActorConfirmation((actor) =>
+        coreAuth.confirmActor({ actor: { ...actor, requestId: '' } }, { timeoutMs: 5_000 }),
+      ),
     },
     // The fan-out consumer's state is shown (delivery_dependency_up) but never makes delivery unready.
     checks: { consumer: async () => fanout.healthy() },

@@ -170,7 +170,7 @@ export function createCodeHostHooks(clients: Clients, failureLimit: FailureLimit
         ctx.set('Retry-After', '1');
         throw new DomainError('rate_limit', `${admitted}; retry later`);
       }
-      const release = admitted as () => void;
+      const release = admitted;
       // A client that goes away frees its place at once.
       ctx.res.once('close', release);
       try {

@@ -16,7 +16,9 @@ describe('audit event rules (fake stores)', () => {
   it("records another service's audit event with the actor's fields, dated when it happened", async () => {
     const stores = createFakeStores();
     const audit = createAuditEventService(stores);
-    await audit.record(actor(), 'delivery',
+    await audit.record(
+      actor(),
+      'delivery',
       rec({ id: ID, occurredAt: '2025-01-01T00:00:00Z', entityName: 'hook', metadata: { url: 'https://x' } }),
     );
     expect(stores.written).toEqual([
