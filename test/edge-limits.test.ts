@@ -57,6 +57,63 @@ describe('the tool-protocol endpoint', () => {
     expect(await remaining()).toBe(before - 4);
   });
 
+  it('charges a batch one unit per message, before any runs, and refuses a batch over the cap (issue 37 item 7)', async () => {
+    const { key } = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
+    const auth = { authorization: `Bearer ${key}`, 'x-forwarded-for': address() };
+    const remaining = async () => Number((await c.api(key, 'GET', '/me')).headers.get('x-ratelimit-remaining'));
+    const batch = (n: number) =>
+      fetch(`${root}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth },
+        body: JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/list' }))),
+      });
+    const before = await remaining();
+    const five = await batch(5);
+    expect(five.status).toBe(200);
+    expect(((await five.json()) as unknown[]).length).toBe(5);
+    expect(five.headers.get('x-ratelimit-remaining')).toBe(String(before - 5));
+    // The probe's batch: 100 tools/list (about 2.3 MB of answer) for one unit. Refused before it runs.
+    const hundred = await batch(100);
+    expect(hundred.status).toBe(400);
+    expect(await hundred.json()).toMatchObject({ reason: 'validation_error' });
+    expect(await remaining()).toBe(before - 5 - 1 - 1);
+    // At the cap, the batch runs and its answer stays under the bound.
+    const twenty = await batch(20);
+    expect(twenty.status).toBe(200);
+    expect(Buffer.byteLength(await twenty.text())).toBeLessThan(1024 * 1024);
+    expect(await remaining()).toBe(before - 5 - 1 - 1 - 20 - 1);
+  });
+
+  it('bounds a batch’s answers together: a message whose answer would pass 1 MiB is answered with an error', async () => {
+    const big = await c.api(org.key, 'POST', '/projects', { name: 'Large', description: 'x'.repeat(300 * 1024) });
+    expect(big.status).toBe(201);
+    const res = await fetch(`${root}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${org.key}`,
+        'x-forwarded-for': address(),
+      },
+      body: JSON.stringify(
+        Array.from({ length: 6 }, (_, i) => ({
+          jsonrpc: '2.0',
+          id: i + 1,
+          method: 'tools/call',
+          params: { name: 'get_project', arguments: { projectId: big.body.id } },
+        })),
+      ),
+    });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    // The answers that fit, then errors: never six times 600 KB (the text twice, as content and structured).
+    expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024 + 64 * 1024);
+    const answers = JSON.parse(text) as { id: number; result: { isError?: boolean; structuredContent?: { reason?: string } } }[];
+    expect(answers).toHaveLength(6);
+    expect(answers.filter((a) => !a.result.isError).length).toBeGreaterThan(0);
+    expect(answers.filter((a) => a.result.structuredContent?.reason === 'payload_too_large').length).toBeGreaterThan(0);
+  });
+
   it('answers a key over its limit with 429 for any method, before the protocol', async () => {
     const { key } = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
     for (let i = 0; i < 600; i += 50) await Promise.all(Array.from({ length: 50 }, () => c.api(key, 'GET', '/me')));

@@ -27,6 +27,19 @@ describe('a service without CLUSTER_ENV=development', () => {
     }
   });
 
+  it('refuses a SERVICE_PUBLIC_KEYS list that holds no key (issue 37)', async () => {
+    const seed = Buffer.alloc(32, 7).toString('base64');
+    const results = await Promise.all(
+      (['core', 'delivery', 'evidence', 'gateway'] as const).map((s) =>
+        start(s, { SERVICE_SIGNING_KEY: seed, SERVICE_PUBLIC_KEYS: ' , ' }),
+      ),
+    );
+    for (const { code, stderr } of results) {
+      expect(code).toBe(1);
+      expect(stderr).toContain('ConfigError: SERVICE_PUBLIC_KEYS lists no key');
+    }
+  });
+
   it('refuses private webhook destinations, and a mistyped switch', async () => {
     const [privateDestinations, typo] = await Promise.all([
       start('delivery', { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true' }),

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { DEFAULT_PERMISSIONS } from '@cluster/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
@@ -157,6 +158,69 @@ describe('calls into the core without the gateway', () => {
   });
 });
 
+describe('audit records a service forwards (RecordAuditEvent, issue 37 item 3)', () => {
+  /** A delivery token for RecordAuditEvent carrying A's actor, as delivery's forwarder sends for A's webhook write. */
+  const audit = () => {
+    const delivery = signerOf('delivery', 'delivery');
+    return createClient(
+      AuditService,
+      withToken(core(), () => delivery('core', claimsOf(actorA))),
+    );
+  };
+  const record = (over: {
+    entityId?: string;
+    entityType?: string;
+    action?: string;
+    occurredAt?: string;
+    metadata?: Record<string, string>;
+    actor?: ActorClaims & { requestId: string };
+  }) => ({
+    id: randomUUID(),
+    actor: { ...claimsOf(actorA), requestId: 'r' },
+    entityType: 'webhook_subscription',
+    action: 'created',
+    entityId: randomUUID(),
+    metadata: {},
+    ...over,
+  });
+  /** The organization's audit events of `entityId` (the list has no entityId filter: the trail is small here). */
+  const trailOf = async (org: SeededOrg, entityId: string) =>
+    (
+      (await c.api(org.key, 'GET', '/audit-events?pageSize=100')).body.data as {
+        entityId: string;
+        metadata: Record<string, unknown>;
+      }[]
+    ).filter((e) => e.entityId === entityId);
+
+  it('are written for the token actor’s organization only: a delivery token of A cannot write into B’s trail', async () => {
+    const entityId = randomUUID();
+    const intoB = record({ entityId, actor: { ...forgedActorOfB(), requestId: 'attack' } });
+    expect(await codeOf(audit().recordAuditEvent(intoB))).toBe('PermissionDenied');
+    // Naming B's real admin and A's key does not help either.
+    const mixed = record({
+      entityId,
+      actor: { ...claimsOf(actorA), organizationId: b.orgId, userId: b.adminId, requestId: 'attack' },
+    });
+    expect(await codeOf(audit().recordAuditEvent(mixed))).toBe('PermissionDenied');
+    expect(await trailOf(b, entityId)).toEqual([]);
+    expect(await trailOf(a, entityId)).toEqual([]);
+  });
+
+  it('hold only the entity types of the calling service’s own writes: no back-dated approval of an entry', async () => {
+    const entityId = randomUUID();
+    const approval = record({ entityId, entityType: 'entry', action: 'approved', occurredAt: '2020-01-01T00:00:00Z' });
+    expect(await codeOf(audit().recordAuditEvent(approval))).toBe('PermissionDenied');
+    expect(await trailOf(a, entityId)).toEqual([]);
+  });
+
+  it('name the service that recorded them, whatever the message’s metadata says', async () => {
+    const entityId = randomUUID();
+    await audit().recordAuditEvent(record({ entityId, metadata: { service: 'core', actorType: 'api_key' } }));
+    const [row] = await trailOf(a, entityId);
+    expect(row.metadata).toMatchObject({ service: 'delivery', apiKeyId: a.keyId });
+  });
+});
+
 describe('calls into the delivery service without the gateway', () => {
   it('are refused without a token and from a service other than the gateway; with A’s token, B’s webhooks stay out of reach', async () => {
     const created = await c.api(b.key, 'POST', '/webhooks', {
@@ -174,6 +238,63 @@ describe('calls into the delivery service without the gateway', () => {
     expect(await codeOf(rotate(withToken(delivery(), () => core('delivery', forgedActorOfB()))))).toBe('PermissionDenied');
     const gateway = signerOf('gateway', 'gateway');
     expect(await codeOf(rotate(withToken(delivery(), () => gateway('delivery', claimsOf(actorA)))))).toBe('NotFound');
+  });
+});
+
+describe('the delivery service confirms a token’s actor with the core (issue 37 item 5)', () => {
+  const webhooksAs = (actor: ActorClaims) => {
+    const gateway = signerOf('gateway', 'gateway');
+    return createClient(
+      WebhookService,
+      withToken(delivery(), () => gateway('delivery', actor)),
+    );
+  };
+  /** A new organization key of A and the actor the core resolves it to. */
+  async function freshKeyOfA() {
+    const { id, key } = await c.admin.createKey({ user: a.adminId, scope: 'organization' });
+    const auth = createClient(AuthService, transportAs('gateway', 'core', core()));
+    return { id, actor: claimsOf((await auth.authenticate({ key, requestId: 'r' })).actor!) };
+  }
+
+  it('refuses a made-up actor of another organization: it names no key, so B’s webhooks are neither listed nor created', async () => {
+    // Every permission an admin key has, so that only the key check can refuse it.
+    const forged = { ...forgedActorOfB(), permissions: [...DEFAULT_PERMISSIONS.admin] };
+    expect(await codeOf(webhooksAs(forged).listWebhooks({ actor: { ...forged, requestId: 'attack' } }))).toBe('Unauthenticated');
+    const create = webhooksAs(forged).createWebhook({
+      actor: { ...forged, requestId: 'attack' },
+      body: { destinationUrl: 'https://example.com/smuggled', eventNames: ['entry.created'] },
+    });
+    expect(await codeOf(create)).toBe('Unauthenticated');
+    const listed = await c.api(b.key, 'GET', '/webhooks?pageSize=100');
+    expect(listed.body.data.map((w: { destinationUrl: string }) => w.destinationUrl)).not.toContain(
+      'https://example.com/smuggled',
+    );
+  });
+
+  it('refuses a revoked key’s actor at once, and one revoked after a call within seconds', async () => {
+    const never = await freshKeyOfA();
+    await c.admin.revokeKey(never.id);
+    expect(await codeOf(webhooksAs(never.actor).listWebhooks({ actor: { ...never.actor, requestId: 'r' } }))).toBe(
+      'Unauthenticated',
+    );
+
+    const later = await freshKeyOfA();
+    const list = () => codeOf(webhooksAs(later.actor).listWebhooks({ actor: { ...later.actor, requestId: 'r' } }));
+    expect(await list()).toBe('ok');
+    await c.admin.revokeKey(later.id);
+    const revokedAt = Date.now();
+    while ((await list()) === 'ok' && Date.now() - revokedAt < 15_000) await new Promise((r) => setTimeout(r, 200));
+    expect(await list()).toBe('Unauthenticated');
+    // Remembered for seconds, as the gateway remembers a key: not for longer than that and a margin.
+    expect(Date.now() - revokedAt).toBeLessThan(10_000);
+  });
+
+  it('refuses an actor whose grants the token overstates (actor_changed), as the core does', async () => {
+    const { actor } = await freshKeyOfA();
+    const overstated = { ...actor, role: 'admin', permissions: [...actor.permissions, 'made:up'] };
+    expect(await codeOf(webhooksAs(overstated).listWebhooks({ actor: { ...overstated, requestId: 'r' } }))).toBe(
+      'FailedPrecondition',
+    );
   });
 });
 

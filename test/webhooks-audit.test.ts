@@ -1,8 +1,8 @@
 import { DEFAULT_PERMISSIONS } from '@cluster/contracts';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { createClient } from '@connectrpc/connect';
-import { jsonOf, transportAs } from './support/service-calls.ts';
+import { Code, createClient } from '@connectrpc/connect';
+import { transportAs } from './support/service-calls.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiWrite, readDeliveryConfig, recordWrite, startDelivery } from '@cluster/delivery';
 import { createDb } from '@cluster/db';
@@ -93,7 +93,12 @@ describe('audit events of webhook writes', () => {
     expect(await waitForActions(sub.id, 3)).toEqual(['deleted', 'updated', 'created']);
     const res = await c.api(org.key, 'GET', '/audit-events?entityType=webhook_subscription&action=updated');
     const updated = res.body.data.find((e: { entityId: string }) => e.entityId === sub.id);
-    expect(updated.metadata).toMatchObject({ actorType: 'api_key', apiKeyId: org.keyId, fields: ['enabled'] });
+    expect(updated.metadata).toMatchObject({
+      actorType: 'api_key',
+      apiKeyId: org.keyId,
+      fields: ['enabled'],
+      service: 'delivery',
+    });
     expect(new Date(updated.createdAt).getTime()).toBeGreaterThanOrEqual(before.getTime() - 1000);
   });
 
@@ -157,12 +162,26 @@ describe('audit events of webhook writes', () => {
       () => dropDatabase(databaseUrl),
       () => replica.shutdown.run('test'),
     );
+    // A webhook write's audit record, queued as the write queues it (an API call would be refused now: the
+    // delivery service asks the core whether the key is still valid before it writes for it).
+    const id = randomUUID();
+    const db = createDb(databaseUrl, { schema: 'delivery', poolMax: 1 });
+    try {
+      await db.transaction((trx) =>
+        recordWrite(
+          trx,
+          apiWrite(create(ActorSchema, actorOf(org)), { entityType: 'webhook_subscription', action: 'created', entityId: id }),
+        ),
+      );
+    } finally {
+      await db.destroy();
+    }
     const webhooks = createClient(WebhookService, transportAs('gateway', 'delivery', `http://127.0.0.1:${replica.port}`));
-    const created = await webhooks.createWebhook({
+    const refused = webhooks.createWebhook({
       actor: actorOf(org),
       body: { destinationUrl: 'https://example.com/b', eventNames: ['entry.created'] },
     });
-    const id = jsonOf(created.resource).id as string;
+    await expect(refused).rejects.toMatchObject({ code: Code.Unavailable });
 
     await sleep(1500);
     expect(await auditActions(id)).toEqual([]);

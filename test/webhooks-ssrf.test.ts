@@ -54,6 +54,11 @@ describe('destination safety (WEBHOOK_ALLOW_PRIVATE_DESTINATIONS=false)', () => 
       ['http://[2001::f5ff:fffe]/h', 'private 10.0.0.1 via Teredo'],
       ['https://192.0.2.10/h', 'documentation'],
       ['https://[2001:db8::10]/h', 'documentation'],
+      // Special-purpose ranges that are not globally reachable (issue 37), from ipaddr.js's range().
+      ['https://192.88.99.1/h', 'special-purpose (reserved)'],
+      ['https://[100::1]/h', 'special-purpose (discard)'],
+      ['https://[2001:2::1]/h', 'special-purpose (benchmarking)'],
+      ['https://[2001:10::1]/h', 'special-purpose (deprecatedOrchid)'],
     ]) {
       const res = await c.api(org.key, 'POST', '/webhooks', { destinationUrl: url, eventNames: ['api_key.created'] });
       expect(res.status, url).toBe(400);

@@ -278,6 +278,11 @@ describe('readServiceConfig', () => {
     vi.stubEnv('SERVICE_SIGNING_KEY', SEED);
     vi.stubEnv('SERVICE_PUBLIC_KEYS', `gateway:${PUBLIC},billing:${PUBLIC}`);
     expect(() => readServiceConfig('core', false)).toThrow(/billing/);
+    // A list that is given but holds no key (issue 37).
+    for (const empty of [',', ' , ,']) {
+      vi.stubEnv('SERVICE_PUBLIC_KEYS', empty);
+      expect(() => readServiceConfig('core', false)).toThrow(/SERVICE_PUBLIC_KEYS lists no key/);
+    }
   });
 
   it('reads the listen address, the signing key and the listed public keys', () => {

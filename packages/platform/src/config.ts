@@ -422,6 +422,10 @@ function readServiceKeys(self: ServiceName, development: boolean): ServiceKeys {
   const dev = devServiceKeys(self);
   const signingKey = seed ? signingKeyFromSeed(key32('SERVICE_SIGNING_KEY', seed)) : dev.signingKey;
   const publicKeys = listed ? parsePublicKeys(listed) : dev.publicKeys;
+  // A list given but holding no key (`,` or spaces) would refuse every call, or, read as "unset", take the
+  // development keys: neither is meant (issue 37).
+  if (publicKeys.length === 0)
+    throw new ConfigError('SERVICE_PUBLIC_KEYS lists no key: name at least one <service>:<base64 key>');
   return { self, signingKey, publicKeys };
 }
 

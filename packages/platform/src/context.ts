@@ -12,6 +12,8 @@ export interface RequestContext {
   actor?: ActorClaims;
   /** A POST's Idempotency-Key (the gateway sets it): its route's backend call carries it (call-headers.ts). */
   idempotency?: KeyedRequest;
+  /** On a backend, the service whose token opened the call being served (service-auth.ts). */
+  caller?: 'gateway' | 'core' | 'delivery' | 'evidence';
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();

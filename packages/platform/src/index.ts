@@ -15,6 +15,7 @@ export * from './waker.ts';
 export * from './handler-kit.ts';
 export * from './batch-loop.ts';
 export * from './service-auth.ts';
+export * from './actor-confirmation.ts';
 export * from './start-step.ts';
 export * from './periodic-job.ts';
 export * from './operation-rules.ts';

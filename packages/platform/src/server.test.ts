@@ -61,13 +61,16 @@ describe('the service server', () => {
     expect((await rawCall(null)).status).toBe(401);
   });
 
-  it('answers a call without a valid token 401 before reading its body, and closes the connection', async () => {
+  it('answers a call without a valid token, or with a valid one for another method, 401 before reading its body, and closes the connection', async () => {
     // A raw request that announces 40 MiB and sends a few bytes: the answer comes without the rest.
     const { port } = new URL(baseUrl);
+    const otherMethod = `authorization: Bearer ${await sign('core', undefined, `${AuthService.typeName}/GetMe`)}\r\n`;
     for (const [type, authorization] of [
       ['application/proto', ''],
       ['application/json', 'authorization: Bearer forged.token.here\r\n'],
       ['application/grpc', ''],
+      ['application/json', otherMethod],
+      ['application/proto', otherMethod],
     ]) {
       const answer = await new Promise<string>((resolve, reject) => {
         const socket = net.connect(Number(port), '127.0.0.1');

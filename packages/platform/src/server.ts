@@ -105,19 +105,11 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
       return send(200, await metrics.registry.metrics(), metrics.registry.contentType);
     }
     // A call proves its caller before a byte of its body is read or parsed (docs/security.md, "Bounded
-    // before authenticated"): a call without a valid token is answered 401 and its connection closed,
-    // its body unread. The interceptor checks the token again with the method's policy (from the
+    // before authenticated"): a call without a valid token, or with one for another method than its
+    // path names, is answered 401 and its connection closed, its body unread. The interceptor checks the token again with the method's policy (from the
     // verifier's cache), and binds the actor.
     const token = bearerOf(req.headers.authorization ?? null);
-    if (
-      !token ||
-      !(await opts.trust.verify(token).then(
-        () => true,
-        () => false,
-      ))
-    ) {
-      return refuseUnproven(req, res);
-    }
+    if (!token || !(await provesMethod(token, path))) return refuseUnproven(req, res);
     if (req instanceof http.IncomingMessage) {
       // Draining: every HTTP/1.1 answer closes its connection, so callers' pools (connect-unary.ts) take
       // their next calls elsewhere; HTTP/2 sessions get a GOAWAY at close instead.
@@ -126,6 +118,16 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
     }
     (rpc as (a: unknown, b: unknown) => void)(req, res);
   };
+
+  /**
+   * Whether `token` verifies and opens the method the URL names (`/<Service>/<Method>`, the token's `mth`):
+   * a valid token for another method is refused here too, before a byte of the body (issue 37).
+   */
+  const provesMethod = (token: string, path: string): Promise<boolean> =>
+    opts.trust.verify(token).then(
+      (call) => call.method !== undefined && `/${call.method}` === path,
+      () => false,
+    );
 
   /** 401 in Connect's error shape (gRPC clients map HTTP 401 to unauthenticated), the body left unread. */
   const refuseUnproven = (

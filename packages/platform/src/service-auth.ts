@@ -223,9 +223,12 @@ export interface MethodPolicy {
   /**
    * `token` (the default): a message's `actor` is replaced by the token's, and a message's
    * `apiKeyId` must be the token actor's. `message`: the caller vouches for the actor it
-   * sends (a service forwarding what it verified earlier, e.g. an audit record).
+   * sends (a settings session's user). `signed`: the caller vouches for an actor it verified
+   * earlier (a forwarded audit record), which its token must carry: a message naming another
+   * actor is refused, the message's actor is the token's, and its key is not checked again
+   * (it may have been revoked since the write the record tells of).
    */
-  actorFrom?: 'token' | 'message';
+  actorFrom?: 'token' | 'message' | 'signed';
 }
 
 /** What a service's interceptor needs: its verifier, its policy, and (core) the check that an actor is still current. */
@@ -265,7 +268,12 @@ export function requireServiceToken(trust: CallerTrust): Interceptor {
     if (!policy.callers.includes(call.caller)) throw new DomainError('forbidden', `${call.caller} may not call ${name}`);
     req.contextValues.set(verifiedCallKey, call);
     const rule = call.caller === 'gateway' ? trust.rules?.[name] : undefined;
-    if (!req.stream && (policy.actorFrom ?? 'token') === 'token') {
+    // Who called, for a handler that records it (a forwarded audit record names its service).
+    const context = requestContext.getStore();
+    if (context) context.caller = call.caller;
+    if (!req.stream && policy.actorFrom === 'signed') {
+      bindSignedActor(req.message as { actor?: Actor }, call);
+    } else if (!req.stream && (policy.actorFrom ?? 'token') === 'token') {
       const actor = await bindActor(
         req.message as { actor?: Actor; apiKeyId?: string },
         req.method.input.field,
@@ -286,6 +294,24 @@ export function requireServiceToken(trust: CallerTrust): Interceptor {
 
 function noActor(): never {
   throw unauthorized('this call needs a token carrying an actor');
+}
+
+/**
+ * `signed`: the message's actor is the token's. One naming another organization, key or user is refused,
+ * so a token captured for one actor's record cannot write into another's trail (issue 37).
+ */
+function bindSignedActor(message: { actor?: Actor }, call: VerifiedCall): void {
+  if (!call.actor) throw unauthorized('this call needs a token carrying an actor');
+  const sent = message.actor;
+  if (
+    sent &&
+    (sent.organizationId !== call.actor.organizationId ||
+      sent.apiKeyId !== call.actor.apiKeyId ||
+      sent.userId !== call.actor.userId)
+  ) {
+    throw new DomainError('forbidden', 'the actor is not the token actor’s');
+  }
+  message.actor = create(ActorSchema, { ...claimsOf(call.actor), requestId: sent?.requestId ?? '' });
 }
 
 /** Puts the token's actor (the key's current one, with `currentActor`) on the message; answers the actor it bound. */

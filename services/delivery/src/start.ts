@@ -5,10 +5,18 @@ import { randomUUID } from 'node:crypto';
 import { createProducer, topicNames } from '@cluster/kafka';
 import { afterCommit } from '@cluster/db';
 import { createOutboxRelay } from '@cluster/outbox';
-import { createRpcTransport, createTokenSigner, retiredKeyWarnings, withOpenCache, type Shutdown } from '@cluster/platform';
+import {
+  createActorConfirmation,
+  createRpcTransport,
+  createTokenSigner,
+  createTokenVerifier,
+  retiredKeyWarnings,
+  withOpenCache,
+  type Shutdown,
+} from '@cluster/platform';
 import { createBackend } from '@cluster/platform/service';
 import { createClient } from '@connectrpc/connect';
-import { AuditService } from '@cluster/proto';
+import { AuditService, AuthService } from '@cluster/proto';
 import { buildDeliveryRoutes } from './app.ts';
 import { createAuditForwarder } from './audit/forwarder.ts';
 import { createAuditOutboxStore } from './audit/store.ts';
@@ -89,13 +97,11 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     topicPrefix: config.topicPrefix,
   });
 
+  const coreTransport = createRpcTransport(config.coreUrl, { sign: createTokenSigner(config.serviceKeys), audience: 'core' });
   // Webhook writes queue their audit records with their change (shared/write.ts); this hands them to the core.
   const auditForwarder = createAuditForwarder({
     store: createAuditOutboxStore(db),
-    core: createClient(
-      AuditService,
-      createRpcTransport(config.coreUrl, { sign: createTokenSigner(config.serviceKeys), audience: 'core' }),
-    ),
+    core: createClient(AuditService, coreTransport),
     logger,
     metrics,
   });
@@ -111,6 +117,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     audited: () => afterCommit(() => auditForwarder.wake()),
     logger,
   });
+  const coreAuth = createClient(AuthService, coreTransport);
   const routes = buildDeliveryRoutes({
     recovery,
     stores,
@@ -168,8 +175,16 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
 
   const port = await backend.serve({
     routes,
-    // The gateway's calls for API keys meet the rules of their routes here too (docs/security.md).
-    rules: OPERATION_RULES,
+    // The gateway's calls for API keys meet the rules of their routes here too (docs/security.md), for an
+    // actor the core confirms is its key's current one (asked once per actor every few seconds).
+    trust: {
+      verify: createTokenVerifier(config.serviceKeys),
+      policyOf: () => ({ callers: ['gateway'] }),
+      rules: OPERATION_RULES,
+      currentActor: createActorConfirmation((actor) =>
+        coreAuth.confirmActor({ actor: { ...actor, requestId: '' } }, { timeoutMs: 5_000 }),
+      ),
+    },
     sealAnswers: createAnswerBox(config.secretKeys ?? [DEV_SECRET_KEY_MATERIAL]),
     // The fan-out consumer's state is shown (delivery_dependency_up) but never makes delivery unready.
     checks: { consumer: async () => fanout.healthy() },

@@ -91,6 +91,22 @@ const TABLE: [address: string, reason: string | undefined][] = [
   ['2001::f5ff:fffe', 'private 10.0.0.1 via Teredo'],
   ['2001:0:4136:e378:8000:63bf:5601:5601', 'metadata 169.254.169.254 via Teredo'],
   ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', undefined],
+  // special-purpose ranges not globally reachable, named by ipaddr.js's range() (issue 37)
+  ['192.88.99.1', 'special-purpose (reserved), not globally reachable'],
+  ['100::1', 'special-purpose (discard), not globally reachable'],
+  ['2001:2::1', 'special-purpose (benchmarking), not globally reachable'],
+  ['2001:10::1', 'special-purpose (deprecatedOrchid), not globally reachable'],
+  ['5f00::1', 'special-purpose (segmentRouting), not globally reachable'],
+  ['2001:5::1', 'special-purpose (reserved), not globally reachable'],
+  ['::ffff:192.88.99.1', 'special-purpose (reserved), not globally reachable 192.88.99.1 via IPv4-mapped'],
+  // special-purpose ranges that are globally reachable (IANA): allowed
+  ['192.31.196.1', undefined],
+  ['192.52.193.1', undefined],
+  ['192.175.48.1', undefined],
+  ['2001:3::1', undefined],
+  ['2001:4:112::1', undefined],
+  ['2001:20::1', undefined],
+  ['2620:4f:8000::1', undefined],
   // public
   ['8.8.8.8', undefined],
   ['1.1.1.1', undefined],

@@ -69,15 +69,31 @@ const EMBEDDINGS: Embedding[] = [
   { range: ipaddr.IPv6.parseCIDR('2001::/32'), form: 'Teredo', ipv4: (p) => [~p[6] & 0xffff, ~p[7] & 0xffff] },
 ];
 
+/**
+ * The special-purpose ranges of ipaddr.js (`range()`, maintained with the IANA special-purpose address
+ * registries) that are globally reachable, and so may receive webhooks: every other range it names is
+ * refused, so a range the registry adds is refused once the library knows it, without a list here.
+ * (`unicast` is every address outside the named ranges.) IANA: AS112 and AMT relays, ORCHIDv2 and
+ * DRIP entity tags are "globally reachable"; benchmarking, discard-only, 6a44 relay, deprecated
+ * ORCHID, segment routing and the rest of 2001::/23 are not.
+ */
+const GLOBALLY_REACHABLE = new Set(['unicast', 'as112', 'amt', 'as112v6', 'orchid2', 'droneRemoteIdProtocolEntityTags']);
+
+function specialPurpose(address: ipaddr.IPv4 | ipaddr.IPv6): AddressVerdict {
+  const range = address.range();
+  return GLOBALLY_REACHABLE.has(range) ? undefined : `special-purpose (${range}), not globally reachable`;
+}
+
 function classifyV4(address: ipaddr.IPv4): AddressVerdict {
-  return V4_RULES.find((r) => address.match(r.range))?.reason;
+  return V4_RULES.find((r) => address.match(r.range))?.reason ?? specialPurpose(address);
 }
 
 function classifyV6(address: ipaddr.IPv6): AddressVerdict {
   const rule = V6_RULES.find((r) => address.match(r.range));
   if (rule) return rule.reason;
   const embedding = EMBEDDINGS.find((e) => address.match(e.range));
-  if (!embedding) return undefined;
+  // Not a transition form: judged by its own range.
+  if (!embedding) return specialPurpose(address);
   const [hi, lo] = embedding.ipv4(address.parts);
   const inner = new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
   const reason = classifyV4(inner);

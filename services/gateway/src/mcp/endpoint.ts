@@ -2,7 +2,9 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -35,6 +37,14 @@ export interface McpSettings {
   publicBaseUrl?: string;
 }
 
+/**
+ * A JSON-RPC batch (issue 37): at most this many messages, each one unit of the key's rate limit, paid
+ * before any runs; their answers together at most MCP_BATCH_ANSWER_BYTES (a message whose answer would
+ * pass it is answered with an error instead). A lone message answers what its route answers.
+ */
+export const MCP_BATCH_MAX_MESSAGES = 20;
+export const MCP_BATCH_ANSWER_BYTES = 1024 * 1024;
+
 export const MCP_PATH = '/mcp';
 export const PRIVACY_PATH = '/mcp/privacy';
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
@@ -54,8 +64,9 @@ interface RouteTool {
  * Order of refusals: an Origin outside the allow-list 403 before anything else; no, a bad or a
  * revoked key 401 with WWW-Authenticate pointing at the protected-resource metadata (a key that
  * fails counts against the address's failure limit, as on the REST API); then the key's rate limit
- * for the request, whatever its method (429); then per tool call its permissions and scope and the
- * arguments, as tool errors (and the rate limit again for each tool call after the first of a batch).
+ * for the request, whatever its method (429), and once more for each message after the first of a batch
+ * (at most MCP_BATCH_MAX_MESSAGES, else 400), all before any runs; then per tool call its permissions and
+ * scope and the arguments, as tool errors. A batch's answers are bounded together (MCP_BATCH_ANSWER_BYTES).
  */
 export function createMcpEndpoint(deps: {
   routes: readonly RouteDef[];
@@ -144,19 +155,39 @@ export function createMcpEndpoint(deps: {
       throw err;
     }
     // Every authenticated request counts against the key, whatever its method (initialize, tools/list,
-    // ping, notifications): none is free to flood with. The request's own hit pays for its first tool
-    // call; each further call of a batch is one more.
+    // ping, notifications): none is free to flood with. The request's own hit pays for its first message;
+    // each further message of a batch is one more, all paid before any runs (a batch over the limit is 429).
     await enforceRateLimit(ctx, deps.limiter, auth.actor.apiKeyId);
-    let paidCalls = 1;
-    const charge = async () => {
-      if (paidCalls > 0) return void paidCalls--;
-      await enforceRateLimit(ctx, deps.limiter, auth.actor.apiKeyId);
-    };
     const json = ctx.method === 'POST' ? (await readRequestBody(ctx)).json : undefined;
+    const messages = Array.isArray(json) ? json.length : 1;
+    if (messages > MCP_BATCH_MAX_MESSAGES) {
+      throw validation([{ path: '', message: `a batch holds at most ${MCP_BATCH_MAX_MESSAGES} messages` }]);
+    }
+    for (let paid = 1; paid < messages; paid++) await enforceRateLimit(ctx, deps.limiter, auth.actor.apiKeyId);
+    // Each tool call is a message, paid above: its operation's own charge is free.
+    const charge = async () => {};
+    // A batch's answers share one bound; a message whose answer would pass it is answered with an error.
+    let answerBytes = 0;
+    const bounded = <T extends object>(answer: T, tooLarge: () => T): T => {
+      if (messages === 1) return answer;
+      const size = Buffer.byteLength(JSON.stringify(answer));
+      if (answerBytes + size > MCP_BATCH_ANSWER_BYTES) return tooLarge();
+      answerBytes += size;
+      return answer;
+    };
+    const tooLarge = `the batch's answers would pass ${MCP_BATCH_ANSWER_BYTES} bytes: send this message on its own`;
 
     const server = new Server({ name: 'feedback-api', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.tool) }));
-    server.setRequestHandler(CallToolRequestSchema, (req) => call(auth, charge, req.params.name, req.params.arguments));
+    server.setRequestHandler(ListToolsRequestSchema, () =>
+      bounded({ tools: tools.map((t) => t.tool) }, () => {
+        throw new McpError(ErrorCode.InvalidRequest, tooLarge);
+      }),
+    );
+    server.setRequestHandler(CallToolRequestSchema, async (req) =>
+      bounded(await call(auth, charge, req.params.name, req.params.arguments), () =>
+        toolError({ reason: 'payload_too_large', message: tooLarge }),
+      ),
+    );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.respond = false;
     ctx.res.on('close', () => {

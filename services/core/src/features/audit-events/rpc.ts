@@ -1,5 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import { bodyOf, jsonPage, pageArgs } from '@cluster/platform';
+import { bodyOf, jsonPage, pageArgs, requestContext } from '@cluster/platform';
 import type { AuditService } from '@cluster/proto';
 import type { createAuditEventService } from './service.ts';
 
@@ -10,7 +10,8 @@ export function auditEventRpc(auditEvents: ReturnType<typeof createAuditEventSer
       return jsonPage(await auditEvents.list(req.actor, req.parentId || undefined, bodyOf(req.query), pageArgs(req)));
     },
     async recordAuditEvent(req) {
-      await auditEvents.record(req.actor, {
+      // The service whose token opened the call (service-auth.ts), never a field of the message.
+      await auditEvents.record(req.actor, requestContext.getStore()?.caller, {
         id: req.id,
         occurredAt: req.occurredAt,
         entityType: req.entityType,
