@@ -27,7 +27,10 @@ const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
  * its header asks of the overlay that includes it: files beside the kustomization, generators, and
  * cluster-config settings. Each is rendered into a copy of the prod overlay, and all of them at once.
  */
-const COMPONENTS: Record<string, { files?: Record<string, string>; generators?: object[]; settings?: string[] }> = {
+const COMPONENTS: Record<
+  string,
+  { files?: Record<string, string>; generators?: object[]; settings?: string[]; images?: object[] }
+> = {
   'private-ca': {
     files: { 'postgres-ca.pem': PEM, 'kafka-ca.pem': PEM },
     generators: [{ name: 'tls-ca', files: ['postgres-ca.pem', 'kafka-ca.pem'] }],
@@ -39,6 +42,9 @@ const COMPONENTS: Record<string, { files?: Record<string, string>; generators?: 
   'dns-gke-cloud-dns': {},
   'managed-redis': {},
   'managed-stores': {},
+  'kafka-token-sidecar': {
+    images: [{ name: 'kafka-token-writer', newName: 'registry.example.com/msk-iam-token', newTag: '1.0.0' }],
+  },
 };
 /** The components every overlay includes already. */
 const INCLUDED_COMPONENTS = ['gateway-api'];
@@ -157,6 +163,7 @@ function renderWithComponents(r: Rendering): Obj[] {
     kustomization.components.push(`../../components/${name}`);
     for (const [f, text] of Object.entries(c.files ?? {})) writeFileSync(path.join(dir, f), text);
     kustomization.configMapGenerator.push(...(c.generators ?? []));
+    kustomization.images.push(...(c.images ?? []));
     kustomization.configMapGenerator
       .find((g: { name: string }) => g.name === 'cluster-config')
       .literals.push(...(c.settings ?? []));
@@ -842,6 +849,34 @@ describe('the recipes (k8s/components), each rendered into the prod overlay as d
     expect(selected('allow-managed-kafka').sort()).toEqual(['core', 'delivery']);
     expect(find(stores, 'NetworkPolicy', 'allow-managed-postgres').spec!.egress[0].ports).toEqual([
       { protocol: 'TCP', port: 5432 },
+    ]);
+  });
+});
+
+describe('kafka-token-sidecar', () => {
+  it('gives the two Kafka clients a token file that a native sidecar keeps fresh, and the settings that read it at every login', () => {
+    const objs = rendered['prod with components/kafka-token-sidecar'];
+    const config = objs.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('cluster-config'))!.data!;
+    expect(config).toMatchObject({ KAFKA_SSL: 'true', KAFKA_SASL_MECHANISM: 'oauthbearer' });
+    const tokenDir = path.dirname(config.KAFKA_SASL_OAUTHBEARER_TOKEN_FILE);
+    for (const d of objs.filter((o) => o.kind === 'Deployment')) {
+      const spec = d.spec!.template.spec;
+      const name = d.metadata.name;
+      if (!['core', 'delivery'].includes(name)) {
+        expect(spec.initContainers, name).toBeUndefined();
+        continue;
+      }
+      expect(spec.volumes, name).toContainEqual({ name: 'kafka-token', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } });
+      const [sidecar] = spec.initContainers;
+      // A native sidecar: started before the service, running beside it, restarted when it exits.
+      expect(sidecar).toMatchObject({ name: 'kafka-token', restartPolicy: 'Always' });
+      expect(sidecar.env).toContainEqual({ name: 'TOKEN_FILE', value: config.KAFKA_SASL_OAUTHBEARER_TOKEN_FILE });
+      expect(sidecar.volumeMounts).toEqual([{ name: 'kafka-token', mountPath: tokenDir }]);
+      expect(spec.containers[0].volumeMounts, name).toContainEqual({ name: 'kafka-token', mountPath: tokenDir, readOnly: true });
+    }
+    const credentials = objs.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'kafka-token-credentials')!;
+    expect(credentials.spec!.egress).toEqual([
+      { to: [{ ipBlock: { cidr: '169.254.170.23/32' } }], ports: [{ protocol: 'TCP', port: 80 }] },
     ]);
   });
 });
