@@ -235,6 +235,7 @@ describe('production keys', () => {
       NODE_ENV: 'production',
       WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'false',
       DATABASE_URL: c.databaseUrl,
+      DATABASE_ALLOW_PLAINTEXT: 'true', // the local server has no TLS; these runs are about the keys
       ...serviceKeys,
       ...env,
     });

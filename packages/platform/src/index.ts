@@ -16,5 +16,6 @@ export * from './batch-loop.ts';
 export * from './service-auth.ts';
 export * from './start-step.ts';
 export * from './periodic-job.ts';
+export * from './sql-gauge.ts';
 export * from './operation-rules.ts';
 export * from './json-schema.ts';

@@ -32,6 +32,7 @@ export async function startCore(
     metrics,
     idleMs: config.relayIdleMs,
     topicPrefix: config.topicPrefix,
+    timeouts: config.db,
   });
   relay.start();
   const stores = createStores(db);

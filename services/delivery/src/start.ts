@@ -75,6 +75,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     leaseMs: config.leaseMs,
     pollMs: config.pollMs,
     databaseUrl: config.databaseUrl,
+    dbTimeouts: config.db,
     instanceId,
   });
   const relay = createOutboxRelay({
@@ -86,6 +87,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     metrics,
     idleMs: 500,
     topicPrefix: config.topicPrefix,
+    timeouts: config.db,
   });
 
   // Webhook writes queue their audit records with their change (shared/write.ts); this hands them to the core.
