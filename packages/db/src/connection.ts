@@ -151,8 +151,14 @@ export async function destroyClient(client: PooledClient, graceMs = 0): Promise<
   await ended;
 }
 
-/** When each pool's server last answered a query (watchQueries), for pingPool. */
-const lastAnswer = new WeakMap<object, { at: number }>();
+/** What watchQueries keeps per pool: when its server last answered, and its open connections. */
+interface PoolWatch {
+  at: number;
+  connections: Set<PooledClient>;
+}
+
+/** Each pool's PoolWatch (watchQueries), for pingPool. */
+const lastAnswer = new WeakMap<object, PoolWatch>();
 
 /**
  * Watches every query of a pooled connection (knex's, runPrepared's, a transaction's):
@@ -160,13 +166,22 @@ const lastAnswer = new WeakMap<object, { at: number }>();
  *   readiness can tell a busy pool from a dead server without a connection of its own (pingPool);
  * - after a client-side query timeout the statement may still be running (or the server frozen, or
  *   the socket half-open): the connection is destroyed, which knex sees ('end') and drops from the
- *   pool, instead of handing a connection with a hung statement to the next caller.
+ *   pool, instead of handing a connection with a hung statement to the next caller. The pool's other
+ *   connections are likely dead too (a failover leaves them all half-open): each is marked disposed,
+ *   so knex's check at its next acquire replaces it with a new one instead of letting a request wait
+ *   out the timeout on it, one connection after another.
  */
-function watchQueries(client: PooledClient, answered: { at: number }): void {
+function watchQueries(client: PooledClient, watch: PoolWatch): void {
   const query = client.query.bind(client);
+  watch.connections.add(client);
+  (client as unknown as { on(event: 'end', f: () => void): void }).on('end', () => watch.connections.delete(client));
   const settle = (err: unknown) => {
-    if (!err || (err as { severity?: string }).severity) answered.at = Date.now();
-    else if (err instanceof Error && err.message === 'Query read timeout') void destroyClient(client);
+    if (!err || (err as { severity?: string }).severity) watch.at = Date.now();
+    else if (err instanceof Error && err.message === 'Query read timeout') {
+      for (const c of watch.connections)
+        (c as unknown as { __knex__disposed?: string }).__knex__disposed ??= 'another connection of the pool timed out';
+      void destroyClient(client);
+    }
   };
   client.query = (...args: unknown[]) => {
     const last = args.length - 1;
@@ -231,11 +246,11 @@ export async function connectClient(client: pg.Client, timeouts?: DbTimeouts): P
 type AfterCreate = (client: PooledClient, done: (err: Error | null, c: unknown) => void) => void;
 
 /** The pool's hook on a new connection: the session settings by SET, then its queries watched (watchQueries). */
-function afterCreate(settings: SessionSettings, answered: { at: number }): AfterCreate {
+function afterCreate(settings: SessionSettings, watch: PoolWatch): AfterCreate {
   const sql = sessionSettingsSql(settings);
   return (client, done) => {
     const ready = (err: Error | null) => {
-      if (!err) watchQueries(client, answered);
+      if (!err) watchQueries(client, watch);
       done(err, client);
     };
     if (!sql) return ready(null);
@@ -268,8 +283,8 @@ export function createDb(
 ): Knex {
   const sink = opts.logger;
   const t = opts.timeouts;
-  const answered = { at: 0 };
-  const hook = afterCreate({ statementTimeoutMs: t?.statementTimeoutMs, lockTimeoutMs: opts.lockTimeoutMs }, answered);
+  const watch: PoolWatch = { at: 0, connections: new Set() };
+  const hook = afterCreate({ statementTimeoutMs: t?.statementTimeoutMs, lockTimeoutMs: opts.lockTimeoutMs }, watch);
   const knex = knexFactory({
     log: sink
       ? {
@@ -285,7 +300,7 @@ export function createDb(
     pool: { min: 0, max: opts.poolMax ?? 10, afterCreate: hook },
     acquireConnectionTimeout: t?.acquireTimeoutMs ?? 10000,
   });
-  lastAnswer.set(knex, answered);
+  lastAnswer.set(knex, watch);
   if (opts.observer) observePool(knex, opts.observer);
   return knex;
 }
