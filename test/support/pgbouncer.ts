@@ -26,12 +26,11 @@ export interface PgBouncer {
  * without it), in `poolMode` (session: the mode docs/deploy.md requires). Run as root, it runs as the
  * `postgres` user (it refuses root).
  */
-export async function startPgBouncer(
-  serverUrl: string,
-  opts: { poolMode?: 'session' | 'transaction' } = {},
-): Promise<PgBouncer> {
+export async function startPgBouncer(serverUrl: string, opts: { poolMode?: 'session' | 'transaction' } = {}): Promise<PgBouncer> {
   if (!existsSync(PGBOUNCER))
-    throw new Error(`${PGBOUNCER} is missing: install Debian's pgbouncer package (apt-get install -y pgbouncer) or set PGBOUNCER_PATH`);
+    throw new Error(
+      `${PGBOUNCER} is missing: install Debian's pgbouncer package (apt-get install -y pgbouncer) or set PGBOUNCER_PATH`,
+    );
   const server = new URL(serverUrl);
   const port = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pgbouncer-'));

@@ -51,7 +51,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     pair.client.pause();
     const upstream = pair.upstream;
     pair.upstream = undefined;
-    upstream?.removeAllListeners('close').removeAllListeners('error').on('error', () => {});
+    upstream
+      ?.removeAllListeners('close')
+      .removeAllListeners('error')
+      .on('error', () => {});
     upstream?.destroy();
   };
   // allowHalfOpen: a black-holed client's FIN gets no FIN back (its socket stays half-open).
