@@ -174,10 +174,15 @@ const lastAnswer = new WeakMap<object, PoolWatch>();
 function watchQueries(client: PooledClient, watch: PoolWatch): void {
   const query = client.query.bind(client);
   watch.connections.add(client);
-  (client as unknown as { on(event: 'end', f: () => void): void }).on('end', () => watch.connections.delete(client));
+  const events = client as unknown as { on(event: 'end' | 'error', f: () => void): void };
+  events.on('end', () => watch.connections.delete(client));
+  // A connection that broke (the server terminated it, a socket reset) says more than earlier answers:
+  // readiness asks the server again (pingPool) rather than trusting them.
+  events.on('error', () => (watch.at = 0));
   const settle = (err: unknown) => {
     if (!err || (err as { severity?: string }).severity) watch.at = Date.now();
     else if (err instanceof Error && err.message === 'Query read timeout') {
+      watch.at = 0;
       for (const c of watch.connections)
         (c as unknown as { __knex__disposed?: string }).__knex__disposed ??= 'another connection of the pool timed out';
       void destroyClient(client);
@@ -370,10 +375,11 @@ export async function ensureDatabase(url: string): Promise<void> {
 
 /**
  * Readiness of a serving pool without a connection of its own: ready when the server answered one of
- * the pool's queries in the last `freshMs` (a pool busy with real work is a working one: a load peak
- * that queues acquires must not make every replica unready at once), else when `SELECT 1` through
- * the pool answers. A frozen or unreachable server answers nothing, so the replica goes unready
- * `freshMs` after the last answer plus the probe's bound.
+ * the pool's queries in the last `freshMs` and no connection of the pool broke or timed out since (a
+ * pool busy with real work is a working one: a load peak that queues acquires must not make every
+ * replica unready at once), else when `SELECT 1` through the pool answers. A server that goes away
+ * breaks the connections (unready at the next probe); a frozen or unreachable one answers nothing,
+ * so the replica goes unready at most `freshMs` after the last answer plus the probe's bound.
  */
 export async function pingPool(knex: Knex, freshMs: number): Promise<boolean> {
   const at = lastAnswer.get(knex)?.at ?? 0;
