@@ -38,18 +38,23 @@ const WRITE_SHARE = Number(process.env.BENCH_WRITE_SHARE ?? 0.3);
 const SCRAPE_MS = 5_000;
 const PROJECTS = 4;
 type Service = 'core' | 'delivery' | 'evidence' | 'gateway';
-const BACKENDS = ['core', 'delivery', 'evidence'] as const;
 
 /** The settings of a Deployment's container that size it: its pool, its heap cap, its concurrency. */
 function manifestSettings(service: Service): Record<string, string> {
   const docs = parseAllDocuments(readFileSync(path.join(ROOT, 'k8s', 'base', `${service}.yaml`), 'utf8'));
-  const deployment = docs.map((d) => d.toJS()).find((m) => m?.kind === 'Deployment');
-  const env: { name: string; value?: string }[] = deployment.spec.template.spec.containers[0].env ?? [];
+  const deployment = docs.map((d) => d.toJS() as Manifest | null).find((m) => m?.kind === 'Deployment');
+  const env = deployment?.spec.template.spec.containers[0].env ?? [];
   const keep = ['NODE_OPTIONS', 'DB_POOL_MAX', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_PER_DESTINATION_CONCURRENCY'];
   const settings = Object.fromEntries(env.filter((e) => keep.includes(e.name) && e.value).map((e) => [e.name, e.value!]));
   const override = process.env[`BENCH_POOL_${service.toUpperCase()}`];
   if (override) settings.DB_POOL_MAX = override;
   return settings;
+}
+
+/** The part of a Deployment manifestSettings reads. */
+interface Manifest {
+  kind: string;
+  spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } };
 }
 
 /** One pod: its process, name and where its metrics are. */
@@ -120,7 +125,7 @@ async function main(): Promise<number> {
     WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true',
   };
   const pods: Pod[] = [];
-  const balancers: Partial<Record<Service, Balancer>> = {};
+  const balancers = new Map<Service, Balancer>();
   const cleanups: (() => Promise<void>)[] = [];
   const settings = Object.fromEntries(
     (['core', 'delivery', 'evidence', 'gateway'] as const).map((s) => [s, manifestSettings(s)]),
@@ -149,7 +154,7 @@ async function main(): Promise<number> {
       );
       cleanups.push(() => lb.close());
       await lb.waitForAll(120_000);
-      balancers[service] = lb;
+      balancers.set(service, lb);
       return lb;
     };
     console.error('[pools] starting 2 cores, 2 deliveries, 2 evidence, 2 gateways with the manifests settings');
@@ -172,13 +177,13 @@ async function main(): Promise<number> {
         bodyTimeout: 30_000,
       });
       const text = await res.body.text();
-      return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
+      return { status: res.statusCode, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
     };
     const projects: string[] = [];
     for (let i = 0; i < PROJECTS; i++) {
       const r = await call('POST', '/projects', { name: `pools ${i}`, description: 'bench' });
       if (r.status !== 201) throw new Error(`create project answered ${r.status}`);
-      projects.push(r.body.id);
+      projects.push(String(r.body.id));
     }
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
@@ -186,7 +191,7 @@ async function main(): Promise<number> {
       const r = await call('POST', '/webhooks', { destinationUrl: `${receiver.url}?s=${i}`, eventNames: ['entry.created'] });
       if (r.status !== 201) throw new Error(`subscribe answered ${r.status}: ${JSON.stringify(r.body)}`);
     }
-    const setupTransitions = Object.values(balancers).reduce((n, b) => n + b!.history().transitions.length, 0);
+    const setupTransitions = [...balancers.values()].reduce((n, b) => n + b.history().transitions.length, 0);
 
     // Two "Prometheus replicas" scrape every pod every SCRAPE_MS; the deepest acquire queue and the slowest scrape are kept.
     const scrape = async (pod: Pod) => {
@@ -226,7 +231,7 @@ async function main(): Promise<number> {
       peaks.clear();
       const before = new Map(await Promise.all(pods.map(async (p) => [p.name, (await scrape(p)).m] as const)));
       const received0 = receiver.received.length;
-      const transitions0 = Object.fromEntries(Object.entries(balancers).map(([s, b]) => [s, b!.history().transitions.length]));
+      const transitions0 = new Map([...balancers].map(([s, b]) => [s, b.history().transitions.length]));
       const cpu0 = cpuTimes();
       const latencies: number[] = [];
       const statuses = new Map<number, number>();
@@ -244,7 +249,7 @@ async function main(): Promise<number> {
                 : r < WRITE_SHARE + (1 - WRITE_SHARE) / 2
                   ? call('GET', `/projects/${project}/entries`)
                   : call('GET', `/projects/${project}`)
-            ).catch(() => ({ status: 0, body: undefined }));
+            ).catch(() => ({ status: 0, body: {} }));
             latencies.push(performance.now() - t0);
             statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
           }
@@ -261,10 +266,10 @@ async function main(): Promise<number> {
       const unavailable = statuses.get(503) ?? 0;
       const others = [...statuses].filter(([s]) => s >= 500 || s === 0).filter(([s]) => s !== 503);
       const webhooks = (receiver.received.length - received0) / STEP_S;
-      const unready = Object.entries(balancers).flatMap(([s, b]) =>
-        b!
+      const unready = [...balancers].flatMap(([s, b]) =>
+        b
           .history()
-          .transitions.slice(transitions0[s])
+          .transitions.slice(transitions0.get(s))
           .filter((t) => !t.ready),
       );
       const status = [...statuses]
@@ -306,7 +311,7 @@ async function main(): Promise<number> {
     scraping = false;
     await scraper;
 
-    const probeFailures = Object.values(balancers).map((b) => b!.history().failedProbes);
+    const probeFailures = [...balancers.values()].map((b) => b.history().failedProbes);
     console.log(`\nSettings from k8s/base: ${JSON.stringify(settings)}`);
     console.log(
       `Steps of ${STEP_S} s, ${WRITE_SHARE * 100}% writes (each 2 webhooks), the rest reads; every pod scraped twice per ${SCRAPE_MS / 1000} s.\n`,

@@ -76,18 +76,14 @@ export function createLeaderConnection(opts: {
 
   return {
     async acquire() {
-      if (!(conn && leading)) {
-        conn ??= await connect();
-        const c = conn;
-        const { rows } = await run<{ locked: boolean }>(c, 'SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
-          opts.lockName,
-        ]);
-        if (!rows[0].locked) return undefined;
-        await run(c, `LISTEN ${opts.channel}`);
-        leading = true;
-      }
-      const c = conn!;
-      return { query: (text, values) => run(c, text, values) };
+      const session = (c: pg.Client): LeaderSession => ({ query: (text, values) => run(c, text, values) });
+      if (conn && leading) return session(conn);
+      const c = (conn ??= await connect());
+      const { rows } = await run<{ locked: boolean }>(c, 'SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [opts.lockName]);
+      if (!rows[0].locked) return undefined;
+      await run(c, `LISTEN ${opts.channel}`);
+      leading = conn === c;
+      return session(c);
     },
     async drop() {
       const c = conn;

@@ -48,12 +48,12 @@ export function createDueListener(opts: {
     const client = new pg.Client(
       clientConfig(opts.databaseUrl, { application: 'delivery-due-listener', timeouts: opts.timeouts }),
     );
-    let heartbeat: NodeJS.Timeout | undefined;
+    const timers: { heartbeat?: NodeJS.Timeout } = {};
     let lost = false;
     const lose = (err: unknown) => {
       if (lost) return;
       lost = true;
-      clearInterval(heartbeat);
+      clearInterval(timers.heartbeat);
       if (listener === client) listener = undefined;
       void destroyClient(client);
       if (stopping) return;
@@ -81,7 +81,7 @@ export function createDueListener(opts: {
     retryMs = RETRY_MS.first;
     opts.onDue(); // what was inserted while nothing listened is looked for now
     let beating = false;
-    heartbeat = setInterval(() => {
+    timers.heartbeat = setInterval(() => {
       if (beating) return;
       beating = true;
       client
@@ -89,7 +89,7 @@ export function createDueListener(opts: {
         .catch(lose)
         .finally(() => (beating = false));
     }, opts.heartbeatMs ?? LISTEN_HEARTBEAT_MS);
-    heartbeat.unref();
+    timers.heartbeat.unref();
   };
 
   return {
