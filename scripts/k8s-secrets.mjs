@@ -3,7 +3,9 @@
 //
 //   node scripts/k8s-secrets.mjs k8s/overlays/dev [--database-url URL] [--redis-url URL] [--force]
 //
-// --database-url names the server, the database and its TLS parameters (sslmode, ...); its user and
+// --database-url names the server, the database and its TLS parameters (sslmode, ...); without an
+// sslmode it gets sslmode=verify-full (the services refuse plaintext outside development unless
+// DATABASE_ALLOW_PLAINTEXT=true; a private CA goes in DATABASE_SSL_ROOT_CERT, docs/deploy.md); its user and
 // password are not used: each service connects as a database role of its own, the migration Job as
 // the owner role (scripts/lib/db-roles.mjs, docs/security.md "Database roles"), each with a fresh
 // password. DIR/secrets/roles.sql is the SQL an administrator runs once to create those roles
@@ -34,7 +36,7 @@ import { generateServiceKeys } from './lib/service-keys.mjs';
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    'database-url': { type: 'string', default: 'postgres://postgres-rw.postgres.svc:5432/feedback' },
+    'database-url': { type: 'string', default: 'postgres://postgres-rw.postgres.svc:5432/feedback?sslmode=verify-full' },
     'redis-url': { type: 'string', default: 'redis://redis.redis.svc:6379' },
     force: { type: 'boolean', default: false },
   },
@@ -44,14 +46,25 @@ if (!dir) {
   process.stderr.write('usage: node scripts/k8s-secrets.mjs <overlay dir> [--database-url URL] [--redis-url URL] [--force]\n');
   process.exit(2);
 }
+/** The server's URL, with sslmode=verify-full unless it names one (a plaintext one is kept, with a warning). */
+const serverUrl = (() => {
+  const u = new URL(values['database-url']);
+  const mode = u.searchParams.get('sslmode');
+  if (mode === null) u.searchParams.set('sslmode', 'verify-full');
+  else if (mode === 'disable')
+    process.stderr.write(
+      'warning: --database-url says sslmode=disable: the services refuse plaintext Postgres unless DATABASE_ALLOW_PLAINTEXT=true (docs/deploy.md, "Postgres over TLS")\n',
+    );
+  return u.toString();
+})();
 const keys = generateServiceKeys();
 const sealingKey = () => randomBytes(32).toString('base64');
 const identity = (service) => ({ SERVICE_SIGNING_KEY: keys.signingKeys[service], SERVICE_PUBLIC_KEYS: keys.SERVICE_PUBLIC_KEYS });
 const roles = databaseRoleNames();
 const passwords = rolePasswords(roles);
 /** The database URL as role `role` of `roles` (the owner, or a service's). */
-const databaseUrl = (role) => roleUrl(values['database-url'], roles[role], passwords[role]);
-const database = decodeURIComponent(new URL(values['database-url']).pathname.slice(1));
+const databaseUrl = (role) => roleUrl(serverUrl, roles[role], passwords[role]);
+const database = decodeURIComponent(new URL(serverUrl).pathname.slice(1));
 const files = {
   'gateway.env': { ...identity('gateway'), REDIS_URL: values['redis-url'] },
   'core.env': { ...identity('core'), DATABASE_URL: databaseUrl('core'), CODEHOST_SECRET_KEY: sealingKey() },

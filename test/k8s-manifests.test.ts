@@ -358,7 +358,7 @@ describe.each(RENDERINGS)('$name', ({ name: rendering, overlay, components }) =>
     const credentials = (secret: string) => {
       const o = objs().find((x) => x.kind === 'Secret' && unhashed(x.metadata.name) === `${secret}-secrets`)!;
       const url = new URL(Buffer.from(o.data!.DATABASE_URL.replace(/\s/g, ''), 'base64').toString('utf8'));
-      return { user: url.username, password: url.password, database: url.pathname };
+      return { user: url.username, password: url.password, database: url.pathname, sslmode: url.searchParams.get('sslmode') };
     };
     const users = Object.fromEntries([...DATABASE_SERVICES, 'migrate'].map((s) => [s, credentials(s)]));
     expect(Object.fromEntries(Object.entries(users).map(([s, c]) => [s, c.user]))).toEqual({
@@ -367,6 +367,8 @@ describe.each(RENDERINGS)('$name', ({ name: rendering, overlay, components }) =>
     });
     expect(new Set(Object.values(users).map((c) => c.password)).size).toBe(4);
     expect(new Set(Object.values(users).map((c) => c.database))).toEqual(new Set(['/feedback']));
+    // TLS verified by default: the services refuse plaintext outside development (DATABASE_ALLOW_PLAINTEXT).
+    expect(new Set(Object.values(users).map((c) => c.sslmode))).toEqual(new Set(['verify-full']));
     // The administrator's SQL creates exactly those roles with exactly those passwords.
     const sql = readFileSync(path.join(work, 'overlays/dev/secrets/roles.sql'), 'utf8');
     for (const c of Object.values(users)) expect(sql).toContain(`CREATE ROLE "${c.user}" LOGIN PASSWORD '${c.password}'`);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropDatabase, startTestCluster, type TestCluster } from './support/cluster.ts';
+import { until } from './support/poll.ts';
 
 // Readiness is local (docs/runbook.md, "Readiness"): a service is ready when it can serve its own
 // traffic. The gateway never folds the backends' readiness into its own; a backend is ready with
@@ -40,7 +41,12 @@ describe('readiness is local', () => {
     const { key } = await c.seedOrg();
     // The core's database disappears (connections killed): the one dependency it cannot serve without.
     await dropDatabase(c.databaseUrl);
-    const after = await ready(c.ports.core);
+    // Unready at the next probe (a broken connection makes the pool's readiness ask the server again).
+    const after = await until(
+      () => ready(c.ports.core),
+      (r) => r.status === 503,
+      5_000,
+    );
     expect(after.status).toBe(503);
     expect(after.body.checks).toMatchObject({ postgres: false, kafka: true });
     expect(after.body.ready).toBe(false);

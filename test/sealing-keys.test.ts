@@ -206,10 +206,32 @@ describe('production keys', () => {
       NODE_ENV: 'production',
       WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'false',
       DATABASE_URL: c.databaseUrl,
+      DATABASE_ALLOW_PLAINTEXT: 'true', // the local server has no TLS; these runs are about the keys
       ...serviceKeys,
       ...env,
     });
   }
+
+  it('a service refuses plaintext Postgres outside development unless DATABASE_ALLOW_PLAINTEXT=true (issue 38)', async () => {
+    const sealing = {
+      CODEHOST_SECRET_KEY: randomBytes(32).toString('base64'),
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+    };
+    const [core, delivery, allowed] = await Promise.all([
+      refusal('core', { ...sealing, DATABASE_ALLOW_PLAINTEXT: '' }),
+      refusal('delivery', { ...sealing, DATABASE_ALLOW_PLAINTEXT: 'false' }),
+      // Allowed, the start goes past the check and stops at the next missing setting of this run.
+      refusal('core', { ...sealing, CODEHOST_SECRET_KEY: '' }),
+    ]);
+    for (const refused of [core, delivery]) {
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        'ConfigError: DATABASE_URL connects to Postgres without TLS (sslmode=disable, the default when unset), refused unless CLUSTER_ENV=development',
+      );
+    }
+    expect(allowed.stderr).not.toContain('without TLS');
+    expect(allowed.stderr).toContain('CODEHOST_SECRET_KEY is required');
+  });
 
   it('a service refuses to start with a missing, placeholder or short key, naming the variable', async () => {
     const [missing, placeholder, short, codehost] = await Promise.all([

@@ -65,6 +65,8 @@ export interface Balancer {
   url: string;
   /** The backends in the rotation now. */
   ready(): string[];
+  /** Every change of a backend's place in the rotation since the start (its first entry included), and failed probes. */
+  history(): { transitions: { name: string; ready: boolean; at: number }[]; failedProbes: Record<string, number> };
   /** Waits (bounded) until every backend is in the rotation. */
   waitForAll(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
@@ -72,6 +74,8 @@ export interface Balancer {
 
 export async function startBalancer(backends: Backend[], probe: ReadinessProbe): Promise<Balancer> {
   const health = backends.map((b) => ({ ...b, ready: false, failures: 0 }));
+  const transitions: { name: string; ready: boolean; at: number }[] = [];
+  const failedProbes: Record<string, number> = Object.fromEntries(backends.map((b) => [b.name, 0]));
   let next = 0;
   const sockets = new Set<net.Socket>();
   const track = (s: net.Socket) => {
@@ -116,8 +120,11 @@ export async function startBalancer(backends: Backend[], probe: ReadinessProbe):
         .then((res) => res.ok)
         .catch(() => false);
       h.failures = ok ? 0 : h.failures + 1;
+      const was = h.ready;
       if (ok) h.ready = true;
       else if (h.failures >= probe.failureThreshold) h.ready = false;
+      if (!ok) failedProbes[h.name]++;
+      if (h.ready !== was) transitions.push({ name: h.name, ready: h.ready, at: Date.now() });
     };
     void check();
     return setInterval(() => void check(), probe.periodMs).unref();
@@ -127,6 +134,7 @@ export async function startBalancer(backends: Backend[], probe: ReadinessProbe):
     port,
     url: `http://127.0.0.1:${port}`,
     ready: () => health.filter((h) => h.ready).map((h) => h.name),
+    history: () => ({ transitions: [...transitions], failedProbes: { ...failedProbes } }),
     async waitForAll(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       while (health.some((h) => !h.ready)) {

@@ -2,9 +2,34 @@
 // in-memory twin of `paginate` for the fake stores is in test-kit.ts (`@cluster/db/test-kit`), out
 // of the production entry.
 export type { Knex } from 'knex';
-export { createDb, ensureDatabase, pgConnectionConfig, pingDb, type DbLogSink, type DbTimeouts } from './connection.ts';
+export {
+  clientConfig,
+  connectClient,
+  createDb,
+  destroyClient,
+  ensureDatabase,
+  KEEPALIVE_IDLE_MS,
+  pgConnectionConfig,
+  pingDb,
+  pingPool,
+  poolState,
+  sessionSettingsSql,
+  type DbLogSink,
+  type DbPoolObserver,
+  type DbTimeouts,
+  type SessionSettings,
+} from './connection.ts';
 export { prepared, runPrepared, type PreparedStatement } from './prepared.ts';
-export { assertMigrated, migrate, prepareSchema, runMigrations, type Migration } from './migrations.ts';
+export {
+  assertMigrated,
+  isLockTimeout,
+  migrate,
+  prepareSchema,
+  runMigrations,
+  type Migration,
+  type MigrationRetry,
+  type MigrationRun,
+} from './migrations.ts';
 export { excessPrivileges, grantRuntimeRole } from './roles.ts';
 export { pageOffset, paginate } from './pagination.ts';
 export { isUuid, jsonbValues } from './values.ts';

@@ -1,7 +1,7 @@
-import { Counter, Gauge } from 'prom-client';
-import type { Knex } from '@cluster/db';
+import { Counter } from 'prom-client';
+import type { DbTimeouts, Knex } from '@cluster/db';
 import type { Producer } from '@cluster/kafka';
-import { createBatchLoop, type Logger, type Metrics } from '@cluster/platform';
+import { createBatchLoop, sqlGauge, type Logger, type Metrics } from '@cluster/platform';
 import { createLeaderConnection } from './leader-connection.ts';
 import { createOutboxPublisher, type OutboxRow } from './publisher.ts';
 
@@ -27,6 +27,12 @@ export interface OutboxRelayOptions {
   maxRequestBytes?: number;
   /** This process's Kafka topic prefix (its KAFKA_TOPIC_PREFIX), added to the logical topic of each row. */
   topicPrefix: string;
+  /**
+   * Bounds of every wait of the relay's own connection (the pools' DB_STATEMENT_TIMEOUT_MS and
+   * DB_ACQUIRE_TIMEOUT_MS): a frozen server or a half-open socket fails a batch within them, and the
+   * next batch opens a new connection (createLeaderConnection).
+   */
+  timeouts?: DbTimeouts;
 }
 
 export interface OutboxRelay {
@@ -62,6 +68,7 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     lockName: `${schema}:outbox-relay`,
     channel: `${schema}_outbox`,
     logger,
+    timeouts: opts.timeouts,
     onWake: () => loop.wake(),
   });
 
@@ -126,28 +133,27 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
 
 /** The relay's metrics: published and failed batches, and the backlog an SRE alerts on. */
 function relayMetrics(db: Knex, table: string, metrics: Metrics) {
-  new Gauge({
+  // Read by the process's SQL-gauge sampler: at most once per 5 s, one query at a time, whatever the scrapes.
+  sqlGauge(metrics, {
     name: `${metrics.prefix}outbox_backlog`,
     help: 'Outbox rows not yet published.',
-    registers: [metrics.registry],
-    async collect() {
+    read: async () => {
       const [{ count }] = await db(table)
         .count({ count: '*' })
         .catch(() => [{ count: 0 }]);
-      this.set(Number(count));
+      return Number(count);
     },
   });
-  new Gauge({
+  sqlGauge(metrics, {
     name: `${metrics.prefix}outbox_oldest_age_seconds`,
     help: 'Age of the oldest unpublished outbox row.',
-    registers: [metrics.registry],
-    async collect() {
+    read: async () => {
       const row = await db(table)
         .min({ oldest: 'createdAt' })
         .first()
         .catch(() => undefined);
       const oldest = row?.oldest as Date | null | undefined;
-      this.set(oldest ? (Date.now() - new Date(oldest).getTime()) / 1000 : 0);
+      return oldest ? (Date.now() - new Date(oldest).getTime()) / 1000 : 0;
     },
   });
   return {

@@ -8,6 +8,7 @@ import {
   readDatabaseConfig,
   readDbTimeouts,
   readMigrationConfig,
+  plaintextRefusal,
   readKafkaConfig,
   readProcessConfig,
   readServiceConfig,
@@ -235,11 +236,48 @@ describe('readDatabaseConfig', () => {
   });
 });
 
+describe('plaintext Postgres outside development', () => {
+  afterEach(() => vi.unstubAllEnvs());
+  const plain = 'postgres://app:pw@db.example:5432/app';
+
+  it('is refused unless DATABASE_ALLOW_PLAINTEXT=true, naming the fixes', () => {
+    for (const url of [plain, `${plain}?sslmode=disable`]) {
+      vi.stubEnv('DATABASE_URL', url);
+      expect(() => readDatabaseConfig(false)).toThrow(
+        /DATABASE_URL connects to Postgres without TLS .*refused unless CLUSTER_ENV=development: add sslmode=verify-full .*DATABASE_ALLOW_PLAINTEXT=true/,
+      );
+      expect(() => readMigrationConfig(false)).toThrow(/DATABASE_RUNTIME_ROLE is required/); // the Job's own first
+      vi.stubEnv('DATABASE_RUNTIME_ROLE', 'feedback_core');
+      expect(() => readMigrationConfig(false)).toThrow(/without TLS/);
+      vi.stubEnv('DATABASE_RUNTIME_ROLE', '');
+      expect(readDatabaseConfig(true).databaseUrl).toBe(url); // development: allowed
+      vi.stubEnv('DATABASE_ALLOW_PLAINTEXT', 'true');
+      expect(readDatabaseConfig(false).databaseUrl).toBe(url);
+      vi.stubEnv('DATABASE_ALLOW_PLAINTEXT', '');
+    }
+  });
+
+  it('passes TLS, a Unix socket and an unset URL (the composition roots refuse that)', () => {
+    for (const url of [`${plain}?sslmode=verify-full`, `${plain}?sslmode=require`, 'postgres:///app?host=/run/postgresql', '']) {
+      vi.stubEnv('DATABASE_URL', url);
+      expect(readDatabaseConfig(false).databaseUrl).toBe(url);
+    }
+    expect(plaintextRefusal('postgres://h/app?sslmode=verify-ca')).toBeUndefined();
+  });
+
+  it('reads DB_MIGRATION_LOCK_TIMEOUT_MS (2 s by default)', () => {
+    vi.stubEnv('DATABASE_URL', '');
+    expect(readDatabaseConfig(true).migrationLockTimeoutMs).toBe(2000);
+    vi.stubEnv('DB_MIGRATION_LOCK_TIMEOUT_MS', '750');
+    expect(readDatabaseConfig(true).migrationLockTimeoutMs).toBe(750);
+  });
+});
+
 describe('readMigrationConfig', () => {
   afterEach(() => vi.unstubAllEnvs());
 
   it('names the role the migration grants, required outside development, and only a plain identifier', () => {
-    vi.stubEnv('DATABASE_URL', 'postgres://feedback_owner:pw@db.example:5432/feedback');
+    vi.stubEnv('DATABASE_URL', 'postgres://feedback_owner:pw@db.example:5432/feedback?sslmode=verify-full');
     vi.stubEnv('DATABASE_RUNTIME_ROLE', 'feedback_core');
     const config = readMigrationConfig(false);
     expect(config.runtimeRole).toBe('feedback_core');

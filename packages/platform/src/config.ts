@@ -181,13 +181,44 @@ export function readDbTimeouts() {
  * on as the URL's `sslrootcert` so that every connection of the process sees it. DATABASE_CREATE:
  * create the database when missing, through the maintenance database `postgres` (`npm start`, the
  * tests); off, nothing connects there (a managed server whose application role may not).
+ * Outside development a plaintext URL (sslmode disable or unset, to a host over TCP) is refused
+ * unless DATABASE_ALLOW_PLAINTEXT=true says the network is trusted (plaintextRefusal).
+ * DB_MIGRATION_LOCK_TIMEOUT_MS: a migration's statement waits at most this long for a lock, then the
+ * migration is rolled back and tried again (@cluster/db's migrate).
  */
-export function readDatabaseConfig() {
+export function readDatabaseConfig(development: boolean = readDevelopment()) {
+  const databaseUrl = withRootCert(str('DATABASE_URL', ''), optionalStr('DATABASE_SSL_ROOT_CERT'));
+  if (!development && !bool('DATABASE_ALLOW_PLAINTEXT', false)) {
+    const problem = plaintextRefusal(databaseUrl);
+    if (problem) throw new ConfigError(problem);
+  }
   return {
     /** '' when unset: the composition roots refuse to start without it (the test harness supplies its own). */
-    databaseUrl: withRootCert(str('DATABASE_URL', ''), optionalStr('DATABASE_SSL_ROOT_CERT')),
+    databaseUrl,
     createDatabase: bool('DATABASE_CREATE', false),
+    migrationLockTimeoutMs: int('DB_MIGRATION_LOCK_TIMEOUT_MS', 2_000, 0),
   };
+}
+
+/**
+ * Why `url` would send passwords and data in the clear, or undefined: sslmode `disable` or unset to a
+ * host over TCP. A Unix socket (`?host=/run/postgresql`) never leaves the machine and passes.
+ */
+export function plaintextRefusal(url: string): string | undefined {
+  if (!url) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined; // pgConnectionConfig names a malformed URL
+  }
+  const mode = parsed.searchParams.get('sslmode') ?? 'disable';
+  if (mode !== 'disable' || parsed.searchParams.get('host')?.startsWith('/')) return undefined;
+  return (
+    `DATABASE_URL connects to Postgres without TLS (sslmode=${parsed.searchParams.get('sslmode') ?? 'disable, the default when unset'}), refused unless ${DEVELOPMENT_SWITCH}: ` +
+    'add sslmode=verify-full (and DATABASE_SSL_ROOT_CERT for a private CA), or set DATABASE_ALLOW_PLAINTEXT=true ' +
+    'for a network you trust (a PgBouncer sidecar on localhost; docs/deploy.md, "Postgres over TLS")'
+  );
 }
 export type DatabaseConfig = ReturnType<typeof readDatabaseConfig>;
 
@@ -212,7 +243,7 @@ export function readMigrationConfig(development: boolean) {
     throw new ConfigError(
       `DATABASE_RUNTIME_ROLE: "${runtimeRole}" is not a role name this cluster uses (lower-case letters, digits and _, starting with a letter or _, at most 63)`,
     );
-  return { ...readDatabaseConfig(), runtimeRole };
+  return { ...readDatabaseConfig(development), runtimeRole };
 }
 
 function withRootCert(url: string, rootCert: string | undefined): string {

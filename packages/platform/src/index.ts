@@ -18,5 +18,6 @@ export * from './service-auth.ts';
 export * from './actor-confirmation.ts';
 export * from './start-step.ts';
 export * from './periodic-job.ts';
+export * from './sql-gauge.ts';
 export * from './operation-rules.ts';
 export * from './json-schema.ts';

@@ -8,12 +8,15 @@ import {
   createDb,
   ensureDatabase,
   idempotencyKeys,
-  pingDb,
+  pingPool,
+  poolState,
   prepareSchema,
+  type DbPoolObserver,
   type DbTimeouts,
   type Knex,
   type Migration,
 } from '@cluster/db';
+import { Gauge, Histogram } from 'prom-client';
 import { createKafka, ensureClusterTopics, kafkaStartProblem, pingKafka, type Admin } from '@cluster/kafka';
 import type { ConnectRouter } from '@connectrpc/connect';
 import { ConfigError, type DatabaseConfig, type KafkaConfig, type ProcessConfig, type ServiceConfig } from './config.ts';
@@ -120,14 +123,26 @@ export function createBackend(service: 'core' | 'delivery' | 'evidence', config:
     shutdown,
     async openDatabase(migrations, opts = {}) {
       if (config.createDatabase) await ensureDatabase(databaseUrl);
-      const excess = await prepareSchema(databaseUrl, service, migrations, config.migrateOnStart);
+      const excess = await prepareSchema(databaseUrl, service, migrations, config.migrateOnStart, {
+        lockTimeoutMs: config.migrationLockTimeoutMs,
+        onRetry: (err, attempt, delayMs) =>
+          logger.warn({ err, attempt, delayMs }, 'migration waited too long for a lock; retrying'),
+      });
       // Migrated by the Job, the service should run as a role of its own with the DML on its schema alone.
       if (excess.length && !config.development)
         logger.warn(
           { privileges: excess },
           'connected to Postgres as a role that may change the schema: give the service a role of its own (docs/security.md, "Database roles")',
         );
-      db = createDb(databaseUrl, { schema: service, application: service, poolMax: opts.poolMax, logger, timeouts: config.db });
+      const observer = poolMetrics(metrics, () => db);
+      db = createDb(databaseUrl, {
+        schema: service,
+        application: service,
+        poolMax: opts.poolMax,
+        logger,
+        timeouts: config.db,
+        observer,
+      });
       return ambientDb(db);
     },
     async connectKafka(kc) {
@@ -151,9 +166,12 @@ export function createBackend(service: 'core' | 'delivery' | 'evidence', config:
       const pool = db;
       const admin = kafka?.admin;
       // Ready with Postgres: the other dependencies' states are shown but never make the service unready.
+      // Postgres is checked through the serving pool, and a pool whose server answered within the acquire
+      // timeout is ready without a probe query (pingPool): a load peak that queues every connection must
+      // not make every replica unready at once (issue 38), a frozen server still does within seconds.
       const readiness = createReadiness({
         checks: {
-          postgres: () => pingDb(pool),
+          postgres: () => pingPool(pool, config.db.acquireTimeoutMs),
           ...(admin && { kafka: () => pingKafka(admin) }),
           ...opts.checks,
         },
@@ -206,4 +224,33 @@ export function createBackend(service: 'core' | 'delivery' | 'evidence', config:
       return port;
     },
   };
+}
+
+/**
+ * The serving pool's metrics: how long each acquire waited (`<service>_db_pool_acquire_seconds`, by
+ * result: a `timeout` answered 503) and its connections now (`<service>_db_pool_connections` by state:
+ * used, free, pending acquires, max), read from the pool at each scrape without a query. The sizing of
+ * `DB_POOL_MAX` reads them (bench/README.md, "Production-shape pools").
+ */
+function poolMetrics(metrics: Metrics, pool: () => Knex | undefined): DbPoolObserver {
+  const waits = new Histogram({
+    name: `${metrics.prefix}db_pool_acquire_seconds`,
+    help: 'Time a query waited for a connection of the serving pool, by result (ok, timeout: answered 503).',
+    labelNames: ['result'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [metrics.registry],
+  });
+  new Gauge({
+    name: `${metrics.prefix}db_pool_connections`,
+    help: 'Connections of the serving pool by state: used, free, pending (acquires waiting), max (DB_POOL_MAX).',
+    labelNames: ['state'] as const,
+    registers: [metrics.registry],
+    collect() {
+      const db = pool();
+      const state = db && poolState(db);
+      if (!state) return;
+      for (const [name, value] of Object.entries(state)) this.set({ state: name }, value);
+    },
+  });
+  return { acquired: (seconds, ok) => waits.observe({ result: ok ? 'ok' : 'timeout' }, seconds) };
 }

@@ -21,7 +21,7 @@ export function readCoreConfig() {
     ...readKafkaConfig(),
     port: int('CORE_PORT', 50051, 0, 65535),
     /** DATABASE_URL (required: startCore checks; the test harness supplies its own), DATABASE_SSL_ROOT_CERT, DATABASE_CREATE. */
-    ...readDatabaseConfig(),
+    ...readDatabaseConfig(common.development),
     /** Bounds on every wait on Postgres (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS). */
     db: readDbTimeouts(),
     /** The serving pool's size (DB_POOL_MAX): a share of the server's connection budget (docs/deploy.md, "Connection budget"). */
@@ -37,7 +37,7 @@ export type CoreConfig = ReturnType<typeof readCoreConfig>;
 export function readAdminConfig() {
   const { development, migrateOnStart } = readProcessConfig();
   return {
-    ...readDatabaseConfig(),
+    ...readDatabaseConfig(development),
     /** MIGRATE_ON_START=false (a core pod): the CLI only checks the schema, as the core's role may not migrate it. */
     migrateOnStart,
     codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', development),

@@ -31,6 +31,7 @@ export async function startCore(
     metrics,
     idleMs: config.relayIdleMs,
     topicPrefix: config.topicPrefix,
+    timeouts: config.db,
   });
   relay.start();
   const stores = createStores(db);

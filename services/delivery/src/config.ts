@@ -34,7 +34,7 @@ export function readDeliveryConfig() {
     /** The core, which keeps the audit trail of webhook writes. */
     coreUrl: serviceUrls().core,
     /** DATABASE_URL (required: startDelivery checks; the test harness supplies its own), DATABASE_SSL_ROOT_CERT, DATABASE_CREATE. */
-    ...readDatabaseConfig(),
+    ...readDatabaseConfig(common.development),
     /** Bounds on every wait on Postgres (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS). */
     db: readDbTimeouts(),
     /** The serving pool's size (DB_POOL_MAX): a share of the server's connection budget (docs/deploy.md, "Connection budget"). */

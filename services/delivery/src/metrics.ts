@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { Metrics } from '@cluster/platform';
+import { sqlGauge, type Metrics } from '@cluster/platform';
 import type { DeliveryQueueStore } from './features/deliveries/queue-store.ts';
 
 /**
@@ -34,40 +34,34 @@ export function createDeliveryMetrics(
 ): DeliveryMetrics {
   const p = metrics.prefix;
   const registers = [metrics.registry];
-  new Gauge({
+  // Read by the process's SQL-gauge sampler (sqlGauge): at most once per 5 s and one query at a time,
+  // so that scrapes never take more than one of the pool's connections from the sends.
+  sqlGauge(metrics, {
     name: `${p}webhook_retry_backlog`,
     help: 'Deliveries that failed at least once and wait for a scheduled retry.',
-    registers,
-    async collect() {
-      this.set(await deliveries.countScheduled('failed').catch(() => 0));
-    },
+    read: () => deliveries.countScheduled('failed').catch(() => 0),
   });
-  new Gauge({
+  sqlGauge(metrics, {
     name: `${p}webhook_pending_deliveries`,
     help: 'Deliveries not yet attempted.',
-    registers,
-    async collect() {
-      this.set(await deliveries.countScheduled('pending').catch(() => 0));
-    },
+    read: () => deliveries.countScheduled('pending').catch(() => 0),
   });
-  new Gauge({
+  sqlGauge(metrics, {
     name: `${p}webhook_oldest_pending_age_seconds`,
     help: 'Age of the oldest delivery that is not finished yet (pending or waiting for a retry).',
-    registers,
-    async collect() {
+    read: async () => {
       const oldest = await deliveries.oldestScheduledAt().catch(() => null);
-      this.set(oldest ? Math.max(0, (Date.now() - new Date(oldest).getTime()) / 1000) : 0);
+      return oldest ? Math.max(0, (Date.now() - new Date(oldest).getTime()) / 1000) : 0;
     },
   });
-  new Gauge({
+  sqlGauge(metrics, {
     name: `${p}webhook_oldest_overdue_age_seconds`,
     help:
       'How long the oldest due delivery has waited past its due time, among destinations with no attempt in flight ' +
       "(the delivery loop's health: a receiver that is down or slow does not raise it).",
-    registers,
-    async collect() {
+    read: async () => {
       const due = await deliveries.oldestUnservedDueAt().catch(() => null);
-      this.set(due ? Math.max(0, (Date.now() - new Date(due).getTime()) / 1000) : 0);
+      return due ? Math.max(0, (Date.now() - new Date(due).getTime()) / 1000) : 0;
     },
   });
   return {

@@ -84,6 +84,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     leaseMs: config.leaseMs,
     pollMs: config.pollMs,
     databaseUrl: config.databaseUrl,
+    dbTimeouts: config.db,
     instanceId,
   });
   const relay = createOutboxRelay({
@@ -95,6 +96,7 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
     metrics,
     idleMs: 500,
     topicPrefix: config.topicPrefix,
+    timeouts: config.db,
   });
 
   const coreTransport = createRpcTransport(config.coreUrl, { sign: createTokenSigner(config.serviceKeys), audience: 'core' });

@@ -47,7 +47,7 @@ export function readEvidenceConfig() {
     ...readServiceConfig('evidence', common.development),
     port: int('EVIDENCE_PORT', 50053, 0, 65535),
     /** DATABASE_URL (required: startEvidence checks; the test harness supplies its own), DATABASE_SSL_ROOT_CERT, DATABASE_CREATE. */
-    ...readDatabaseConfig(),
+    ...readDatabaseConfig(common.development),
     /** Bounds on every wait on Postgres (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS). */
     db: readDbTimeouts(),
     /** The serving pool's size (DB_POOL_MAX): a share of the server's connection budget (docs/deploy.md, "Connection budget"). */

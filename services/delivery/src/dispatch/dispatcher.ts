@@ -1,3 +1,4 @@
+import type { DbTimeouts } from '@cluster/db';
 import { createWaker, type Logger, type SecretBox } from '@cluster/platform';
 import type { RetryPolicy } from '../features/attempts/backoff.ts';
 import { createAttemptRecorder } from '../features/attempts/recorder.ts';
@@ -28,6 +29,8 @@ export interface DispatcherOptions {
   pollMs: number;
   /** For LISTEN on the due channel, so inserts by other replicas wake this one. */
   databaseUrl?: string;
+  /** Bounds of the LISTEN connection's waits (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS): createDueListener. */
+  dbTimeouts?: DbTimeouts;
   /** Notifications carrying this id come from this process, which wakes its loop directly. */
   instanceId?: string;
   /** Disables a subscription whose endpoint answered 410 Gone (subscriptions/health.ts). */
@@ -81,7 +84,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     wake();
   };
   const listener = opts.databaseUrl
-    ? createDueListener({ databaseUrl: opts.databaseUrl, instanceId: opts.instanceId, logger, onDue: wakeForBacklog })
+    ? createDueListener({
+        databaseUrl: opts.databaseUrl,
+        timeouts: opts.dbTimeouts,
+        instanceId: opts.instanceId,
+        logger,
+        onDue: wakeForBacklog,
+      })
     : undefined;
 
   /** Sends, then frees the destination slot (via `sent`) before recording, so recording never holds a connection slot. */
