@@ -1,10 +1,14 @@
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Code, createClient } from '@connectrpc/connect';
 import { readGatewayConfig, startGateway } from '@cluster/gateway';
+import { claimsOf } from '@cluster/platform';
+import { AuthService, EntryService } from '@cluster/proto';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { until } from './support/poll.ts';
 import { createReceivers, verifyStandardSignature } from './support/receiver.ts';
+import { transportAs } from './support/service-calls.ts';
 
 // Idempotency-Key as integrators rely on it (docs/decisions-api.md, "How a key holds under every
 // fault"): the backend that owns a write records the key in the write's own transaction, so a retry
@@ -151,6 +155,48 @@ describe('Idempotency-Key', () => {
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     const { rows } = await db.query(`SELECT key FROM core.idempotency_keys WHERE key IN ('k-404', 'k-400')`);
     expect(rows.map((r: { key: string }) => r.key)).toEqual(['k-404']);
+  });
+
+  it('an RPC that writes several times (bulk invite) commits all of it once under the key, and answers the same results', async () => {
+    const tag = Date.now();
+    const body = {
+      invites: [
+        { email: `bulk-a-${tag}@example.test`, name: 'A' },
+        { email: 'broken', name: 'Broken' },
+        { email: `bulk-b-${tag}@example.test`, name: 'B' },
+      ],
+    };
+    const first = await post('/users/bulk-invite', body, 'k-bulk');
+    const again = await post('/users/bulk-invite', body, 'k-bulk');
+    expect(first.status).toBe(200);
+    expect(first.body.successCount).toBe(2);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM core.users WHERE email LIKE $1`, [
+      `bulk-%-${tag}@example.test`,
+    ]);
+    expect(rows[0].n).toBe(2);
+  });
+
+  it('a call whose caller’s deadline has passed is refused before any work (nothing is written)', async () => {
+    const core = `http://127.0.0.1:${c.ports.core}`;
+    const actor = claimsOf(
+      (await createClient(AuthService, transportAs('gateway', 'core', core)).authenticate({ key: org.key, requestId: 'r' }))
+        .actor!,
+    );
+    const entries = createClient(EntryService, transportAs('gateway', 'core', core));
+    const title = `late-${Date.now()}`;
+    const create = (deadline: number) =>
+      entries.createEntry(
+        { actor: { ...actor, requestId: 'r' }, parentId: org.projectId, body: { type: 'feedback', title, description: 'd' } },
+        { headers: { 'cluster-deadline': String(deadline) } },
+      );
+    // As a backend frozen past its caller's deadline finds the call once it runs again.
+    await expect(create(Date.now() - 1)).rejects.toMatchObject({ code: Code.DeadlineExceeded });
+    expect(await entriesTitled(title)).toEqual([]);
+    // The same call within its deadline writes.
+    await create(Date.now() + 10_000);
+    expect(await entriesTitled(title)).toHaveLength(1);
   });
 
   it('a webhook’s answer (its secret, shown once) is stored sealed, and replayed with the same secret', async () => {
