@@ -39,6 +39,20 @@ const post = (path: string, body: unknown, key: string, apiKey = org.key) =>
 const entriesTitled = async (title: string) =>
   (await db.query('SELECT id FROM core.entries WHERE title = $1', [title])).rows.map((r: { id: string }) => r.id);
 
+/** A first attempt holding `key` inside its open transaction, as a backend mid-write does; ROLLBACK frees it. */
+async function holdKey(key: string): Promise<pg.Client> {
+  const holder = new pg.Client({ connectionString: c.databaseUrl });
+  await holder.connect();
+  cleanup.push(() => holder.end());
+  await holder.query('BEGIN');
+  await holder.query(
+    `INSERT INTO core.idempotency_keys ("apiKeyId", key, fingerprint, operation, "expiresAt")
+     VALUES ($1, $2, 'whatever', 'x', now() + interval '1 day')`,
+    [org.keyId, key],
+  );
+  return holder;
+}
+
 describe('Idempotency-Key', () => {
   it('replays the same status and body with Idempotent-Replayed: true, creating one project', async () => {
     const body = { name: 'idem', description: 'once' };
@@ -95,16 +109,7 @@ describe('Idempotency-Key', () => {
   it('a copy in flight that rolls back leaves the key free: the waiting retry runs and creates', async () => {
     const title = `rolled-back-${Date.now()}`;
     const body = JSON.stringify({ type: 'feedback', title, description: 'd' });
-    // A first attempt holding the key inside its transaction, as a backend mid-write does.
-    const holder = new pg.Client({ connectionString: c.databaseUrl });
-    await holder.connect();
-    cleanup.push(() => holder.end());
-    await holder.query('BEGIN');
-    await holder.query(
-      `INSERT INTO core.idempotency_keys ("apiKeyId", key, fingerprint, operation, "expiresAt")
-       VALUES ($1, 'k-held', 'whatever', 'x', now() + interval '1 day')`,
-      [org.keyId],
-    );
+    const holder = await holdKey('k-held');
     const started = Date.now();
     const retry = c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, body, { 'idempotency-key': 'k-held' });
     await new Promise((r) => setTimeout(r, 1000));
@@ -117,15 +122,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('answers 409 idempotency_key_in_use only when the first is still running as the retry’s deadline nears', async () => {
-    const holder = new pg.Client({ connectionString: c.databaseUrl });
-    await holder.connect();
-    cleanup.push(() => holder.end());
-    await holder.query('BEGIN');
-    await holder.query(
-      `INSERT INTO core.idempotency_keys ("apiKeyId", key, fingerprint, operation, "expiresAt")
-       VALUES ($1, 'k-stuck', 'whatever', 'x', now() + interval '1 day')`,
-      [org.keyId],
-    );
+    const holder = await holdKey('k-stuck');
     const res = await post('/projects', { name: 'stuck', description: '' }, 'k-stuck');
     await holder.query('ROLLBACK');
     expect(res.status).toBe(409);
