@@ -1,11 +1,12 @@
-import { DEFAULT_PERMISSIONS } from '@cluster/contracts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from '@connectrpc/connect';
-import { WebhookService } from '@cluster/proto';
+import { createAdminOperations } from '@cluster/core';
+import { claimsOf } from '@cluster/platform';
+import { AuthService, WebhookService } from '@cluster/proto';
 import { createDb, type Knex } from '@cluster/db';
 import { commitWrite } from '@cluster/outbox';
 import { portOpen, prepareKafka, preparePostgres, stopPid } from '../../scripts/lib/infra.mjs';
@@ -261,29 +262,39 @@ export async function privatePostgres(opts: { ssl?: { certFile: string; keyFile:
   };
 }
 
-/** Creates a subscription through the delivery service's RPC (no gateway in these tests). */
+/**
+ * Creates a subscription through the delivery service's RPC (no gateway in these tests), for a new
+ * organization with an admin key minted in the core's database (as the admin CLI does): the delivery
+ * service confirms a token's actor with the core (`coreUrl`), so the actor must be a real key's, as
+ * the core authenticates it. Returns the subscription's id and its organization (the bursts' events are that
+ * organization's).
+ */
 export async function subscribeViaRpc(
-  deliveryPort: number,
-  organizationId: string,
+  services: { deliveryPort: number; corePort: number; databaseUrl: string },
   url: string,
   eventNames: string[],
   extra: Record<string, string> = {},
-): Promise<string> {
-  const client = createClient(WebhookService, transportAs('gateway', 'delivery', `http://127.0.0.1:${deliveryPort}`));
-  const actor = {
-    apiKeyId: randomUUID(),
-    organizationId,
-    userId: randomUUID(),
-    role: 'admin',
-    scope: 'organization',
-    // An admin key's grants: the delivery service enforces the route's rule (write:webhook) itself.
-    permissions: [...DEFAULT_PERMISSIONS.admin],
-    requestId: '',
-  };
-  const res = await client.createWebhook({ actor, body: { destinationUrl: url, eventNames, ...extra } });
+): Promise<{ id: string; organizationId: string }> {
+  const db = coreDb(services.databaseUrl);
+  let key: string;
+  try {
+    const admin = createAdminOperations(db);
+    const { id: orgId } = await admin.createOrg(`Fault Org ${randomUUID()}`);
+    const { id: userId } = await admin.createUser(orgId, `admin-${randomUUID()}@example.test`, 'Admin', 'admin');
+    ({ key } = await admin.createKey({ user: userId, scope: 'organization' }));
+  } finally {
+    await db.destroy();
+  }
+  const auth = createClient(AuthService, transportAs('gateway', 'core', `http://127.0.0.1:${services.corePort}`));
+  const actor = claimsOf((await auth.authenticate({ key, requestId: 'fault' })).actor!);
+  const client = createClient(WebhookService, transportAs('gateway', 'delivery', `http://127.0.0.1:${services.deliveryPort}`));
+  const res = await client.createWebhook({
+    actor: { ...actor, requestId: '' },
+    body: { destinationUrl: url, eventNames, ...extra },
+  });
   const webhook = jsonOf(res.resource);
   if (typeof webhook.id !== 'string') throw new Error(`createWebhook answered no id: ${JSON.stringify(webhook)}`);
-  return webhook.id;
+  return { id: webhook.id, organizationId: actor.organizationId };
 }
 
 /**

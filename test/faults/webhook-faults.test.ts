@@ -35,7 +35,7 @@ function setup() {
   // The in-process delivery service reads these with the rest of its config; a child process is given them.
   Object.assign(process.env, DELIVERY_ENV);
   cleanups.push(() => dropDatabase(databaseUrl));
-  return { databaseUrl, prefix, org: randomUUID() };
+  return { databaseUrl, prefix };
 }
 
 async function receiver(): Promise<Receiver> {
@@ -95,7 +95,7 @@ async function burstWithInterruption(
  */
 async function coreAndDeliveryProcess(subscription: Record<string, string> = {}) {
   const { brokers } = requireEnv();
-  const { databaseUrl, prefix, org } = setup();
+  const { databaseUrl, prefix } = setup();
   const core = await startCore({
     ...readCoreConfig(),
     port: 0,
@@ -110,11 +110,17 @@ async function coreAndDeliveryProcess(subscription: Record<string, string> = {})
     DATABASE_URL: databaseUrl,
     KAFKA_BROKERS: brokers.join(','),
     KAFKA_TOPIC_PREFIX: prefix,
+    CORE_URL: `http://127.0.0.1:${core.port}`,
   });
   track(delivery, () => delivery.stop());
   await delivery.start();
   const r = await receiver();
-  await subscribeViaRpc(delivery.port, org, r.url, ['user.updated'], subscription);
+  const { organizationId: org } = await subscribeViaRpc(
+    { deliveryPort: delivery.port, corePort: core.port, databaseUrl },
+    r.url,
+    ['user.updated'],
+    subscription,
+  );
   const db: Knex = coreDb(databaseUrl);
   cleanups.push(() => db.destroy());
   return { org, delivery, r, db };
@@ -212,7 +218,7 @@ describe('fault: webhook delivery loses nothing', () => {
   }, 240_000);
 
   it('stop and restart of the Kafka broker mid-burst', async () => {
-    const { databaseUrl, prefix, org } = setup();
+    const { databaseUrl, prefix } = setup();
     const broker = await privateBroker();
     cleanups.push(async () => {
       await broker.stop();
@@ -234,10 +240,15 @@ describe('fault: webhook delivery loses nothing', () => {
       databaseUrl,
       kafkaBrokers: [broker.brokers],
       topicPrefix: prefix,
+      coreUrl: `http://127.0.0.1:${core.port}`,
     });
     cleanups.push(() => delivery.shutdown.run('test'));
     const r = await receiver();
-    await subscribeViaRpc(delivery.port, org, r.url, ['user.updated']);
+    const { organizationId: org } = await subscribeViaRpc(
+      { deliveryPort: delivery.port, corePort: core.port, databaseUrl },
+      r.url,
+      ['user.updated'],
+    );
     const db: Knex = coreDb(databaseUrl);
     cleanups.push(() => db.destroy());
 
@@ -264,7 +275,7 @@ describe('fault: webhook delivery loses nothing', () => {
 
   it('kill -9 of the core (its outbox relay) mid-burst, then restart', async () => {
     const { brokers } = requireEnv();
-    const { databaseUrl, prefix, org } = setup();
+    const { databaseUrl, prefix } = setup();
     const core = await serviceProcess('core', {
       DATABASE_URL: databaseUrl,
       KAFKA_BROKERS: brokers.join(','),
@@ -279,10 +290,15 @@ describe('fault: webhook delivery loses nothing', () => {
       databaseUrl,
       kafkaBrokers: brokers,
       topicPrefix: prefix,
+      coreUrl: `http://127.0.0.1:${core.port}`,
     });
     cleanups.push(() => delivery.shutdown.run('test'));
     const r = await receiver();
-    await subscribeViaRpc(delivery.port, org, r.url, ['user.updated']);
+    const { organizationId: org } = await subscribeViaRpc(
+      { deliveryPort: delivery.port, corePort: core.port, databaseUrl },
+      r.url,
+      ['user.updated'],
+    );
     const db: Knex = coreDb(databaseUrl);
     cleanups.push(() => db.destroy());
 
