@@ -9,6 +9,7 @@ import { createAdminOperations } from '@cluster/core';
 import { createDb } from '@cluster/db';
 import { eventFromKafkaMessage, type EventEnvelope } from '@cluster/contracts';
 import type { Json } from './json.ts';
+import { createAnswerCheck } from './answer-schemas.ts';
 
 /**
  * A whole cluster in this test process: its own database and its own Kafka topic
@@ -20,7 +21,10 @@ export interface TestCluster {
   brokers: string[];
   topicPrefix: string;
   admin: ReturnType<typeof createAdminOperations>;
-  /** Fetch against /api/v1 with a key. */
+  /**
+   * Fetch against /api/v1 with a key. Every 2xx answer of an operation is held to the route's
+   * declared response (status and schema; test/support/answer-schemas.ts): a mismatch throws.
+   */
   api(
     key: string | undefined,
     method: string,
@@ -144,8 +148,10 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   const baseUrl = `http://127.0.0.1:${gateway.port}/api/v1`;
   const events = await createEventLog(brokers, `${topicPrefix}cluster.domain-events.v1`);
 
+  const checkAnswer = createAnswerCheck();
   const api: TestCluster['api'] = async (key, method, path, body, headers = {}) => {
-    const res = await fetch(`${baseUrl}${path}`, {
+    const url = `${baseUrl}${path}`;
+    const res = await fetch(url, {
       method,
       headers: {
         ...(key ? { authorization: `Bearer ${key}` } : {}),
@@ -161,6 +167,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
     } catch {
       parsed = text;
     }
+    checkAnswer({ method, url, status: res.status, contentType: res.headers.get('content-type'), body: parsed });
     return { status: res.status, headers: res.headers, body: parsed };
   };
 
