@@ -6,6 +6,8 @@
 // URL. FILE: the response headers `curl -D FILE` saved (or give --platform-signature,
 // --platform-key-id and --signature instead). --key: the organization's evidence key, to check
 // its HMAC too. --previous: earlier packages of the same release, to check the chain up to this one.
+// A package signed with a key anyone can make (the repository's development evidence key, a seed of
+// one repeated byte) is invalid; --allow-development-key accepts the development key (a local cluster).
 // Offline with a saved keys file: nothing else is needed.
 //
 // Checks exactly the bytes it is given: UTF-8, I-JSON (no duplicate names, no lone surrogates,
@@ -20,13 +22,14 @@ import {
   assertChain,
   assertKeySignature,
   assertPlatformSignature,
+  knownKeyOf,
   readPackage,
   readPublishedKeys,
 } from './lib/evidence-verify.mjs';
 
 const USAGE =
   'usage: verify-evidence --keys FILE|URL (--headers FILE | --platform-signature SIG --platform-key-id KID [--signature SIG])' +
-  ' [--key KEY] [--previous FILE ...] < package.json';
+  ' [--key KEY] [--previous FILE ...] [--allow-development-key] < package.json';
 
 class UsageError extends Error {}
 
@@ -41,6 +44,7 @@ function options() {
         signature: { type: 'string' },
         key: { type: 'string' },
         previous: { type: 'string', multiple: true, default: [] },
+        'allow-development-key': { type: 'boolean', default: false },
       },
     }).values;
   } catch (err) {
@@ -99,8 +103,11 @@ async function main() {
   const sig = signatures(values);
   const bytes = readFileSync(0);
   const pkg = readPackage(bytes);
-  assertPlatformSignature(bytes, { signature: sig.platform, kid: sig.kid }, keys);
-  const checked = [`platform signature (key ${sig.kid})`];
+  const allowDevelopmentKey = values['allow-development-key'];
+  assertPlatformSignature(bytes, { signature: sig.platform, kid: sig.kid }, keys, { allowDevelopmentKey });
+  const checked = [
+    `platform signature (key ${sig.kid}${knownKeyOf(sig.kid, keys) ? ', the development key: a local cluster only' : ''})`,
+  ];
   if (values.key !== undefined) {
     assertKeySignature(bytes, sig.hmac, values.key);
     checked.push('evidence key signature');

@@ -79,8 +79,12 @@ function headersFile(headers: Headers): string {
   return saved('headers.txt', ['HTTP/1.1 200 OK', ...lines, '', ''].join('\r\n'));
 }
 
-/** The documented verifier on `bytes`; its output and exit code. */
-async function verify(bytes: Buffer, args: string[]): Promise<{ code: number; out: string }> {
+/**
+ * The documented verifier on `bytes`; its output and exit code. The test cluster signs with the
+ * development evidence key (EVIDENCE_SIGNING_KEY unset), which the verifier accepts only when told.
+ */
+async function verify(bytes: Buffer, args: string[], { development = true } = {}): Promise<{ code: number; out: string }> {
+  if (development) args = [...args, '--allow-development-key'];
   const file = saved('pkg.json', bytes);
   try {
     const { stdout } = await run(
@@ -159,9 +163,17 @@ describe('release evidence', () => {
     });
     // Signed by the platform even without an organization key, and verifiable offline with the published key alone.
     expect(res.headers.get('x-service-evidence-platform-signature')).toMatch(/^ed25519=[A-Za-z0-9_-]{86}$/);
+    const kid = res.headers.get('x-service-evidence-platform-key-id');
     expect(await verify(res.bytes, ['--keys', publishedKeys, '--headers', headersFile(res.headers)])).toEqual({
       code: 0,
-      out: `valid: platform signature (key ${res.headers.get('x-service-evidence-platform-key-id')}), package 1 (no earlier package given)`,
+      out: `valid: platform signature (key ${kid}, the development key: a local cluster only), package 1 (no earlier package given)`,
+    });
+    // Without the flag, the development key (its seed is public) proves nothing: invalid.
+    expect(
+      await verify(res.bytes, ['--keys', publishedKeys, '--headers', headersFile(res.headers)], { development: false }),
+    ).toEqual({
+      code: 1,
+      out: `invalid: signed by platform key ${kid}, the development evidence key, whose private half anyone can make: the signature proves nothing (--allow-development-key for a local cluster)`,
     });
     // The same facts, the same package: nothing new is issued, however many ask at once.
     const again = await Promise.all(Array.from({ length: 5 }, () => evidence(org.key)));

@@ -1,5 +1,13 @@
 import { execFile } from 'node:child_process';
-import { createHash, createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  type KeyObject,
+} from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -103,7 +111,39 @@ const fourth = makePackage(4, third);
 /** `bytes` with its first occurrence of `from` replaced. */
 const edit = (bytes: Buffer, from: string, to: string) => Buffer.from(bytes.toString('utf8').replace(from, to));
 
+/** A published key made from a seed anyone knows (`seed`), and its key pair. */
+function knownKey(seed: Buffer) {
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const { x } = createPublicKey(privateKey).export({ format: 'jwk' }) as { x: string };
+  const kid = createHash('sha256').update(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`).digest('base64url');
+  return { privateKey, jwk: { kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', kid, x } };
+}
+
 describe('verify-evidence', () => {
+  it('refuses a package signed with a key anyone can make: the development key (unless told), a seed of one repeated byte', async () => {
+    const development = knownKey(createHash('sha256').update('cluster development evidence signing key').digest());
+    const zeros = knownKey(Buffer.alloc(32, 0));
+    const keys = file('known-keys.json', JSON.stringify({ keys: [development.jwk, zeros.jwk, current.jwk] }));
+    const byDevelopment = await verify(fourth, { keys, headers: headersFor(fourth, development) });
+    expect(byDevelopment.code).toBe(1);
+    expect(byDevelopment.out).toMatch(/^invalid: .*the development evidence key, whose private half anyone can make/);
+    expect(await verify(fourth, { keys, headers: headersFor(fourth, development), args: ['--allow-development-key'] })).toEqual({
+      code: 0,
+      out: `valid: platform signature (key ${development.jwk.kid}, the development key: a local cluster only), package 4 (no earlier package given)`,
+    });
+    for (const args of [[], ['--allow-development-key']]) {
+      const byZeros = await verify(fourth, { keys, headers: headersFor(fourth, zeros), args });
+      expect(byZeros.code).toBe(1);
+      expect(byZeros.out).toMatch(/^invalid: .*a weak key \(seed of byte 0 repeated\)/);
+    }
+    // A real key in the same document still verifies.
+    expect((await verify(fourth, { keys })).code).toBe(0);
+  });
+
   it('verifies a package offline with the published platform key alone, and the HMAC when given the key', async () => {
     expect(await verify(fourth)).toEqual({
       code: 0,

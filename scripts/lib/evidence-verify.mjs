@@ -1,7 +1,7 @@
 // The checks of `npm run verify-evidence` (scripts/verify-evidence.mjs, docs/evidence.md), as
 // functions that throw an Invalid naming what failed. Every check reads the exact bytes it was
 // given: nothing is re-serialised to make it verify.
-import { createHash, createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
+import { createHash, createHmac, createPrivateKey, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { printParseErrorCode, visit } from 'jsonc-parser';
 
@@ -105,12 +105,49 @@ export function readPublishedKeys(text) {
   return byKid;
 }
 
-/** The platform's Ed25519 signature (`ed25519=<base64url>`) over exactly `bytes`, by the published key `kid`. */
-export function assertPlatformSignature(bytes, { signature, kid }, keys) {
+/** The public half (`x`, base64url) of the Ed25519 key of a 32-byte seed. */
+function publicOfSeed(seed) {
+  const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
+  return createPublicKey(createPrivateKey({ key: der, format: 'der', type: 'pkcs8' })).export({ format: 'jwk' }).x;
+}
+
+/**
+ * Public keys whose private half anyone can make, by their `x`: the repository's development evidence
+ * key (its seed is derived from a public constant: packages/platform/src/development-keys.ts) and the
+ * seeds of one byte repeated 32 times (all zeros, ...), which a hand-made or placeholder setting gives.
+ * A package signed by one of them proves nothing about who made it.
+ */
+const KNOWN_KEYS = new Map([
+  [
+    publicOfSeed(createHash('sha256').update('cluster development evidence signing key').digest()),
+    'the development evidence key',
+  ],
+  ...Array.from({ length: 256 }, (_, b) => [publicOfSeed(Buffer.alloc(32, b)), `a weak key (seed of byte ${b} repeated)`]),
+]);
+
+/** What makes the published key `kid` one anyone can sign with (KNOWN_KEYS), or undefined. */
+export function knownKeyOf(kid, keys) {
+  const key = keys.get(kid);
+  return key && KNOWN_KEYS.get(key.export({ format: 'jwk' }).x);
+}
+
+/**
+ * The platform's Ed25519 signature (`ed25519=<base64url>`) over exactly `bytes`, by the published key `kid`.
+ * A key anyone can sign with (the development key, a weak seed) is refused, unless `allowDevelopmentKey`
+ * (a local cluster's packages, which `npm start` signs with the development key).
+ */
+export function assertPlatformSignature(bytes, { signature, kid }, keys, { allowDevelopmentKey = false } = {}) {
   if (!signature || !kid)
     throw new Invalid('no platform signature: give --headers with X-Service-Evidence-Platform-Signature and -Key-Id');
   const key = keys.get(kid);
   if (!key) throw new Invalid(`signed by platform key ${kid}, which the published keys do not list`);
+  const known = knownKeyOf(kid, keys);
+  if (known && !(allowDevelopmentKey && known === 'the development evidence key')) {
+    throw new Invalid(
+      `signed by platform key ${kid}, ${known}, whose private half anyone can make: the signature proves nothing` +
+        (known === 'the development evidence key' ? ' (--allow-development-key for a local cluster)' : ''),
+    );
+  }
   const sig = Buffer.from(signature.replace(/^ed25519=/, ''), 'base64url');
   if (!verify(null, bytes, key, sig)) throw new Invalid('the platform signature does not match (changed bytes, or another key)');
 }
