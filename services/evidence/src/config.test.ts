@@ -32,5 +32,9 @@ describe('EVIDENCE_SIGNING_KEY', () => {
     expect(seeds(Buffer.alloc(32, 7).toString('base64'), false)).toThrow(/one byte repeated/);
     expect(seeds('CHANGE_ME', false)).toThrow(/placeholder/);
     expect(seeds(randomBytes(16).toString('base64'), true)).toThrow(/key 1 of EVIDENCE_SIGNING_KEY is not 32 bytes/);
+    // A retired entry too (it stays published): 32 zero bytes are no key.
+    expect(seeds(`${randomBytes(32).toString('base64')},${Buffer.alloc(32).toString('base64')}`, false)).toThrow(
+      /key 2 of EVIDENCE_SIGNING_KEY is one byte repeated/,
+    );
   });
 });

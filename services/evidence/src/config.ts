@@ -26,7 +26,9 @@ export { DEV_EVIDENCE_SIGNING_SEED };
  * rotating: the first signs packages, every one stays published so that packages signed before
  * still verify (docs/evidence.md). The same rules as the sealing keys (sealingKeys: required
  * outside development, the signing key 32 random bytes, no development key of any role), plus:
- * every entry decodes to 32 bytes. Unset in development: the development seed.
+ * every entry decodes to 32 bytes and is not one byte repeated: a retired seed stays published, and a
+ * weak one would let anyone sign packages that verify (verify-evidence refuses those too). Unset in
+ * development: the development seed.
  */
 export function evidenceSigningSeeds(development: boolean): Buffer[] {
   const keys = sealingKeys('EVIDENCE_SIGNING_KEY', development);
@@ -34,6 +36,8 @@ export function evidenceSigningSeeds(development: boolean): Buffer[] {
   const seeds = keys.map((key, i) => {
     const seed = Buffer.from(key, 'base64');
     if (seed.length !== 32) throw new ConfigError(`key ${i + 1} of EVIDENCE_SIGNING_KEY is not 32 bytes in base64`);
+    if (seed.every((b) => b === seed[0]))
+      throw new ConfigError(`key ${i + 1} of EVIDENCE_SIGNING_KEY is one byte repeated: anyone could sign with it`);
     return seed;
   });
   return seeds;
