@@ -46,7 +46,7 @@ async function holdKey(key: string): Promise<pg.Client> {
   cleanup.push(() => holder.end());
   await holder.query('BEGIN');
   await holder.query(
-    `INSERT INTO core.idempotency_keys ("apiKeyId", key, fingerprint, operation, "expiresAt")
+    `INSERT INTO core.idempotency_records ("apiKeyId", key, fingerprint, operation, "expiresAt")
      VALUES ($1, $2, 'whatever', 'x', now() + interval '1 day')`,
     [org.keyId, key],
   );
@@ -76,7 +76,7 @@ describe('Idempotency-Key', () => {
     expect(created.status).toBe(201);
     const { rows } = await db.query(
       `SELECT k.operation, k.outcome, extract(epoch FROM k."expiresAt" - k."createdAt")::int AS ttl, k.xmin::text = e.xmin::text AS same_transaction
-         FROM core.idempotency_keys k, core.entries e WHERE k.key = 'k-rec' AND k."apiKeyId" = $1 AND e.id = $2`,
+         FROM core.idempotency_records k, core.entries e WHERE k.key = 'k-rec' AND k."apiKeyId" = $1 AND e.id = $2`,
       [org.keyId, created.body.id],
     );
     // xmin: the id of the transaction that wrote a row. One transaction wrote both.
@@ -150,7 +150,7 @@ describe('Idempotency-Key', () => {
     const again = await post('/projects', { name: 'v' }, 'k-400');
     expect([invalid.status, again.status]).toEqual([400, 400]);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
-    const { rows } = await db.query(`SELECT key FROM core.idempotency_keys WHERE key IN ('k-404', 'k-400')`);
+    const { rows } = await db.query(`SELECT key FROM core.idempotency_records WHERE key IN ('k-404', 'k-400')`);
     expect(rows.map((r: { key: string }) => r.key)).toEqual(['k-404']);
   });
 
@@ -205,7 +205,7 @@ describe('Idempotency-Key', () => {
     expect(replay.status).toBe(201);
     expect(replay.body).toEqual(first.body);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    const { rows } = await db.query(`SELECT answer FROM delivery.idempotency_keys WHERE key = 'k-hook'`);
+    const { rows } = await db.query(`SELECT answer FROM delivery.idempotency_records WHERE key = 'k-hook'`);
     expect(rows).toHaveLength(1);
     const secretBytes = Buffer.from(first.body.hmacSecret.replace(/^whsec_/, ''), 'base64');
     expect(rows[0].answer).not.toContain(first.body.id);

@@ -29,7 +29,7 @@ export interface KeyRecord {
   answer: string;
 }
 
-export const IDEMPOTENCY_TABLE = 'idempotency_keys';
+export const IDEMPOTENCY_TABLE = 'idempotency_records';
 /** How long a record is replayed. */
 export const KEY_TTL = '24 hours';
 

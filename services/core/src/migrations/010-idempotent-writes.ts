@@ -2,14 +2,14 @@ import { createIdempotencyKeysTable, type Knex, type Migration } from '@cluster/
 
 /**
  * Idempotency-Keys recorded by the write's own transaction (docs/decisions-api.md, "How a key holds
- * under every fault"): the gateway's records (taken, completed and released by three calls) give way
- * to the table every backend keeps in its schema. The old records are dropped: a retry under one of
- * their keys runs again, which is what a retry of a request that never reached a backend does.
+ * under every fault"), in `core.idempotency_records` as every backend keeps them in its schema. The
+ * gateway's old records (`core.idempotency_keys`, taken, completed and released by three calls) stay
+ * while a release runs beside the one before it: old core pods still serve old gateways from them
+ * during the roll (migrations are expand-only, docs/deploy.md). A later release drops that table.
  */
 export const idempotentWrites: Migration = {
   name: '010-idempotent-writes',
   async up(knex: Knex) {
-    await knex.schema.withSchema('core').dropTableIfExists('idempotency_keys');
     await createIdempotencyKeysTable(knex, 'core');
   },
 };
