@@ -5,7 +5,7 @@ import { Code, createClient } from '@connectrpc/connect';
 import { readGatewayConfig, startGateway } from '@cluster/gateway';
 import { claimsOf } from '@cluster/platform';
 import { AuthService, EntryService } from '@cluster/proto';
-import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { startTestCluster, type ApiResponse, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { until } from './support/poll.ts';
 import { createReceivers, verifyStandardSignature } from './support/receiver.ts';
 import { transportAs } from './support/service-calls.ts';
@@ -39,6 +39,13 @@ const post = (path: string, body: unknown, key: string, apiKey = org.key) =>
 const entriesTitled = async (title: string) =>
   (await db.query('SELECT id FROM core.entries WHERE title = $1', [title])).rows.map((r: { id: string }) => r.id);
 
+/** `replay` is `first` answered again: the same status and body, marked as a replay. */
+function expectReplayOf(first: ApiResponse, replay: ApiResponse): void {
+  expect(replay.status).toBe(first.status);
+  expect(replay.body).toEqual(first.body);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+}
+
 /** A first attempt holding `key` inside its open transaction, as a backend mid-write does; ROLLBACK frees it. */
 async function holdKey(key: string): Promise<pg.Client> {
   const holder = new pg.Client({ connectionString: c.databaseUrl });
@@ -59,9 +66,7 @@ describe('Idempotency-Key', () => {
     const first = await post('/projects', body, 'k-1');
     const second = await post('/projects', body, 'k-1');
     expect(first.status).toBe(201);
-    expect(second.status).toBe(201);
-    expect(second.body).toEqual(first.body);
-    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expectReplayOf(first, second);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     const { rows } = await db.query(`SELECT count(*)::int AS n FROM core.projects WHERE name = 'idem'`);
     expect(rows[0].n).toBe(1);
@@ -202,9 +207,7 @@ describe('Idempotency-Key', () => {
     const first = await post('/webhooks', body, 'k-hook');
     const replay = await post('/webhooks', body, 'k-hook');
     expect(first.status).toBe(201);
-    expect(replay.status).toBe(201);
-    expect(replay.body).toEqual(first.body);
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expectReplayOf(first, replay);
     const { rows } = await db.query(`SELECT answer FROM delivery.idempotency_records WHERE key = 'k-hook'`);
     expect(rows).toHaveLength(1);
     const secretBytes = Buffer.from(first.body.hmacSecret.replace(/^whsec_/, ''), 'base64');

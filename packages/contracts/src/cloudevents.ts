@@ -36,8 +36,8 @@ export function eventSchemaFile(eventName: string, version = EVENT_SCHEMA_VERSIO
 
 /**
  * The CloudEvents `type` of a catalogue event at a version: the catalogue name itself at version 1
- * (the name webhooks, subscriptions and the API already use; contract.md: names are added, never
- * renamed), `<name>.v<N>` for a later, incompatible version published beside it.
+ * (the name webhooks, subscriptions and the API already use; docs/events.md, "Evolving an event":
+ * names are added, never renamed), `<name>.v<N>` for a later, incompatible version published beside it.
  */
 export function cloudEventType(eventName: string, version = EVENT_SCHEMA_VERSION): string {
   return version === 1 ? eventName : `${eventName}.v${version}`;
