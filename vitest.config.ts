@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     env: {
       // The tests run on the development keys and loopback receivers, which only CLUSTER_ENV=development
-      // allows (packages/platform/src/config.ts, readDevelopment); the processes they start inherit it.
+      // allows (packages/platform/src/config/process.ts, readDevelopment); the processes they start inherit it.
       CLUSTER_ENV: 'development',
       // Every test makes databases of its own: the services (in process and spawned) create theirs.
       DATABASE_CREATE: 'true',

@@ -6,6 +6,7 @@
 // The publishable packages (PUBLISHED: ESM + .d.ts in packages/<name>/dist, what npm
 // gets) are compiled by tsc with their tsconfig.build.json; the SDK (packages/client) by its
 // own build script, which vendors @cluster/webhook-verify into its dist.
+// The integrator portal (apps/portal) is built with Vite into services/gateway/dist/portal.
 // Assumes generated code exists (`buf generate`; `npm start` and `npm test` run it).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -14,9 +15,12 @@ import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import * as esbuild from 'esbuild';
 import { declaredRuntime } from './lib/runtime.mjs';
-import { buildClient } from '../packages/client/scripts/build.mjs';
+import { buildClient, declarationImportsAsJs } from '../packages/client/scripts/build.mjs';
+import { renderReferencePage } from './lib/reference-page.mjs';
+import { buildPortalApp } from './lib/portal-app.mjs';
 
-const ts = createRequire(import.meta.url)('typescript');
+// Loaded when a package is compiled (seconds to load; `npm run admin` builds services only).
+const typescript = () => createRequire(import.meta.url)('typescript');
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -26,15 +30,6 @@ const ENTRY_POINTS = {
   delivery: { main: 'main.ts', run: 'run.ts', migrate: 'migrate.ts', 'reseal-secrets': 'reseal-secrets.ts' },
   evidence: { main: 'main.ts', run: 'run.ts', migrate: 'migrate.ts', 'admin-cli': 'admin-cli.ts' },
   gateway: { main: 'main.ts', run: 'run.ts' },
-};
-
-/**
- * Files a service reads at run time from beside its bundle, copied from dev dependencies so that
- * the image needs none of their packages: the API reference page's renderer (Redoc's standalone
- * bundle, served at /api/v1/docs).
- */
-const ASSETS = {
-  gateway: { 'redoc.standalone.js': 'node_modules/redoc/bundles/redoc.standalone.js' },
 };
 
 /** Bare imports outside the workspace stay imports, resolved at run time from the node_modules above dist. */
@@ -86,8 +81,9 @@ async function buildService(name) {
     plugins: [externalDependencies],
   });
   outputFiles.forEach(writeAtomically);
-  for (const [out, from] of Object.entries(ASSETS[name] ?? {}))
-    writeAtomically({ path: path.join(dir, 'dist', out), contents: readFileSync(path.join(ROOT, from)) });
+  // The gateway serves the API reference page, rendered here (scripts/lib/reference-page.mjs): the
+  // image needs none of the renderer's packages.
+  if (name === 'gateway') await renderReferencePage({ root: ROOT, write: writeAtomically, plugins: [externalDependencies] });
 }
 
 /** Workspace packages published to npm with their own dist (JavaScript and declarations). */
@@ -95,17 +91,22 @@ const PUBLISHED = ['webhook-verify'];
 
 /** Compiles one published package with tsc (its tsconfig.build.json); a type error fails the build. */
 function buildPackage(name) {
+  const ts = typescript();
   const config = path.join(ROOT, 'packages', name, 'tsconfig.build.json');
   const parsed = ts.getParsedCommandLineOfConfigFile(config, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
   if (!parsed) throw new Error(`cannot read ${config}`);
   // Unchanged sources since the last build (their hash is stamped in dist): nothing to do.
   const hash = createHash('sha256');
-  for (const f of [config, ...parsed.fileNames].sort()) hash.update(f).update(readFileSync(f));
+  // The build scripts too: a change of what they write (declarationImportsAsJs) rebuilds.
+  const scripts = [import.meta.filename, path.join(ROOT, 'packages', 'client', 'scripts', 'build.mjs')];
+  for (const f of [config, ...scripts, ...parsed.fileNames].sort()) hash.update(f).update(readFileSync(f));
   const stamp = path.join(parsed.options.outDir, '.sources-sha256');
   const digest = hash.digest('hex');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) return;
   const program = ts.createProgram(parsed.fileNames, parsed.options);
-  const { diagnostics } = program.emit(undefined, (file, text) => writeAtomically({ path: file, contents: Buffer.from(text) }));
+  const { diagnostics } = program.emit(undefined, (file, text) =>
+    writeAtomically({ path: file, contents: Buffer.from(declarationImportsAsJs(file, text)) }),
+  );
   const errors = [...ts.getPreEmitDiagnostics(program), ...diagnostics].filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (errors.length) {
     const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' };
@@ -114,14 +115,26 @@ function buildPackage(name) {
   writeAtomically({ path: stamp, contents: Buffer.from(digest) });
 }
 
-/** Builds every service (in parallel; esbuild takes well under a second for all four) and every published package. */
-export async function build() {
-  await Promise.all(Object.keys(ENTRY_POINTS).map(buildService));
+/**
+ * Builds every service (in parallel; esbuild takes well under a second for all four) and every
+ * published package; `services` only those services' bundles (`npm run admin`: the CLIs it runs).
+ */
+export async function build({ services } = {}) {
+  await Promise.all((services ?? Object.keys(ENTRY_POINTS)).map(buildService));
+  if (services) return;
+  // The integrator portal's pages, served by the gateway (a few seconds when changed, nothing otherwise).
+  await buildPortalApp(ROOT);
   PUBLISHED.forEach(buildPackage);
   buildClient();
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === '--package') {
+  // `npm run build` (and prepack) of one published package: `node ../../scripts/build.mjs --package webhook-verify`.
+  const name = process.argv[3];
+  if (!PUBLISHED.includes(name)) throw new Error(`--package takes one of ${PUBLISHED.join(', ')}, not ${name}`);
+  buildPackage(name);
+  process.stderr.write(`[build] packages/${name}/dist\n`);
+} else if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const started = performance.now();
   await build();
   process.stderr.write(

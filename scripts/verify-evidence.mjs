@@ -1,13 +1,20 @@
 // Verifies a release's evidence package (docs/evidence.md, "Verify a package"):
 //
-//   npm run --silent verify-evidence -- --keys KEYS --headers FILE [--key KEY] [--previous FILE ...] < evidence.json
+//   npm run --silent verify-evidence -- --keys KEYS --headers FILE [--key KEY] [--previous FILE ...] [--head FILE]
+//     [--require-platform-verified] < evidence.json
 //
 // KEYS: the platform's published keys, a file saved from /.well-known/evidence-keys.json or that
 // URL. FILE: the response headers `curl -D FILE` saved (or give --platform-signature,
 // --platform-key-id and --signature instead). --key: the organization's evidence key, to check
 // its HMAC too. --previous: earlier packages of the same release, to check the chain up to this one.
+// --head: the headers of an answer holding the release's signed head (X-Service-Evidence-Head), to
+// check that this package is the newest one: a withheld newer package, or another in its place, shows.
 // A package signed with a key anyone can make (the repository's development evidence key, a seed of
 // one repeated byte) is invalid; --allow-development-key accepts the development key (a local cluster).
+// After what it checked, it says who attests the code-hosting facts: the platform (verified with GitHub's
+// API) or only the organization (its own signed webhooks); --require-platform-verified makes a package
+// with any fact or checklist on the organization's word invalid (docs/evidence.md, "Who attests the
+// code-hosting facts").
 // Offline with a saved keys file: nothing else is needed.
 //
 // Checks exactly the bytes it is given: UTF-8, I-JSON (no duplicate names, no lone surrogates,
@@ -20,16 +27,20 @@ import { parseArgs } from 'node:util';
 import {
   Invalid,
   assertChain,
+  assertHead,
   assertKeySignature,
   assertPlatformSignature,
+  codeAttestation,
+  describeAttestation,
   knownKeyOf,
+  readHead,
   readPackage,
   readPublishedKeys,
 } from './lib/evidence-verify.mjs';
 
 const USAGE =
   'usage: verify-evidence --keys FILE|URL (--headers FILE | --platform-signature SIG --platform-key-id KID [--signature SIG])' +
-  ' [--key KEY] [--previous FILE ...] [--allow-development-key] < package.json';
+  ' [--key KEY] [--previous FILE ...] [--head FILE] [--allow-development-key] [--require-platform-verified] < package.json';
 
 class UsageError extends Error {}
 
@@ -44,7 +55,9 @@ function options() {
         signature: { type: 'string' },
         key: { type: 'string' },
         previous: { type: 'string', multiple: true, default: [] },
+        head: { type: 'string' },
         'allow-development-key': { type: 'boolean', default: false },
+        'require-platform-verified': { type: 'boolean', default: false },
       },
     }).values;
   } catch (err) {
@@ -61,6 +74,16 @@ function read(file, what) {
   }
 }
 
+/** The value of header `name` in a headers file saved by `curl -D`, or undefined. */
+function headerOf(file, what, name) {
+  return read(file, what)
+    .toString('utf8')
+    .split(/\r?\n/)
+    .find((line) => line.toLowerCase().startsWith(`${name}:`))
+    ?.slice(name.length + 1)
+    .trim();
+}
+
 /** The signatures, from the saved headers or the options. */
 function signatures(values) {
   const given = {
@@ -69,17 +92,26 @@ function signatures(values) {
     hmac: values.signature,
   };
   if (!values.headers) return given;
-  const header = (name) =>
-    read(values.headers, 'the headers file')
-      .toString('utf8')
-      .split(/\r?\n/)
-      .find((line) => line.toLowerCase().startsWith(`${name}:`))
-      ?.slice(name.length + 1)
-      .trim();
+  const header = (name) => headerOf(values.headers, 'the headers file', name);
   return {
     platform: given.platform ?? header('x-service-evidence-platform-signature'),
     kid: given.kid ?? header('x-service-evidence-platform-key-id'),
     hmac: given.hmac ?? header('x-service-evidence-signature'),
+  };
+}
+
+/**
+ * The release's head from a saved answer's headers (docs/evidence.md, "The head"): its bytes
+ * (X-Service-Evidence-Head, base64url), its signature and the key that made it.
+ */
+function headFrom(file) {
+  const header = (name) => headerOf(file, 'the head headers file', name);
+  const encoded = header('x-service-evidence-head');
+  if (!encoded) throw new UsageError(`the head headers file ${file} holds no X-Service-Evidence-Head`);
+  return {
+    bytes: Buffer.from(encoded, 'base64url'),
+    signature: header('x-service-evidence-head-signature'),
+    kid: header('x-service-evidence-platform-key-id'),
   };
 }
 
@@ -105,9 +137,11 @@ async function main() {
   const pkg = readPackage(bytes);
   const allowDevelopmentKey = values['allow-development-key'];
   assertPlatformSignature(bytes, { signature: sig.platform, kid: sig.kid }, keys, { allowDevelopmentKey });
-  const checked = [
-    `platform signature (key ${sig.kid}${knownKeyOf(sig.kid, keys) ? ', the development key: a local cluster only' : ''})`,
+  const notes = [
+    ...(knownKeyOf(sig.kid, keys) ? ['the development key: a local cluster only'] : []),
+    ...(keys.get(sig.kid).retired ? ['retired'] : []),
   ];
+  const checked = [`platform signature (key ${[sig.kid, ...notes].join(', ')})`];
   if (values.key !== undefined) {
     assertKeySignature(bytes, sig.hmac, values.key);
     checked.push('evidence key signature');
@@ -120,7 +154,17 @@ async function main() {
   checked.push(
     first < pkg.sequence ? `chain of packages ${first} to ${pkg.sequence}` : `package ${pkg.sequence} (no earlier package given)`,
   );
-  return checked.join(', ');
+  if (values.head !== undefined) {
+    const signed = headFrom(values.head);
+    const head = readHead(signed.bytes);
+    assertPlatformSignature(signed.bytes, signed, keys, { allowDevelopmentKey, allowRetired: false, what: 'the head signature' });
+    assertHead(head, { ...pkg, bytes });
+    checked.push(`the newest package, as the head issued ${head.issuedAt} says`);
+  }
+  const attestation = codeAttestation(pkg);
+  if (values['require-platform-verified'] && (attestation.organization > 0 || attestation.checklists.length > 0))
+    throw new Invalid(`not every code-hosting fact is verified by the platform: ${describeAttestation(attestation)}`);
+  return `${checked.join(', ')}; ${describeAttestation(attestation)}`;
 }
 
 try {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '@cluster/db';
@@ -77,7 +77,7 @@ async function evidenceOf(...entryIds: string[]) {
     expect((await c.api(a.key, 'PATCH', `/entries/${id}`, { releaseId: release.body.id })).status).toBe(200);
   const res = await c.api(a.key, 'GET', `/releases/${release.body.id}/evidence`);
   expect(res.status).toBe(200);
-  return res.body.codeHosting as { pullRequests: Payload[]; ciRuns: Payload[] };
+  return res.body.codeHosting as { commits: Payload[]; pullRequests: Payload[]; ciRuns: Payload[] };
 }
 
 const deliveries = async () =>
@@ -87,7 +87,7 @@ beforeAll(async () => {
   c = await startTestCluster({ withoutDelivery: true });
   a = await c.seedOrg('Codehost replay');
   secret = await codehostSecret(c, a.orgId);
-  for (const name of ['reopen', 'ci', 'order', 'escapes', 'fuzz']) entries[name] = await entry(name);
+  for (const name of ['reopen', 'ci', 'order', 'escapes', 'fuzz', 'late']) entries[name] = await entry(name);
   const link = await c.api(a.key, 'POST', '/integration-links', {
     provider: 'github',
     externalType: 'repository',
@@ -162,6 +162,39 @@ describe('a replayed signed body', () => {
       ['501', 'failure'],
       ['502', 'failure'],
     ]);
+  });
+});
+
+describe('a delivery ignored because its repository was not linked', () => {
+  it('is claimed: replayed once the repository is linked, it is a duplicate and changes nothing', async () => {
+    const lateRepo = 'Codertocat/Linked-Later';
+    const push = githubExample('push', (p) => p.commits.length === 1);
+    push.repository.full_name = lateRepo;
+    Object.assign(push.commits[0], { id: 'a7'.repeat(20), message: `Late E-${entries.late.entryNumber}` });
+    const body = JSON.stringify(push);
+    const deliveryId = randomUUID();
+    const first = await deliver('push', null, { body, deliveryId });
+    expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({ outcome: 'ignored', reason: expect.stringMatching(/Linked-Later is not linked/) });
+
+    const link = await c.api(a.key, 'POST', '/integration-links', {
+      provider: 'github',
+      externalType: 'repository',
+      externalId: lateRepo,
+      alignEntityType: 'project',
+      alignEntityId: a.projectId,
+    });
+    expect(link.status).toBe(201);
+    // GitHub's "Redeliver" (the same id and body), and the same signed body under a new id.
+    expect(await deliver('push', null, { body, deliveryId })).toEqual({ status: 200, body: { outcome: 'duplicate', events: 0 } });
+    expect((await deliver('push', null, { body })).body).toEqual({ outcome: 'duplicate', events: 0 });
+    expect(await sql(c, 'SELECT sha FROM code_commits WHERE sha = $1', ['a7'.repeat(20)])).toEqual([]);
+    expect((await evidenceOf(entries.late.id)).commits).toEqual([]);
+
+    // The link itself works: a new push from the repository is processed.
+    push.commits[0].id = 'a8'.repeat(20);
+    expect((await deliver('push', push)).body).toEqual({ outcome: 'processed', events: 1 });
+    expect((await codeEventsOf(entries.late.id)).map((e) => e.payload.sha)).toEqual(['a8'.repeat(20)]);
   });
 });
 

@@ -166,6 +166,54 @@ describe('one database role per service', () => {
     expect(created.code, created.output).toBe(0);
   });
 
+  it("keeps the core's outbox relay out of the delivery role's reach: its leases are rows of the core schema", async () => {
+    // Issue 37: with one database, a relay led by an advisory lock could be stopped by any role, the
+    // delivery's too (pg_advisory_lock on the same key). The lease rows (docs/security.md) it cannot touch.
+    const delivery = urlOf('delivery');
+    for (const text of [
+      "UPDATE core.outbox_leases SET holder = 'delivery', \"expiresAt\" = 'infinity'",
+      'INSERT INTO core.outbox_relays (holder, pid, "backendStart", "expiresAt") VALUES (\'d\', 1, now(), \'infinity\')',
+      'SELECT * FROM core.outbox_leases FOR UPDATE',
+      'LOCK TABLE core.outbox_leases IN ACCESS EXCLUSIVE MODE',
+      'LOCK TABLE core.outbox IN ACCESS EXCLUSIVE MODE',
+      'UPDATE core.outbox_settings SET slots = 1024',
+    ]) {
+      const res = await sql(delivery, `BEGIN; ${text}`);
+      expect([res.code, res.message], text).toEqual(['42501', 'permission denied for schema core']);
+    }
+    // The delivery's role holds the lock the relay once led by, waiting for it if it must, while the
+    // relay's connection is cut: the relay comes back, leads its slot again and publishes.
+    const cluster = c!;
+    const org = await cluster.seedOrg('Relay lock');
+    const receiver = await receivers.start();
+    const sub = await cluster.api(org.key, 'POST', '/webhooks', {
+      destinationUrl: receiver.url,
+      eventNames: ['release.created'],
+    });
+    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+    const holder = new pg.Client({ connectionString: delivery });
+    await holder.connect();
+    try {
+      const locked = holder.query("SELECT pg_advisory_lock(hashtext('core:outbox-relay'))");
+      const cut = await sql(
+        databaseUrl,
+        "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'core-outbox-relay' AND datname = current_database()",
+      );
+      expect(cut.rows?.length, cut.message).toBeGreaterThan(0);
+      await locked;
+      const release = await cluster.api(org.key, 'POST', `/projects/${org.projectId}/releases`, {
+        name: 'Published anyway',
+        startDate: '2026-12-01',
+        endDate: '2026-12-31',
+      });
+      expect(release.status, JSON.stringify(release.body)).toBe(201);
+      const [delivered] = await receiver.waitFor(1, undefined, 30_000);
+      expect(delivered.body).toMatchObject({ eventName: 'release.created', entityId: release.body.id });
+    } finally {
+      await holder.end();
+    }
+  });
+
   it("refuses each service's role every other service's schema", async () => {
     const tables = await sql(
       databaseUrl,

@@ -29,4 +29,30 @@ describe('documentation links', () => {
     expect(pages.length).toBeGreaterThan(10);
     expect(broken).toEqual([]);
   });
+
+  it('cited in source files are pages of the repository (no comment cites a document a clone does not have)', () => {
+    const tracked = new Set(pages);
+    const names = new Set(pages.map((p) => path.basename(p)));
+    const sources = execFileSync(
+      'git',
+      ['ls-files', '--cached', '--others', '--exclude-standard', '*.ts', '*.mts', '*.mjs', '*.js'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    )
+      .split('\n')
+      .filter((f) => f && !f.includes('/gen/'));
+    const missing: string[] = [];
+    for (const file of sources)
+      for (const [cited] of readFileSync(path.join(ROOT, file), 'utf8').matchAll(/[\w./-]+\.md\b/g)) {
+        // A path from the root (docs/evidence.md) or from the file; a bare name (README.md) anywhere.
+        const known = cited.includes('/')
+          ? tracked.has(path.normalize(cited)) || tracked.has(path.relative(ROOT, path.resolve(ROOT, path.dirname(file), cited)))
+          : names.has(cited);
+        if (!known) missing.push(`${file}: ${cited}`);
+      }
+    expect(sources.length).toBeGreaterThan(100);
+    expect(missing).toEqual([]);
+  });
 });

@@ -8,11 +8,11 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import canonicalize from 'canonicalize';
 import { EvidencePackage } from '@cluster/contracts';
-import { DEV_EVIDENCE_SIGNING_SEED, readEvidenceConfig, startEvidence } from '@cluster/evidence';
-import { readGatewayConfig, startGateway } from '@cluster/gateway';
+import { DEV_EVIDENCE_SIGNING_SEED } from '@cluster/evidence';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { startEvidenceBeside, startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { distArgs } from './support/processes.ts';
+import { runVerifier } from './support/verify-evidence.ts';
 
 // A release's evidence package as an auditor gets it: built by the evidence service from the
 // core's facts, canonical JSON, signed with the organization's evidence key, and checked with the
@@ -85,20 +85,8 @@ function headersFile(headers: Headers): string {
  */
 async function verify(bytes: Buffer, args: string[], { development = true } = {}): Promise<{ code: number; out: string }> {
   if (development) args = [...args, '--allow-development-key'];
-  const file = saved('pkg.json', bytes);
-  try {
-    const { stdout } = await run(
-      'sh',
-      ['-c', `node scripts/verify-evidence.mjs ${args.map((a) => `'${a}'`).join(' ')} < '${file}'`],
-      {
-        cwd: ROOT,
-      },
-    );
-    return { code: 0, out: stdout.trim() };
-  } catch (err) {
-    const e = err as { code: number; stdout: string };
-    return { code: e.code, out: e.stdout.trim() };
-  }
+  const { code, stdout } = await runVerifier(args, saved('pkg.json', bytes));
+  return { code, out: stdout };
 }
 
 beforeAll(async () => {
@@ -166,7 +154,7 @@ describe('release evidence', () => {
     const kid = res.headers.get('x-service-evidence-platform-key-id');
     expect(await verify(res.bytes, ['--keys', publishedKeys, '--headers', headersFile(res.headers)])).toEqual({
       code: 0,
-      out: `valid: platform signature (key ${kid}, the development key: a local cluster only), package 1 (no earlier package given)`,
+      out: `valid: platform signature (key ${kid}, the development key: a local cluster only), package 1 (no earlier package given); code-hosting facts: none`,
     });
     // Without the flag, the development key (its seed is public) proves nothing: invalid.
     expect(
@@ -220,6 +208,7 @@ describe('release evidence', () => {
       title: expect.any(String),
       passed: false,
       failingEntryIds: [entries['vague bug']],
+      attestedBy: 'platform',
     });
     expect(checklist.bug_reports_complete).toMatchObject({ passed: false, failingEntryIds: [entries['vague bug']] });
     expect(checklist.entries_approved).toMatchObject({ passed: false, failingEntryIds: [entries['vague bug']] });
@@ -328,27 +317,14 @@ describe('release evidence', () => {
 
     // A second evidence service and gateway on the same database, configured as after a rotation: NEW,OLD.
     const rotated = randomBytes(32);
-    const evidenceService = await startEvidence({
-      ...readEvidenceConfig(),
-      port: 0,
-      databaseUrl: c.databaseUrl,
-      coreUrl: `http://127.0.0.1:${c.ports.core}`,
-      signingSeeds: [rotated, DEV_EVIDENCE_SIGNING_SEED],
-    });
-    const gateway = await startGateway({
-      ...readGatewayConfig(),
-      port: 0,
-      metricsPort: 0,
-      services: {
-        core: `http://127.0.0.1:${c.ports.core}`,
-        delivery: `http://127.0.0.1:${c.ports.delivery}`,
-        evidence: `http://127.0.0.1:${evidenceService.port}`,
-      },
-    });
+    const beside = await startEvidenceBeside(c, { signingSeeds: [rotated, DEV_EVIDENCE_SIGNING_SEED] });
     try {
-      const rotatedRoot = `http://127.0.0.1:${gateway.port}`;
+      const rotatedRoot = beside.root;
       const rotatedDoc = (await (await fetch(`${rotatedRoot}/.well-known/evidence-keys.json`)).json()) as typeof doc;
       expect(rotatedDoc.keys.map((k) => k.kid)).toEqual([expect.any(String), doc.keys[0].kid]);
+      // The old key is published as retired: it verifies what it signed, and signs nothing now.
+      expect(rotatedDoc.keys[1]).toEqual({ ...doc.keys[0], retired: true });
+      expect(rotatedDoc.keys[0]).not.toHaveProperty('retired');
       const rotatedKeys = saved('keys.json', JSON.stringify(rotatedDoc));
       // The package saved before the rotation verifies against the keys published after it.
       expect((await verify(before.bytes, ['--keys', rotatedKeys, '--headers', headersFile(before.headers)])).code).toBe(0);
@@ -364,8 +340,7 @@ describe('release evidence', () => {
         /which the published keys do not list/,
       );
     } finally {
-      await gateway.shutdown.run('test');
-      await evidenceService.shutdown.run('test');
+      await beside.stop();
     }
   });
 
@@ -435,5 +410,72 @@ describe('release evidence', () => {
     expect(denied.status).toBe(403);
     expect(JSON.parse(denied.bytes.toString('utf8')).message).toContain('read:release');
     expect((await evidence(org.key, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  });
+});
+
+describe("a release's head", () => {
+  it('names the newest package, signed by the platform: an auditor given all but the newest package sees it withheld', async () => {
+    const release = await c.api(org.key, 'POST', `/projects/${org.projectId}/releases`, {
+      name: 'Headed',
+      startDate: '2026-12-01',
+      endDate: '2026-12-31',
+    });
+    const id = release.body.id as string;
+    const entry = await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, {
+      title: 'headed',
+      description: '-',
+      type: 'feature_request',
+      releaseId: id,
+    });
+    const headOf = (headers: Headers) =>
+      JSON.parse(Buffer.from(headers.get('x-service-evidence-head')!, 'base64url').toString('utf8')) as { issuedAt: string };
+    const digest = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+    const first = await evidence(org.key, id);
+    expect(headOf(first.headers)).toEqual({
+      statement: 'release-evidence-head',
+      organizationId: org.orgId,
+      releaseId: id,
+      sequence: 1,
+      packageSha256: digest(first.bytes),
+      issuedAt: expect.any(String),
+    });
+    // The facts change: package 2, and the head moves to it, also in the answer for package 1.
+    expect((await c.api(org.key, 'PATCH', `/entries/${entry.body.id}`, { status: 'solved' })).status).toBe(200);
+    const second = await evidence(org.key, id);
+    const earlier = await evidence(org.key, id, '?sequence=1');
+    expect(earlier.bytes.equals(first.bytes)).toBe(true);
+    const head = headOf(earlier.headers);
+    expect(head).toMatchObject({ sequence: 2, packageSha256: digest(second.bytes) });
+
+    // Package 1 alone verifies as a package, but the head says package 2 is the newest.
+    const packageArgs = ['--keys', publishedKeys, '--headers', headersFile(earlier.headers)];
+    expect((await verify(earlier.bytes, packageArgs)).code).toBe(0);
+    expect(await verify(earlier.bytes, [...packageArgs, '--head', headersFile(earlier.headers)])).toEqual({
+      code: 1,
+      out: `invalid: the head (issued ${head.issuedAt}) names package 2 as the newest, the newest given is package 1: package 2 is withheld`,
+    });
+    const newestArgs = [
+      '--keys',
+      publishedKeys,
+      '--headers',
+      headersFile(second.headers),
+      '--previous',
+      saved('1.json', earlier.bytes),
+    ];
+    expect(await verify(second.bytes, [...newestArgs, '--head', headersFile(earlier.headers)])).toEqual({
+      code: 0,
+      out: `valid: platform signature (key ${second.headers.get('x-service-evidence-platform-key-id')}, the development key: a local cluster only), chain of packages 1 to 2, the newest package, as the head issued ${head.issuedAt} says; code-hosting facts: none`,
+    });
+    // The head of package 1's first answer, replayed with package 2: it is stale.
+    expect((await verify(second.bytes, [...newestArgs, '--head', headersFile(first.headers)])).out).toMatch(
+      /names package 1 as the newest, older than the given package 2: fetch a current head$/,
+    );
+    // A head with another answer's signature does not verify.
+    const forged = new Headers(earlier.headers);
+    forged.set('x-service-evidence-head-signature', first.headers.get('x-service-evidence-head-signature')!);
+    expect((await verify(second.bytes, [...newestArgs, '--head', headersFile(forged)])).out).toBe(
+      'invalid: the head signature does not match (changed bytes, or another key)',
+    );
   });
 });

@@ -162,7 +162,10 @@ describe('the image', () => {
       body: JSON.stringify({ name: 'Image check', description: 'written through the replayed image' }),
     });
     expect(project.status).toBe(201);
-    // The reference page's renderer comes with the gateway's bundle (a dev dependency, not in the image).
+    // The reference page is rendered at build time (a dev dependency renders it, not in the image): its content is in the HTML.
+    const reference = await fetch(`http://127.0.0.1:${ports.gateway}/api/v1/docs`);
+    expect(reference.status).toBe(200);
+    expect(await reference.text()).toContain('Create an entry');
     const renderer = await fetch(`http://127.0.0.1:${ports.gateway}/api/v1/docs/redoc.standalone.js`);
     expect(renderer.status).toBe(200);
     expect((await renderer.text()).length).toBeGreaterThan(100_000);

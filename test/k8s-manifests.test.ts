@@ -410,10 +410,16 @@ describe.each(RENDERINGS)('$name', ({ name: rendering, overlay, components }) =>
         ]);
     const rules: Rule[] = served.flatMap((r) => r.spec!.rules);
     expect(rules.flatMap((rule) => rule.matches!.map((m) => `${m.path.type} ${m.path.value}`)).sort()).toEqual([
+      'Exact /authorize',
+      'Exact /register',
+      'Exact /revoke',
+      'Exact /token',
       'PathPrefix /.well-known',
       'PathPrefix /api',
       'PathPrefix /hooks',
       'PathPrefix /mcp',
+      'PathPrefix /oauth',
+      'PathPrefix /portal',
     ]);
     // Every backend is the gateway Service's API port (the one named http), never its metrics port.
     const service = objs().find((o) => o.kind === 'Service' && o.metadata.name === 'gateway')!;

@@ -1,8 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '@cluster/contracts';
+import { allows } from '@cluster/platform';
 import { routes, TOOL_SPECS } from '@cluster/gateway';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 
@@ -35,11 +36,15 @@ async function connect(key: string): Promise<Client> {
   return client;
 }
 
-/** The JSON a tool answered, and whether it was a tool error. */
+/**
+ * The JSON a tool answered (its first text part), whether it was a tool error, and the text parts
+ * after it (a list's next-page hint). The SDK's client has checked `structuredContent` against the
+ * tool's outputSchema.
+ */
 async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
   const res = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  const text = res.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
-  return { isError: res.isError === true, body: JSON.parse(text) as Record<string, unknown> };
+  const texts = res.content.map((p) => (p.type === 'text' ? p.text : ''));
+  return { isError: res.isError === true, body: JSON.parse(texts[0]) as Record<string, unknown>, more: texts.slice(1) };
 }
 
 /** A raw POST to /mcp (initialize), for the refusals that come before the protocol. */
@@ -201,24 +206,79 @@ describe('the tool-protocol endpoint', () => {
     expect(theirs).toMatchObject({ isError: true, body: { reason: 'not_found' } });
   });
 
-  it('answers a missing permission, bad arguments and an unknown tool as tool errors with the reason', async () => {
+  it('answers bad arguments as a tool error with the reason; an unknown tool, or one the key may not call, as a JSON-RPC error', async () => {
     const { key } = await c.admin.createKey({ user: org.adminId, scope: 'organization', permissions: 'read:entry,read:project' });
     const client = await connect(key);
-    const denied = await callTool(client, 'create_entry', {
-      projectId: org.projectId,
-      title: 'x',
-      type: 'feedback',
-      description: 'd',
-    });
-    expect(denied).toMatchObject({ isError: true, body: { reason: 'forbidden' } });
-    expect(denied.body.message).toContain('write:entry');
+    await expect(
+      client.callTool({
+        name: 'create_entry',
+        arguments: { projectId: org.projectId, title: 'x', type: 'feedback', description: 'd' },
+      }),
+    ).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('write:entry') as string });
 
     const admin = await connect(org.key);
     const invalid = await callTool(admin, 'create_entry', { projectId: 'not-a-uuid', type: 'saga' });
     expect(invalid).toMatchObject({ isError: true, body: { reason: 'validation_error' } });
     const paths = (invalid.body.details as { errors: { path: string }[] }).errors.map((e) => e.path);
     expect(paths).toEqual(expect.arrayContaining(['/projectId', '/title', '/type']));
-    expect(await callTool(admin, 'no_such_tool')).toMatchObject({ isError: true, body: { reason: 'not_found' } });
+    await expect(admin.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+      message: expect.stringContaining('no tool named no_such_tool') as string,
+    });
+  });
+
+  it('lists only the tools a key may call, and only reads on a read-only connection (issue 40)', async () => {
+    const { key } = await c.admin.createKey({ user: org.adminId, scope: 'organization', permissions: 'read:entry,read:project' });
+    const reader = (await (await connect(key)).listTools()).tools.map((t) => t.name);
+    const actor = { scope: 'organization', role: 'admin', permissions: ['read:entry', 'read:project'] };
+    const readable = routes.filter((r) => r.tool && allows(r, actor)).map((r) => (r.tool as { name: string }).name);
+    expect(reader.sort()).toEqual(readable.sort());
+    expect(reader).toEqual(expect.arrayContaining(['whoami', 'list_projects', 'get_entry']));
+    expect(reader).not.toContain('create_entry');
+
+    const readOnly = new Client({ name: 'read-only-assistant', version: '1.0.0' });
+    const url = new URL(mcpUrl);
+    url.searchParams.set('mode', 'read-only');
+    await readOnly.connect(
+      new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${org.key}` } } }),
+    );
+    clients.push(readOnly);
+    const { tools } = await readOnly.listTools();
+    expect(tools.length).toBeGreaterThan(5);
+    expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+    await expect(
+      readOnly.callTool({
+        name: 'create_entry',
+        arguments: { projectId: org.projectId, title: 't', type: 'bug_report', description: 'd' },
+      }),
+    ).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('read-only') as string });
+  });
+
+  it('fits a model: instructions, every argument described, no server-set argument, outputSchema held, short pages with a next-page hint', async () => {
+    const client = await connect(org.key);
+    expect(client.getInstructions()).toMatch(/whoami/);
+    const { tools } = await client.listTools();
+    for (const tool of tools)
+      for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {}))
+        expect((schema as { description?: string }).description, `${tool.name}.${name}`).toEqual(expect.any(String));
+    const create = tools.find((t) => t.name === 'create_entry')!;
+    expect(Object.keys(create.inputSchema.properties ?? {})).not.toContain('deploymentStage');
+    expect(create.outputSchema?.type).toBe('object');
+    expect(tools.find((t) => t.name === 'list_entries')!.outputSchema?.properties).toHaveProperty('data');
+
+    // Twelve entries: a page of ten (the SDK's client checked it against list_entries' outputSchema), and a hint for the next.
+    const { body: project } = await c.api(org.key, 'POST', '/projects', { name: 'Paged', description: 'for the hint' });
+    for (let i = 0; i < 12; i++)
+      await c.api(org.key, 'POST', `/projects/${project.id}/entries`, { type: 'bug_report', title: `E${i}`, description: 'd' });
+    const first = await callTool(client, 'list_entries', { projectId: project.id });
+    expect(first.isError).toBe(false);
+    expect(first.body).toMatchObject({ page: 1, pageSize: 10, total: 12 });
+    expect(first.more).toEqual([
+      expect.stringContaining(`call list_entries with {"projectId":"${project.id}","pageSize":10,"page":2}`),
+    ]);
+    const second = await callTool(client, 'list_entries', { projectId: project.id, pageSize: 10, page: 2 });
+    expect((second.body.data as unknown[]).length).toBe(2);
+    expect(second.more).toEqual([]);
   });
 
   it('counts every request against the key like a REST call, the handshake included', async () => {
@@ -243,7 +303,7 @@ describe('the tool-protocol endpoint', () => {
     const meta = await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json();
     expect(meta).toMatchObject({
       resource: `${base}/mcp`,
-      authorization_servers: [],
+      authorization_servers: [`${base}/`], // the gateway's own sign-in (test/mcp-oauth.test.ts)
       bearer_methods_supported: ['header'],
       resource_documentation: `${base}/api/v1/docs`,
     });

@@ -2,6 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { PUBLIC_EVENT_TYPES } from '@cluster/contracts';
 import { buildOpenApi, routes } from '@cluster/gateway';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -18,8 +21,12 @@ interface Doc {
   info: { license?: unknown; contact?: unknown };
   tags: { name: string; description: string }[];
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema>; responses: Record<string, unknown> };
+  components: { schemas: Record<string, Schema>; responses: Record<string, unknown>; parameters: Record<string, Schema> };
+  webhooks: Record<string, { post: Operation & { parameters: { $ref: string }[] } }>;
 }
+
+// ajv-formats is CommonJS with a default export; under NodeNext its namespace is what imports.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 describe('OpenAPI document', () => {
   const doc = buildOpenApi(routes) as unknown as Doc;
@@ -76,5 +83,45 @@ describe('OpenAPI document', () => {
       for (const p of op.parameters) expect(p.description, `${op.operationId} ${p.in} ${p.name}`).toBeTruthy();
     expect(doc.info.license).toBeDefined();
     expect(doc.info.contact).toBeDefined();
+  });
+
+  it('lists one webhook per name a subscription may list, its body the envelope of that event (draft 2020-12)', () => {
+    expect(Object.keys(doc.webhooks)).toEqual(PUBLIC_EVENT_TYPES.map((e) => e.name));
+    const ajv = addFormats(new Ajv2020({ strict: true, allErrors: true }));
+    for (const e of PUBLIC_EVENT_TYPES) {
+      const op = doc.webhooks[e.name].post;
+      expect(op.tags).toEqual(['webhook-events']);
+      for (const p of op.parameters) expect(doc.components.parameters[p.$ref.split('/').pop()!], p.$ref).toBeDefined();
+      const schema = op.requestBody!.content['application/json'].schema as { properties: Record<string, Schema> };
+      expect(schema.properties.eventName.const, e.name).toBe(e.name);
+      expect(schema.properties.payload, e.name).toEqual(e.payloadSchema);
+      // Compiles as JSON Schema 2020-12 (OpenAPI 3.1's dialect) in strict mode: no keyword it does not know.
+      expect(() => ajv.compile(schema), e.name).not.toThrow();
+    }
+  });
+
+  it("a webhook's schema accepts the body docs/webhooks.md shows and refuses it under another name", () => {
+    const ajv = addFormats(new Ajv2020({ strict: true }));
+    const body = {
+      id: '8b6c2a5e-5d0b-4f0e-9a59-0b0f3f7c1a2d',
+      eventName: 'entry.created',
+      schemaVersion: 1,
+      entityType: 'entry',
+      entityId: '3f0c2a5e-5d0b-4f0e-9a59-0b0f3f7c1a2d',
+      occurredAt: '2026-11-22T12:50:00.000Z',
+      actorUserId: null,
+      payload: {
+        entryId: '3f0c2a5e-5d0b-4f0e-9a59-0b0f3f7c1a2d',
+        projectId: '4a0c2a5e-5d0b-4f0e-9a59-0b0f3f7c1a2d',
+        title: 'Login fails',
+        type: 'bug_report',
+        status: 'open',
+        occurredAt: '2026-11-22T12:50:00.000Z',
+      },
+    };
+    const schemaOf = (name: string) => doc.webhooks[name].post.requestBody!.content['application/json'].schema;
+    expect(ajv.validate(schemaOf('entry.created'), body), JSON.stringify(ajv.errors)).toBe(true);
+    expect(ajv.validate(schemaOf('entry.updated'), body)).toBe(false);
+    expect(ajv.validate(schemaOf('entry.created'), { ...body, payload: { ...body.payload, status: 'craeted' } })).toBe(false);
   });
 });

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createDb, ensureDatabase, type Knex } from '@cluster/db';
 import { createKafka, createProducer, ensureTopics, topicNames } from '@cluster/kafka';
-import { createOutboxRelay, createOutboxTable, commitWrite, type OutboxRelay } from '@cluster/outbox';
+import { addOutboxSlots, createOutboxRelay, createOutboxTable, commitWrite, type OutboxRelay } from '@cluster/outbox';
 import { createLogger, createMetrics, type Metrics } from '@cluster/platform';
 import { createEventLog, dropDatabase, freshDatabaseUrl, requireEnv, type EventLog } from './support/cluster.ts';
 
-// Two relays on one outbox, as two replicas of a service run them: one leads (a session
-// advisory lock on its own connection) and publishes everything, in order; when it stops,
-// the other takes over.
+// Two relays on one outbox of one slot, as two replicas of a service run them: one leads (the
+// slot's lease row, tied to its own connection) and publishes everything, in order; when it stops,
+// the other takes over. Several slots: test/faults/outbox-slots.test.ts.
 const SCHEMA = 'relaytest';
 const { brokers } = requireEnv();
 const databaseUrl = freshDatabaseUrl('leader');
@@ -22,6 +22,7 @@ beforeAll(async () => {
   db = createDb(databaseUrl, { schema: SCHEMA, poolMax: 4 });
   await db.raw(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
   await createOutboxTable(db, SCHEMA);
+  await addOutboxSlots(db, SCHEMA);
   const kafka = createKafka({ brokers, clientId: 'leader-test' });
   await ensureTopics(kafka, [{ topic: topicNames(topicPrefix).domainEvents, numPartitions: 3 }]);
   log = await createEventLog(brokers, topicNames(topicPrefix).domainEvents);

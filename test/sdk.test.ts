@@ -5,8 +5,8 @@ import { startReceiver, type Receiver } from './support/receiver.ts';
 
 // The SDK (packages/client) against the real cluster: every namespace the OpenAPI document yields is
 // called through it (checked against the generated operation table, not a list kept here), a list
-// walked over more than two pages, typed errors, and a real webhook delivery verified with the
-// SDK's re-exported verifier. Retries, idempotency and deadlines: test/sdk-retries.test.ts.
+// walked over more than two pages, typed errors, the request id of each answer, and a real webhook
+// delivery verified with the SDK's re-exported verifier. Retries, idempotency and deadlines: test/sdk-retries.test.ts.
 
 let c: TestCluster;
 let org: SeededOrg;
@@ -208,6 +208,15 @@ describe('the SDK against the cluster', () => {
     await client.webhooks.delete(hook.id);
   });
 
+  it('portal: mints a one-time link and sets who may embed the portal (docs/portal.md)', async () => {
+    const link = await client.portal.create({ access: 'read-only', lifetimeSeconds: 600 });
+    expect(link.url).toMatch(/^\/portal\/start\?token=ptl_/);
+    expect((await client.portal.patch({ frameAncestors: ['https://app.example.com'] })).frameAncestors).toEqual([
+      'https://app.example.com',
+    ]);
+    expect((await client.portal.get()).frameAncestors).toEqual(['https://app.example.com']);
+  });
+
   it('webhooks: an ed25519 subscription answers its public key, and its deliveries verify with it through the SDK', async () => {
     const hook = await client.webhooks.create({
       destinationUrl: receiver.url,
@@ -225,6 +234,22 @@ describe('the SDK against the cluster', () => {
     expect(verify(delivery.rawBody, delivery.headers, publicKey).payload).toMatchObject({ eventName: 'entry.created' });
     expect(() => verify(`${delivery.rawBody} `, delivery.headers, publicKey)).toThrow();
     await client.webhooks.delete(hook.id);
+  });
+
+  it("gives the gateway's request id of every answer: withResponse, each page, a 204, the caller's own id", async () => {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+    const created = await client.projects.create({ name: 'request ids', description: '-' }).withResponse();
+    expect([created.response.status, created.data.name]).toEqual([201, 'request ids']);
+    expect(created.requestId).toMatch(uuid);
+    const pages = [];
+    for await (const page of client.projects.list({ pageSize: 1 }).pages()) pages.push(page.requestId);
+    expect(pages.length).toBeGreaterThan(1);
+    expect(new Set([created.requestId, ...pages]).size).toBe(pages.length + 1);
+    // The gateway keeps a well-formed id the caller sends (docs/runbook.md): it is that one the SDK gives back.
+    const traced = await client.projects.get(created.data.id, { headers: { 'X-Request-Id': 'sdk-trace-1' } }).withResponse();
+    expect(traced.requestId).toBe('sdk-trace-1');
+    const deleted = await client.projects.delete(created.data.id).withResponse();
+    expect([deleted.data, deleted.response.status, deleted.requestId]).toEqual([undefined, 204, expect.stringMatching(uuid)]);
   });
 
   it('has called every namespace the OpenAPI document yields', () => {

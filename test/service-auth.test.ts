@@ -7,6 +7,10 @@ import {
   claimsOf,
   createTokenSigner,
   devServiceKeys,
+  OPERATION_RULES,
+  RPC_METHODS,
+  requestDigest,
+  servedRpcs,
   signingKeyFromSeed,
   type ActorClaims,
   type ServiceName,
@@ -31,13 +35,18 @@ let actorA: Actor;
 const core = () => `http://127.0.0.1:${c.ports.core}`;
 const delivery = () => `http://127.0.0.1:${c.ports.delivery}`;
 
-/** The method of the call being made: withToken sets it for signerOf's signers, which sign for it unless told another. */
+/**
+ * The method of the call being made and its digest (requestDigest): withToken sets them for
+ * signerOf's signers, which sign for them unless told another.
+ */
 let calling = '';
+let callingDigest = '';
 
 /** A transport that sends exactly `token` (or none) as the service token. */
 function withToken(baseUrl: string, token: () => Promise<string | undefined>) {
   const attach: Interceptor = (next) => async (req) => {
     calling = `${req.service.typeName}/${req.method.name}`;
+    callingDigest = req.stream ? '' : requestDigest(req);
     const t = await token();
     if (t) req.header.set('authorization', `Bearer ${t}`);
     return next(req);
@@ -49,7 +58,7 @@ function withToken(baseUrl: string, token: () => Promise<string | undefined>) {
 function signerOf(as: ServiceName, keyOf: ServiceName | 'stranger', clock: () => number = Date.now): TokenSigner {
   const signingKey = keyOf === 'stranger' ? signingKeyFromSeed(randomBytes(32)) : devServiceKeys(keyOf).signingKey;
   const sign = createTokenSigner({ ...devServiceKeys(as), signingKey }, clock);
-  return (audience, actor, method) => sign(audience, actor, method ?? calling);
+  return (audience, actor, method, digest) => sign(audience, actor, method ?? calling, digest ?? callingDigest);
 }
 
 /** An actor of organization B as an attacker would make it up: admin of everything. */
@@ -155,6 +164,40 @@ describe('calls into the core without the gateway', () => {
     expect(await codeOf(record)).toBe('PermissionDenied');
     const events = await c.api(b.key, 'GET', `/audit-events?entityId=${b.projectId}&action=deleted`);
     expect(events.body.data).toEqual([]);
+  });
+});
+
+describe('tokens bound to the request (issue 37 item 6)', () => {
+  it('open the one request they were signed for: a captured DeleteProject token deletes no other project, an UpdateProject token sets no other body', async () => {
+    const [first, second] = await Promise.all(
+      ['first', 'second'].map(async (name) => {
+        const res = await c.api(a.key, 'POST', '/projects', { name, description: 'bound tokens' });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        return res.body.id as string;
+      }),
+    );
+    // The token the gateway would sign for deleting the first project, as someone on the path captures it.
+    const gateway = signerOf('gateway', 'gateway');
+    let captured = '';
+    const deleting = createClient(
+      ProjectService,
+      withToken(core(), async () => (captured = await gateway('core', claimsOf(actorA)))),
+    );
+    const replaying = createClient(
+      ProjectService,
+      withToken(core(), async () => captured),
+    );
+    await deleting.deleteProject({ id: first });
+    // Within its 30 s, for the same method and actor: refused for another project, and for another body.
+    expect(await codeOf(replaying.deleteProject({ id: second }))).toBe('Unauthenticated');
+    expect((await c.api(a.key, 'GET', `/projects/${second}`)).status).toBe(200);
+    await deleting.updateProject({ id: second, body: { name: 'renamed' } });
+    expect(await codeOf(replaying.updateProject({ id: second, body: { name: 'owned', status: 'archived' } }))).toBe(
+      'Unauthenticated',
+    );
+    expect((await c.api(a.key, 'GET', `/projects/${second}`)).body).toMatchObject({ name: 'renamed', status: 'active' });
+    // The request it was signed for, repeated as it was, is the one thing it opens.
+    expect(await codeOf(replaying.updateProject({ id: second, body: { name: 'renamed' } }))).toBe('ok');
   });
 });
 
@@ -340,6 +383,90 @@ describe('the rules of a route, enforced again by the backend it calls (OPERATIO
     );
     expect(await codeOf(webhooks.listWebhooks({ actor: { ...scoped, requestId: 'attack' }, page: 1, pageSize: 10 }))).toBe(
       'PermissionDenied',
+    );
+  });
+});
+
+describe('default deny: a backend serves only the RPCs it lists (issue 37, item 4)', () => {
+  /**
+   * Who may call each RPC besides the gateway for the operation table's (OPERATION_RULES): written
+   * out here, not read from the services, so that an RPC a service starts to serve, or to whom,
+   * fails this test until it is listed on purpose (docs/security.md, "Behind the edge").
+   */
+  const INTERNAL: Record<string, readonly ServiceName[]> = {
+    'cluster.core.v1.AuthService/Authenticate': ['gateway'],
+    'cluster.core.v1.CodeHostService/ReceiveWebhook': ['gateway'],
+    'cluster.core.v1.AuditService/RecordAuditEvent': ['delivery', 'evidence'],
+    'cluster.core.v1.AuthService/ConfirmActor': ['delivery'],
+    'cluster.core.v1.ReleaseEvidenceService/GetReleaseFacts': ['evidence'],
+    'cluster.core.v1.SessionService/AuthenticateSession': ['evidence'],
+    'cluster.core.v1.OAuthService/RegisterClient': ['gateway'],
+    'cluster.core.v1.OAuthService/GetClient': ['gateway'],
+    'cluster.core.v1.OAuthService/Approve': ['gateway'],
+    'cluster.core.v1.OAuthService/ExchangeCode': ['gateway'],
+    'cluster.core.v1.OAuthService/Refresh': ['gateway'],
+    'cluster.core.v1.OAuthService/Revoke': ['gateway'],
+    'cluster.delivery.v1.PortalService/OpenPortalSession': ['gateway'],
+    'cluster.delivery.v1.PortalService/AuthenticatePortalSession': ['gateway'],
+    'cluster.evidence.v1.EvidenceService/GetEvidencePublicKeys': ['gateway'],
+    'cluster.evidence.v1.EvidenceService/GetEvidenceKey': ['gateway'],
+    'cluster.evidence.v1.EvidenceService/RotateEvidenceKey': ['gateway'],
+  };
+  const REFUSED = /may not call|is served to no caller/;
+
+  /** One transport per caller and backend, each call with the caller's valid token for the method it makes. */
+  const transports = new Map<string, ReturnType<typeof withToken>>();
+  function transportOf(caller: ServiceName, backend: 'core' | 'delivery' | 'evidence') {
+    const key = `${caller}->${backend}`;
+    let transport = transports.get(key);
+    if (!transport) {
+      const sign = signerOf(caller, caller);
+      transports.set(key, (transport = withToken(`http://127.0.0.1:${c.ports[backend]}`, () => sign(backend))));
+    }
+    return transport;
+  }
+
+  /** How a backend answers `caller`'s valid token for the RPC `name`, with an empty message: its Connect code and message. */
+  async function answerTo(caller: ServiceName, name: string): Promise<{ code: string; message: string }> {
+    const method = RPC_METHODS.get(name)!;
+    const backend = /^cluster\.(\w+)\./.exec(name)![1] as 'core' | 'delivery' | 'evidence';
+    const client = createClient(method.parent, transportOf(caller, backend));
+    try {
+      await (client[method.localName] as (m: object) => Promise<unknown>)({});
+      return { code: 'ok', message: '' };
+    } catch (err) {
+      const e = ConnectError.from(err);
+      return { code: Code[e.code], message: e.rawMessage };
+    }
+  }
+
+  it('every RPC of every descriptor: refused to each caller not listed for it, served to the listed ones', async () => {
+    const unlisted = [...RPC_METHODS.keys()].filter((name) => !OPERATION_RULES[name] && !INTERNAL[name]);
+    expect(unlisted, 'RPCs in the descriptors that neither the operation table nor this test lists').toEqual([]);
+    for (const name of RPC_METHODS.keys()) {
+      const allowed = OPERATION_RULES[name] ? ['gateway'] : (INTERNAL[name] ?? []);
+      for (const caller of ['gateway', 'core', 'delivery', 'evidence'] as const) {
+        const { code, message } = await answerTo(caller, name);
+        if (allowed.includes(caller)) expect(message, `${caller} -> ${name}`).not.toMatch(REFUSED);
+        else
+          expect({ code, refused: REFUSED.test(message) }, `${caller} -> ${name}: ${message}`).toEqual({
+            code: 'PermissionDenied',
+            refused: true,
+          });
+      }
+    }
+  }, 180_000);
+
+  it('an RPC that nothing lists is served to no caller, whatever its token', () => {
+    const policy = servedRpcs('core', { 'cluster.core.v1.AuthService/Authenticate': { callers: ['gateway'] } });
+    expect(policy('cluster.core.v1.AuthService/Authenticate')).toEqual({ callers: ['gateway'] });
+    expect(policy('cluster.core.v1.EntryService/CreateEntry')).toEqual({ callers: ['gateway'] });
+    expect(policy('cluster.core.v1.AuthService/ConfirmActor')).toBeUndefined();
+    expect(policy('cluster.core.v1.EntryService/DropEntries')).toBeUndefined();
+    // Another backend's operation is not the core's to serve.
+    expect(policy('cluster.delivery.v1.WebhookService/ListWebhooks')).toBeUndefined();
+    expect(() => servedRpcs('core', { 'cluster.delivery.v1.WebhookService/ListWebhooks': { callers: ['core'] } })).toThrow(
+      /not an internal RPC of the core service/,
     );
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { declaredRuntime, runtimeBinary } from '../scripts/lib/runtime.mjs';
-import { exited, freePort } from './support/processes.ts';
+import { exited, startPorts } from './support/processes.ts';
 
 // `npm start` as a newcomer runs it, with its own Postgres and Kafka (a separate data directory
 // and ports, so the suite's servers are not reused): every way of stopping it stops everything
@@ -55,19 +55,19 @@ function descendants(root: number): { pid: number; command: string }[] {
   return found;
 }
 
-/** Two free consecutive ports (Kafka's listener and controller). */
-async function freePair(): Promise<number> {
-  for (;;) {
-    const port = await freePort();
-    if (port < 65535 && (await freePort()) !== port + 1) {
-      const net = await import('node:net');
-      const free = await new Promise<boolean>((resolve) => {
-        const srv = net.createServer().once('error', () => resolve(false));
-        srv.listen(port + 1, '127.0.0.1', () => srv.close(() => resolve(true)));
-      });
-      if (free) return port;
-    }
-  }
+/** `env` without the suite's cluster (its Postgres, broker, ports and development settings). */
+function withoutCluster(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const rest = { ...env };
+  for (const inherited of [
+    'DATABASE_URL',
+    'KAFKA_BROKERS',
+    'TEST_DATABASE_URL',
+    'KAFKA_TOPIC_PREFIX',
+    'LOCAL_PG_PORT',
+    'CORE_URL',
+  ])
+    delete rest[inherited];
+  return rest;
 }
 
 /** A Node outside node_modules (the system's, as on a fresh clone or in CI), when there is one. */
@@ -91,13 +91,7 @@ async function startCluster(
   const env: Record<string, string | undefined> = {
     ...process.env,
     LOCAL_DATA_DIR: dataDir,
-    LOCAL_PG_PORT: String(await freePort()),
-    LOCAL_KAFKA_PORT: String(await freePair()),
-    GATEWAY_PORT: String(await freePort()),
-    GATEWAY_METRICS_PORT: String(await freePort()),
-    CORE_PORT: String(await freePort()),
-    DELIVERY_PORT: String(await freePort()),
-    EVIDENCE_PORT: String(await freePort()),
+    ...(await startPorts()),
     LOG_LEVEL: 'warn',
   };
   for (const inherited of ['DATABASE_URL', 'KAFKA_BROKERS', 'TEST_DATABASE_URL', 'KAFKA_TOPIC_PREFIX']) delete env[inherited];
@@ -135,9 +129,27 @@ describe('npm start stops everything it started', () => {
     const pgPid = Number(readFileSync(path.join(dataDir, 'postgres.pid'), 'utf8'));
     expect(started.map((p) => p.pid)).toContain(pgPid);
     expect(output()).toMatch(RUNTIME_LINE);
+    // The banner names the broker; the state file (scripts/lib/cluster-state.mjs) leads `npm run admin` to this cluster.
+    const state = JSON.parse(readFileSync(path.join(dataDir, 'cluster.json'), 'utf8'));
+    expect(output()).toContain(
+      `  Kafka:         ${state.kafkaBrokers}   (topic cluster.domain-events.v1; a consumer: docs/events.md)`,
+    );
+    const admin = JSON.parse(
+      execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'admin.mjs'), 'org', 'create', '--name', 'Found by its state'], {
+        cwd: ROOT,
+        env: { ...withoutCluster(process.env), LOCAL_DATA_DIR: dataDir },
+        encoding: 'utf8',
+      }),
+    );
+    const pg = new (await import('pg')).default.Client({ connectionString: state.databaseUrl });
+    await pg.connect();
+    const { rows } = await pg.query('SELECT name FROM core.organizations WHERE id = $1', [admin.id]);
+    await pg.end();
+    expect(rows).toEqual([{ name: 'Found by its state' }]);
 
     process.kill(-npm.pid!, 'SIGINT');
     expect(await survivors([npm.pid!, ...started.map((p) => p.pid)], 45_000), output()).toEqual([]);
+    expect(existsSync(path.join(dataDir, 'cluster.json'))).toBe(false);
   }, 300_000);
 
   it('on SIGTERM to the npm process alone, and the next start works on the same data', async () => {

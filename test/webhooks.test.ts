@@ -7,6 +7,7 @@ import { createEventLog, startTestCluster, type EventLog, type SeededOrg, type T
 import type { Json } from './support/json.ts';
 import { createReceivers, verifyServiceSignature, verifyStandardSignature, type Responder } from './support/receiver.ts';
 import { until } from './support/poll.ts';
+import { expectCatalogued } from './support/catalogue.ts';
 
 // 24 h of retries compressed into 2.5 s: steps of ~50 ms, 200 ms, 800 ms, then the deadline.
 const ENV = {
@@ -82,6 +83,8 @@ describe('webhook subscriptions', () => {
       ordering: 'none',
       signatureScheme: 'hmac-sha256',
       publicKey: null,
+      headers: {},
+      auth: null,
       disabledReason: null,
       consecutiveFailures: 0,
       failingSince: null,
@@ -202,6 +205,62 @@ describe('webhook subscriptions', () => {
 });
 
 describe('webhook deliveries', () => {
+  it('delivers an `entry.*` subscription the entry events only, a `*` one every public event, and refuses a wildcard matching nothing', async () => {
+    const org = await c.seedOrg('Wildcard Org');
+    const bad = await c.api(org.key, 'POST', '/webhooks', {
+      destinationUrl: 'https://example.com/h',
+      eventNames: ['entry.*', 'nope.*', 'entry*'],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.reason).toBe('validation_error');
+    expect(bad.body.details.errors.map((e: { path: string }) => e.path)).toEqual(['/eventNames/1', '/eventNames/2']);
+
+    const entries = await receiver();
+    const everything = await receiver();
+    const family = await subscribe(org, entries.url, ['entry.*']);
+    expect(family.eventNames).toEqual(['entry.*']);
+    await subscribe(org, everything.url, ['*']);
+    const badPatch = await c.api(org.key, 'PATCH', `/webhooks/${family.id}`, { eventNames: ['release.created.*'] });
+    expect(badPatch.status).toBe(400);
+    expect(badPatch.body.details.errors[0].path).toBe('/eventNames/0');
+
+    // project.created (internal), entry.created, entry.updated, release.created: in that order.
+    const project = await c.api(org.key, 'POST', '/projects', { name: 'Wildcards', description: 'w' });
+    expect(project.status).toBe(201);
+    const entry = await c.api(org.key, 'POST', `/projects/${project.body.id}/entries`, {
+      type: 'bug_report',
+      title: 'wildcard',
+      description: 'd',
+    });
+    expect(entry.status).toBe(201);
+    expect((await c.api(org.key, 'PATCH', `/entries/${entry.body.id}`, { title: 'wildcard, renamed' })).status).toBe(200);
+    const release = await c.api(org.key, 'POST', `/projects/${project.body.id}/releases`, {
+      name: 'R wildcard',
+      startDate: '2026-11-01',
+      endDate: '2026-12-01',
+    });
+    expect(release.status).toBe(201);
+
+    const byEntity = (r: { body: { entityId?: string } }) => [entry.body.id, release.body.id].includes(r.body.entityId);
+    const got = await entries.waitFor(2, byEntity);
+    expect(got.map((r) => r.body.eventName).sort()).toEqual(['entry.created', 'entry.updated']);
+    const gotAll = await everything.waitFor(3, byEntity);
+    expect(gotAll.map((r) => r.body.eventName).sort()).toEqual(['entry.created', 'entry.updated', 'release.created']);
+    expect(verifyServiceSignature(family.hmacSecret, got[0])).toBe(true);
+    // release.created reached `*`, so its fan-out (one write for every matching subscription) is done:
+    // the entry family has no delivery of it, nor of any project event.
+    const listed = await c.api(org.key, 'GET', `/webhooks/${family.id}/deliveries`);
+    expect(listed.body.data.map((d: { eventName: string }) => d.eventName).sort()).toEqual(['entry.created', 'entry.updated']);
+    expect(entries.received.map((r) => r.body.eventName)).not.toContain('release.created');
+    expect(everything.received.map((r) => r.body.eventName).filter((n: string) => n.startsWith('project.'))).toEqual([]);
+
+    // A test call may name any event the wildcard selects, and no other.
+    expect((await c.api(org.key, 'POST', `/webhooks/${family.id}/test`, { eventName: 'entry.commented' })).status).toBe(200);
+    const refused = await c.api(org.key, 'POST', `/webhooks/${family.id}/test`, { eventName: 'release.created' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.details.errors[0].path).toBe('/eventName');
+  });
+
   it('signs every delivery over the raw body, with every spec header and envelope field', async () => {
     const org = await c.seedOrg('Signed Org');
     const r = await receiver();
@@ -527,6 +586,22 @@ describe('POST /webhooks/:id/test', () => {
     expect(named.body.eventName).toBe('entry.created');
     const [second] = await r.waitFor(2).then((all) => all.slice(1));
     expect(second.headers['x-service-event']).toBe('entry.created');
+    // The named event's own body: the catalogue's example of entry.created, fresh ids, valid against its schema.
+    const body = second.body as { entityType: string; entityId: string; occurredAt: string; payload: Record<string, unknown> };
+    expect(body).toMatchObject({
+      id: named.body.deliveryId,
+      eventName: 'entry.created',
+      entityType: 'entry',
+      occurredAt: named.body.firedAt,
+    });
+    expect(body.payload).toMatchObject({ entryId: body.entityId, title: expect.any(String), status: 'open' });
+    expect(body.payload).not.toHaveProperty('test');
+    expectCatalogued(body as typeof body & { eventName: string });
+    expect((got.body as { payload: unknown }).payload).toEqual({
+      test: true,
+      subscriptionId: sub.id,
+      occurredAt: res.body.firedAt,
+    });
 
     const record = await c.api(org.key, 'GET', `/webhooks/${sub.id}/deliveries/${res.body.deliveryId}`);
     expect(record.body).toMatchObject({ status: 'succeeded', attempts: 1, eventName: 'webhook.test' });

@@ -10,7 +10,12 @@ export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname)
 
 const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 
-export async function bootstrap({ quiet = false } = {}) {
+/**
+ * `generate: false` leaves out the code generation (then generateCode()): `npm start` checks what it
+ * needs (scripts/lib/preflight.mjs) between the two, so that a missing Java or a taken port is named
+ * at once.
+ */
+export async function bootstrap({ quiet = false, generate = true } = {}) {
   const stdio = quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit';
   const installed = path.join(ROOT, 'node_modules', '.package-lock.json');
   if (!existsSync(installed) || mtime(path.join(ROOT, 'package-lock.json')) > mtime(installed)) {
@@ -22,6 +27,11 @@ export async function bootstrap({ quiet = false } = {}) {
   }
   // On another Node this re-runs the calling script on the declared one and does not return.
   await ensureRuntime();
+  if (generate) generateCode({ quiet });
+}
+
+/** The generated protobuf code (buf + protoc-gen-es). */
+export function generateCode({ quiet = false } = {}) {
   process.stderr.write('[setup] generating protobuf code (buf generate)\n');
-  execSync('npx --no-install buf generate', { cwd: ROOT, stdio });
+  execSync('npx --no-install buf generate', { cwd: ROOT, stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit' });
 }

@@ -8,7 +8,10 @@ import { printParseErrorCode, visit } from 'jsonc-parser';
 /** The package (or a key) does not verify: exit 1 with this message. */
 export class Invalid extends Error {}
 
-/** The package shape this verifier reads (schemaVersion 2 added the chain and the platform signature). */
+/**
+ * The package shape this verifier reads (schemaVersion 2 added the chain and the platform signature;
+ * the `attestedBy` marks of the code-hosting facts and checklists were added to it later, additively).
+ */
 export const SCHEMA_VERSION = 2;
 
 const pointer = (path) =>
@@ -54,11 +57,11 @@ export function assertIJson(text, what) {
 }
 
 /**
- * A package file's bytes, checked and parsed: UTF-8, I-JSON, exactly its RFC 8785 canonical
- * form (what the evidence service signs: any other spacing, key order or number form is
- * refused), of the schema version this verifier reads, with a `sha256` that matches its content.
+ * A signed document's bytes, checked and parsed: UTF-8, I-JSON, a JSON object, and exactly its
+ * RFC 8785 canonical form (what the evidence service signs: any other spacing, key order or number
+ * form is refused).
  */
-export function readPackage(bytes, what = 'the package') {
+function readCanonical(bytes, what) {
   let text;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -66,10 +69,19 @@ export function readPackage(bytes, what = 'the package') {
     throw new Invalid(`${what}: not UTF-8`);
   }
   assertIJson(text, what);
-  const pkg = JSON.parse(text);
-  if (pkg === null || typeof pkg !== 'object' || Array.isArray(pkg)) throw new Invalid(`${what}: not a JSON object`);
-  if (!Buffer.from(canonicalize(pkg), 'utf8').equals(bytes))
+  const doc = JSON.parse(text);
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new Invalid(`${what}: not a JSON object`);
+  if (!Buffer.from(canonicalize(doc), 'utf8').equals(bytes))
     throw new Invalid(`${what}: not in RFC 8785 canonical form (changed spacing, key order or number form)`);
+  return doc;
+}
+
+/**
+ * A package file's bytes, checked and parsed (readCanonical), of the schema version this verifier
+ * reads, with a `sha256` that matches its content.
+ */
+export function readPackage(bytes, what = 'the package') {
+  const pkg = readCanonical(bytes, what);
   if (pkg.schemaVersion !== SCHEMA_VERSION)
     throw new Invalid(`${what}: schemaVersion ${JSON.stringify(pkg.schemaVersion)}, this verifier reads ${SCHEMA_VERSION}`);
   const { sha256, ...content } = pkg;
@@ -78,14 +90,62 @@ export function readPackage(bytes, what = 'the package') {
   return pkg;
 }
 
+/** What a head statement says it is; no package has a `statement` field. */
+export const HEAD_STATEMENT = 'release-evidence-head';
+
+/**
+ * A head statement's bytes, checked and parsed (readCanonical): `statement` "release-evidence-head",
+ * the organization and release, the newest package's `sequence` and `packageSha256`, `issuedAt`.
+ */
+export function readHead(bytes, what = 'the head') {
+  const head = readCanonical(bytes, what);
+  if (head.statement !== HEAD_STATEMENT) throw new Invalid(`${what}: not a head statement (no "statement":"${HEAD_STATEMENT}")`);
+  if (!Number.isSafeInteger(head.sequence) || head.sequence < 1)
+    throw new Invalid(`${what}: its sequence is not a package number`);
+  if (typeof head.packageSha256 !== 'string' || !/^[0-9a-f]{64}$/.test(head.packageSha256))
+    throw new Invalid(`${what}: its packageSha256 is not a hex SHA-256`);
+  for (const field of ['organizationId', 'releaseId', 'issuedAt'])
+    if (typeof head[field] !== 'string') throw new Invalid(`${what}: its ${field} is not a string`);
+  return head;
+}
+
+/**
+ * The package set against a release's head (read by readHead, its signature checked): `newest`, the
+ * newest package given (read by readPackage, with its `bytes`), is the package the head names, by
+ * number and by the SHA-256 of its exact bytes. A newer package withheld, or another package in its
+ * place, shows; the chain below it rests on its `previousSha256` (assertChain).
+ */
+export function assertHead(head, newest) {
+  if (head.releaseId !== newest.release?.id || head.organizationId !== newest.organizationId)
+    throw new Invalid('the head is of another release');
+  if (head.sequence > newest.sequence) {
+    const withheld =
+      head.sequence === newest.sequence + 1
+        ? `package ${head.sequence} is`
+        : `packages ${newest.sequence + 1} to ${head.sequence} are`;
+    throw new Invalid(
+      `the head (issued ${head.issuedAt}) names package ${head.sequence} as the newest, the newest given is package ${newest.sequence}: ${withheld} withheld`,
+    );
+  }
+  if (head.sequence < newest.sequence)
+    throw new Invalid(
+      `the head (issued ${head.issuedAt}) names package ${head.sequence} as the newest, older than the given package ${newest.sequence}: fetch a current head`,
+    );
+  if (createHash('sha256').update(newest.bytes).digest('hex') !== head.packageSha256)
+    throw new Invalid(
+      `package ${newest.sequence} is not the one the head names (its bytes' SHA-256 differs: changed or substituted)`,
+    );
+}
+
 /** The RFC 7638 thumbprint of an Ed25519 JWK: what its `kid` must be. */
 export function thumbprint(x) {
   return createHash('sha256').update(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`).digest('base64url');
 }
 
 /**
- * The published platform keys (the JWK Set of /.well-known/evidence-keys.json) by key id. A key
- * whose `kid` is not its own thumbprint is refused, so a keys file cannot relabel a key.
+ * The published platform keys (the JWK Set of /.well-known/evidence-keys.json) by key id, each
+ * `{key, retired}` (`retired: true`: a key that signs nothing now, published for what it signed
+ * before). A key whose `kid` is not its own thumbprint is refused, so a keys file cannot relabel a key.
  */
 export function readPublishedKeys(text) {
   let doc;
@@ -99,7 +159,8 @@ export function readPublishedKeys(text) {
   for (const jwk of doc.keys) {
     if (jwk?.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string') continue; // not ours to read
     if (jwk.kid !== thumbprint(jwk.x)) throw new Invalid(`the published key ${jwk.kid} is not named by its thumbprint`);
-    byKid.set(jwk.kid, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' }));
+    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' });
+    byKid.set(jwk.kid, { key, retired: jwk.retired === true });
   }
   if (byKid.size === 0) throw new Invalid('the published keys list no Ed25519 key');
   return byKid;
@@ -127,29 +188,43 @@ const KNOWN_KEYS = new Map([
 
 /** What makes the published key `kid` one anyone can sign with (KNOWN_KEYS), or undefined. */
 export function knownKeyOf(kid, keys) {
-  const key = keys.get(kid);
+  const key = keys.get(kid)?.key;
   return key && KNOWN_KEYS.get(key.export({ format: 'jwk' }).x);
 }
 
 /**
  * The platform's Ed25519 signature (`ed25519=<base64url>`) over exactly `bytes`, by the published key `kid`.
  * A key anyone can sign with (the development key, a weak seed) is refused, unless `allowDevelopmentKey`
- * (a local cluster's packages, which `npm start` signs with the development key).
+ * (a local cluster's packages, which `npm start` signs with the development key); so is a retired key
+ * unless `allowRetired` (a package signed before a rotation; never a head, which is made when asked for).
  */
-export function assertPlatformSignature(bytes, { signature, kid }, keys, { allowDevelopmentKey = false } = {}) {
+export function assertPlatformSignature(
+  bytes,
+  { signature, kid },
+  keys,
+  { allowDevelopmentKey = false, allowRetired = true, what = 'the platform signature' } = {},
+) {
+  const ofPackage = what === 'the platform signature';
   if (!signature || !kid)
-    throw new Invalid('no platform signature: give --headers with X-Service-Evidence-Platform-Signature and -Key-Id');
-  const key = keys.get(kid);
-  if (!key) throw new Invalid(`signed by platform key ${kid}, which the published keys do not list`);
+    throw new Invalid(
+      ofPackage
+        ? 'no platform signature: give --headers with X-Service-Evidence-Platform-Signature and -Key-Id'
+        : `no ${what.replace(/^the /, '')}`,
+    );
+  const prefix = ofPackage ? '' : `${what}: `;
+  const published = keys.get(kid);
+  if (!published) throw new Invalid(`${prefix}signed by platform key ${kid}, which the published keys do not list`);
+  if (published.retired && !allowRetired)
+    throw new Invalid(`${prefix}signed by platform key ${kid}, which the published keys list as retired: fetch a current head`);
   const known = knownKeyOf(kid, keys);
   if (known && !(allowDevelopmentKey && known === 'the development evidence key')) {
     throw new Invalid(
-      `signed by platform key ${kid}, ${known}, whose private half anyone can make: the signature proves nothing` +
+      `${prefix}signed by platform key ${kid}, ${known}, whose private half anyone can make: the signature proves nothing` +
         (known === 'the development evidence key' ? ' (--allow-development-key for a local cluster)' : ''),
     );
   }
   const sig = Buffer.from(signature.replace(/^ed25519=/, ''), 'base64url');
-  if (!verify(null, bytes, key, sig)) throw new Invalid('the platform signature does not match (changed bytes, or another key)');
+  if (!verify(null, bytes, published.key, sig)) throw new Invalid(`${what} does not match (changed bytes, or another key)`);
 }
 
 /** The organization's HMAC-SHA256 (`sha256=<hex>`) over exactly `bytes`, under the evidence key. */
@@ -193,4 +268,55 @@ export function assertChain(current, earlier) {
   }
   if (next.sequence === 1 && next.previousSha256 !== null) throw new Invalid('package 1 names a previous package');
   return lowest;
+}
+
+/** The checklists of a package that read code-hosting facts (docs/evidence.md, "The package"). */
+const CODE_CHECKLISTS = ['entries_have_commits', 'pull_requests_merged_green'];
+
+/** The code-hosting facts of a package (read by readPackage): its commits, pull requests and CI runs. */
+function codeFacts(pkg) {
+  const code = pkg.codeHosting ?? {};
+  return ['commits', 'pullRequests', 'ciRuns'].flatMap((list) => (Array.isArray(code[list]) ? code[list] : []));
+}
+
+/**
+ * Who attests a package's code-hosting facts (docs/evidence.md, "Who attests the code-hosting facts"):
+ * `{verified, organization, contradicted, checklists}`: how many facts the platform verified with GitHub,
+ * how many only the organization's signed webhooks attest (of them, how many GitHub contradicted), and
+ * the checklists that rest on the organization's word. A package issued before the marks has none: a
+ * fact without `attestedBy` is the organization's word, and so is an unmarked code checklist of a
+ * package with facts.
+ */
+export function codeAttestation(pkg) {
+  const facts = codeFacts(pkg);
+  const verified = facts.filter((f) => f.attestedBy === 'platform').length;
+  const checklists = pkg.checklists ?? [];
+  const organizationChecklists = checklists
+    .filter((k) =>
+      k.attestedBy === undefined ? facts.length > 0 && CODE_CHECKLISTS.includes(k.id) : k.attestedBy !== 'platform',
+    )
+    .map((k) => k.id);
+  return {
+    verified,
+    organization: facts.length - verified,
+    contradicted: facts.filter((f) => f.platformCheck === 'contradicted').length,
+    checklists: organizationChecklists,
+  };
+}
+
+/** What codeAttestation found, as the verifier prints it after what it checked. */
+export function describeAttestation({ verified, organization, contradicted, checklists }) {
+  const ORGANIZATION = 'organization-attested (not verified by the platform)';
+  const facts =
+    verified + organization === 0
+      ? 'none'
+      : organization === 0
+        ? `verified by the platform with GitHub (all ${verified})`
+        : verified === 0
+          ? `${ORGANIZATION}${organization > 1 ? `, all ${organization}` : ''}`
+          : `${verified} verified by the platform with GitHub, ${organization} ${ORGANIZATION}`;
+  const parts = [`code-hosting facts: ${facts}`];
+  if (contradicted > 0) parts.push(`${contradicted} contradicted by GitHub (counted for no checklist)`);
+  if (checklists.length > 0) parts.push(`checklists on the organization's word: ${checklists.join(', ')}`);
+  return parts.join('; ');
 }

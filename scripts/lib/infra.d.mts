@@ -27,3 +27,10 @@ export declare function preparePostgres(opts: {
   /** TLS too, with this certificate and key (PEM files). */
   ssl?: { certFile: string; keyFile: string };
 }): Promise<{ url: string; start(): Promise<import('node:child_process').ChildProcess> }>;
+/** The local servers' data dir (LOCAL_DATA_DIR, else .data/) and ports (LOCAL_PG_PORT, LOCAL_KAFKA_PORT). */
+export declare const DATA: string;
+export declare const PG_PORT: number;
+export declare const KAFKA_PORT: number;
+export declare function kafkaLibsCached(): boolean;
+/** What stops `npm start` / `npm test` before they start anything: one line each, naming the fix. */
+export declare function infraProblems(opts?: { create?: boolean }): Promise<string[]>;

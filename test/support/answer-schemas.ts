@@ -20,7 +20,7 @@ export interface Answer {
  * matcher finds for it, with the cluster's one validator (`createAjv`), each schema compiled once.
  * A mismatch throws, naming method, path, route and the problems. What it requires of a 2xx:
  *
- * - the route's declared status (`response.status`), or 200 where it declares 201 (an upsert's match);
+ * - the operation's declared status (`response.status`), or 200 for an upsert that matched (`response.upsert`);
  * - with a schema, a JSON body the schema accepts;
  * - without one, no JSON body (a 204, or a non-JSON answer such as a download).
  *
@@ -50,10 +50,9 @@ export function createAnswerCheck(table: readonly RouteDef[] = routes) {
         `answer held to its schema: ${what} ${why}; body: ${body.length > 2000 ? `${body.slice(0, 2000)}…` : body}`,
       );
     };
-    // A create that is an idempotent upsert (externalRef, sync, invite, wiki slug) answers 200 when
-    // it matched what was there: its route declares 201 and says so in its description.
+    // An upsert (externalRef, sync, invite, wiki slug) answers 200 when it matched what was there.
     const declared = route.response.status;
-    if (answer.status !== declared && !(declared === 201 && answer.status === 200))
+    if (answer.status !== declared && !(route.response.upsert && answer.status === 200))
       fail(`answered ${answer.status}, but the route declares ${declared}`);
     const json = /^application\/(?:[\w.+-]+\+)?json\b/i.test(answer.contentType ?? '');
     const schema = route.response.schema;

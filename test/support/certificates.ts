@@ -17,8 +17,11 @@ export interface ServerCertificate {
 export interface TestCa {
   /** The CA's certificate (PEM): what a client trusts. */
   caFile: string;
-  /** A server certificate named `name` (files `<name>.pem`, `<name>.key`, `<name>.p12` in the CA's directory). */
-  issue(name: string): ServerCertificate;
+  /**
+   * A server certificate named `name` (files `<name>.pem`, `<name>.key`, `<name>.p12` in the CA's directory);
+   * with `client`, a TLS client certificate (extendedKeyUsage clientAuth, CN `name`) instead.
+   */
+  issue(name: string, opts?: { client?: boolean }): ServerCertificate;
 }
 
 const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -47,20 +50,29 @@ export function testCa(dir: string, name: string): TestCa {
   ]);
   return {
     caFile,
-    issue(server) {
+    issue(server, opts = {}) {
       const base = path.join(dir, server);
       const ext = `${base}.ext`;
       writeFileSync(
         ext,
         [
-          'subjectAltName=IP:127.0.0.1,DNS:localhost',
+          ...(opts.client ? [] : ['subjectAltName=IP:127.0.0.1,DNS:localhost']),
           'basicConstraints=CA:FALSE',
           'keyUsage=digitalSignature,keyEncipherment',
-          'extendedKeyUsage=serverAuth',
+          `extendedKeyUsage=${opts.client ? 'clientAuth' : 'serverAuth'}`,
           '',
         ].join('\n'),
       );
-      openssl(['req', ...EC_KEY, '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', '/CN=localhost']);
+      openssl([
+        'req',
+        ...EC_KEY,
+        '-keyout',
+        `${base}.key`,
+        '-out',
+        `${base}.csr`,
+        '-subj',
+        `/CN=${opts.client ? server : 'localhost'}`,
+      ]);
       openssl([
         'x509',
         '-req',

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { readCoreConfig, startCore } from '@cluster/core';
 import { readDeliveryConfig, startDelivery } from '@cluster/delivery';
-import { readEvidenceConfig, startEvidence } from '@cluster/evidence';
+import { readEvidenceConfig, startEvidence, type EvidenceConfig } from '@cluster/evidence';
 import { readGatewayConfig, startGateway } from '@cluster/gateway';
 import { createAdminOperations } from '@cluster/core';
 import { createDb } from '@cluster/db';
@@ -211,6 +211,38 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
       await core.shutdown.run('test');
       await adminDb.destroy();
       await dropDatabase(databaseUrl);
+    },
+  };
+}
+
+/**
+ * Another evidence service on the cluster's core and database, its settings with `config` over them
+ * (a rotated EVIDENCE_SIGNING_KEY, a GitHub App), behind a gateway of its own: that gateway's root
+ * URL, and how to stop both.
+ */
+export async function startEvidenceBeside(
+  c: TestCluster,
+  config: Partial<EvidenceConfig>,
+): Promise<{ root: string; stop(): Promise<void> }> {
+  const url = (port: number) => `http://127.0.0.1:${port}`;
+  const evidence = await startEvidence({
+    ...readEvidenceConfig(),
+    port: 0,
+    databaseUrl: c.databaseUrl,
+    coreUrl: url(c.ports.core),
+    ...config,
+  });
+  const gateway = await startGateway({
+    ...readGatewayConfig(),
+    port: 0,
+    metricsPort: 0,
+    services: { core: url(c.ports.core), delivery: url(c.ports.delivery || 1), evidence: url(evidence.port) },
+  });
+  return {
+    root: url(gateway.port),
+    async stop() {
+      await gateway.shutdown.run('test');
+      await evidence.shutdown.run('test');
     },
   };
 }

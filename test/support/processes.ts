@@ -1,19 +1,69 @@
 import { execFileSync, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-/** A free TCP port on loopback (child processes cannot be given port 0 and report back). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
+/**
+ * The first port the kernel hands out for outgoing connections (and for `listen(0)`): a port we
+ * give a child process must lie below it, or a connection opened between our check and the
+ * child's `listen` can take it (CI saw the gateway of `npm start` fail with EADDRINUSE so).
+ */
+function ephemeralLow(): number {
+  try {
+    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+    return Number(low) > 21_000 ? Number(low) : 32_768;
+  } catch {
+    return 32_768; // Linux's default; macOS and Windows start theirs at 49152
+  }
+}
+
+/**
+ * This process's slice of the ports between 20000 and the ephemeral range: each Vitest worker
+ * (VITEST_POOL_ID) takes its own slice and walks it in order, so two workers never pick the same
+ * port while one of them is still starting the process that will listen on it.
+ */
+const SLICES = 8;
+const portSlice = (() => {
+  const span = Math.floor((ephemeralLow() - 20_000) / SLICES);
+  const low = 20_000 + ((Number(process.env.VITEST_POOL_ID ?? 1) - 1) % SLICES) * span;
+  return { low, span, next: Math.floor(Math.random() * span) };
+})();
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
+}
+
+/** A free TCP port on loopback for a child process (which cannot be given port 0 and report back). */
+export async function freePort(): Promise<number> {
+  for (let tried = 0; tried < portSlice.span; tried++) {
+    const port = portSlice.low + (portSlice.next++ % portSlice.span);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between ${portSlice.low} and ${portSlice.low + portSlice.span}`);
+}
+
+/** Two free consecutive ports (Kafka's listener and controller). */
+export async function freePair(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port + 1 < portSlice.low + portSlice.span && (await canListen(port + 1))) {
+      portSlice.next++; // port + 1 is taken now
+      return port;
+    }
+  }
+}
+
+/** A free port for every port `npm start` takes (its local servers' and the services'), by setting. */
+export async function startPorts(): Promise<Record<string, string>> {
+  const ports: Record<string, string> = { LOCAL_KAFKA_PORT: String(await freePair()) };
+  for (const name of ['LOCAL_PG_PORT', 'GATEWAY_PORT', 'GATEWAY_METRICS_PORT', 'CORE_PORT', 'DELIVERY_PORT', 'EVIDENCE_PORT'])
+    ports[name] = String(await freePort());
+  return ports;
 }
 
 /**

@@ -17,6 +17,16 @@ const VERIFY = path.dirname(require.resolve('@cluster/webhook-verify/package.jso
 const SPECIFIER = "'@cluster/webhook-verify'";
 const VENDORED = "'./vendor/webhook-verify/index.js'";
 
+/**
+ * A declaration file's relative `.ts` imports as `.js`: tsc's rewriteRelativeImportExtensions
+ * rewrites them in the JavaScript only, and a consumer's TypeScript before 5.0 (or one that does
+ * not map `.ts` to `.d.ts` in node_modules) cannot follow `./client.ts` to `./client.d.ts`.
+ */
+export function declarationImportsAsJs(file, text) {
+  if (!file.endsWith('.d.ts')) return text;
+  return text.replace(/(\bfrom\s*|\bimport\(\s*)(['"])(\.{1,2}\/[^'"]*?)\.ts\2/g, '$1$2$3.js$2');
+}
+
 function parse(config, overrides) {
   const parsed = ts.getParsedCommandLineOfConfigFile(config, overrides, {
     ...ts.sys,
@@ -30,7 +40,7 @@ function compile(parsed, rewrite = (text) => text) {
   const program = ts.createProgram(parsed.fileNames, parsed.options);
   const { diagnostics } = program.emit(undefined, (file, text) => {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, rewrite(text));
+    writeFileSync(file, rewrite(declarationImportsAsJs(file, text)));
   });
   const errors = [...ts.getPreEmitDiagnostics(program), ...diagnostics].filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (errors.length) {

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
@@ -241,5 +242,142 @@ describe('pagination', () => {
     const totals: number[] = [];
     for await (const page of client.projects.list({ status: 'active' }).pages()) totals.push(page.total);
     expect(totals).toEqual([250, 250, 250]);
+  });
+
+  it("gives each page of `pages()` its answer's request id, beside the page as the API sent it", async () => {
+    const answers = [1, 2].map(
+      (page) => () => json(200, { data: [PROJECT], page, pageSize: 1, total: 2 }, { 'x-request-id': `req-page-${page}` }),
+    );
+    const { client } = fakeClient(answers);
+    const pages = [];
+    for await (const page of client.projects.list({ pageSize: 1 }).pages()) pages.push(page);
+    expect(pages.map((p) => p.requestId)).toEqual(['req-page-1', 'req-page-2']);
+    expect(JSON.parse(JSON.stringify(pages[0]))).toEqual({ data: [PROJECT], page: 1, pageSize: 1, total: 2 });
+  });
+});
+
+describe('createClient checks its options, naming the one that is wrong', () => {
+  const fetch = async () => json(200, PROJECT);
+  it.each([
+    [{ apiKey: 'k' }, /options\.baseUrl is missing/],
+    [{ baseUrl: '', apiKey: 'k' }, /options\.baseUrl is missing/],
+    [{ baseUrl: 42, apiKey: 'k' }, /options\.baseUrl must be a string/],
+    [{ baseUrl: 'localhost:8080', apiKey: 'k' }, /options\.baseUrl must be an http: or https: URL/],
+    [{ baseUrl: 'api.example.com', apiKey: 'k' }, /options\.baseUrl is not an absolute URL: "api\.example\.com"/],
+    [{ baseUrl: 'https://api.test/?key=k', apiKey: 'k' }, /options\.baseUrl must have no query/],
+    [{ baseUrl: 'https://api.test' }, /options\.apiKey is missing/],
+    [{ baseUrl: 'https://api.test', apiKey: '' }, /options\.apiKey is missing/],
+    [{ baseUrl: 'https://api.test', apiKey: 'fbk_1\nX-Admin: 1' }, /options\.apiKey must be a string of printable/],
+    [{ baseUrl: 'https://api.test', apiKey: 7 }, /options\.apiKey must be a string/],
+    [
+      { baseUrl: 'https://api.test', apiKey: 'k', maxRetries: -1 },
+      /options\.maxRetries must be a non-negative integer \(got -1\)/,
+    ],
+    [{ baseUrl: 'https://api.test', apiKey: 'k', maxRetries: 1.5 }, /options\.maxRetries must be a non-negative integer/],
+    [{ baseUrl: 'https://api.test', apiKey: 'k', timeoutMs: Number.NaN }, /options\.timeoutMs must be a non-negative number/],
+    [{ baseUrl: 'https://api.test', apiKey: 'k', maxDelayMs: '30s' }, /options\.maxDelayMs must be a non-negative number/],
+    [{ baseUrl: 'https://api.test', apiKey: 'k', fetch: 'node-fetch' }, /options\.fetch must be a function/],
+    [{ baseUrl: 'https://api.test', apiKey: 'k', headers: { 'x-a': 1 } }, /options\.headers\["x-a"\] must be a string/],
+  ])('%j', (options, message) => {
+    expect(() => createClient(options as unknown as ClientOptions)).toThrow(TypeError);
+    expect(() => createClient(options as unknown as ClientOptions)).toThrow(message);
+  });
+  it('refuses no options at all', () => {
+    expect(() => (createClient as (o?: unknown) => unknown)()).toThrow(/options must be an object/);
+  });
+
+  it('takes an Authorization or X-API-Key header, or an own fetch, instead of apiKey; the key replaces a given Authorization', async () => {
+    const sent: Request[] = [];
+    const recording = async (req: Request) => (sent.push(req), json(200, PROJECT));
+    const own = createClient({ baseUrl: 'https://api.test', headers: { Authorization: 'Bearer oauth_1' }, fetch: recording });
+    const apiKeyHeader = createClient({ baseUrl: 'https://api.test', headers: { 'X-API-Key': 'fbk_2' }, fetch: recording });
+    const byFetch = createClient({ baseUrl: 'https://api.test', fetch: recording });
+    const both = createClient({
+      baseUrl: 'https://api.test',
+      apiKey: 'fbk_3',
+      headers: { AUTHORIZATION: 'Bearer x' },
+      fetch: recording,
+    });
+    for (const client of [own, apiKeyHeader, byFetch, both]) await client.projects.get(PROJECT.id);
+    expect(sent.map((r) => [r.headers.get('authorization'), r.headers.get('x-api-key')])).toEqual([
+      ['Bearer oauth_1', null],
+      [null, 'fbk_2'],
+      [null, null],
+      ['Bearer fbk_3', null],
+    ]);
+    expect(() => createClient({ baseUrl: 'https://api.test', apiKey: 'k', fetch })).not.toThrow();
+  });
+});
+
+describe('the request id of every answer', () => {
+  it('`.withResponse()` gives the result with its X-Request-Id and response, from the one request that awaiting makes', async () => {
+    const { client, requests } = fakeClient([
+      () => json(201, PROJECT, { 'x-request-id': 'req-create' }),
+      () => new Response(null, { status: 204, headers: { 'x-request-id': 'req-delete' } }),
+      () => json(200, PROJECT, { 'x-request-id': 'req-by-path' }),
+    ]);
+    const call = client.projects.create({ name: 'P', description: 'd' });
+    expect(call).toBeInstanceOf(Promise);
+    const { data, requestId, response } = await call.withResponse();
+    expect(await call).toEqual(PROJECT);
+    expect(data).toEqual(PROJECT);
+    expect([requestId, response.status]).toEqual(['req-create', 201]);
+    expect(requests).toHaveLength(1);
+
+    // A 204 has no result to carry an id: withResponse still has it.
+    const deleted = await client.projects.delete(PROJECT.id).withResponse();
+    expect([deleted.data, deleted.requestId, deleted.response.status]).toEqual([undefined, 'req-delete', 204]);
+    const byPath = await client.request('get', '/api/v1/projects/{id}', { path: { id: PROJECT.id } }).withResponse();
+    expect([byPath.data.name, byPath.requestId]).toEqual([PROJECT.name, 'req-by-path']);
+  });
+
+  it('rejects `.withResponse()`, `then` and `catch` alike with the ApiError, which has its own request id', async () => {
+    const notFound = () => json(404, { reason: 'not_found', message: 'no' }, { 'x-request-id': 'req-404' });
+    const { client } = fakeClient([notFound, notFound]);
+    const call = client.projects.get(PROJECT.id);
+    const viaResponse = await call.withResponse().catch((e: unknown) => e);
+    const viaCatch = await call.catch((e: unknown) => e);
+    expect(viaResponse).toBe(viaCatch);
+    expect(viaResponse).toMatchObject({ status: 404, reason: 'not_found', requestId: 'req-404' });
+    expect(
+      await call.then(
+        () => 'ok',
+        () => 'failed',
+      ),
+    ).toBe('failed');
+    let settled = false;
+    await call.finally(() => (settled = true)).catch(() => undefined);
+    expect(settled).toBe(true);
+  });
+});
+
+describe('a connection error keeps its cause', () => {
+  it('names the root cause (ECONNREFUSED behind `fetch failed`) in the message and `code`, keeps `cause`, counts attempts', async () => {
+    // A real refused connection through the global fetch: a port that was just listening, now closed.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    const client = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k', maxRetries: 1, sleep: async () => {} });
+    const err = (await client.identity.me().catch((e: unknown) => e)) as ApiConnectionError;
+    expect(err).toBeInstanceOf(ApiConnectionError);
+    expect(err.message).toBe(
+      `GET http://127.0.0.1:${port}/api/v1/me: fetch failed: connect ECONNREFUSED 127.0.0.1:${port} (2 attempts)`,
+    );
+    expect(err.code).toBe('ECONNREFUSED');
+    expect(err.attempts).toBe(2);
+    expect(err.cause).toBeInstanceOf(TypeError);
+    expect((err.cause as Error).cause).toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  it('takes the first error of an AggregateError (every address of a host refused)', async () => {
+    const refused = (address: string) => Object.assign(new Error(`connect ECONNREFUSED ${address}`), { code: 'ECONNREFUSED' });
+    const both = Object.assign(new AggregateError([refused('::1:8080'), refused('127.0.0.1:8080')], ''), {
+      code: 'ECONNREFUSED',
+    });
+    const { client } = fakeClient([() => Promise.reject(new TypeError('fetch failed', { cause: both }))], { maxRetries: 0 });
+    const err = (await client.identity.me().catch((e: unknown) => e)) as ApiConnectionError;
+    expect(err.message).toBe('GET http://api.test/api/v1/me: fetch failed: connect ECONNREFUSED ::1:8080');
+    expect([err.code, err.attempts]).toEqual(['ECONNREFUSED', 1]);
   });
 });

@@ -1,27 +1,13 @@
 import createFetchClient from 'openapi-fetch';
+import { ApiPromise, requestIdOf, type WithResponse } from './api-promise.ts';
 import { ApiConnectionError, ApiError, ApiTimeoutError } from './errors.ts';
 import type { paths } from './generated/openapi.ts';
 import { operations } from './generated/operations.ts';
+import { checkClientOptions, type ClientOptions } from './options.ts';
 import { pageIterator, type Page, type PageIterator } from './pagination.ts';
 import { DEFAULT_RETRY, RETRYABLE_REASONS, isRetryableStatus, parseRetryAfter, retryDelay, type RetryOptions } from './retry.ts';
 
-/** What `createClient` needs: where the API is, a key, and the defaults of every call. */
-export interface ClientOptions extends RetryOptions {
-  /** The gateway's origin (`https://api.example.com`) or the API's base URL (`.../api/v1`): both work. */
-  baseUrl: string;
-  /** An API key, sent as `Authorization: Bearer <key>`. */
-  apiKey: string;
-  /** Default deadline of a call, its retries and the waits between them included (default 60 s; 0: none). */
-  timeoutMs?: number;
-  /** Headers sent with every call. */
-  headers?: Record<string, string>;
-  /** Replaces the global fetch (a proxy agent, a test double). */
-  fetch?: (request: Request) => Promise<Response>;
-  /** Injected clock and randomness (tests): the waits between attempts, jitter, Retry-After dates. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  random?: () => number;
-  now?: () => number;
-}
+export type { ClientOptions } from './options.ts';
 
 /** Per-call options, the last argument of every method. */
 export interface CallOptions {
@@ -70,10 +56,10 @@ type MethodOf<D> = D extends {
     ? G extends true
       ? (...args: QueryArgs<A, Omit<QueryOf<O>, 'page'>>) => PageIterator<ItemOf<O>>
       : B extends 'required'
-        ? (...args: [...PathArgs<A>, body: BodyOf<O>, options?: CallOptions]) => Promise<ResultOf<O>>
+        ? (...args: [...PathArgs<A>, body: BodyOf<O>, options?: CallOptions]) => ApiPromise<ResultOf<O>>
         : B extends 'optional'
-          ? (...args: [...PathArgs<A>, body?: BodyOf<O>, options?: CallOptions]) => Promise<ResultOf<O>>
-          : (...args: QueryArgs<A, QueryOf<O>>) => Promise<ResultOf<O>>
+          ? (...args: [...PathArgs<A>, body?: BodyOf<O>, options?: CallOptions]) => ApiPromise<ResultOf<O>>
+          : (...args: QueryArgs<A, QueryOf<O>>) => ApiPromise<ResultOf<O>>
     : never
   : never;
 
@@ -85,7 +71,7 @@ export type RequestFn = <P extends keyof paths, M extends HttpMethod & keyof pat
   method: M,
   path: P,
   init?: { path?: Record<string, string>; query?: QueryOf<OperationAt<P, M>>; body?: BodyOf<OperationAt<P, M>> } & CallOptions,
-) => Promise<ResultOf<OperationAt<P, M>>>;
+) => ApiPromise<ResultOf<OperationAt<P, M>>>;
 
 /** The SDK: a namespace per resource family, and `request` for anything by path. */
 export type ApiClient = Namespaces & { request: RequestFn };
@@ -168,26 +154,24 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
   });
 }
 
-/** `https://host`, `https://host/`, `https://host/api/v1` and `https://host/api/v1/` all give `https://host`. */
-function originOf(baseUrl: string): string {
-  return baseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
-}
-
 /**
  * The SDK's client. Every call goes through one path: an Idempotency-Key on each POST (the
  * caller's or a random UUID, the same on every retry of that call), retries of 429, any 5xx, 409
  * idempotency_key_in_use and network errors (jittered exponential backoff, never shorter than
  * Retry-After, at most `maxRetries`, no wait over `maxDelayMs` or past the deadline), a deadline per
- * call and the caller's AbortSignal, and an ApiError for every error answer.
+ * call and the caller's AbortSignal, an ApiError for every error answer, and the request id of
+ * every success (`.withResponse()`, and each page of `.pages()`). The options are checked first:
+ * a TypeError names the one that is missing or wrong.
  */
 export function createClient(options: ClientOptions): ApiClient {
+  const { origin, headers: defaultHeaders } = checkClientOptions(options);
   const policy = { ...DEFAULT_RETRY, ...definedOf(options) };
   const sleep = options.sleep ?? abortableSleep;
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
   const raw = createFetchClient<paths>({
-    baseUrl: originOf(options.baseUrl),
-    headers: { ...options.headers, authorization: `Bearer ${options.apiKey}` },
+    baseUrl: origin,
+    headers: defaultHeaders,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   }) as unknown as LooseClient;
 
@@ -196,7 +180,7 @@ export function createClient(options: ClientOptions): ApiClient {
     path: string,
     init: Omit<RawInit, 'headers' | 'signal'>,
     opts: CallOptions = {},
-  ): Promise<unknown> {
+  ): Promise<WithResponse<unknown>> {
     const timeoutMs = opts.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const hasDeadline = timeoutMs > 0 && Number.isFinite(timeoutMs);
     const deadline = hasDeadline ? now() + timeoutMs : Infinity;
@@ -213,13 +197,13 @@ export function createClient(options: ClientOptions): ApiClient {
         let retryable: boolean;
         try {
           const { data, error, response } = await untilAborted(raw.request(method, path, { ...init, headers, signal }), signal);
-          if (response.ok) return data;
+          if (response.ok) return { data, requestId: requestIdOf(response), response };
           const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
           failure = new ApiError(response.status, error, response.headers, retryAfterMs);
           retryable = isRetryableStatus(response.status) || RETRYABLE_REASONS.has(failure.reason);
         } catch (err) {
           if (signal?.aborted) throw aborted();
-          failure = new ApiConnectionError(`${method.toUpperCase()} ${path}: ${(err as Error).message}`, { cause: err });
+          failure = new ApiConnectionError(`${method.toUpperCase()} ${origin}${path}`, err, retry + 1);
           retryable = true;
         }
         if (!retryable || retry >= maxRetries) throw failure;
@@ -247,12 +231,14 @@ export function createClient(options: ClientOptions): ApiClient {
       if (def.paged) {
         const query = { pageSize: 100, ...(input as Record<string, unknown> | undefined) };
         return pageIterator(
-          async (page) =>
-            (await call(def.method, def.path, { params: { path, query: { ...query, page } } }, callOptions)) as Page<unknown>,
+          (page) =>
+            call(def.method, def.path, { params: { path, query: { ...query, page } } }, callOptions) as Promise<
+              WithResponse<Page<unknown>>
+            >,
         );
       }
-      if (def.body !== 'none') return call(def.method, def.path, { params: { path }, body: input }, callOptions);
-      return call(def.method, def.path, { params: { path, query: input } }, callOptions);
+      if (def.body !== 'none') return new ApiPromise(call(def.method, def.path, { params: { path }, body: input }, callOptions));
+      return new ApiPromise(call(def.method, def.path, { params: { path, query: input } }, callOptions));
     };
   }
 
@@ -263,9 +249,9 @@ export function createClient(options: ClientOptions): ApiClient {
     ]),
   ) as unknown as Namespaces;
 
-  const request: RequestFn = async (httpMethod, path, init = {}) => {
+  const request: RequestFn = (httpMethod, path, init = {}) => {
     const { path: pathParams, query, body, ...callOptions } = init;
-    return call(httpMethod, path, { params: { path: pathParams, query }, body }, callOptions) as never;
+    return new ApiPromise(call(httpMethod, path, { params: { path: pathParams, query }, body }, callOptions)) as never;
   };
   return { ...namespaces, request };
 }

@@ -42,12 +42,43 @@ export class ApiError extends Error {
   }
 }
 
-/** No answer: the connection failed or was dropped on every attempt. `cause` is the last network error. */
+/**
+ * No answer: the connection failed or was dropped on every attempt. `cause` is the last attempt's
+ * error as fetch threw it (Node's `TypeError: fetch failed`, whose own `cause` is the system
+ * error); the message and `code` name that root cause (`connect ECONNREFUSED 127.0.0.1:8080`,
+ * `getaddrinfo ENOTFOUND api.example.com`), which `fetch failed` alone hides.
+ */
 export class ApiConnectionError extends Error {
   override readonly name = 'ApiConnectionError';
-  constructor(message: string, options: { cause: unknown }) {
-    super(message, options);
+  /** The root cause's code (`ECONNREFUSED`, `ENOTFOUND`, `ECONNRESET`, `UND_ERR_SOCKET`, ...), when it has one. */
+  readonly code?: string;
+  /** How many attempts were made (the first and its retries). */
+  readonly attempts: number;
+
+  constructor(request: string, cause: unknown, attempts: number) {
+    const root = rootCauseOf(cause);
+    const outer = cause instanceof Error ? cause.message : String(cause);
+    const inner = root !== cause && root instanceof Error ? root.message || codeOf(root) : undefined;
+    const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
+    super(`${request}: ${inner && inner !== outer ? `${outer}: ${inner}` : outer}${tries}`, { cause });
+    this.code = codeOf(root) ?? codeOf(cause);
+    this.attempts = attempts;
   }
+}
+
+/** The innermost error of a `cause` chain; of an AggregateError (every address of a host refused), its first error. */
+function rootCauseOf(err: unknown): unknown {
+  let current = err;
+  for (let depth = 0; depth < 10; depth++) {
+    if (current instanceof AggregateError && current.errors.length > 0 && !current.message) current = current.errors[0];
+    else if (current instanceof Error && current.cause !== undefined) current = current.cause;
+    else break;
+  }
+  return current;
+}
+
+function codeOf(err: unknown): string | undefined {
+  return isRecord(err) && typeof err.code === 'string' ? err.code : undefined;
 }
 
 /** The call's `timeoutMs` passed (attempts and the waits between them included). */

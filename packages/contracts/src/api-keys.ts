@@ -9,3 +9,16 @@ const API_KEY_SHAPE = /^(fbk_[A-Za-z0-9]{8})_[A-Za-z0-9]{40}$/;
 export function apiKeyPrefixOf(key: string): string | undefined {
   return API_KEY_SHAPE.exec(key)?.[1];
 }
+
+/**
+ * The OAuth tokens of the tool-protocol endpoint's sign-in (docs/mcp.md, "Signing in"): an access
+ * token `fbk_at_<43 chars>` (short-lived; sent as a bearer token where an API key goes) and a
+ * refresh token `fbk_rt_<43 chars>`. Opaque: the core keeps their SHA-256.
+ */
+const OAUTH_TOKEN_SHAPE = /^fbk_(at|rt)_[A-Za-z0-9_-]{43}$/;
+
+/** Which OAuth token `token` is by its shape, or undefined when it is none. */
+export function oauthTokenKind(token: string): 'access' | 'refresh' | undefined {
+  const kind = OAUTH_TOKEN_SHAPE.exec(token)?.[1];
+  return kind === 'at' ? 'access' : kind === 'rt' ? 'refresh' : undefined;
+}

@@ -307,7 +307,7 @@ export const EMITTED_EVENTS = {
     description: '`POST /webhooks/:id/test` without an `eventName`: a synthetic signed delivery to that one subscription.',
     payload: Payload({ test: Type.Literal(true), subscriptionId: Id }),
     notes:
-      'Never on Kafka: the delivery service sends it directly. A test call with `{eventName}` sends this same payload under that name.',
+      'Never on Kafka: the delivery service sends it directly. A test call with `{eventName}` sends that event\'s own example instead (docs/webhooks.md, "Test deliveries").',
   },
   'time.logged': time(
     'Create (`POST /projects/:id/time-entries`) or sync create (`POST /time-entries/sync`).',

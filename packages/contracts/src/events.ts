@@ -145,6 +145,39 @@ export function isEventName(v: string): v is EventName {
 }
 
 /**
+ * A wildcard in a subscription's eventNames (docs/webhooks.md, "Wildcards"): `*` (every event of the
+ * vocabulary) or `family.*` (every name that begins with `family.`, at any depth: `cost.*` covers
+ * `cost.estimation.run.started`). The star stands only for whole trailing segments.
+ */
+const PATTERN = /^(?:\*|(?:[a-z0-9_]+\.)+\*)$/;
+export function isEventNamePattern(v: string): boolean {
+  return PATTERN.test(v);
+}
+
+/** The vocabulary's names that an exact name or a wildcard stands for (empty for an unknown name or a malformed pattern). */
+export function eventNamesMatching(nameOrPattern: string): EventName[] {
+  if (!isEventNamePattern(nameOrPattern)) return isEventName(nameOrPattern) ? [nameOrPattern] : [];
+  const prefix = nameOrPattern.slice(0, -1);
+  return EVENT_NAMES.filter((n) => n.startsWith(prefix));
+}
+
+/**
+ * Every entry of an eventNames list that would select this event: the name itself, each of its
+ * families (`a.*`, `a.b.*`, …) and `*`. The one definition of matching: the fan-out's SQL
+ * (an array overlap with these) and `subscribesTo` both use it.
+ */
+export function selectorsOf(eventName: string): string[] {
+  const parts = eventName.split('.');
+  const families = parts.slice(0, -1).map((_, i) => `${parts.slice(0, i + 1).join('.')}.*`);
+  return [eventName, ...families, '*'];
+}
+
+/** Whether a subscription's eventNames (exact names and wildcards) select this event name. */
+export function subscribesTo(eventNames: readonly string[], eventName: string): boolean {
+  return selectorsOf(eventName).some((s) => eventNames.includes(s));
+}
+
+/**
  * The value of every message on the domain-event topic, as JSON (docs/asyncapi.yaml),
  * and its one definition. There is no proto message for it: the envelope never
  * travels as protobuf, and the proto3 JSON mapping would drop `actorUserId` and

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { CERTIFICATE_CODES } from './certificate-codes.ts';
 
 // Return bigint counts as numbers and timestamps as Date (converted by presenters).
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -46,19 +47,6 @@ export function pgConnectionConfig(url: string): { connectionString: string; ssl
   const anyHost = mode !== 'verify-full' ? { checkServerIdentity: () => undefined } : {};
   return { connectionString, ssl: { ...client, ca, rejectUnauthorized: true, ...anyHost } };
 }
-
-/** Node's codes of a server certificate that did not verify. */
-const CERTIFICATE_CODES = new Set([
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_SIGNATURE_FAILURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
 
 /**
  * A start's first connection failed: a TLS failure says which setting to look at (a bare

@@ -1,8 +1,9 @@
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import type { DbTimeouts, Knex } from '@cluster/db';
 import type { Producer } from '@cluster/kafka';
 import { createBatchLoop, sqlGauge, type Logger, type Metrics } from '@cluster/platform';
-import { createLeaderConnection } from './leader-connection.ts';
+import { createSlotLeases } from './leases.ts';
+import { createRelayConnection, type RelaySession } from './relay-connection.ts';
 import { createOutboxPublisher, type OutboxRow } from './publisher.ts';
 
 export interface OutboxRelayOptions {
@@ -33,6 +34,13 @@ export interface OutboxRelayOptions {
    * next batch opens a new connection (createLeaderConnection).
    */
   timeouts?: DbTimeouts;
+  /**
+   * Slots writers hash entities into (OUTBOX_RELAY_SLOTS, default 1): each has its own lease and its
+   * own order, so as many relays publish in parallel (docs/decisions.md, "Transactional outbox").
+   */
+  slots?: number;
+  /** How long a lease holds without renewal (OUTBOX_RELAY_LEASE_MS, default 10 s): a frozen relay's slots move after it. */
+  leaseMs?: number;
 }
 
 export interface OutboxRelay {
@@ -44,10 +52,13 @@ export interface OutboxRelay {
 }
 
 /**
- * Publishes outbox rows to Kafka in commit order, at least once. One relay at a
- * time leads (createLeaderConnection), so order holds across replicas; rows are
- * deleted only after the broker acknowledged them (createOutboxPublisher), so a
- * crash at any point republishes rather than loses. This loop composes the two.
+ * Publishes outbox rows to Kafka, at least once, in commit order per slot. Each row has a slot (a
+ * hash of its entity id, written with it); each slot is led by one relay at a time, holding its
+ * lease row (createSlotLeases), so relays of several replicas publish different slots in parallel
+ * and an entity's events keep their order. A row is published only once no older row of its entity
+ * waits in another slot (written before the slot count changed, or by a release without slots).
+ * Rows are deleted only after the broker acknowledged them (createOutboxPublisher), so a crash at any
+ * point republishes rather than loses. This loop composes the three.
  */
 export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const { db, logger, metrics, schema } = opts;
@@ -60,24 +71,28 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     topicPrefix: opts.topicPrefix,
     maxRequestBytes: opts.maxRequestBytes ?? 512 * 1024,
   });
-  // The relay's own connection: it leads, LISTENs for new rows and runs the batches,
+  // The relay's own connection: it LISTENs for new rows, renews the leases and runs the batches,
   // so a batch is two statements (read, delete) with no transaction around them.
-  const leader = createLeaderConnection({
+  const conn = createRelayConnection({
     databaseUrl: opts.databaseUrl,
     applicationName: `${schema}-outbox-relay`,
-    lockName: `${schema}:outbox-relay`,
     channel: `${schema}_outbox`,
     logger,
     timeouts: opts.timeouts,
     onWake: () => loop.wake(),
   });
+  const leases = createSlotLeases({ schema, slots: opts.slots ?? 1, leaseMs: opts.leaseMs ?? 10_000, retryMs: idleMs });
+  let generation = -1;
+  let rotation = 0;
 
-  const publishBatch = async (): Promise<number> => {
-    const c = await leader.acquire();
-    if (!c) return 0;
+  /** One batch of `slot`, oldest first, leaving out rows of an entity with an older row in another slot. */
+  const publishSlot = async (c: RelaySession, slot: number): Promise<number> => {
     const { rows: batch } = await c.query<OutboxRow & { seq: number }>(
-      `SELECT seq, topic, key, envelope, headers FROM ${table} ORDER BY seq LIMIT $1`,
-      [batchSize],
+      `SELECT o.seq, o.topic, o.key, o.envelope, o.headers FROM ${table} o
+        WHERE o.slot = $1
+          AND NOT EXISTS (SELECT 1 FROM ${table} p WHERE p.key = o.key AND p.seq < o.seq AND p.slot <> $1)
+        ORDER BY o.seq LIMIT $2`,
+      [slot, batchSize],
     );
     if (!batch.length) return 0;
     await publisher.publish(batch);
@@ -85,6 +100,26 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     await c.query(`DELETE FROM ${table} WHERE seq = ANY($1::bigint[])`, [batch.map((r) => r.seq)]);
     counters.published.inc(batch.length);
     return batch.length;
+  };
+
+  /** Renews the leases when due, then one batch of each slot led; as full as its fullest slot's. */
+  const publishBatch = async (): Promise<number> => {
+    const c = await conn.session();
+    if (c.generation !== generation) {
+      // A new connection: the leases were tied to the old one's backend, so claim them again.
+      leases.forget();
+      generation = c.generation;
+    }
+    if (leases.due()) counters.slotsLed.set((await leases.renew(c)).length);
+    const slots = leases.held();
+    let fullest = 0;
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[(rotation + i) % slots.length];
+      if (!leases.held().includes(slot)) break; // the leases lapsed by this relay's clock: renew first
+      fullest = Math.max(fullest, await publishSlot(c, slot));
+    }
+    rotation++;
+    return fullest;
   };
   // Batches of this process run one at a time (the loop and flush() share the connection).
   let queue: Promise<unknown> = Promise.resolve();
@@ -105,7 +140,7 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       if (consecutiveFailures % 3 === 0) {
         // Start afresh, and let another replica lead meanwhile if it can do better.
         await publisher.replace();
-        await leader.drop();
+        await conn.drop();
       }
     },
   });
@@ -117,7 +152,10 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     async stop() {
       await loop.stop();
       await queue;
-      await leader.drop();
+      // Gives the slots back at once (a connection that ends frees them too, at the others' next renewal).
+      const c = conn.current();
+      if (c?.generation === generation) await leases.leave(c).catch(() => {});
+      await conn.drop();
       await publisher.replace();
     },
     async flush() {
@@ -157,6 +195,11 @@ function relayMetrics(db: Knex, table: string, metrics: Metrics) {
     },
   });
   return {
+    slotsLed: new Gauge({
+      name: `${metrics.prefix}outbox_slots_led`,
+      help: 'Outbox relay slots this process leads.',
+      registers: [metrics.registry],
+    }),
     published: new Counter({
       name: `${metrics.prefix}outbox_published_total`,
       help: 'Domain events published from the outbox to Kafka.',

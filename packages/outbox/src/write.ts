@@ -180,12 +180,17 @@ interface OutboxRow {
   headers: Record<string, string>;
 }
 
-/** The outbox rows as a data-modifying CTE, gated by `from` when given. */
+/**
+ * The outbox rows as a data-modifying CTE, gated by `from` when given. Each row gets its relay slot
+ * here, at insert: a hash of its key (the entity id) into the slot count the relays set in
+ * `<schema>.outbox_settings` (OUTBOX_RELAY_SLOTS; 1 while no relay has set it). docs/decisions.md,
+ * "Transactional outbox".
+ */
 function outboxRowsCte(schema: string, rows: OutboxRow[], from: string | undefined): SqlPart {
   return {
     sql: `outbox_rows AS (
-      INSERT INTO ${ident(schema)}.outbox ("eventId", topic, key, envelope, headers)
-      SELECT r."eventId", r.topic, r.key, r.envelope, r.headers
+      INSERT INTO ${ident(schema)}.outbox ("eventId", topic, key, envelope, headers, slot)
+      SELECT r."eventId", r.topic, r.key, r.envelope, r.headers, ${slotOfKey('r.key', schema)}
       FROM ${from ? `${from}, ` : ''}jsonb_to_recordset(?::jsonb) AS r("eventId" uuid, topic text, key text, envelope jsonb, headers jsonb))`,
     bindings: [JSON.stringify(rows)],
   };
@@ -232,4 +237,39 @@ export async function createOutboxTable(knex: Knex, schema: string): Promise<voi
     t.jsonb('headers');
     t.timestamp('createdAt', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
+}
+
+/** SQL of the slot of the row whose key is `key`: its hash modulo the schema's slot count. */
+export function slotOfKey(key: string, schema: string): string {
+  return `(hashtext(${key}) & 2147483647) % coalesce((SELECT slots FROM ${ident(schema)}.outbox_settings WHERE id), 1)`;
+}
+
+/**
+ * The relay slots of a schema's outbox (call from that schema's migration; expand-only, so a
+ * release without slots keeps writing and relaying during a roll):
+ * - `outbox.slot`, NOT NULL DEFAULT 0 (a row an older release writes lands in slot 0), with the
+ *   indexes of a slot's batch (`slot, seq`) and of the same-entity guard (`key, seq`);
+ * - `outbox_settings`, one row: the slot count writers hash keys into (set by the relays from
+ *   OUTBOX_RELAY_SLOTS);
+ * - `outbox_relays`, the live relays (their connection's backend, a heartbeat), and
+ *   `outbox_leases`, one row per slot: which relay leads it until when. Rows, not advisory locks:
+ *   only roles granted on this schema can take or hold them (docs/security.md).
+ */
+export async function addOutboxSlots(knex: Knex, schema: string): Promise<void> {
+  const s = ident(schema);
+  await knex.raw(`ALTER TABLE ${s}.outbox ADD COLUMN IF NOT EXISTS slot integer NOT NULL DEFAULT 0`);
+  await knex.raw(`CREATE INDEX IF NOT EXISTS outbox_slot_seq ON ${s}.outbox (slot, seq)`);
+  await knex.raw(`CREATE INDEX IF NOT EXISTS outbox_key_seq ON ${s}.outbox (key, seq)`);
+  await knex.raw(`CREATE TABLE IF NOT EXISTS ${s}.outbox_settings (
+    id boolean PRIMARY KEY DEFAULT true CHECK (id),
+    slots integer NOT NULL CHECK (slots BETWEEN 1 AND 1024))`);
+  await knex.raw(`CREATE TABLE IF NOT EXISTS ${s}.outbox_relays (
+    holder text PRIMARY KEY,
+    pid integer NOT NULL,
+    "backendStart" timestamptz NOT NULL,
+    "expiresAt" timestamptz NOT NULL)`);
+  await knex.raw(`CREATE TABLE IF NOT EXISTS ${s}.outbox_leases (
+    slot integer PRIMARY KEY,
+    holder text,
+    "expiresAt" timestamptz NOT NULL DEFAULT '-infinity')`);
 }

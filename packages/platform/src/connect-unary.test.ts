@@ -104,6 +104,15 @@ describe('the cluster transport (Connect unary, binary, HTTP/1.1)', () => {
     expect(fromConnectError(crash.answer)).toMatchObject({ reason: 'internal_error', message: 'internal error' });
   });
 
+  it('gives an error and an answer the call’s headers only, none of the HTTP connection’s', async () => {
+    // A handler passing this error on to a gRPC caller sends its metadata as HTTP/2 trailers, where
+    // `connection` and its kin are forbidden: Node throws, and the process with it.
+    const { answer } = await call(cluster(), 'missing');
+    const metadata = [...(answer as ConnectError).metadata.keys()];
+    for (const framing of ['connection', 'keep-alive', 'content-length', 'content-type', 'date', 'transfer-encoding'])
+      expect(metadata).not.toContain(framing);
+  });
+
   it('gives deadline_exceeded when the answer is late, and unavailable when nothing listens', async () => {
     // undici checks the deadline on a coarse clock: a late answer fails within a second after it is due.
     const late = await call(cluster(), 'slow', 100);

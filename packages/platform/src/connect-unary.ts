@@ -40,6 +40,26 @@ const MAX_CONNECTIONS = 128;
 /** The largest request body a backend reads on this path (Connect's own default is unlimited). */
 export const MAX_UNARY_BYTES = 32 * 1024 * 1024;
 
+/**
+ * The headers of an answer that belong to its HTTP connection and framing, not to the call: they are
+ * not the call's answer headers or error metadata. A handler that passes a downstream call's error
+ * on would otherwise send them as its own, and `connection` and its kin are forbidden on HTTP/2 (a
+ * gRPC caller's stream: Node throws when the trailers are written).
+ */
+const HTTP_FRAMING = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'content-length',
+  'content-type',
+  'content-encoding',
+  'date',
+]);
+
 /** A registered unary method with its implementation and the interceptors around it. */
 interface UnaryEntry {
   service: DescService;
@@ -246,7 +266,8 @@ export function createUnaryTransport(opts: {
       });
       status = res.statusCode;
       type = res.headers['content-type'] as string | undefined;
-      for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') answerHeader.set(name, value);
+      for (const [name, value] of Object.entries(res.headers))
+        if (typeof value === 'string' && !HTTP_FRAMING.has(name)) answerHeader.set(name, value);
       bytes = new Uint8Array(await res.body.arrayBuffer());
     } catch (err) {
       throw transportError(err);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
-import type { JsonObject } from '@bufbuild/protobuf';
+import { create, type JsonObject } from '@bufbuild/protobuf';
 import { EntryCreate, EntryFilters, ListQuery } from '@cluster/contracts';
-import { EntryService } from '@cluster/proto';
+import { EntryService, WriteRequestSchema } from '@cluster/proto';
 import { fromConnectError } from './errors.ts';
 import { jsonBytes } from './handler-kit.ts';
 import { createLogger } from './logger.ts';
@@ -10,7 +10,7 @@ import { createMetrics } from './metrics.ts';
 import type { OperationRule } from './operation-rules.ts';
 import { createRpcTransport } from './rpc.ts';
 import { createServiceServer } from './server.ts';
-import { createTokenSigner, createTokenVerifier, devServiceKeys, type ActorClaims } from './service-auth.ts';
+import { createTokenSigner, createTokenVerifier, devServiceKeys, requestDigest, type ActorClaims } from './service-auth.ts';
 
 // A backend's server as the services run it, given the rules of three operations: one with a body schema,
 // one with a query schema, one with none. Its handlers count the calls that reach them.
@@ -94,13 +94,16 @@ describe('a backend checking the input of a gateway call against its operationâ€
   });
 
   it('answers it 400 in Connectâ€™s JSON protocol too (the path connect-node serves)', async () => {
+    const sent = { parentId: PROJECT, body: { title: 5 } };
+    const message = create(WriteRequestSchema, sent);
+    const digest = requestDigest({ method: EntryService.method.createEntry, message, header: new Headers() });
     const res = await fetch(`${baseUrl}/${EntryService.typeName}/CreateEntry`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        authorization: `Bearer ${await sign('core', ACTOR, `${EntryService.typeName}/CreateEntry`)}`,
+        authorization: `Bearer ${await sign('core', ACTOR, `${EntryService.typeName}/CreateEntry`, digest)}`,
       },
-      body: JSON.stringify({ parentId: PROJECT, body: { title: 5 } }),
+      body: JSON.stringify(sent),
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { code: string }).code).toBe('invalid_argument');

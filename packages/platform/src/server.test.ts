@@ -7,7 +7,7 @@ import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { createRpcTransport } from './rpc.ts';
 import { createServiceServer } from './server.ts';
-import { createTokenSigner, createTokenVerifier, devServiceKeys } from './service-auth.ts';
+import { createTokenSigner, createTokenVerifier, devServiceKeys, requestDigest } from './service-auth.ts';
 
 // A backend's server as the services run it: the cluster's calls on the short path, through the token check.
 const sign = createTokenSigner(devServiceKeys('gateway'));
@@ -28,15 +28,27 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** One raw Connect call of Authenticate with a gateway token (for `method`; null: naming none): its status and Connection header. */
+/** The digest of an Authenticate call of `key` (requestDigest), as the cluster's transport signs it. */
+const digestOf = (key: string) =>
+  requestDigest({
+    method: AuthService.method.authenticate,
+    message: create(AuthenticateRequestSchema, { key }),
+    header: new Headers(),
+  });
+
+/**
+ * One raw Connect call of Authenticate for key `k` with a gateway token (for `method`, null: naming
+ * none; signed for the call of `signedFor`, null: bound to no request): its status and Connection header.
+ */
 async function rawCall(
   method: string | null = `${AuthService.typeName}/Authenticate`,
+  signedFor: string | null = 'k',
 ): Promise<{ status: number; connection: string | null }> {
   const res = await fetch(`${baseUrl}/${AuthService.typeName}/Authenticate`, {
     method: 'POST',
     headers: {
       'content-type': 'application/proto',
-      authorization: `Bearer ${await sign('core', undefined, method ?? undefined)}`,
+      authorization: `Bearer ${await sign('core', undefined, method ?? undefined, signedFor === null ? undefined : digestOf(signedFor))}`,
     },
     body: toBinary(AuthenticateRequestSchema, create(AuthenticateRequestSchema, { key: 'k' })),
   });
@@ -59,6 +71,12 @@ describe('the service server', () => {
     expect((await rawCall()).status).toBe(200);
     expect((await rawCall(`${AuthService.typeName}/GetMe`)).status).toBe(401);
     expect((await rawCall(null)).status).toBe(401);
+  });
+
+  it('accepts a token only for the request it was signed for: another message’s, or one bound to none, is 401 (issue 37)', async () => {
+    expect((await rawCall(undefined, 'k')).status).toBe(200);
+    expect((await rawCall(undefined, 'another key')).status).toBe(401);
+    expect((await rawCall(undefined, null)).status).toBe(401);
   });
 
   it('answers a call without a valid token, or with a valid one for another method, 401 before reading its body, and closes the connection', async () => {

@@ -2,16 +2,18 @@
 // token, an EdDSA-signed JWT whose issuer is the calling service and whose audience is
 // the called one. A call made for an API key's request also carries that key's actor in
 // the token (`act`), so the callee takes the actor from a signature, never from the
-// request message as sent.
-import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { create, type JsonObject } from '@bufbuild/protobuf';
+// request message as sent, and a digest of the request (`dig`), so that it opens that one
+// request and no other.
+import { createHash, createPrivateKey, createPublicKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { create, toBinary, type DescMessage, type JsonObject, type MessageShape } from '@bufbuild/protobuf';
 import { createContextKey, type Interceptor } from '@connectrpc/connect';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import { ActorSchema, type Actor } from '@cluster/proto';
 import type { ActorClaims } from './actor-claims.ts';
+import { CALL_HEADERS } from './call-headers.ts';
 import { requestContext } from './context.ts';
 import { DomainError } from './errors.ts';
-import { enforceInput, enforceRule, type OperationRule } from './operation-rules.ts';
+import { enforceInput, enforceRule, OPERATION_RULES, type OperationRule } from './operation-rules.ts';
 
 export const SERVICE_NAMES = ['gateway', 'core', 'delivery', 'evidence'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -28,12 +30,15 @@ export interface ServiceKeys {
   publicKeys: readonly { service: ServiceName; key: KeyObject }[];
 }
 
-/** Seconds a token is valid. A caller reuses one until it has less than REUSE_MARGIN_S left. */
+/**
+ * Seconds a token is valid. A caller reuses a token bound to no request (`dig`) until it has less
+ * than REUSE_MARGIN_S left; one bound to a request is signed for that request alone.
+ */
 export const TOKEN_TTL_S = 30;
 const REUSE_MARGIN_S = 10;
 /** Clock difference tolerated between two pods. */
 const CLOCK_TOLERANCE_S = 5;
-/** Bound of each token cache: the cache is cleared when it is full (a burst of new actors). */
+/** Bound of each token cache: the oldest entry goes when it is full. */
 const CACHE_MAX = 10_000;
 
 // An Ed25519 key in DER: a fixed ASN.1 prefix, then the 32 raw bytes.
@@ -82,7 +87,7 @@ export function devServiceKeys(self: ServiceName): ServiceKeys {
 
 /** The claims of an actor: what a token carries and what a callee compares. */
 export function claimsOf(actor: ActorClaims): ActorClaims {
-  const { apiKeyId, organizationId, userId, role, scope, scopedProjectId, permissions } = actor;
+  const { apiKeyId, organizationId, userId, role, scope, scopedProjectId, permissions, grantId } = actor;
   return {
     apiKeyId,
     organizationId,
@@ -91,50 +96,96 @@ export function claimsOf(actor: ActorClaims): ActorClaims {
     scope,
     ...(scopedProjectId ? { scopedProjectId } : {}),
     permissions: [...permissions],
+    ...(grantId ? { grantId } : {}),
   };
 }
 
-/** Whether two actors grant the same: same key, organization, user, role, scope and permissions. */
+/** Whether two actors grant the same: same key, organization, user, role, scope, permissions and OAuth grant. */
 export function sameActor(a: ActorClaims, b: ActorClaims): boolean {
   return actorKey(a) === actorKey(b);
 }
 
 function actorKey(a: ActorClaims): string {
-  return JSON.stringify([a.apiKeyId, a.organizationId, a.userId, a.role, a.scope, a.scopedProjectId ?? '', a.permissions]);
+  return JSON.stringify([
+    a.apiKeyId,
+    a.organizationId,
+    a.userId,
+    a.role,
+    a.scope,
+    a.scopedProjectId ?? '',
+    a.permissions,
+    a.grantId ?? '',
+  ]);
 }
 
 /**
- * Signs this service's tokens, one per audience, actor and method (`Service/Method`, the claim
- * `mth`: a callee accepts a token only for that method), reused while valid.
+ * What a token binds its call to (the claim `dig`, issue 37): SHA-256 over the method
+ * (`Service/Method`), the message's binary encoding (path parameters, query and body: everything the
+ * call asks for) and the request's Idempotency-Key and fingerprint, base64url. The callee computes it
+ * again from the message it decoded, before it binds the token's actor into it: a captured token
+ * opens that one request, never another project's delete. Protobuf-ES writes known fields in
+ * field-number order and a field the callee does not know yet (a rolling upgrade) after them, where
+ * a caller's newer message, numbering new fields after the old ones, writes it too.
  */
-export type TokenSigner = (audience: ServiceName, actor?: ActorClaims, method?: string) => Promise<string>;
+export function requestDigest<Desc extends DescMessage>(req: {
+  method: { input: Desc; name: string; parent: { typeName: string } };
+  message: MessageShape<Desc>;
+  header: Headers;
+}): string {
+  return createHash('sha256')
+    .update(`${req.method.parent.typeName}/${req.method.name}\n`)
+    .update(toBinary(req.method.input, req.message))
+    .update(`\n${req.header.get(CALL_HEADERS.key) ?? ''}\n${req.header.get(CALL_HEADERS.fingerprint) ?? ''}`)
+    .digest('base64url');
+}
+
+/**
+ * Signs this service's tokens for an audience, actor and method (`Service/Method`, the claim `mth`:
+ * a callee accepts a token only for that method) and, for a unary call, the request's digest
+ * (`dig`, requestDigest): such a token is signed for its request alone. One without a digest is
+ * reused while valid.
+ */
+export type TokenSigner = (audience: ServiceName, actor?: ActorClaims, method?: string, digest?: string) => Promise<string>;
 
 export function createTokenSigner(keys: ServiceKeys, clock: () => number = Date.now): TokenSigner {
   const cache = new Map<string, { token: string; expiresAt: number }>();
   const kid = keyIdOf(keys.signingKey);
-  return async (audience, actor, method) => {
-    const cacheKey = `${audience}\n${method ?? ''}\n${actor ? actorKey(actor) : ''}`;
+  return async (audience, actor, method, digest) => {
+    const cacheKey = digest ? undefined : `${audience}\n${method ?? ''}\n${actor ? actorKey(actor) : ''}`;
     const now = Math.floor(clock() / 1000);
-    const hit = cache.get(cacheKey);
+    const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
     if (hit && hit.expiresAt - now > REUSE_MARGIN_S) return hit.token;
     const expiresAt = now + TOKEN_TTL_S;
-    const token = await new SignJWT({ ...(actor ? { act: claimsOf(actor) } : {}), ...(method ? { mth: method } : {}) })
+    const token = await new SignJWT({
+      ...(actor ? { act: claimsOf(actor) } : {}),
+      ...(method ? { mth: method } : {}),
+      ...(digest ? { dig: digest } : {}),
+    })
       .setProtectedHeader({ alg: 'EdDSA', kid })
       .setIssuer(keys.self)
       .setAudience(audience)
       .setIssuedAt(now)
       .setExpirationTime(expiresAt)
       .sign(keys.signingKey);
-    if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(cacheKey, { token, expiresAt });
+    if (cacheKey !== undefined) remember(cache, cacheKey, { token, expiresAt });
     return token;
   };
 }
 
-/** What a verified token proves: the calling service, the method it may call, and the actor it calls for, if any. */
+/** Adds an entry to a bounded cache, dropping the oldest when it is full. */
+function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(key, value);
+}
+
+/**
+ * What a verified token proves: the calling service, the method it may call, the request it was
+ * signed for (requestDigest), and the actor it calls for, if any.
+ */
 export interface VerifiedCall {
   caller: ServiceName;
   method?: string;
+  digest?: string;
   actor?: ActorClaims;
 }
 
@@ -143,7 +194,10 @@ export const verifiedCallKey = createContextKey<VerifiedCall | undefined>(undefi
   description: 'the verified service token',
 });
 
-/** Verifies tokens addressed to this service; a token already verified is looked up, not re-verified. */
+/**
+ * Verifies tokens addressed to this service; a token already verified is looked up, not re-verified
+ * (a backend checks a call's token before it reads the body, then again with the decoded message).
+ */
 export type TokenVerifier = (token: string) => Promise<VerifiedCall>;
 
 export function createTokenVerifier(keys: ServiceKeys, clock: () => number = Date.now): TokenVerifier {
@@ -186,10 +240,10 @@ export function createTokenVerifier(keys: ServiceKeys, clock: () => number = Dat
     const call: VerifiedCall = {
       caller,
       ...(typeof payload.mth === 'string' ? { method: payload.mth } : {}),
+      ...(typeof payload.dig === 'string' ? { digest: payload.dig } : {}),
       ...(payload.act ? { actor: payload.act as ActorClaims } : {}),
     };
-    if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(token, { call, expiresAt: (expiresAt + CLOCK_TOLERANCE_S) * 1000 });
+    remember(cache, token, { call, expiresAt: (expiresAt + CLOCK_TOLERANCE_S) * 1000 });
     return call;
   };
 }
@@ -206,13 +260,19 @@ export function bearerOf(value: string | null): string | undefined {
 /**
  * Client side: adds this service's token for the callee to every call, carrying the actor
  * of the request being served (the request context's, which the gateway sets once it has
- * authenticated the key), else the actor of the message, if any.
+ * authenticated the key), else the actor of the message, if any, and the digest of the call
+ * (requestDigest). It runs last before the transport, after every interceptor that sets a header
+ * the digest covers.
  */
 export function attachServiceToken(sign: TokenSigner, audience: ServiceName): Interceptor {
   return (next) => async (req) => {
     const sent = req.stream ? undefined : (req.message as { actor?: Actor }).actor;
     const actor = requestContext.getStore()?.actor ?? (sent && claimsOf(sent));
-    req.header.set('authorization', `Bearer ${await sign(audience, actor, `${req.service.typeName}/${req.method.name}`)}`);
+    const digest = req.stream ? undefined : requestDigest(req);
+    req.header.set(
+      'authorization',
+      `Bearer ${await sign(audience, actor, `${req.service.typeName}/${req.method.name}`, digest)}`,
+    );
     return next(req);
   };
 }
@@ -234,18 +294,21 @@ export interface MethodPolicy {
 /** What a service's interceptor needs: its verifier, its policy, and (core) the check that an actor is still current. */
 export interface CallerTrust {
   verify: TokenVerifier;
-  /** The policy of `Service/Method` (typeName/name). */
-  policyOf(method: string): MethodPolicy;
+  /**
+   * The policy of `Service/Method` (typeName/name); undefined: the method is served to no caller
+   * (default deny: `servedRpcs` lists what a backend serves).
+   */
+  policyOf(method: string): MethodPolicy | undefined;
   /**
    * Resolves a token's actor to the key's current one, refusing a revoked key (401) and an
    * actor whose grants changed since the token was signed. Only the service owning API keys has it.
    */
   currentActor?(claims: ActorClaims): Promise<ActorClaims>;
   /**
-   * The rules of the operations the gateway calls for API keys, by `Service/Method`
-   * (OPERATION_RULES of @cluster/contracts): a gateway call of one is refused unless its actor
-   * (the key's current one, where `currentActor` resolves it) meets the rule (403), and then
-   * unless its body and query meet the rule's schemas (400 validation_error).
+   * The rules of the RPCs the gateway calls for API keys, by `Service/Method`: a gateway call of one
+   * is refused unless its actor (the key's current one, where `currentActor` resolves it) meets the
+   * rule (403), and then unless its body and query meet the rule's schemas (400 validation_error).
+   * Default: the operation table's (OPERATION_RULES); a unit test gives its own.
    */
   rules?: Readonly<Record<string, OperationRule>>;
 }
@@ -264,10 +327,14 @@ export function requireServiceToken(trust: CallerTrust): Interceptor {
     const call = await trust.verify(token);
     // A token opens the one method it was signed for: captured, it cannot be replayed to another.
     if (call.method !== name) throw unauthorized(`the service token is not for ${name}`);
+    // And the one request: the digest of the message as decoded, before anything is bound into it.
+    if (!req.stream && !sameDigest(call.digest, requestDigest(req)))
+      throw unauthorized('the service token is not for this request');
     const policy = trust.policyOf(name);
+    if (!policy) throw new DomainError('forbidden', `${name} is served to no caller`);
     if (!policy.callers.includes(call.caller)) throw new DomainError('forbidden', `${call.caller} may not call ${name}`);
     req.contextValues.set(verifiedCallKey, call);
-    const rule = call.caller === 'gateway' ? trust.rules?.[name] : undefined;
+    const rule = call.caller === 'gateway' ? (trust.rules ?? OPERATION_RULES)[name] : undefined;
     // Who called, for a handler that records it (a forwarded audit record names its service).
     const context = requestContext.getStore();
     if (context) context.caller = call.caller;
@@ -290,6 +357,11 @@ export function requireServiceToken(trust: CallerTrust): Interceptor {
     if (rule && !req.stream) enforceInput(rule, req.message as { body?: JsonObject; query?: JsonObject });
     return next(req);
   };
+}
+
+function sameDigest(signed: string | undefined, computed: string): boolean {
+  if (signed === undefined || signed.length !== computed.length) return false;
+  return timingSafeEqual(Buffer.from(signed), Buffer.from(computed));
 }
 
 function noActor(): never {
@@ -333,4 +405,24 @@ async function bindActor(
   const current = trust.currentActor ? await trust.currentActor(call.actor) : call.actor;
   message.actor = create(ActorSchema, { ...claimsOf(current), requestId: header.get('x-request-id') ?? '' });
   return current;
+}
+
+/** The RPCs a backend serves besides the operation table's, by `Service/Method`, each with who may call it and how. */
+export type InternalRpcs = Readonly<Record<string, MethodPolicy>>;
+
+const FOR_THE_GATEWAY: MethodPolicy = { callers: ['gateway'] };
+
+/**
+ * Default deny (docs/security.md, "Behind the edge"): the policy of each RPC `service` serves. An RPC
+ * of its package that an operation of the table runs is the gateway's, for the API key whose actor
+ * its token carries (its rule in OPERATION_RULES); an internal one has the policy `internal` lists
+ * for it; any other (one added to a proto file and listed nowhere, or another backend's) is
+ * served to no caller.
+ */
+export function servedRpcs(service: ServiceName, internal: InternalRpcs = {}): (method: string) => MethodPolicy | undefined {
+  const own = `cluster.${service}.`;
+  for (const method of Object.keys(internal))
+    if (!method.startsWith(own) || OPERATION_RULES[method])
+      throw new Error(`${method}: not an internal RPC of the ${service} service`);
+  return (method) => internal[method] ?? (method.startsWith(own) && OPERATION_RULES[method] ? FOR_THE_GATEWAY : undefined);
 }

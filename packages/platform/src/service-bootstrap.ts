@@ -27,7 +27,7 @@ import { createPeriodicJob, type PeriodicJob, type PeriodicJobDefinition } from 
 import { createReadiness } from './readiness.ts';
 import type { SecretBox } from './secret-box.ts';
 import { createServiceServer } from './server.ts';
-import { createTokenVerifier, type CallerTrust } from './service-auth.ts';
+import { createTokenVerifier, servedRpcs, type CallerTrust, type InternalRpcs } from './service-auth.ts';
 import { createShutdown, type Shutdown } from './shutdown.ts';
 import { startStep, type StartStep } from './start-step.ts';
 import { shutdownTelemetry } from './telemetry.ts';
@@ -43,10 +43,13 @@ export type ShutdownSteps = Record<string, () => void | Promise<void>>;
 /** What a backend adds to the server the bootstrap runs. */
 export interface ServeOptions {
   routes: (router: ConnectRouter) => void;
-  /** Who may call. Default: the gateway alone, its tokens verified with the service's keys. */
+  /**
+   * Who may call. Default: the gateway alone, for the RPCs of the operation table and `internal`, its
+   * tokens verified with the service's keys.
+   */
   trust?: CallerTrust;
-  /** With the default trust: the rules of the operations the gateway calls (OPERATION_RULES of @cluster/contracts). */
-  rules?: CallerTrust['rules'];
+  /** With the default trust: the service's internal RPCs, each with its policy (servedRpcs). */
+  internal?: InternalRpcs;
   /**
    * Seals the answers stored for Idempotency-Keys at rest (delivery: its answers carry webhook secrets shown
    * once). Without it they are stored as answered: copies of rows the schema holds in clear.
@@ -197,8 +200,7 @@ export function createBackend(service: 'core' | 'delivery' | 'evidence', config:
         // By default the gateway calls, for a key whose actor its token carries (and that it authenticated for this very request).
         trust: opts.trust ?? {
           verify: createTokenVerifier(config.serviceKeys),
-          policyOf: () => ({ callers: ['gateway'] }),
-          rules: opts.rules,
+          policyOf: servedRpcs(service, opts.internal),
         },
         logger,
         metrics,

@@ -21,6 +21,7 @@ export {
   type VerifiedWebhook,
   type VerifyOptions,
 } from './verify.ts';
+export { constructEvent, type WebhookEnvelope } from './construct-event.ts';
 export {
   DEFAULT_REPLAY_TTL_SECONDS,
   createMemoryReplayGuard,

@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { Webhook, WebhookVerificationError as StandardError } from 'standardwebhooks';
 import {
   WebhookVerificationError,
+  constructEvent,
+  generateSigningKeyPair,
+  type WebhookEnvelope,
   isWebhookVerificationError,
   serviceSignature,
   sign,
@@ -168,5 +171,56 @@ describe('cross-checked with the standardwebhooks package', () => {
     const stale = sign(body, secret, { id: 'x', timestamp: Math.floor(Date.now() / 1000) - 301 });
     expect(() => new Webhook(secret).verify(body, stale)).toThrow(StandardError);
     expect(refusal(() => verify(body, stale, secret)).code).toBe('timestamp_out_of_tolerance');
+  });
+});
+
+const event: WebhookEnvelope = {
+  id: '8b6c2a5e-5d0b-4f0e-9a59-0b0f3f7c1a2d',
+  eventName: 'entry.created',
+  schemaVersion: 1,
+  entityType: 'entry',
+  entityId: 'e1',
+  occurredAt: '2026-11-22T12:50:00.000Z',
+  actorUserId: null,
+  payload: { entryId: 'e1', title: 'Login fails' },
+};
+const eventBody = JSON.stringify(event);
+
+describe('constructEvent', () => {
+  it('verifies the signature and returns the envelope (HMAC secret or Ed25519 public key)', () => {
+    expect(constructEvent(eventBody, sign(eventBody, secret, { id: event.id, eventName: event.eventName }), secret)).toEqual(
+      event,
+    );
+    const pair = generateSigningKeyPair();
+    expect(
+      constructEvent(Buffer.from(eventBody), sign(eventBody, pair.privateKey, { id: event.id }), pair.publicKey).eventName,
+    ).toBe('entry.created');
+    type Mine = WebhookEnvelope & { eventName: 'entry.created'; payload: { title: string } };
+    const typed = constructEvent<Mine>(eventBody, sign(eventBody, secret, { id: event.id }), secret);
+    expect(typed.payload.title).toBe('Login fails');
+  });
+
+  it('throws a typed error for a bad signature, a body that is no envelope, or headers naming another event or delivery', () => {
+    expect(
+      refusal(() =>
+        constructEvent(eventBody, sign(eventBody, `whsec_${randomBytes(24).toString('base64')}`, { id: event.id }), secret),
+      ).code,
+    ).toBe('invalid_signature');
+    const notAnEvent = JSON.stringify({ id: event.id, hello: 'world' });
+    const err = refusal(() => constructEvent(notAnEvent, sign(notAnEvent, secret, { id: event.id }), secret));
+    expect([err.code, err.status, err.message]).toEqual([
+      'invalid_body',
+      400,
+      "not a webhook event: the body's eventName is not a string",
+    ]);
+    const array = '[1]';
+    expect(refusal(() => constructEvent(array, sign(array, secret, { id: 'x' }), secret)).code).toBe('invalid_body');
+    expect(
+      refusal(() => constructEvent(eventBody, sign(eventBody, secret, { id: event.id, eventName: 'entry.updated' }), secret))
+        .code,
+    ).toBe('header_mismatch');
+    expect(refusal(() => constructEvent(eventBody, sign(eventBody, secret, { id: 'another-delivery' }), secret)).code).toBe(
+      'header_mismatch',
+    );
   });
 });

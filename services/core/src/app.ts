@@ -1,4 +1,3 @@
-import { OPERATION_RULES } from '@cluster/contracts';
 import type { ConnectRouter } from '@connectrpc/connect';
 import type { Knex } from '@cluster/db';
 import {
@@ -6,6 +5,7 @@ import {
   AttachmentService,
   AuditService,
   AuthService,
+  OAuthService,
   CodeHostService,
   CommentService,
   EntryService,
@@ -33,7 +33,10 @@ import { createAttachmentService } from './features/attachments/service.ts';
 import { attachmentRpc } from './features/attachments/rpc.ts';
 import { createAuditEventService } from './features/audit-events/service.ts';
 import { auditEventRpc } from './features/audit-events/rpc.ts';
-import { createAuthService } from './features/credentials/auth-service.ts';
+import { createAuthService, effectivePermissions } from './features/credentials/auth-service.ts';
+import { createOAuthGrants, type OAuthGrants } from './features/oauth/grants.ts';
+import { oauthRpc } from './features/oauth/rpc.ts';
+import { createOAuthStore } from './features/oauth/store.ts';
 import { authRpc, sessionRpc } from './features/credentials/rpc.ts';
 import { createSessionRules } from './features/credentials/sessions.ts';
 import { createCommentService } from './features/comments/service.ts';
@@ -76,17 +79,20 @@ export interface CoreDeps {
  */
 export function buildCore(deps: CoreDeps): { routes: (router: ConnectRouter) => void; trust: CallerTrust } {
   const stores = createStores(deps.db);
-  const auth = createAuthService(stores);
+  const grants = createOAuthGrants({
+    oauth: createOAuthStore(deps.db),
+    apiKeys: stores.apiKeys,
+    permissionsOf: (key) => effectivePermissions(key.role, key.permissions),
+  });
+  const auth = createAuthService(stores, undefined, grants);
   // Every call proves its caller; the actor of a key is checked against the key's current state.
   const trust: CallerTrust = {
     verify: createTokenVerifier(deps.serviceKeys),
     policyOf: corePolicy,
     currentActor: (claims) => auth.currentActor(claims),
-    // The gateway's calls for API keys meet the rules of their routes here too, on the key's current actor.
-    rules: OPERATION_RULES,
   };
   const codehostBox = withOpenCache(codehostSecretBox(deps.codehostSecretKeys));
-  return { routes: (router: ConnectRouter) => coreRoutes(router, stores, auth, codehostBox), trust };
+  return { routes: (router: ConnectRouter) => coreRoutes(router, stores, auth, codehostBox, grants), trust };
 }
 
 function coreRoutes(
@@ -94,8 +100,10 @@ function coreRoutes(
   stores: Stores,
   auth: ReturnType<typeof createAuthService>,
   codehostBox: SecretBox,
+  grants: OAuthGrants,
 ): void {
   router.service(AuthService, authRpc(auth));
+  router.service(OAuthService, oauthRpc(grants));
   router.service(ProjectService, projectRpc(createProjectService(stores)));
   router.service(EntryService, entryRpc(createEntryService(stores)));
   router.service(CommentService, commentRpc(createCommentService(stores)));

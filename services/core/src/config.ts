@@ -12,7 +12,7 @@ import {
 /** Development key material, used only in development when CODEHOST_SECRET_KEY is unset (refused elsewhere). */
 export const DEV_CODEHOST_KEY_MATERIAL = DEV_SEALING_KEYS.CODEHOST_SECRET_KEY;
 
-/** Core configuration, read once at boot (contract.md names). */
+/** Core configuration, read once at boot (the names of README, "Configuration"). */
 export function readCoreConfig() {
   const common = readProcessConfig();
   return {
@@ -27,6 +27,10 @@ export function readCoreConfig() {
     /** The serving pool's size (DB_POOL_MAX): a share of the server's connection budget (docs/deploy.md, "Connection budget"). */
     dbPoolMax: int('DB_POOL_MAX', 10, 1, 1000),
     relayIdleMs: int('OUTBOX_RELAY_IDLE_MS', 1000, 10),
+    /** Slots of the core's outbox, each led by one relay (docs/decisions.md, "Transactional outbox"). */
+    relaySlots: int('OUTBOX_RELAY_SLOTS', 1, 1, 1024),
+    /** How long a relay's slot lease holds without renewal: a frozen relay's slots move after it. */
+    relayLeaseMs: int('OUTBOX_RELAY_LEASE_MS', 10_000, 1000),
     /** Keyring sealing organizations' code-host webhook secrets at rest (first seals, all open); undefined: the dev default. */
     codehostSecretKeys: sealingKeys('CODEHOST_SECRET_KEY', common.development),
   };

@@ -30,6 +30,8 @@ export async function startCore(
     logger,
     metrics,
     idleMs: config.relayIdleMs,
+    slots: config.relaySlots,
+    leaseMs: config.relayLeaseMs,
     topicPrefix: config.topicPrefix,
     timeouts: config.db,
   });

@@ -2,7 +2,9 @@ import { recoveryRpc } from './features/recovery/rpc.ts';
 import type { RecoveryService } from './features/recovery/service.ts';
 import type { ConnectRouter, ServiceImpl } from '@connectrpc/connect';
 import type { SecretBox } from '@cluster/platform';
-import { WebhookService } from '@cluster/proto';
+import { PortalService, WebhookService } from '@cluster/proto';
+import { createPortalService } from './features/portal/service.ts';
+import { portalRpc } from './features/portal/rpc.ts';
 import { createDeliveryService } from './features/deliveries/service.ts';
 import { deliveryRpc } from './features/deliveries/rpc.ts';
 import { createSubscriptionService } from './features/subscriptions/service.ts';
@@ -38,6 +40,7 @@ export function buildDeliveryRoutes(deps: DeliveryAppDeps) {
   const subscriptions = createSubscriptionService(stores, {
     secrets,
     checkDestination: (url) => checkDestination(url, deps.destinations),
+    platformCertificate: sender.platformCertificate,
     audited,
   });
   const deliveries = createDeliveryService(stores, { retryMaxAgeMs: deps.retryMaxAgeMs });
@@ -48,7 +51,9 @@ export function buildDeliveryRoutes(deps: DeliveryAppDeps) {
     ...deliveryRpc(deliveries),
     ...recoveryRpc(deps.recovery),
   };
+  const portal = portalRpc(createPortalService(stores, { audited }));
   return (router: ConnectRouter) => {
     router.service(WebhookService, webhooks);
+    router.service(PortalService, portal);
   };
 }

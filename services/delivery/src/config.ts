@@ -1,4 +1,7 @@
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import {
+  optionalStr,
   readDatabaseConfig,
   ConfigError,
   DEV_SEALING_KEYS,
@@ -17,7 +20,7 @@ import {
 /** A fixed development key material, used only in development when WEBHOOK_SECRET_KEY is unset (refused elsewhere). */
 export const DEV_SECRET_KEY_MATERIAL = DEV_SEALING_KEYS.WEBHOOK_SECRET_KEY;
 
-/** Delivery configuration, read once at boot (contract.md names and defaults). */
+/** Delivery configuration, read once at boot (the names and defaults of README, "Configuration"). */
 export function readDeliveryConfig() {
   const common = readProcessConfig();
   const timeoutMs = int('WEBHOOK_TIMEOUT_MS', 5000, 1);
@@ -78,6 +81,37 @@ export function readDeliveryConfig() {
     disableAfterMs: Math.round(num('WEBHOOK_DISABLE_AFTER_HOURS', 120, 0.0001, 8760) * 3_600_000),
     /** Time between two health sweeps of a replica (failing notices and disablings). */
     healthSweepMs: int('WEBHOOK_HEALTH_SWEEP_MS', 60_000, 100),
+    /** The platform's TLS client certificate for receivers that ask for one (docs/webhooks.md, "Mutual TLS"), or undefined. */
+    clientCertificate: readClientCertificate(),
   };
+}
+
+/**
+ * WEBHOOK_CLIENT_CERT_FILE and WEBHOOK_CLIENT_KEY_FILE (PEM, set together): the client certificate the
+ * platform presents to receivers that ask for one. Checked at boot: both parse and the key is the certificate's.
+ */
+function readClientCertificate(): { cert: string; key: string } | undefined {
+  const certFile = optionalStr('WEBHOOK_CLIENT_CERT_FILE');
+  const keyFile = optionalStr('WEBHOOK_CLIENT_KEY_FILE');
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined)
+    throw new ConfigError('WEBHOOK_CLIENT_CERT_FILE and WEBHOOK_CLIENT_KEY_FILE are set together');
+  const read = (name: string, file: string) => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+  };
+  const cert = read('WEBHOOK_CLIENT_CERT_FILE', certFile);
+  const key = read('WEBHOOK_CLIENT_KEY_FILE', keyFile);
+  let matches: boolean;
+  try {
+    matches = new X509Certificate(cert).checkPrivateKey(createPrivateKey(key));
+  } catch (err) {
+    throw new ConfigError(`WEBHOOK_CLIENT_CERT_FILE/WEBHOOK_CLIENT_KEY_FILE: ${(err as Error).message}`);
+  }
+  if (!matches) throw new ConfigError('WEBHOOK_CLIENT_KEY_FILE is not the key of WEBHOOK_CLIENT_CERT_FILE');
+  return { cert, key };
 }
 export type DeliveryConfig = ReturnType<typeof readDeliveryConfig>;

@@ -6,6 +6,7 @@ import { createFakeDeliveryReadStore } from './features/deliveries/fake-read-sto
 import { createFakeDeliveryRetentionStore } from './features/deliveries/fake-retention-store.ts';
 import type { DeliveryRow } from './features/deliveries/rows.ts';
 import { createFakeSubscriptionStore } from './features/subscriptions/fake-store.ts';
+import { createFakePortalStore } from './features/portal/fake-store.ts';
 import { createFakeTestCallStore } from './features/test-calls/fake-store.ts';
 import type { Stores } from './stores.ts';
 
@@ -24,11 +25,12 @@ export function createFakeStores(clock: () => Date = () => new Date()) {
     written,
     subscriptions,
     deliveryQueue: createFakeDeliveryQueueStore(subscriptions.rows, deliveryRows, clock),
-    deliveryReads: createFakeDeliveryReadStore(deliveryRows, attempts.log),
+    deliveryReads: createFakeDeliveryReadStore(deliveryRows, subscriptions.rows, attempts.log),
     deliveryRetention: createFakeDeliveryRetentionStore(deliveryRows, attempts.log, clock),
     attempts,
     testCalls: createFakeTestCallStore(),
     recovery: createFakeRecoveryStore(deliveryRows, subscriptions.rows, clock),
+    portal: createFakePortalStore(),
     transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T> {
       return work(stores);
     },

@@ -6,6 +6,7 @@ import { createDeliveryQueueStore, type DeliveryQueueStore } from './features/de
 import { createDeliveryReadStore, type DeliveryReadStore } from './features/deliveries/read-store.ts';
 import { createDeliveryRetentionStore, type DeliveryRetentionStore } from './features/deliveries/retention-store.ts';
 import { createSubscriptionStore, type SubscriptionStore } from './features/subscriptions/store.ts';
+import { createPortalStore, type PortalStore } from './features/portal/store.ts';
 import { createTestCallStore, type TestCallStore } from './features/test-calls/store.ts';
 import { recordWrite } from './shared/write.ts';
 
@@ -27,6 +28,8 @@ export interface Stores {
   attempts: AttemptStore;
   testCalls: TestCallStore;
   recovery: RecoveryStore;
+  /** The integrator portal's sessions and settings. */
+  portal: PortalStore;
   /** Runs `work` in one transaction with every store bound to it (nested: a savepoint). */
   transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T>;
   /** Writes a change's audit record and events; atomic with the change inside `transaction`. */
@@ -43,6 +46,7 @@ export function createStores(db: Knex): Stores {
     attempts: createAttemptStore(db),
     testCalls: createTestCallStore(db),
     recovery: createRecoveryStore(db),
+    portal: createPortalStore(db),
     transaction: (work) => db.transaction((trx) => work(createStores(trx))),
     record: (write) => recordWrite(db, write),
   };

@@ -2,8 +2,9 @@
 // commands here): creates or rotates an organization's evidence key against the evidence schema
 // of DATABASE_URL, prints {"key","prefix"} once, and records the rotation in the core's audit trail
 // (AuditService over Connect at CORE_URL, with the evidence service's token). Errors on stderr,
-// exit 1; a rotation whose audit record could not be written (the core unreachable) still prints
-// the key (the old one is already revoked) and exits 2 with the reason on stderr.
+// exit 1; a usage error (another command, an unknown option) one line, exit 2; `--help` the usage;
+// a rotation whose audit record could not be written (the core unreachable) still prints the key
+// (the old one is already revoked) and exits 3 with the reason on stderr.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createClient } from '@connectrpc/connect';
@@ -17,8 +18,37 @@ import { evidenceKeyBox } from './features/keys/box.ts';
 import { migrations } from './migrations/index.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { org: { type: 'string' } } });
-const config = readEvidenceConfig();
+const USAGE = "  evidence-key rotate  --org ORG   (creates or rotates the organization's evidence key)\n";
+
+/** The command line; `--help`, or a usage error printed as one line, exits here. */
+function commandLine() {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  try {
+    const parsed = parseArgs({ args: argv, allowPositionals: true, options: { org: { type: 'string' } } });
+    if (parsed.positionals.join(' ') === 'evidence-key rotate') return parsed;
+    process.stderr.write(`unknown command "${parsed.positionals.join(' ')}" (usage: evidence-key rotate --org ORG)\n`);
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)} (usage: evidence-key rotate --org ORG)\n`);
+  }
+  process.exit(2);
+}
+
+/** The settings; one that is refused (outside development: packages/platform/src/config.ts) is one line, exit 1. */
+function settings() {
+  try {
+    return readEvidenceConfig();
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
+}
+
+const { values } = commandLine();
+const config = settings();
 
 /** Records the rotation as the operator's (no user, no key: actorType admin_cli); retried with one id, so recorded once. */
 async function audit(organizationId: string, rotation: { prefix: string; revokedPrefix?: string }): Promise<void> {
@@ -45,7 +75,6 @@ async function audit(organizationId: string, rotation: { prefix: string; revoked
 }
 
 try {
-  if (positionals.join(' ') !== 'evidence-key rotate') throw new Error('usage: evidence-key rotate --org ORG');
   if (!values.org || !UUID.test(values.org)) throw new Error('--org must be an organization id');
   if (!config.databaseUrl) throw new Error('DATABASE_URL is required');
   const db = createDb(config.databaseUrl, { schema: 'evidence', application: 'evidence-admin', poolMax: 1 });
@@ -67,7 +96,7 @@ try {
     process.stderr.write(
       `the key is rotated, but its audit record could not be written to the core at ${config.coreUrl}: ${err instanceof Error ? err.message : String(err)}\n`,
     );
-    process.exitCode = 2;
+    process.exitCode = 3;
   }
 } catch (err) {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,2 +1,2 @@
 export { startEvidence } from './start.ts';
-export { DEV_EVIDENCE_SIGNING_SEED, readEvidenceConfig } from './config.ts';
+export { DEV_EVIDENCE_SIGNING_SEED, readEvidenceConfig, type EvidenceConfig } from './config.ts';

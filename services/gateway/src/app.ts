@@ -2,26 +2,26 @@ import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { Counter, Histogram } from 'prom-client';
 import { DomainError, requestContext, type Logger, type Metrics } from '@cluster/platform';
+import { OAuthService } from '@cluster/proto';
 import type { Clients } from './clients.ts';
 import { answerHeaders } from './http/answer-headers.ts';
 import { apiKeyOf, createAuthenticator, type Authenticated } from './http/authenticate.ts';
-import { assertSafeQuery } from './http/safe-input.ts';
 import { nameRequest, type GatewayState } from './http/context.ts';
 import { renderError } from './http/errors.ts';
-import { runIdempotent } from './http/idempotency.ts';
 import { API_PREFIX, matchRoute } from './http/match-route.ts';
 import { createReferencePage } from './http/reference-page.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { onceSteps } from './http/once.ts';
+import { serveRest } from './http/rest-operation.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
-import { respond } from './http/respond.ts';
 import { createMatcher, type RouteDef } from './http/route.ts';
-import { runOperation } from './http/pipeline.ts';
-import { createMcpEndpoint, type McpSettings } from './mcp/endpoint.ts';
+import { createMcpEndpoint, developmentBaseUrl, type McpSettings } from './mcp/endpoint.ts';
+import { createOAuthServer } from './mcp/oauth.ts';
 import { createCodeHostHooks } from './http/hooks.ts';
 import { createFailureLimit } from './http/failure-limit.ts';
 import { createSettingsRoutes } from './http/settings.ts';
 import { createEvidenceKeysDocument } from './http/evidence-keys.ts';
+import { createPortal } from './http/portal.ts';
 
 export interface GatewayDeps {
   clients: Clients;
@@ -130,11 +130,24 @@ export function buildGateway(deps: GatewayDeps): Koa {
   // The settings routes (a settings session, not an API key).
   app.use(createSettingsRoutes(clients, failureLimit));
 
+  // The integrator portal (a portal session's cookie, not an API key; docs/portal.md).
+  app.use(createPortal({ routes, clients, limiter, failureLimit }));
+
   // Inbound code-host webhooks (signed with the organization's secret, not an API key).
   app.use(createCodeHostHooks(clients, failureLimit));
 
   // The tool-protocol endpoint (/mcp, its privacy link and its protected-resource metadata): the v1 routes as tools.
   app.use(createMcpEndpoint({ routes, clients, authenticator, limiter, settings: deps.mcp, logger }));
+
+  // The tool-protocol endpoint's OAuth sign-in (docs/mcp.md, "Signing in"): an API key never reaches the assistant.
+  app.use(
+    createOAuthServer({
+      oauth: clients.of(OAuthService),
+      baseUrl: (ctx) => deps.mcp.publicBaseUrl ?? developmentBaseUrl(ctx),
+      trustedProxyHops: deps.trustedProxyHops,
+      logger,
+    }),
+  );
 
   // The v1 REST envelope around the one pipeline (http/pipeline.ts, which /mcp's tool calls run too): match,
   // authenticate, then runOperation: rate limit, authorize (switch, scope, permission, role), decode (the body: JSON
@@ -157,25 +170,8 @@ export function buildGateway(deps: GatewayDeps): Koa {
       }
       throw refusal;
     }
-    const { route, params } = matched;
-    const serve = async (auth: Authenticated) => {
-      const apiKeyId = auth.actor.apiKeyId;
-      const result = await runOperation(
-        {
-          route,
-          auth,
-          rateLimit: () => once.rateLimit(apiKeyId),
-          async decode() {
-            const { raw, json } = await once.body();
-            assertSafeQuery(ctx.query);
-            return { params, json, query: ctx.query, raw };
-          },
-          guard: (run, { raw = '' }) => runIdempotent(ctx, route, raw, run),
-        },
-        clients,
-      );
-      respond(ctx, result);
-    };
+    const { route } = matched;
+    const serve = (auth: Authenticated) => serveRest(ctx, matched, auth, once, clients);
     // The core re-checks the key on every call; the delivery and evidence services cannot, so their routes check it here.
     const auth = await authenticator.authenticate(ctx, { fresh: route.backend !== 'core' });
     try {

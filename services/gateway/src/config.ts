@@ -36,7 +36,7 @@ export function publicBaseUrl(development: boolean): string | undefined {
   return url.origin;
 }
 
-/** Gateway configuration, read once at boot (contract.md names). */
+/** Gateway configuration, read once at boot (the names of README, "Configuration"). */
 export function readGatewayConfig() {
   const common = readProcessConfig();
   return {
@@ -64,7 +64,7 @@ export function readGatewayConfig() {
        */
       allowLoopbackOrigins: common.development && !optionalStr('MCP_ALLOWED_ORIGINS'),
       privacyPolicyUrl: str('PRIVACY_POLICY_URL', 'https://feedback.example.com/privacy'),
-      /** OAuth authorization servers named in the protected-resource metadata (none: API keys only). */
+      /** OAuth authorization servers named in the protected-resource metadata (none: the gateway's own sign-in, mcp/oauth.ts). */
       authorizationServers: list('MCP_AUTHORIZATION_SERVERS', ''),
       /** The gateway's public origin (https://api.example.com); unset only in development (publicBaseUrl). */
       publicBaseUrl: publicBaseUrl(common.development),

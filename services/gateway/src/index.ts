@@ -8,7 +8,6 @@ export { buildOpenApi } from './http/openapi.ts';
 // The request body caps: the manifests' proxy limits are held to them (test/k8s-manifests.test.ts).
 export { BODY_LIMIT } from './http/body.ts';
 export { HOOK_BODY_LIMIT } from './http/hooks.ts';
-export { operationRules, operationRulesSource } from './http/operation-rules.ts';
 // The tools of /mcp and their input schemas (test/tool-schemas.test.ts proves they agree with the routes).
 export { toolRoutes } from './mcp/tools.ts';
 export { toolInput } from './mcp/tool-input.ts';

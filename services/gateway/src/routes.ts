@@ -1,43 +1,14 @@
-import type { RouteDef } from './http/route.ts';
-import { agreementRoutes } from './features/agreements/routes.ts';
-import { attachmentRoutes } from './features/attachments/routes.ts';
-import { auditEventRoutes } from './features/audit-events/routes.ts';
-import { commentRoutes } from './features/comments/routes.ts';
-import { entryRoutes } from './features/entries/routes.ts';
-import { evidenceRoutes } from './features/evidence/routes.ts';
-import { integrationLinkRoutes } from './features/integration-links/routes.ts';
-import { meRoutes } from './features/me/routes.ts';
-import { memberRoutes } from './features/members/routes.ts';
-import { projectRoutes } from './features/projects/routes.ts';
-import { releaseRoutes } from './features/releases/routes.ts';
-import { searchRoutes } from './features/search/routes.ts';
-import { snapshotRoutes } from './features/snapshots/routes.ts';
-import { timeEntryRoutes } from './features/time-entries/routes.ts';
-import { userRoutes } from './features/users/routes.ts';
-import { webhookRoutes } from './features/webhooks/routes.ts';
-import { wikiRoutes } from './features/wiki/routes.ts';
+import { OPERATIONS } from '@cluster/contracts';
+import { HANDLERS, handlerKey } from './handlers.ts';
+import { toRoute, type RouteDef } from './http/route.ts';
+
+const unused = Object.keys(HANDLERS).filter((key) => !OPERATIONS.some((o) => handlerKey(o) === key));
+if (unused.length) throw new Error(`handlers of no operation: ${unused.join(', ')}`);
 
 /**
- * Every public v1 route: the one table that authentication, permissions, validation and
- * the OpenAPI document read. Each feature's `features/<resource>/routes.ts` registers here;
- * the order is the order of the OpenAPI paths and of the `Allow` header.
+ * Every public v1 route: the operation table (OPERATIONS of @cluster/contracts), each operation
+ * with its named handler (handlers.ts) or the one derived from its shape. Authentication,
+ * permissions, validation, the MCP tools and the OpenAPI document read it; its order is the
+ * table's (the OpenAPI paths, the `Allow` header, the first matching path).
  */
-export const routes: readonly RouteDef[] = [
-  ...meRoutes,
-  ...projectRoutes,
-  ...auditEventRoutes,
-  ...entryRoutes,
-  ...commentRoutes,
-  ...attachmentRoutes,
-  ...releaseRoutes,
-  ...evidenceRoutes,
-  ...integrationLinkRoutes,
-  ...timeEntryRoutes,
-  ...userRoutes,
-  ...memberRoutes,
-  ...wikiRoutes,
-  ...agreementRoutes,
-  ...snapshotRoutes,
-  ...searchRoutes,
-  ...webhookRoutes,
-];
+export const routes: readonly RouteDef[] = OPERATIONS.map((operation) => toRoute(operation, HANDLERS[handlerKey(operation)]));

@@ -1089,8 +1089,2673 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the organization's delivery records
+         * @description Permission: `read:webhook`. Organization-scoped keys only (a project key gets 403 scope_violation).
+         */
+        get: operations["getWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-deliveries/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the deliveries that have not arrived
+         * @description Permission: `read:webhook`. Organization-scoped keys only (a project key gets 403 scope_violation).
+         */
+        get: operations["getWebhookDeliveriesSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/portal-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a one-time link to the integrator portal
+         * @description Permission: `write:webhook`. Organization-scoped keys only (a project key gets 403 scope_violation).
+         */
+        post: operations["postPortalSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/portal-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The portal's settings: the origins that may embed it
+         * @description Permission: `read:webhook`. Organization-scoped keys only (a project key gets 403 scope_violation).
+         */
+        get: operations["getPortalSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the origins that may embed the portal in an iframe
+         * @description Permission: `write:webhook`. Organization-scoped keys only (a project key gets 403 scope_violation).
+         */
+        patch: operations["patchPortalSettings"];
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "entry.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * entry.created
+         * @description `POST /projects/:id/entries`. A create with `costApprovalStatus: approved` is not a move and emits no cost event.
+         */
+        post: operations["entryCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "entry.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * entry.updated
+         * @description `PATCH /entries/:id` when at least one field really changed. A PATCH that changes nothing emits nothing at all. A status move also lists `statusChangedAt`, which the server sets.
+         */
+        post: operations["entryUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "entry.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * entry.status_changed
+         * @description `PATCH /entries/:id` that changes `status` (any status may move to any other). `status` = `newStatus`. Setting the same status emits nothing; the status set on create emits nothing.
+         */
+        post: operations["entryStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "entry.assigned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * entry.assigned
+         * @description On create when the body sets `assignedToId`, and on update when `assignedToId` changes (setting it to null counts). Follows `entry.created`, or `entry.updated` and `entry.status_changed`. `previousAssignedToId` is null on create.
+         */
+        post: operations["entryAssigned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "entry.commented": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * entry.commented
+         * @description `POST /entries/:id/comments`. `entityId` is the **entry** id, not the comment id, so the event stays ordered with the entry's other events. Comment edits and deletes emit nothing.
+         */
+        post: operations["entryCommented"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "release.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * release.created
+         * @description `POST /projects/:id/releases`.
+         */
+        post: operations["releaseCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "release.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * release.status_changed
+         * @description `PATCH /releases/:id` that changes `status` (any to any). Fires on every status change, including a move into `released`. Other field changes emit nothing (audit only).
+         */
+        post: operations["releaseStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "release.released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * release.released
+         * @description The first time the release is `released`, by `PATCH /releases/:id` or by a create with that status. **Fires once per release, ever.** Leaving `released` and coming back emits only `release.status_changed`. `releasedAt` is set to now unless it was already set or given. Follows `release.created` or `release.status_changed`.
+         */
+        post: operations["releaseReleased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cost.estimate_requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * cost.estimate_requested
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["costEstimateRequested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cost.estimation.run.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * cost.estimation.run.started
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["costEstimationRunStarted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cost.estimation.run.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * cost.estimation.run.finished
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["costEstimationRunFinished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cost.estimation.run.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * cost.estimation.run.failed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["costEstimationRunFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cost.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * cost.approved
+         * @description `PATCH /entries/:id` where `costApprovalStatus` moves to `approved`. Emitted last in the update's events.
+         */
+        post: operations["costApproved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cost.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * cost.rejected
+         * @description `PATCH /entries/:id` where `costApprovalStatus` moves to `rejected`. Emitted last in the update's events.
+         */
+        post: operations["costRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.paid
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["invoicePaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.payment_failed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["invoicePaymentFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.finalized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.finalized
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["invoiceFinalized"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agreement.signed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agreement.signed
+         * @description An agreement enters `signed`; today only through the CLI `admin agreement sign` (it stands in for the e-sign callback). `actorUserId` is null. **Fires once:** signing an already signed agreement emits nothing.
+         */
+        post: operations["agreementSigned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agreement.esign.callback.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agreement.esign.callback.received
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["agreementEsignCallbackReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pr.merged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pr.merged
+         * @description A `pull_request` `closed` with `merged: true`, for each entry the pull request references. Once per merge: a redelivery emits nothing; a pull request reopened and merged again emits it again. Follows `commit.linked` when the same delivery made the link.
+         */
+        post: operations["prMerged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pr.reopened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pr.reopened
+         * @description A `pull_request` `reopened`, for each entry the pull request references.
+         */
+        post: operations["prReopened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "codehost.identity.connected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * codehost.identity.connected
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["codehostIdentityConnected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "codehost.identity.disconnected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * codehost.identity.disconnected
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["codehostIdentityDisconnected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "codehost.identity.policy.violated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * codehost.identity.policy.violated
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["codehostIdentityPolicyViolated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "commit.linked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * commit.linked
+         * @description A `push` whose commit message, or a `pull_request` whose title or body, references the entry (`E-<entryNumber>`) for the first time. Once per commit (or pull request) and entry: a redelivery, the same commit pushed to another branch, or an edit that keeps the reference emits nothing. Links are never removed (there is no `commit.unlinked` yet).
+         */
+        post: operations["commitLinked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "commit.unlinked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * commit.unlinked
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["commitUnlinked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ci.run.attributed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ci.run.attributed
+         * @description A `check_run` or `workflow_run` completes on a commit linked to the entry (a referencing commit, or the head or merge commit of a referencing pull request). Once per run, conclusion and entry: a redelivery emits nothing; a re-run that concludes differently emits again. A run that completes before its commit is linked is recorded and appears in the evidence, without an event.
+         */
+        post: operations["ciRunAttributed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "commit.entry.suggestion.generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * commit.entry.suggestion.generated
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["commitEntrySuggestionGenerated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "commit.risk.generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * commit.risk.generated
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["commitRiskGenerated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "release.notes.generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * release.notes.generated
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["releaseNotesGenerated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.status.update.generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * project.status.update.generated
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["projectStatusUpdateGenerated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pr.description.generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pr.description.generated
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["prDescriptionGenerated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "commit.suggestion.surfaced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * commit.suggestion.surfaced
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["commitSuggestionSurfaced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "commit.suggestion.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * commit.suggestion.accepted
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["commitSuggestionAccepted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "commit.suggestion.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * commit.suggestion.rejected
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["commitSuggestionRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ci.flaky.override.set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ci.flaky.override.set
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["ciFlakyOverrideSet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ci.gate.evaluated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ci.gate.evaluated
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["ciGateEvaluated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "reviewer.suggestion.generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reviewer.suggestion.generated
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["reviewerSuggestionGenerated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "commit.linter.advisory.posted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * commit.linter.advisory.posted
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["commitLinterAdvisoryPosted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tenant.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tenant.created
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["tenantCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tenant.verified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tenant.verified
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["tenantVerified"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tenant.suspended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tenant.suspended
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["tenantSuspended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.created
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["subscriptionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.updated
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["subscriptionUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "usage.limit.hit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * usage.limit.hit
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["usageLimitHit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.upgraded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.upgraded
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["subscriptionUpgraded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.downgraded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.downgraded
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["subscriptionDowngraded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.cancelled
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["subscriptionCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "trial.ending_soon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * trial.ending_soon
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["trialEndingSoon"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "trial.ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * trial.ended
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["trialEnded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dunning.email.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dunning.email.sent
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["dunningEmailSent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "analytics.tenant.opted_out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * analytics.tenant.opted_out
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["analyticsTenantOptedOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "analytics.tenant.opted_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * analytics.tenant.opted_in
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["analyticsTenantOptedIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "status.incident.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * status.incident.created
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["statusIncidentCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "status.incident.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * status.incident.updated
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["statusIncidentUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "status.incident.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * status.incident.resolved
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["statusIncidentResolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "status.component.overridden": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * status.component.overridden
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["statusComponentOverridden"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "changelog.entry.scheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * changelog.entry.scheduled
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["changelogEntryScheduled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "changelog.entry.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * changelog.entry.published
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["changelogEntryPublished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * api_key.created
+         * @description `admin key create` (also `admin demo`, which mints a fresh key on every run). `actorUserId` = the key's owner. Envelope `projectId` = `scopedProjectId`. The key itself is never in the event.
+         */
+        post: operations["apiKeyCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * api_key.revoked
+         * @description `admin key revoke`. `actorUserId` null. Fires once: revoking a revoked key emits nothing.
+         */
+        post: operations["apiKeyRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.used": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * api_key.used
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["apiKeyUsed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api.rate_limit.hit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * api.rate_limit.hit
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["apiRateLimitHit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.subscription.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.subscription.created
+         * @description `POST /webhooks`. Published by the delivery service's outbox; the secret is never in it.
+         */
+        post: operations["webhookSubscriptionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.subscription.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.subscription.deleted
+         * @description `DELETE /webhooks/:id`. The subscription as it was before deletion.
+         */
+        post: operations["webhookSubscriptionDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description `POST /webhooks/:id/test` without an `eventName`: a synthetic signed delivery to that one subscription. Never on Kafka: the delivery service sends it directly. A test call with `{eventName}` sends that event's own example instead (docs/webhooks.md, "Test deliveries").
+         */
+        post: operations["webhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.subscription.failing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.subscription.failing
+         * @description Every attempt of the subscription has failed for WEBHOOK_FAILING_AFTER_FAILURES attempts in a row (default 10): its endpoint needs attention before the service disables it. Once per run of failures (a success ends the run); sent by the delivery service within WEBHOOK_HEALTH_SWEEP_MS of the threshold, `actorUserId` null. Not in the spec's vocabulary: an extension of this service.
+         */
+        post: operations["webhookSubscriptionFailing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.subscription.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.subscription.disabled
+         * @description The service disabled the subscription: its endpoint answered `410 Gone` (`disabledReason` `gone`), or every attempt failed for WEBHOOK_DISABLE_AFTER_HOURS (default 120; `failing`). `enabled` is false; its retries stop. Audited as the system's (`metadata.actorType` `system`), `actorUserId` null. `PATCH /webhooks/:id {"enabled": true}` re-enables it and clears the failure state. A subscription can list this event to hear about its own disabling only if another, healthy subscription lists it too: deliveries to a disabled one stop. Not in the spec's vocabulary: an extension of this service.
+         */
+        post: operations["webhookSubscriptionDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "time.logged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * time.logged
+         * @description Create (`POST /projects/:id/time-entries`) or sync create (`POST /time-entries/sync`). `status: "draft"`. Never on an idempotent replay (an `externalRef` already linked, a repeated sync).
+         */
+        post: operations["timeLogged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "time.submitted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * time.submitted
+         * @description `POST /time-entries/:id/submit` (draft or rejected to submitted). A resubmission after a rejection emits a fresh one.
+         */
+        post: operations["timeSubmitted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "time.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * time.approved
+         * @description `POST /time-entries/:id/approve` (submitted to locked); role manager or admin. `status: "locked"`. The approval `note` goes to the audit trail, not into the event.
+         */
+        post: operations["timeApproved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "time.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * time.rejected
+         * @description `POST /time-entries/:id/reject` (submitted to rejected); role manager or admin.
+         */
+        post: operations["timeRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "time.unlocked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * time.unlocked
+         * @description `POST /time-entries/:id/unlock` (locked to draft); role manager or admin. `status: "locked"` (the status that was lifted). A new `time.submitted` and `time.approved` follow a correction.
+         */
+        post: operations["timeUnlocked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "time.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * time.updated
+         * @description `PATCH /time-entries/:id` on a draft or rejected entry, only when a field really changed. `changedFields` from `workDate`, `hours`, `minutes`, `description`, `billable`, `releaseId` (a duration change lists `hours` and `minutes`). The payload has no `releaseId` or `description`.
+         */
+        post: operations["timeUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "time.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * time.deleted
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["timeDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "report.viewed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * report.viewed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["reportViewed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "report.exported": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * report.exported
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["reportExported"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wiki_page.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * wiki_page.created
+         * @description `POST /projects/:id/wiki-pages` that creates a page. An `externalRef` replay returns the existing page and emits nothing.
+         */
+        post: operations["wikiPageCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wiki_page.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * wiki_page.updated
+         * @description `PATCH /wiki-pages/:id` when `title` or `content` really changed. The payload never carries `content`.
+         */
+        post: operations["wikiPageUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wiki_page.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * wiki_page.deleted
+         * @description `DELETE /wiki-pages/:id`.
+         */
+        post: operations["wikiPageDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.invited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.invited
+         * @description `POST /users/invite` when it **creates** a user (status `invited`). Not for `existing`, a replay of an `externalRef`, bulk items, or the CLI `user create`.
+         */
+        post: operations["userInvited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.linked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.linked
+         * @description `POST /users/invite` with an `externalRef` whose e-mail matched an existing user, which gets linked now. A replay (the ref was already linked) emits nothing.
+         */
+        post: operations["userLinked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.updated
+         * @description `PATCH /users/:id` when `name` or `metadata` really changed; and the CLI `admin user role` when the role changed. From the CLI, `changedFields` is `["role"]` and `actorUserId` and `actorId` are null.
+         */
+        post: operations["userUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.bulk_invited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.bulk_invited
+         * @description `POST /users/bulk-invite` when at least one item succeeded. One event per request; `entityId` = the organization id. Bulk items emit no `user.invited` or `user.linked`.
+         */
+        post: operations["userBulkInvited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project_member.added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * project_member.added
+         * @description `POST /projects/:id/members`, and each of an invite's `projectIds`. `entityId` = the member id. Members added by the admin CLI (demo seeding) emit no event.
+         */
+        post: operations["projectMemberAdded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project_member.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * project_member.updated
+         * @description `PATCH /projects/:id/members/:memberId` when `roleOverride` or `metadata` really changed.
+         */
+        post: operations["projectMemberUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project_member.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * project_member.removed
+         * @description `DELETE /projects/:id/members/:memberId`. The values before deletion.
+         */
+        post: operations["projectMemberRemoved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "integration_link.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * integration_link.created
+         * @description `POST /integration-links` that creates a link (201), and every `externalRef` upsert that creates its link (time entry create or sync, wiki page create, invite). An upsert that matches an existing link (200) emits nothing. Envelope `projectId`: the target's project, or null for links to users.
+         */
+        post: operations["integrationLinkCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "integration_link.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * integration_link.updated
+         * @description `PATCH /integration-links/:id` when `alignEntityType` or `alignEntityId` changed. Deleting a link emits nothing.
+         */
+        post: operations["integrationLinkUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.conversation_started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.conversation_started
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantConversationStarted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.message_sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.message_sent
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantMessageSent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.tool_proposed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.tool_proposed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantToolProposed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.tool_confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.tool_confirmed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantToolConfirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.tool_executed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.tool_executed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantToolExecuted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.tool_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.tool_failed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantToolFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.guardrail_blocked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.guardrail_blocked
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantGuardrailBlocked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.action_denied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.action_denied
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantActionDenied"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.external_action_proposed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.external_action_proposed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantExternalActionProposed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.external_action_dry_run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.external_action_dry_run
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantExternalActionDryRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.external_action_confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.external_action_confirmed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantExternalActionConfirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.external_action_executed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.external_action_executed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantExternalActionExecuted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.external_action_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.external_action_failed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantExternalActionFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.external_action_unknown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.external_action_unknown
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantExternalActionUnknown"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_presign_requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_presign_requested
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadPresignRequested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_registered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_registered
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadRegistered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_scan_started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_scan_started
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadScanStarted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_scan_passed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_scan_passed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadScanPassed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_scan_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_scan_failed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadScanFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_blocked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_blocked
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadBlocked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_extraction_started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_extraction_started
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadExtractionStarted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_extracted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_extracted
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadExtracted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_extraction_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_extraction_failed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadExtractionFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_redacted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_redacted
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadRedacted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_used_as_context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_used_as_context
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadUsedAsContext"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_deleted
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.entry_from_uploads_proposed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.entry_from_uploads_proposed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantEntryFromUploadsProposed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.entry_from_uploads_created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.entry_from_uploads_created
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantEntryFromUploadsCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_attachment_proposed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_attachment_proposed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadAttachmentProposed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_attached_to_entry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_attached_to_entry
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadAttachedToEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.upload_attachment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.upload_attachment_failed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantUploadAttachmentFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.comment_with_uploads_proposed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.comment_with_uploads_proposed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantCommentWithUploadsProposed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.comment_with_uploads_created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.comment_with_uploads_created
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantCommentWithUploadsCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.attachment_lifecycle_viewed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.attachment_lifecycle_viewed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantAttachmentLifecycleViewed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.attachment_remove_proposed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.attachment_remove_proposed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantAttachmentRemoveProposed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.attachment_removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.attachment_removed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantAttachmentRemoved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.attachment_replace_proposed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.attachment_replace_proposed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantAttachmentReplaceProposed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.attachment_replaced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.attachment_replaced
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantAttachmentReplaced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.attachment_access_refreshed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.attachment_access_refreshed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantAttachmentAccessRefreshed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assistant.attachment_lifecycle_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * assistant.attachment_lifecycle_failed
+         * @description Reserved in the vocabulary: a subscription may list it, but nothing emits it yet. Reserved: nothing sends it yet but the test endpoint.
+         */
+        post: operations["assistantAttachmentLifecycleFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Agreement: {
@@ -1190,57 +3855,6 @@ export interface components {
             successCount: number;
             failureCount: number;
         };
-        CodeCiRun: {
-            provider: string;
-            repository: string;
-            /** @enum {string} */
-            kind: "check_run" | "workflow_run";
-            /** @description the code host's id of the run */
-            externalId: string;
-            name: string;
-            headSha: string;
-            /** @description queued, in_progress or completed */
-            status: string;
-            /** @description success, failure, ... once completed */
-            conclusion: string | null;
-            url: string | null;
-            /** Format: date-time */
-            completedAt: string | null;
-            entryIds: string[];
-        };
-        CodeCommit: {
-            /** @description e.g. github */
-            provider: string;
-            /** @description owner/name */
-            repository: string;
-            sha: string;
-            message: string;
-            url: string | null;
-            authorName: string | null;
-            /** Format: date-time */
-            committedAt: string | null;
-            entryIds: string[];
-        };
-        CodeEvidence: {
-            commits: components["schemas"]["CodeCommit"][];
-            pullRequests: components["schemas"]["CodePullRequest"][];
-            ciRuns: components["schemas"]["CodeCiRun"][];
-        };
-        CodePullRequest: {
-            provider: string;
-            repository: string;
-            number: number;
-            title: string;
-            url: string | null;
-            /** @enum {string} */
-            state: "open" | "closed";
-            merged: boolean;
-            /** Format: date-time */
-            mergedAt: string | null;
-            headSha: string | null;
-            mergeCommitSha: string | null;
-            entryIds: string[];
-        };
         /** @description Comment (the create body `content` is answered as `body`) */
         Comment: {
             /** Format: uuid */
@@ -1316,6 +3930,40 @@ export interface components {
                 attemptedAt: string;
             }[];
         };
+        /** @description Undelivered deliveries (pending, failed, dead_letter) of the organization’s live subscriptions, test deliveries excluded */
+        DeliverySummary: {
+            /** Format: date-time */
+            since: string | null;
+            /** Format: date-time */
+            until: string | null;
+            undelivered: {
+                /** @description pending + failed + dead_letter */
+                total: number;
+                pending: number;
+                failed: number;
+                dead_letter: number;
+                /**
+                 * Format: date-time
+                 * @description when the oldest of them was created
+                 */
+                oldestCreatedAt: string | null;
+            };
+            /** @description each subscription with an undelivered delivery, most undelivered first */
+            subscriptions: {
+                /** Format: uuid */
+                subscriptionId: string;
+                /** @description pending + failed + dead_letter */
+                total: number;
+                pending: number;
+                failed: number;
+                dead_letter: number;
+                /**
+                 * Format: date-time
+                 * @description when the oldest of them was created
+                 */
+                oldestCreatedAt: string | null;
+            }[];
+        };
         /** @description Entry, with every optional field of the create body */
         Entry: {
             /** Format: uuid */
@@ -1389,7 +4037,7 @@ export interface components {
             /** @description any JSON value */
             typeMetadata?: unknown;
             /** @description read-only; ignored in bodies */
-            deploymentStage?: unknown;
+            readonly deploymentStage?: unknown;
         };
         /** @description Entry update body: every field optional; only supplied fields change; projectId cannot change */
         EntryUpdate: {
@@ -1432,7 +4080,7 @@ export interface components {
             /** @description any JSON value */
             typeMetadata?: unknown;
             /** @description read-only; ignored in bodies */
-            deploymentStage?: unknown;
+            readonly deploymentStage?: unknown;
         };
         /** @description The error answer of every route */
         ErrorBody: {
@@ -1484,6 +4132,67 @@ export interface components {
             title: string;
             passed: boolean;
             failingEntryIds: string[];
+            /**
+             * @description platform: the check rests only on records the platform keeps itself and code-hosting facts it confirmed with GitHub; organization: on at least one code-hosting fact only the organization attests
+             * @enum {string}
+             */
+            attestedBy: "organization" | "platform";
+        };
+        EvidenceCiRun: {
+            provider: string;
+            repository: string;
+            /** @enum {string} */
+            kind: "check_run" | "workflow_run";
+            /** @description the code host's id of the run */
+            externalId: string;
+            name: string;
+            headSha: string;
+            /** @description queued, in_progress or completed */
+            status: string;
+            /** @description success, failure, ... once completed */
+            conclusion: string | null;
+            url: string | null;
+            /** Format: date-time */
+            completedAt: string | null;
+            entryIds: string[];
+            /**
+             * @description organization: only a webhook signed with the organization's secret says it; platform: the platform confirmed it with GitHub
+             * @enum {string}
+             */
+            attestedBy: "organization" | "platform";
+            /**
+             * @description the platform's check of the fact with GitHub's API: confirmed, contradicted or unchecked
+             * @enum {string}
+             */
+            platformCheck: "confirmed" | "contradicted" | "unchecked";
+        };
+        EvidenceCodeHosting: {
+            commits: components["schemas"]["EvidenceCommit"][];
+            pullRequests: components["schemas"]["EvidencePullRequest"][];
+            ciRuns: components["schemas"]["EvidenceCiRun"][];
+        };
+        EvidenceCommit: {
+            /** @description e.g. github */
+            provider: string;
+            /** @description owner/name */
+            repository: string;
+            sha: string;
+            message: string;
+            url: string | null;
+            authorName: string | null;
+            /** Format: date-time */
+            committedAt: string | null;
+            entryIds: string[];
+            /**
+             * @description organization: only a webhook signed with the organization's secret says it; platform: the platform confirmed it with GitHub
+             * @enum {string}
+             */
+            attestedBy: "organization" | "platform";
+            /**
+             * @description the platform's check of the fact with GitHub's API: confirmed, contradicted or unchecked
+             * @enum {string}
+             */
+            platformCheck: "confirmed" | "contradicted" | "unchecked";
         };
         EvidenceEntry: {
             /** Format: uuid */
@@ -1522,9 +4231,34 @@ export interface components {
             };
             approvalChain: components["schemas"]["EvidenceApproval"][];
             checklists: components["schemas"]["EvidenceChecklist"][];
-            codeHosting: components["schemas"]["CodeEvidence"];
+            codeHosting: components["schemas"]["EvidenceCodeHosting"];
             /** @description hex SHA-256 of the canonical form of every other field */
             sha256: string;
+        };
+        EvidencePullRequest: {
+            provider: string;
+            repository: string;
+            number: number;
+            title: string;
+            url: string | null;
+            /** @enum {string} */
+            state: "open" | "closed";
+            merged: boolean;
+            /** Format: date-time */
+            mergedAt: string | null;
+            headSha: string | null;
+            mergeCommitSha: string | null;
+            entryIds: string[];
+            /**
+             * @description organization: only a webhook signed with the organization's secret says it; platform: the platform confirmed it with GitHub
+             * @enum {string}
+             */
+            attestedBy: "organization" | "platform";
+            /**
+             * @description the platform's check of the fact with GitHub's API: confirmed, contradicted or unchecked
+             * @enum {string}
+             */
+            platformCheck: "confirmed" | "contradicted" | "unchecked";
         };
         /** @description IntegrationLink */
         IntegrationLink: {
@@ -1637,6 +4371,42 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             } | null;
+        };
+        /** @description Without projectId the session is for the organization; with one, for that project only. */
+        PortalSessionCreate: {
+            /**
+             * @description read-only: look only; manage: change endpoints, resend (default)
+             * @enum {string}
+             */
+            access?: "read-only" | "manage";
+            /** Format: uuid */
+            projectId?: string;
+            /** @description how long the session lives once the link is opened (default 3600) */
+            lifetimeSeconds?: number;
+        };
+        PortalSessionLink: {
+            /** Format: uuid */
+            id: string;
+            /** @description the one-time link, a path on this gateway: /portal/start?token=… */
+            url: string;
+            /** Format: date-time */
+            linkExpiresAt: string;
+            /** @enum {string} */
+            access: "read-only" | "manage";
+            /** @enum {string} */
+            scope: "organization" | "project";
+            /** Format: uuid */
+            projectId: string | null;
+            lifetimeSeconds: number;
+        };
+        PortalSettings: {
+            /** @description origins allowed to embed the portal in an iframe (CSP frame-ancestors); empty: none */
+            frameAncestors: string[];
+            /** Format: date-time */
+            updatedAt: string | null;
+        };
+        PortalSettingsUpdate: {
+            frameAncestors: string[];
         };
         /** @description Project, with every optional field of the create body */
         Project: {
@@ -2153,6 +4923,40 @@ export interface components {
             signatureScheme: "hmac-sha256" | "ed25519";
             /** @description ed25519: the Standard Webhooks public key (whpk_ + base64 of the 32-byte key) that verifies the v1a signatures; null for hmac-sha256 */
             publicKey: string | null;
+            /** @description the custom headers sent with every delivery, their values masked (`****` and, for values of 16 characters or more, the last 4) */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description how deliveries authenticate to the receiver, secrets masked */
+            auth: {
+                /** @enum {string} */
+                type: "bearer" | "basic" | "oauth2" | "mtls";
+                /** @description bearer: masked */
+                token?: string;
+                username?: string;
+                /** @description basic: masked */
+                password?: string;
+                tokenUrl?: string;
+                clientId?: string;
+                /** @description oauth2: masked */
+                clientSecret?: string;
+                scope?: string;
+                audience?: string;
+                /** @description mtls: which client certificate is presented (never its private key) */
+                certificate?: {
+                    /**
+                     * @description subscription: the certificate given; platform: the platform’s own client certificate
+                     * @enum {string}
+                     */
+                    source: "subscription" | "platform";
+                    subject?: string;
+                    issuer?: string;
+                    /** Format: date-time */
+                    notAfter?: string;
+                    /** @description SHA-256 of the DER certificate, colon-separated hex */
+                    fingerprintSha256?: string;
+                };
+            } | null;
             /**
              * @description why the service disabled it; null otherwise
              * @enum {string|null}
@@ -2174,7 +4978,7 @@ export interface components {
              * @description http(s) URL; https only in production; never a private or loopback address
              */
             destinationUrl: string;
-            /** @description at least one name from the event vocabulary */
+            /** @description at least one name from the event vocabulary, or a wildcard: `family.*` (e.g. `entry.*`) or `*` (every event) */
             eventNames: string[];
             description?: string | null;
             enabled?: boolean;
@@ -2183,6 +4987,41 @@ export interface components {
              * @enum {string}
              */
             ordering?: "none" | "per_entity";
+            /** @description static headers sent with every delivery (at most 20), sealed at rest and shown masked; hop-by-hop headers, Host, Content-Length, Content-Type, User-Agent, traceparent and the signature headers (webhook-*, X-Service-*) are refused. On update the set replaces the old one; null removes it */
+            headers?: {
+                [key: string]: string;
+            } | null;
+            /** @description how deliveries authenticate to the receiver; secrets are sealed at rest and never shown again. null removes it */
+            auth?: {
+                /**
+                 * @description bearer: token; basic: username, password; oauth2: tokenUrl, clientId, clientSecret (scope, audience); mtls: certificate, privateKey (both absent: the platform’s client certificate)
+                 * @enum {string}
+                 */
+                type: "bearer" | "basic" | "oauth2" | "mtls";
+                /** @description bearer: sent as `Authorization: Bearer <token>` */
+                token?: string;
+                /** @description basic: the user name (no `:`) */
+                username?: string;
+                /** @description basic: the password */
+                password?: string;
+                /**
+                 * Format: uri
+                 * @description oauth2: the token endpoint (client credentials grant); the same rules as destinationUrl
+                 */
+                tokenUrl?: string;
+                /** @description oauth2: the client id */
+                clientId?: string;
+                /** @description oauth2: the client secret (sent with HTTP basic) */
+                clientSecret?: string;
+                /** @description oauth2: the scope requested (optional) */
+                scope?: string;
+                /** @description oauth2: the audience parameter (optional; Auth0 and others) */
+                audience?: string;
+                /** @description mtls: the client certificate (PEM), optionally followed by its chain; must not be expired */
+                certificate?: string;
+                /** @description mtls: the certificate’s private key (unencrypted PEM) */
+                privateKey?: string;
+            } | null;
             /**
              * @description how deliveries are signed: hmac-sha256 (default; a shared whsec_ secret) or ed25519 (Standard Webhooks v1a; you get the whpk_ public key). Fixed once created
              * @enum {string}
@@ -2279,7 +5118,7 @@ export interface components {
              * @description http(s) URL; https only in production; never a private or loopback address
              */
             destinationUrl?: string;
-            /** @description at least one name from the event vocabulary */
+            /** @description at least one name from the event vocabulary, or a wildcard: `family.*` (e.g. `entry.*`) or `*` (every event) */
             eventNames?: string[];
             description?: string | null;
             enabled?: boolean;
@@ -2288,6 +5127,41 @@ export interface components {
              * @enum {string}
              */
             ordering?: "none" | "per_entity";
+            /** @description static headers sent with every delivery (at most 20), sealed at rest and shown masked; hop-by-hop headers, Host, Content-Length, Content-Type, User-Agent, traceparent and the signature headers (webhook-*, X-Service-*) are refused. On update the set replaces the old one; null removes it */
+            headers?: {
+                [key: string]: string;
+            } | null;
+            /** @description how deliveries authenticate to the receiver; secrets are sealed at rest and never shown again. null removes it */
+            auth?: {
+                /**
+                 * @description bearer: token; basic: username, password; oauth2: tokenUrl, clientId, clientSecret (scope, audience); mtls: certificate, privateKey (both absent: the platform’s client certificate)
+                 * @enum {string}
+                 */
+                type: "bearer" | "basic" | "oauth2" | "mtls";
+                /** @description bearer: sent as `Authorization: Bearer <token>` */
+                token?: string;
+                /** @description basic: the user name (no `:`) */
+                username?: string;
+                /** @description basic: the password */
+                password?: string;
+                /**
+                 * Format: uri
+                 * @description oauth2: the token endpoint (client credentials grant); the same rules as destinationUrl
+                 */
+                tokenUrl?: string;
+                /** @description oauth2: the client id */
+                clientId?: string;
+                /** @description oauth2: the client secret (sent with HTTP basic) */
+                clientSecret?: string;
+                /** @description oauth2: the scope requested (optional) */
+                scope?: string;
+                /** @description oauth2: the audience parameter (optional; Auth0 and others) */
+                audience?: string;
+                /** @description mtls: the client certificate (PEM), optionally followed by its chain; must not be expired */
+                certificate?: string;
+                /** @description mtls: the certificate’s private key (unencrypted PEM) */
+                privateKey?: string;
+            } | null;
         };
         WebhookWithSecret: {
             /** Format: uuid */
@@ -2305,6 +5179,40 @@ export interface components {
             signatureScheme: "hmac-sha256" | "ed25519";
             /** @description ed25519: the Standard Webhooks public key (whpk_ + base64 of the 32-byte key) that verifies the v1a signatures; null for hmac-sha256 */
             publicKey: string | null;
+            /** @description the custom headers sent with every delivery, their values masked (`****` and, for values of 16 characters or more, the last 4) */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description how deliveries authenticate to the receiver, secrets masked */
+            auth: {
+                /** @enum {string} */
+                type: "bearer" | "basic" | "oauth2" | "mtls";
+                /** @description bearer: masked */
+                token?: string;
+                username?: string;
+                /** @description basic: masked */
+                password?: string;
+                tokenUrl?: string;
+                clientId?: string;
+                /** @description oauth2: masked */
+                clientSecret?: string;
+                scope?: string;
+                audience?: string;
+                /** @description mtls: which client certificate is presented (never its private key) */
+                certificate?: {
+                    /**
+                     * @description subscription: the certificate given; platform: the platform’s own client certificate
+                     * @enum {string}
+                     */
+                    source: "subscription" | "platform";
+                    subject?: string;
+                    issuer?: string;
+                    /** Format: date-time */
+                    notAfter?: string;
+                    /** @description SHA-256 of the DER certificate, colon-separated hex */
+                    fingerprintSha256?: string;
+                };
+            } | null;
             /**
              * @description why the service disabled it; null otherwise
              * @enum {string|null}
@@ -2406,7 +5314,22 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description The event name */
+        "X-Service-Event": string;
+        /** @description The delivery id (the body's `id`), the same on every retry */
+        "X-Service-Delivery-Id": string;
+        /** @description Unix epoch seconds when this attempt was sent */
+        "X-Service-Timestamp": string;
+        /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+        "X-Service-Signature": string;
+        /** @description Standard Webhooks: the delivery id */
+        "webhook-id": string;
+        /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+        "webhook-signature": string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -3320,7 +6243,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The package as RFC 8785 canonical JSON (docs/evidence.schema.json), the exact bytes its signatures cover. Always X-Service-Evidence-Platform-Signature (ed25519=<base64url Ed25519 signature by the platform>) and X-Service-Evidence-Platform-Key-Id (the key id in /.well-known/evidence-keys.json); with an organization evidence key also X-Service-Evidence-Signature (sha256=<hex HMAC-SHA256>) and X-Service-Evidence-Key-Prefix. */
+            /** @description The package as RFC 8785 canonical JSON (docs/evidence.schema.json), the exact bytes its signatures cover. Always X-Service-Evidence-Platform-Signature (ed25519=<base64url Ed25519 signature by the platform>) and X-Service-Evidence-Platform-Key-Id (the key id in /.well-known/evidence-keys.json), X-Service-Evidence-Head (base64url of the release's head: its newest package's sequence and SHA-256, docs/evidence.md) and X-Service-Evidence-Head-Signature (ed25519=<signature of the head by the same key>); with an organization evidence key also X-Service-Evidence-Signature (sha256=<hex HMAC-SHA256>) and X-Service-Evidence-Key-Prefix. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4800,6 +7723,12 @@ export interface operations {
                 pageSize?: number;
                 /** @description Only items whose `status` is this value */
                 status?: "pending" | "succeeded" | "failed" | "dead_letter";
+                /** @description exact event name (webhook.test for test deliveries) */
+                eventName?: string;
+                /** @description RFC 3339: deliveries created at or after this time */
+                since?: string;
+                /** @description RFC 3339: deliveries created before this time */
+                until?: string;
             };
             header?: never;
             path: {
@@ -4989,6 +7918,11188 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Items per page (at most 100) */
+                pageSize?: number;
+                /** @description Only items whose `status` is this value */
+                status?: "pending" | "succeeded" | "failed" | "dead_letter";
+                /** @description exact event name (webhook.test for test deliveries) */
+                eventName?: string;
+                /** @description RFC 3339: deliveries created at or after this time */
+                since?: string;
+                /** @description RFC 3339: deliveries created before this time */
+                until?: string;
+                /** @description one subscription of the organization (another’s: 404) */
+                subscriptionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Delivery"][];
+                        page: number;
+                        pageSize: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getWebhookDeliveriesSummary: {
+        parameters: {
+            query?: {
+                /** @description one subscription of the organization (another’s: 404) */
+                subscriptionId?: string;
+                /** @description exact event name (webhook.test for test deliveries) */
+                eventName?: string;
+                /** @description RFC 3339: deliveries created at or after this time */
+                since?: string;
+                /** @description RFC 3339: deliveries created before this time */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliverySummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    postPortalSessions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 hours replays the first answer */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PortalSessionCreate"];
+            };
+        };
+        responses: {
+            /** @description The link, valid once and for minutes; opening it starts a cookie session of the body's lifetime, scope and access */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSessionLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getPortalSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    patchPortalSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PortalSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    entryCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "entry.created";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        entryId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        title: string;
+                        /** @enum {string} */
+                        type: "feature_request" | "bug_report" | "feedback" | "validation" | "documentation" | "platform_infrastructure" | "ci_cd" | "security";
+                        /**
+                         * @description the current status
+                         * @enum {string}
+                         */
+                        status: "open" | "assigned" | "in_progress" | "deployed" | "solved";
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    entryUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "entry.updated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        entryId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        title: string;
+                        /** @enum {string} */
+                        type: "feature_request" | "bug_report" | "feedback" | "validation" | "documentation" | "platform_infrastructure" | "ci_cd" | "security";
+                        /**
+                         * @description the current status
+                         * @enum {string}
+                         */
+                        status: "open" | "assigned" | "in_progress" | "deployed" | "solved";
+                        /** @description the fields that really changed */
+                        changedFields: string[];
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    entryStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "entry.status_changed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        entryId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        title: string;
+                        /** @enum {string} */
+                        type: "feature_request" | "bug_report" | "feedback" | "validation" | "documentation" | "platform_infrastructure" | "ci_cd" | "security";
+                        /**
+                         * @description the current status
+                         * @enum {string}
+                         */
+                        status: "open" | "assigned" | "in_progress" | "deployed" | "solved";
+                        previousStatus: string;
+                        newStatus: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    entryAssigned: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "entry.assigned";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        entryId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        title: string;
+                        /** @enum {string} */
+                        type: "feature_request" | "bug_report" | "feedback" | "validation" | "documentation" | "platform_infrastructure" | "ci_cd" | "security";
+                        /**
+                         * @description the current status
+                         * @enum {string}
+                         */
+                        status: "open" | "assigned" | "in_progress" | "deployed" | "solved";
+                        /** Format: uuid */
+                        assignedToId: string | null;
+                        /** Format: uuid */
+                        previousAssignedToId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    entryCommented: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "entry.commented";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        entryId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        title: string;
+                        /** @enum {string} */
+                        type: "feature_request" | "bug_report" | "feedback" | "validation" | "documentation" | "platform_infrastructure" | "ci_cd" | "security";
+                        /**
+                         * @description the current status
+                         * @enum {string}
+                         */
+                        status: "open" | "assigned" | "in_progress" | "deployed" | "solved";
+                        /** Format: uuid */
+                        commentId: string;
+                        /** Format: uuid */
+                        authorId: string | null;
+                        body: string;
+                        isInternal: string | null;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    releaseCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "release.created";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "release";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        releaseId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        name: string;
+                        /** @enum {string} */
+                        status: "planning" | "active" | "in_progress" | "testing" | "completed" | "released" | "archived";
+                        /** @enum {string} */
+                        type: "major" | "minor" | "hotfix" | "patch";
+                        version: string | null;
+                        /** Format: date-time */
+                        startDate: string;
+                        /** Format: date-time */
+                        endDate: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    releaseStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "release.status_changed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "release";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        releaseId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        name: string;
+                        /** @enum {string} */
+                        status: "planning" | "active" | "in_progress" | "testing" | "completed" | "released" | "archived";
+                        previousStatus: string;
+                        newStatus: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    releaseReleased: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "release.released";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "release";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        releaseId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        name: string;
+                        /** @constant */
+                        status: "released";
+                        version: string | null;
+                        /** Format: date-time */
+                        releasedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    costEstimateRequested: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "cost.estimate_requested";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    costEstimationRunStarted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "cost.estimation.run.started";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    costEstimationRunFinished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "cost.estimation.run.finished";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    costEstimationRunFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "cost.estimation.run.failed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    costApproved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "cost.approved";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        entryId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        title: string;
+                        /** @constant */
+                        costApprovalStatus: "approved";
+                        previousCostApprovalStatus: string | null;
+                        /** @description decimal as text */
+                        committedCost: string | null;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    costRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "cost.rejected";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        entryId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        title: string;
+                        /** @constant */
+                        costApprovalStatus: "rejected";
+                        previousCostApprovalStatus: string | null;
+                        /** @description decimal as text */
+                        committedCost: string | null;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoicePaid: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "invoice.paid";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoicePaymentFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "invoice.payment_failed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceFinalized: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "invoice.finalized";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    agreementSigned: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "agreement.signed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "agreement";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        agreementId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        clientId: string;
+                        /** @constant */
+                        status: "signed";
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    agreementEsignCallbackReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "agreement.esign.callback.received";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    prMerged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "pr.merged";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        entryId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        entryNumber: number;
+                        /** @description github */
+                        provider: string;
+                        /** @description owner/name */
+                        repository: string;
+                        pullRequestNumber: number;
+                        title: string;
+                        url: string | null;
+                        /** Format: date-time */
+                        mergedAt: string;
+                        mergeCommitSha: string | null;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    prReopened: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "pr.reopened";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        entryId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        entryNumber: number;
+                        /** @description github */
+                        provider: string;
+                        /** @description owner/name */
+                        repository: string;
+                        pullRequestNumber: number;
+                        title: string;
+                        url: string | null;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    codehostIdentityConnected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "codehost.identity.connected";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    codehostIdentityDisconnected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "codehost.identity.disconnected";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    codehostIdentityPolicyViolated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "codehost.identity.policy.violated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commitLinked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "commit.linked";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        entryId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        entryNumber: number;
+                        /** @description github */
+                        provider: string;
+                        /** @description owner/name */
+                        repository: string;
+                        /**
+                         * @description what referenced the entry
+                         * @enum {string}
+                         */
+                        source: "commit" | "pull_request";
+                        /** @description the commit (source commit); null for a pull request */
+                        sha: string | null;
+                        /** @description source pull_request; null for a commit */
+                        pullRequestNumber: number | null;
+                        /** @description the commit message's first line, or the pull request's title */
+                        title: string;
+                        url: string | null;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commitUnlinked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "commit.unlinked";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ciRunAttributed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "ci.run.attributed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        entryId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        entryNumber: number;
+                        /** @description github */
+                        provider: string;
+                        /** @description owner/name */
+                        repository: string;
+                        /** @enum {string} */
+                        kind: "check_run" | "workflow_run";
+                        /** @description the code host's id of the run */
+                        runId: string;
+                        name: string;
+                        headSha: string;
+                        /** @description success, failure, neutral, cancelled, skipped, timed_out, action_required, ... */
+                        conclusion: string | null;
+                        url: string | null;
+                        /** Format: date-time */
+                        completedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commitEntrySuggestionGenerated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "commit.entry.suggestion.generated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commitRiskGenerated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "commit.risk.generated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    releaseNotesGenerated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "release.notes.generated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projectStatusUpdateGenerated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "project.status.update.generated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    prDescriptionGenerated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "pr.description.generated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commitSuggestionSurfaced: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "commit.suggestion.surfaced";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commitSuggestionAccepted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "commit.suggestion.accepted";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commitSuggestionRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "commit.suggestion.rejected";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ciFlakyOverrideSet: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "ci.flaky.override.set";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ciGateEvaluated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "ci.gate.evaluated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    reviewerSuggestionGenerated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "reviewer.suggestion.generated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commitLinterAdvisoryPosted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "commit.linter.advisory.posted";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    tenantCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "tenant.created";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    tenantVerified: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "tenant.verified";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    tenantSuspended: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "tenant.suspended";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscriptionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "subscription.created";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscriptionUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "subscription.updated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    usageLimitHit: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "usage.limit.hit";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscriptionUpgraded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "subscription.upgraded";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscriptionDowngraded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "subscription.downgraded";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscriptionCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "subscription.cancelled";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    trialEndingSoon: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "trial.ending_soon";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    trialEnded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "trial.ended";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dunningEmailSent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "dunning.email.sent";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    analyticsTenantOptedOut: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "analytics.tenant.opted_out";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    analyticsTenantOptedIn: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "analytics.tenant.opted_in";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    statusIncidentCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "status.incident.created";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    statusIncidentUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "status.incident.updated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    statusIncidentResolved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "status.incident.resolved";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    statusComponentOverridden: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "status.component.overridden";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    changelogEntryScheduled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "changelog.entry.scheduled";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    changelogEntryPublished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "changelog.entry.published";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiKeyCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "api_key.created";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "api_key";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        apiKeyId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        prefix: string;
+                        /** @enum {string} */
+                        scope: "organization" | "project";
+                        /** Format: uuid */
+                        scopedProjectId: string | null;
+                        /** Format: uuid */
+                        createdByUserId: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiKeyRevoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "api_key.revoked";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "api_key";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        apiKeyId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        prefix: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiKeyUsed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "api_key.used";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiRateLimitHit: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "api.rate_limit.hit";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSubscriptionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "webhook.subscription.created";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "webhook_subscription";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        subscriptionId: string;
+                        /** Format: uri */
+                        destinationUrl: string;
+                        eventNames: string[];
+                        enabled: boolean;
+                        description: string | null;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSubscriptionDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "webhook.subscription.deleted";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "webhook_subscription";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        subscriptionId: string;
+                        /** Format: uri */
+                        destinationUrl: string;
+                        eventNames: string[];
+                        enabled: boolean;
+                        description: string | null;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "webhook.test";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "webhook_subscription";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** @constant */
+                        test: true;
+                        /** Format: uuid */
+                        subscriptionId: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSubscriptionFailing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "webhook.subscription.failing";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "webhook_subscription";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        subscriptionId: string;
+                        /** Format: uri */
+                        destinationUrl: string;
+                        eventNames: string[];
+                        enabled: boolean;
+                        description: string | null;
+                        consecutiveFailures: number;
+                        /** Format: date-time */
+                        failingSince: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSubscriptionDisabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "webhook.subscription.disabled";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "webhook_subscription";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        subscriptionId: string;
+                        /** Format: uri */
+                        destinationUrl: string;
+                        eventNames: string[];
+                        enabled: boolean;
+                        description: string | null;
+                        /** @enum {string} */
+                        disabledReason: "gone" | "failing";
+                        consecutiveFailures: number;
+                        /** Format: date-time */
+                        failingSince: string | null;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    timeLogged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "time.logged";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "time_entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        timeEntryId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        userId: string;
+                        /** Format: uuid */
+                        entryId: string | null;
+                        /** Format: date */
+                        workDate: string;
+                        /** @description 2 decimals, e.g. "2.50" */
+                        hours: string;
+                        minutes: number;
+                        /** @enum {string} */
+                        status: "draft" | "submitted" | "approved" | "rejected" | "locked" | "invoiced";
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    timeSubmitted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "time.submitted";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "time_entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        timeEntryId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        userId: string;
+                        /** Format: uuid */
+                        entryId: string | null;
+                        /** Format: date */
+                        workDate: string;
+                        /** @description 2 decimals, e.g. "2.50" */
+                        hours: string;
+                        minutes: number;
+                        /** @enum {string} */
+                        status: "draft" | "submitted" | "approved" | "rejected" | "locked" | "invoiced";
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    timeApproved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "time.approved";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "time_entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        timeEntryId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        userId: string;
+                        /** Format: uuid */
+                        entryId: string | null;
+                        /** Format: date */
+                        workDate: string;
+                        /** @description 2 decimals, e.g. "2.50" */
+                        hours: string;
+                        minutes: number;
+                        /** @enum {string} */
+                        status: "draft" | "submitted" | "approved" | "rejected" | "locked" | "invoiced";
+                        /** Format: uuid */
+                        approverUserId: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    timeRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "time.rejected";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "time_entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        timeEntryId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        userId: string;
+                        /** Format: uuid */
+                        entryId: string | null;
+                        /** Format: date */
+                        workDate: string;
+                        /** @description 2 decimals, e.g. "2.50" */
+                        hours: string;
+                        minutes: number;
+                        /** @enum {string} */
+                        status: "draft" | "submitted" | "approved" | "rejected" | "locked" | "invoiced";
+                        /** Format: uuid */
+                        rejecterUserId: string;
+                        reason: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    timeUnlocked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "time.unlocked";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "time_entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        timeEntryId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        userId: string;
+                        /** Format: uuid */
+                        entryId: string | null;
+                        /** Format: date */
+                        workDate: string;
+                        /** @description 2 decimals, e.g. "2.50" */
+                        hours: string;
+                        minutes: number;
+                        /** @enum {string} */
+                        status: "draft" | "submitted" | "approved" | "rejected" | "locked" | "invoiced";
+                        /** Format: uuid */
+                        unlockedByUserId: string;
+                        reason: string;
+                        /** @constant */
+                        newStatus: "draft";
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    timeUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "time.updated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "time_entry";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        timeEntryId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        userId: string;
+                        /** Format: uuid */
+                        entryId: string | null;
+                        /** Format: date */
+                        workDate: string;
+                        /** @description 2 decimals, e.g. "2.50" */
+                        hours: string;
+                        minutes: number;
+                        /** @enum {string} */
+                        status: "draft" | "submitted" | "approved" | "rejected" | "locked" | "invoiced";
+                        /** @description the fields that really changed */
+                        changedFields: string[];
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    timeDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "time.deleted";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    reportViewed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "report.viewed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    reportExported: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "report.exported";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    wikiPageCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "wiki_page.created";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "wiki_page";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        wikiPageId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        title: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    wikiPageUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "wiki_page.updated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "wiki_page";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        wikiPageId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        title: string;
+                        /** @description the fields that really changed */
+                        changedFields: string[];
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    wikiPageDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "wiki_page.deleted";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "wiki_page";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        wikiPageId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        title: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userInvited: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "user.invited";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "user";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        userId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        email: string;
+                        name: string;
+                        /** @enum {string} */
+                        role: "user" | "client" | "tester" | "developer" | "tech_lead" | "product_owner" | "devops_engineer" | "manager" | "admin" | "platform_admin";
+                        /** Format: uuid */
+                        actorId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userLinked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "user.linked";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "user";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        userId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        email: string;
+                        name: string;
+                        /** @enum {string} */
+                        role: "user" | "client" | "tester" | "developer" | "tech_lead" | "product_owner" | "devops_engineer" | "manager" | "admin" | "platform_admin";
+                        /** Format: uuid */
+                        actorId: string | null;
+                        /** Format: uuid */
+                        integrationLinkId: string;
+                        provider: string;
+                        externalType: string;
+                        externalId: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "user.updated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "user";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        userId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        email: string;
+                        name: string;
+                        /** @enum {string} */
+                        role: "user" | "client" | "tester" | "developer" | "tech_lead" | "product_owner" | "devops_engineer" | "manager" | "admin" | "platform_admin";
+                        /** Format: uuid */
+                        actorId: string | null;
+                        /** @description the fields that really changed */
+                        changedFields: string[];
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userBulkInvited: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "user.bulk_invited";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "organization";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        organizationId: string;
+                        /** Format: uuid */
+                        actorId: string | null;
+                        successCount: number;
+                        failureCount: number;
+                        users: {
+                            /** Format: uuid */
+                            userId: string;
+                            email: string;
+                            /** @enum {string} */
+                            status: "invited" | "existing" | "linked";
+                            created: boolean;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projectMemberAdded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "project_member.added";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "project_member";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        memberId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        userId: string;
+                        roleOverride: string | null;
+                        /** Format: uuid */
+                        organizationId: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projectMemberUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "project_member.updated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "project_member";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        memberId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        userId: string;
+                        roleOverride: string | null;
+                        /** Format: uuid */
+                        organizationId: string;
+                        /** @description the fields that really changed */
+                        changedFields: string[];
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projectMemberRemoved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "project_member.removed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "project_member";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        memberId: string;
+                        /** Format: uuid */
+                        projectId: string;
+                        /** Format: uuid */
+                        userId: string;
+                        roleOverride: string | null;
+                        /** Format: uuid */
+                        organizationId: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    integrationLinkCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "integration_link.created";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "integration_link";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        integrationLinkId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        provider: string;
+                        externalType: string;
+                        externalId: string;
+                        alignEntityType: string;
+                        alignEntityId: string;
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    integrationLinkUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "integration_link.updated";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /**
+                     * @description what changed
+                     * @constant
+                     */
+                    entityType: "integration_link";
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    payload: {
+                        /** Format: uuid */
+                        integrationLinkId: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        provider: string;
+                        externalType: string;
+                        externalId: string;
+                        alignEntityType: string;
+                        alignEntityId: string;
+                        /** @description the fields that really changed */
+                        changedFields: string[];
+                        /**
+                         * Format: date-time
+                         * @description equals the envelope occurredAt
+                         */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantConversationStarted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.conversation_started";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantMessageSent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.message_sent";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantToolProposed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.tool_proposed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantToolConfirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.tool_confirmed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantToolExecuted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.tool_executed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantToolFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.tool_failed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantGuardrailBlocked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.guardrail_blocked";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantActionDenied: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.action_denied";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantExternalActionProposed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.external_action_proposed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantExternalActionDryRun: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.external_action_dry_run";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantExternalActionConfirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.external_action_confirmed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantExternalActionExecuted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.external_action_executed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantExternalActionFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.external_action_failed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantExternalActionUnknown: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.external_action_unknown";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadPresignRequested: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_presign_requested";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadRegistered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_registered";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadScanStarted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_scan_started";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadScanPassed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_scan_passed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadScanFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_scan_failed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadBlocked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_blocked";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadExtractionStarted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_extraction_started";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadExtracted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_extracted";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadExtractionFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_extraction_failed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadRedacted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_redacted";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadUsedAsContext: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_used_as_context";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_deleted";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantEntryFromUploadsProposed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.entry_from_uploads_proposed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantEntryFromUploadsCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.entry_from_uploads_created";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadAttachmentProposed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_attachment_proposed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadAttachedToEntry: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_attached_to_entry";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantUploadAttachmentFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.upload_attachment_failed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantCommentWithUploadsProposed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.comment_with_uploads_proposed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantCommentWithUploadsCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.comment_with_uploads_created";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantAttachmentLifecycleViewed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.attachment_lifecycle_viewed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantAttachmentRemoveProposed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.attachment_remove_proposed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantAttachmentRemoved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.attachment_removed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantAttachmentReplaceProposed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.attachment_replace_proposed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantAttachmentReplaced: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.attachment_replaced";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantAttachmentAccessRefreshed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.attachment_access_refreshed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantAttachmentLifecycleFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
+                /** @description The delivery id (the body's `id`), the same on every retry */
+                "X-Service-Delivery-Id": components["parameters"]["X-Service-Delivery-Id"];
+                /** @description Unix epoch seconds when this attempt was sent */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the attempt time, Unix epoch seconds */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body` */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the delivery id; the same on every retry of this delivery (X-Service-Delivery-Id)
+                     */
+                    id: string;
+                    /** @constant */
+                    eventName: "assistant.attachment_lifecycle_failed";
+                    /** @constant */
+                    schemaVersion: 1;
+                    /** @description what changed (not fixed yet: nothing emits this event) */
+                    entityType: string;
+                    /** @description the id of what changed */
+                    entityId: string;
+                    /**
+                     * Format: date-time
+                     * @description when the change committed
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: uuid
+                     * @description who made it; null for system actions
+                     */
+                    actorUserId: string | null;
+                    /** @description not fixed yet: nothing emits this event */
+                    payload: {
+                        /** Format: date-time */
+                        occurredAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 5 seconds counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the attempt fails, is not retried, and the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time: the attempt fails and is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

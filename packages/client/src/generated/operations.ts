@@ -187,6 +187,18 @@ export const operations = {
     recover: { method: 'post', path: '/api/v1/webhooks/{id}/recover', pathParams: ['id'], paged: false, query: false, body: 'required' },
     /** Get a recovery's progress (`GET /api/v1/webhooks/{id}/recoveries/{recoveryId}`) */
     getRecovery: { method: 'get', path: '/api/v1/webhooks/{id}/recoveries/{recoveryId}', pathParams: ['id', 'recoveryId'], paged: false, query: false, body: 'none' },
+    /** Search the organization's delivery records (`GET /api/v1/webhook-deliveries`) */
+    listWebhookDeliveries: { method: 'get', path: '/api/v1/webhook-deliveries', pathParams: [], paged: true, query: true, body: 'none' },
+    /** Count the deliveries that have not arrived (`GET /api/v1/webhook-deliveries/summary`) */
+    summary: { method: 'get', path: '/api/v1/webhook-deliveries/summary', pathParams: [], paged: false, query: true, body: 'none' },
+  },
+  portal: {
+    /** Mint a one-time link to the integrator portal (`POST /api/v1/portal-sessions`) */
+    create: { method: 'post', path: '/api/v1/portal-sessions', pathParams: [], paged: false, query: false, body: 'optional' },
+    /** The portal's settings: the origins that may embed it (`GET /api/v1/portal-settings`) */
+    get: { method: 'get', path: '/api/v1/portal-settings', pathParams: [], paged: false, query: false, body: 'none' },
+    /** Set the origins that may embed the portal in an iframe (`PATCH /api/v1/portal-settings`) */
+    patch: { method: 'patch', path: '/api/v1/portal-settings', pathParams: [], paged: false, query: false, body: 'required' },
   },
 } as const;
 

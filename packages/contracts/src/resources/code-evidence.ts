@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { DateTime, Nullable, NullableString, StringEnum, Uuid } from './common.ts';
 
 /**
@@ -64,13 +64,57 @@ export const CodeCiRun = Type.Object(
 );
 export type CodeCiRun = Static<typeof CodeCiRun>;
 
+/** The three lists of the code-hosting part of a release's evidence, of these facts. */
+const codeLists = <C extends TSchema, P extends TSchema, R extends TSchema>(commits: C, pullRequests: P, ciRuns: R) =>
+  Type.Object(
+    { commits: Type.Array(commits), pullRequests: Type.Array(pullRequests), ciRuns: Type.Array(ciRuns) },
+    { additionalProperties: false },
+  );
+
 /** The code-hosting part of a release's evidence. */
-export const CodeEvidence = Type.Object(
-  {
-    commits: Type.Array(CodeCommit),
-    pullRequests: Type.Array(CodePullRequest),
-    ciRuns: Type.Array(CodeCiRun),
-  },
+export const CodeEvidence = codeLists(CodeCommit, CodePullRequest, CodeCiRun);
+export type CodeEvidence = Static<typeof CodeEvidence>;
+
+/**
+ * Who vouches for a code-hosting fact of an evidence package (docs/evidence.md, "Who attests the
+ * code-hosting facts"): `organization` when it rests on a webhook signed with the organization's own
+ * secret (so the tenant could have written it), `platform` when the platform confirmed it with GitHub's
+ * API itself, through the GitHub App whose credentials only the platform holds.
+ */
+export const ATTESTERS = ['organization', 'platform'] as const;
+export const AttestedBy = StringEnum(ATTESTERS, {
+  description:
+    "organization: only a webhook signed with the organization's secret says it; platform: the platform confirmed it with GitHub",
+});
+export type AttestedBy = Static<typeof AttestedBy>;
+
+/**
+ * What the platform's own check against GitHub found: `confirmed` (GitHub says the same: attested by
+ * the platform), `contradicted` (GitHub says otherwise, or has no such record: the fact counts for no
+ * checklist), `unchecked` (no GitHub App configured, the repository not installed, or GitHub unreachable).
+ */
+export const PlatformCheck = StringEnum(['confirmed', 'contradicted', 'unchecked'] as const, {
+  description: "the platform's check of the fact with GitHub's API: confirmed, contradicted or unchecked",
+});
+export type PlatformCheck = Static<typeof PlatformCheck>;
+
+const attestation = { attestedBy: AttestedBy, platformCheck: PlatformCheck };
+
+/** A commit of a release's evidence package, with who attests it. */
+export const EvidenceCommit = Type.Object({ ...CodeCommit.properties, ...attestation }, { additionalProperties: false });
+export type EvidenceCommit = Static<typeof EvidenceCommit>;
+
+/** A pull request of a release's evidence package, with who attests it. */
+export const EvidencePullRequest = Type.Object(
+  { ...CodePullRequest.properties, ...attestation },
   { additionalProperties: false },
 );
-export type CodeEvidence = Static<typeof CodeEvidence>;
+export type EvidencePullRequest = Static<typeof EvidencePullRequest>;
+
+/** A CI run of a release's evidence package, with who attests it. */
+export const EvidenceCiRun = Type.Object({ ...CodeCiRun.properties, ...attestation }, { additionalProperties: false });
+export type EvidenceCiRun = Static<typeof EvidenceCiRun>;
+
+/** The code-hosting part of a release's evidence package: CodeEvidence, each fact marked with who attests it. */
+export const EvidenceCodeHosting = codeLists(EvidenceCommit, EvidencePullRequest, EvidenceCiRun);
+export type EvidenceCodeHosting = Static<typeof EvidenceCodeHosting>;

@@ -66,6 +66,15 @@ export function propertiesOf<F extends string, X extends string = never>(fields:
   };
 }
 
+/**
+ * The field names of an object schema (an answer or a body), in the schema's order: the one list a
+ * presenter (`presentFields`) or a store reads, so that a field is named once, in its schema.
+ * Use: `export const WIKI_PAGE_FIELDS = fieldsOf(WikiPage)`.
+ */
+export function fieldsOf<P extends TProperties>(schema: TObject<P>): readonly (keyof P & string)[] {
+  return Object.freeze(Object.keys(schema.properties) as (keyof P & string)[]);
+}
+
 type BodyProperties<T extends TProperties, R extends keyof T> = { [K in keyof T]: K extends R ? T[K] : TOptional<T[K]> };
 
 /** A body object that rejects unknown properties; `required` names the properties it must have. */

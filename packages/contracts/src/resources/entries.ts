@@ -134,7 +134,7 @@ const entryFields = propertiesOf(
   costApprovalStatus: Nullable(StringEnum(COST_APPROVAL_STATUSES)),
   typeMetadata: AnyJson,
   // Read-only (set by deployment webhooks): accepted in bodies and ignored, as the spec says.
-  deploymentStage: Type.Unsafe<unknown>({ description: 'read-only; ignored in bodies' }),
+  deploymentStage: Type.Unsafe<unknown>({ readOnly: true, description: 'read-only; ignored in bodies' }),
 });
 
 /** POST /projects/:id/entries body. */

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid } from './common.ts';
-import { CodeEvidence } from './code-evidence.ts';
+import { DateTime, Nullable, StringEnum, Uuid } from './common.ts';
+import { ATTESTERS, CodeEvidence, EvidenceCodeHosting } from './code-evidence.ts';
 import { Release } from './releases.ts';
 
 /** One approval decision on an entry, as the core's audit trail recorded it. */
@@ -69,6 +69,10 @@ export const EvidenceChecklist = Type.Object(
     title: Type.String(),
     passed: Type.Boolean(),
     failingEntryIds: Type.Array(Uuid),
+    attestedBy: StringEnum(ATTESTERS, {
+      description:
+        'platform: the check rests only on records the platform keeps itself and code-hosting facts it confirmed with GitHub; organization: on at least one code-hosting fact only the organization attests',
+    }),
   },
   { additionalProperties: false },
 );
@@ -95,7 +99,7 @@ export const EvidencePackage = Type.Object(
     ),
     approvalChain: Type.Array(EvidenceApproval),
     checklists: Type.Array(EvidenceChecklist),
-    codeHosting: CodeEvidence,
+    codeHosting: EvidenceCodeHosting,
     sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'hex SHA-256 of the canonical form of every other field' }),
   },
   { additionalProperties: false, description: "A release's evidence package" },

@@ -1,29 +1,24 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ROLES } from '../permissions.ts';
-import { Body, DateTime, Nullable, StringEnum, Uuid, propertiesOf } from './common.ts';
+import { Body, DateTime, Nullable, StringEnum, Uuid, fieldsOf } from './common.ts';
 import { FreeObject } from './external-ref.ts';
-
-/** Every field of a project member answer, in order. */
-export const MEMBER_FIELDS = ['id', 'projectId', 'userId', 'roleOverride', 'metadata', 'createdAt'] as const;
-/** The columns a member body may set besides userId, in the order of `changedFields`. */
-export const MEMBER_UPDATABLE_FIELDS = ['roleOverride', 'metadata'] as const;
 
 const RoleOverride = Nullable(StringEnum(ROLES, { description: 'null: the member inherits the organization role' }));
 
 /** The spec's ProjectMember. */
 export const ProjectMember = Type.Object(
-  propertiesOf(MEMBER_FIELDS)({
+  {
     id: Uuid,
     projectId: Uuid,
     userId: Uuid,
     roleOverride: Nullable(Type.String()),
     metadata: Nullable(FreeObject),
     createdAt: DateTime,
-  }),
+  },
   { additionalProperties: false },
 );
 
-const memberFields = propertiesOf(MEMBER_UPDATABLE_FIELDS)({ roleOverride: RoleOverride, metadata: Nullable(FreeObject) });
+const memberFields = { roleOverride: RoleOverride, metadata: Nullable(FreeObject) };
 
 /** POST /projects/:id/members body. */
 export const MemberCreate = Body(
@@ -35,3 +30,8 @@ export type MemberCreateBody = Static<typeof MemberCreate>;
 /** PATCH /projects/:id/members/:memberId body. */
 export const MemberUpdate = Body(memberFields, { description: 'Member update: only supplied fields change' });
 export type MemberUpdateBody = Static<typeof MemberUpdate>;
+
+/** Every field of a project member answer, in order: ProjectMember's fields. */
+export const MEMBER_FIELDS = fieldsOf(ProjectMember);
+/** The columns a member body may set besides userId, in the order of `changedFields`: MemberUpdate's fields. */
+export const MEMBER_UPDATABLE_FIELDS = fieldsOf(MemberUpdate);

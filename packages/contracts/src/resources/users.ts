@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ADMIN_ROLES, ROLES } from '../permissions.ts';
-import { Body, DateTime, Nullable, StringEnum, Uuid, propertiesOf } from './common.ts';
+import { Body, DateTime, Nullable, StringEnum, Uuid, fieldsOf, propertiesOf } from './common.ts';
 import { ExternalRef, FreeObject, NonEmptyString } from './external-ref.ts';
 
 /** Roles an invite may give: every organization role but admin and platform_admin (spec). */
@@ -8,16 +8,12 @@ export const INVITABLE_ROLES = ROLES.filter((r) => !ADMIN_ROLES.includes(r));
 /** `status` of an invite answer (bulk results add `error`). */
 export const INVITE_STATUSES = ['invited', 'existing', 'linked'] as const;
 
-/** Every field of a user answer, in order: never a password hash or MFA secret. */
-export const USER_FIELDS = ['id', 'name', 'email', 'role', 'organizationId', 'metadata', 'createdAt', 'updatedAt'] as const;
-/** The columns a user update may change, in the order of `changedFields`. */
-export const USER_UPDATABLE_FIELDS = ['name', 'metadata'] as const;
 /** Filters of the user list. */
 export const USER_FILTERS = ['role'] as const;
 
 /** The spec's User (plus metadata and updatedAt). */
 export const User = Type.Object(
-  propertiesOf(USER_FIELDS)({
+  {
     id: Uuid,
     name: Type.String(),
     email: Type.String({ format: 'email' }),
@@ -26,7 +22,7 @@ export const User = Type.Object(
     metadata: Nullable(FreeObject),
     createdAt: DateTime,
     updatedAt: DateTime,
-  }),
+  },
   { additionalProperties: false },
 );
 
@@ -34,10 +30,18 @@ export const User = Type.Object(
 export const UserFilters = propertiesOf(USER_FILTERS)({ role: StringEnum(ROLES) });
 
 /** PATCH /users/:id body. */
-export const UserUpdate = Body(propertiesOf(USER_UPDATABLE_FIELDS)({ name: NonEmptyString, metadata: Nullable(FreeObject) }), {
-  description: 'User update: name and metadata only; only supplied fields change',
-});
+export const UserUpdate = Body(
+  { name: NonEmptyString, metadata: Nullable(FreeObject) },
+  {
+    description: 'User update: name and metadata only; only supplied fields change',
+  },
+);
 export type UserUpdateBody = Static<typeof UserUpdate>;
+
+/** Every field of a user answer, in order (User's fields): never a password hash or MFA secret. */
+export const USER_FIELDS = fieldsOf(User);
+/** The columns a user update may change, in the order of `changedFields`: UserUpdate's fields. */
+export const USER_UPDATABLE_FIELDS = fieldsOf(UserUpdate);
 
 /** The longest e-mail address (RFC 5321). Unbounded, a long one overflowed the unique index on users' e-mail (a 500). */
 export const EMAIL_MAX = 254;

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Body, DateTime, Nullable, StringEnum, Uuid, propertiesOf } from './common.ts';
+import { Body, DateTime, Nullable, StringEnum, Uuid, YEAR_PATTERN, propertiesOf } from './common.ts';
 
 /** Delivery statuses (docs/decisions-api.md, "Webhook delivery"). */
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead_letter'] as const;
@@ -14,6 +14,8 @@ export const WEBHOOK_FIELDS = [
   'ordering',
   'signatureScheme',
   'publicKey',
+  'headers',
+  'auth',
   'disabledReason',
   'consecutiveFailures',
   'failingSince',
@@ -26,7 +28,24 @@ export const WEBHOOK_FIELDS = [
  */
 export const DISABLED_REASONS = ['gone', 'failing'] as const;
 /** The fields a subscription body may set, on create and update. */
-export const WEBHOOK_WRITABLE_FIELDS = ['destinationUrl', 'eventNames', 'description', 'enabled', 'ordering'] as const;
+export const WEBHOOK_WRITABLE_FIELDS = [
+  'destinationUrl',
+  'eventNames',
+  'description',
+  'enabled',
+  'ordering',
+  'headers',
+  'auth',
+] as const;
+/**
+ * How a subscription authenticates to its receiver (docs/webhooks.md, "Authenticating to your endpoint"):
+ * a static bearer token, HTTP basic credentials, an OAuth2 client-credentials token fetched from the
+ * customer's token URL, or a TLS client certificate (the subscription's own, or the platform's).
+ */
+export const WEBHOOK_AUTH_TYPES = ['bearer', 'basic', 'oauth2', 'mtls'] as const;
+export type WebhookAuthType = (typeof WEBHOOK_AUTH_TYPES)[number];
+/** Bounds of a subscription's custom headers (docs/webhooks.md, "Custom headers"). */
+export const WEBHOOK_HEADER_LIMITS = { count: 20, nameLength: 100, valueLength: 4096 } as const;
 /**
  * A subscription's delivery order (docs/webhooks.md): `none` (the default), or `per_entity`: the
  * deliveries of one entity (entityType + entityId) go out strictly in commit order.
@@ -67,20 +86,98 @@ export const DELIVERY_ATTEMPT_FIELDS = [
   'durationMs',
   'attemptedAt',
 ] as const;
-/** Filters of the delivery list. */
-export const DELIVERY_FILTERS = ['status'] as const;
+/** Filters of the delivery lists (docs/webhooks.md, "Finding what did not arrive"); `since`/`until` bound `createdAt`. */
+export const DELIVERY_FILTERS = ['status', 'eventName', 'since', 'until'] as const;
 
 const fields = propertiesOf(WEBHOOK_WRITABLE_FIELDS)({
   destinationUrl: Type.String({
     format: 'uri',
     description: 'http(s) URL; https only in production; never a private or loopback address',
   }),
-  eventNames: Type.Array(Type.String(), { minItems: 1, description: 'at least one name from the event vocabulary' }),
+  eventNames: Type.Array(Type.String(), {
+    minItems: 1,
+    description: 'at least one name from the event vocabulary, or a wildcard: `family.*` (e.g. `entry.*`) or `*` (every event)',
+  }),
   description: Nullable(Type.String()),
   enabled: Type.Boolean(),
   ordering: StringEnum(ORDERINGS, {
     description: 'per_entity: one entity’s deliveries in commit order, each after the one before succeeded or was dead-lettered',
   }),
+  headers: Nullable(
+    Type.Record(Type.String(), Type.String({ maxLength: WEBHOOK_HEADER_LIMITS.valueLength }), {
+      maxProperties: WEBHOOK_HEADER_LIMITS.count,
+      writeOnly: true,
+      description:
+        'static headers sent with every delivery (at most 20), sealed at rest and shown masked; hop-by-hop headers, Host, Content-Length, Content-Type, User-Agent, traceparent and the signature headers (webhook-*, X-Service-*) are refused. On update the set replaces the old one; null removes it',
+    }),
+  ),
+  auth: Nullable(
+    Type.Object(
+      {
+        type: StringEnum(WEBHOOK_AUTH_TYPES, {
+          description:
+            'bearer: token; basic: username, password; oauth2: tokenUrl, clientId, clientSecret (scope, audience); mtls: certificate, privateKey (both absent: the platform’s client certificate)',
+        }),
+        token: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 4096,
+            writeOnly: true,
+            description: 'bearer: sent as `Authorization: Bearer <token>`',
+          }),
+        ),
+        username: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'basic: the user name (no `:`)' })),
+        password: Type.Optional(Type.String({ maxLength: 1024, writeOnly: true, description: 'basic: the password' })),
+        tokenUrl: Type.Optional(
+          Type.String({
+            format: 'uri',
+            description: 'oauth2: the token endpoint (client credentials grant); the same rules as destinationUrl',
+          }),
+        ),
+        clientId: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'oauth2: the client id' })),
+        clientSecret: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 4096,
+            writeOnly: true,
+            description: 'oauth2: the client secret (sent with HTTP basic)',
+          }),
+        ),
+        scope: Type.Optional(
+          Type.String({ minLength: 1, maxLength: 1024, description: 'oauth2: the scope requested (optional)' }),
+        ),
+        audience: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 1024,
+            description: 'oauth2: the audience parameter (optional; Auth0 and others)',
+          }),
+        ),
+        certificate: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 65_536,
+            description: 'mtls: the client certificate (PEM), optionally followed by its chain; must not be expired',
+          }),
+        ),
+        privateKey: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 65_536,
+            writeOnly: true,
+            description: 'mtls: the certificate’s private key (unencrypted PEM)',
+          }),
+        ),
+      },
+      {
+        required: ['type'],
+        additionalProperties: false,
+        writeOnly: true,
+        description:
+          'how deliveries authenticate to the receiver; secrets are sealed at rest and never shown again. null removes it',
+      },
+    ),
+  ),
 });
 
 /**
@@ -106,6 +203,36 @@ export type WebhookCreateBody = Static<typeof WebhookCreate>;
 export const WebhookUpdate = Body(fields, { description: 'Webhook subscription update body' });
 export type WebhookUpdateBody = Static<typeof WebhookUpdate>;
 
+/** A subscription's receiver authentication as answers show it: the type and what is no secret; secrets masked. */
+export const WebhookAuthShown = Type.Object(
+  {
+    type: StringEnum(WEBHOOK_AUTH_TYPES),
+    token: Type.Optional(Type.String({ description: 'bearer: masked' })),
+    username: Type.Optional(Type.String()),
+    password: Type.Optional(Type.String({ description: 'basic: masked' })),
+    tokenUrl: Type.Optional(Type.String()),
+    clientId: Type.Optional(Type.String()),
+    clientSecret: Type.Optional(Type.String({ description: 'oauth2: masked' })),
+    scope: Type.Optional(Type.String()),
+    audience: Type.Optional(Type.String()),
+    certificate: Type.Optional(
+      Type.Object(
+        {
+          source: StringEnum(['subscription', 'platform'] as const, {
+            description: 'subscription: the certificate given; platform: the platform’s own client certificate',
+          }),
+          subject: Type.Optional(Type.String()),
+          issuer: Type.Optional(Type.String()),
+          notAfter: Type.Optional(DateTime),
+          fingerprintSha256: Type.Optional(Type.String({ description: 'SHA-256 of the DER certificate, colon-separated hex' })),
+        },
+        { description: 'mtls: which client certificate is presented (never its private key)' },
+      ),
+    ),
+  },
+  { description: 'how deliveries authenticate to the receiver, secrets masked' },
+);
+
 const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
   id: Uuid,
   destinationUrl: Type.String(),
@@ -121,6 +248,11 @@ const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
         'ed25519: the Standard Webhooks public key (whpk_ + base64 of the 32-byte key) that verifies the v1a signatures; null for hmac-sha256',
     }),
   ),
+  headers: Type.Record(Type.String(), Type.String(), {
+    description:
+      'the custom headers sent with every delivery, their values masked (`****` and, for values of 16 characters or more, the last 4)',
+  }),
+  auth: Nullable(WebhookAuthShown),
   disabledReason: Nullable(StringEnum(DISABLED_REASONS, { description: 'why the service disabled it; null otherwise' })),
   consecutiveFailures: Type.Integer({ minimum: 0, description: 'failed attempts in a row (any success resets it)' }),
   failingSince: Nullable(DateTime),
@@ -217,7 +349,20 @@ export const DeliveryDetail = Type.Intersect([
 /** Query schemas of the subscription filters. */
 export const WebhookFilters = propertiesOf(WEBHOOK_FILTERS)({ enabled: Type.Boolean() });
 /** Query schemas of the delivery filters. */
-export const DeliveryFilters = propertiesOf(DELIVERY_FILTERS)({ status: StringEnum(DELIVERY_STATUSES) });
+export const DeliveryFilters = propertiesOf(DELIVERY_FILTERS)({
+  status: StringEnum(DELIVERY_STATUSES),
+  eventName: Type.String({ minLength: 1, maxLength: 200, description: 'exact event name (webhook.test for test deliveries)' }),
+  since: Type.String({
+    format: 'date-time',
+    pattern: YEAR_PATTERN,
+    description: 'RFC 3339: deliveries created at or after this time',
+  }),
+  until: Type.String({
+    format: 'date-time',
+    pattern: YEAR_PATTERN,
+    description: 'RFC 3339: deliveries created before this time',
+  }),
+});
 
 /** The windows of GET /webhooks/:id/stats, and their length. */
 export const STATS_WINDOWS = { '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
@@ -301,4 +446,56 @@ export const WebhookRecovery = Type.Object(
     completedAt: Nullable(DateTime),
   },
   { additionalProperties: false, description: 'A delivery recovery' },
+);
+
+/**
+ * The statuses of a delivery that has not arrived (docs/webhooks.md, "Finding what did not arrive"): `pending`
+ * (not attempted yet, or waiting its turn), `failed` (its last attempt failed; retried or stopped), `dead_letter`.
+ */
+export const UNDELIVERED_STATUSES = [
+  'pending',
+  'failed',
+  'dead_letter',
+] as const satisfies readonly (typeof DELIVERY_STATUSES)[number][];
+
+/** Query schemas of the organization-wide delivery search (GET /webhook-deliveries): the delivery filters and a subscription. */
+export const DeliverySearchFilters = {
+  ...DeliveryFilters,
+  subscriptionId: Type.String({ format: 'uuid', description: 'one subscription of the organization (another’s: 404)' }),
+};
+
+/** GET /webhook-deliveries/summary query: the search's filters but the status. */
+export const DeliverySummaryQuery = Type.Object(
+  {
+    subscriptionId: Type.Optional(DeliverySearchFilters.subscriptionId),
+    eventName: Type.Optional(DeliveryFilters.eventName),
+    since: Type.Optional(DeliveryFilters.since),
+    until: Type.Optional(DeliveryFilters.until),
+  },
+  { additionalProperties: false },
+);
+
+const undeliveredCounts = {
+  total: Type.Integer({ minimum: 0, description: 'pending + failed + dead_letter' }),
+  ...Object.fromEntries(UNDELIVERED_STATUSES.map((s) => [s, Type.Integer({ minimum: 0 })])),
+  oldestCreatedAt: Nullable(
+    Type.String({ format: 'date-time', pattern: YEAR_PATTERN, description: 'when the oldest of them was created' }),
+  ),
+};
+
+/** GET /webhook-deliveries/summary: the organization's deliveries that have not arrived, in all and by subscription. */
+export const DeliverySummary = Type.Object(
+  {
+    since: Nullable(DateTime),
+    until: Nullable(DateTime),
+    undelivered: Type.Object(undeliveredCounts, { additionalProperties: false }),
+    subscriptions: Type.Array(Type.Object({ subscriptionId: Uuid, ...undeliveredCounts }, { additionalProperties: false }), {
+      description: 'each subscription with an undelivered delivery, most undelivered first',
+    }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Undelivered deliveries (pending, failed, dead_letter) of the organization’s live subscriptions, test deliveries excluded',
+  },
 );

@@ -6,7 +6,8 @@ import { AdminError, createAdminOperations, type AdminOptions } from './operatio
 
 /**
  * `npm run --silent admin -- <command>`: prints one JSON object on stdout;
- * errors go to stderr with exit code 1 (contract.md, "Admin CLI").
+ * errors go to stderr with exit code 1 (docs/runbook.md, "Local operations"); a usage error (an unknown
+ * command or option) is one line on stderr with exit code 2, and `--help` prints the usage.
  */
 type Ops = ReturnType<typeof createAdminOperations>;
 type Flags = Record<string, string | undefined>;
@@ -45,6 +46,33 @@ export const commands: Record<string, AdminCommand> = {
   demo: (ops) => ops.demo(),
 };
 
+/** Each command's flags (optional ones in brackets), for `--help`. */
+const USAGE: Record<string, string> = {
+  'org create': '--name NAME',
+  'org api': '--id ORG --enabled true|false',
+  'user create': '--org ORG --email EMAIL --name NAME --role admin|manager|developer|client',
+  'user role': '--id USER --role ROLE',
+  'key create': '--user USER [--scope organization|project] [--project PROJECT] [--permissions LIST] [--name NAME]',
+  'key revoke': '--id KEY',
+  'session create': '--user USER',
+  'codehost secret': '--org ORG --provider github',
+  'agreement create': '--project PROJECT --title TITLE',
+  'agreement sign': '--id AGREEMENT',
+  'snapshot create': '--project PROJECT --report-type TYPE [--narrative-source SOURCE] [--summary TEXT]',
+  demo: '(the demo organization, a fresh admin key)',
+};
+
+/** The usage `--help` prints: every command with its flags. */
+export function usage(): string {
+  const width = Math.max(...Object.keys(commands).map((c) => c.length));
+  return [
+    'usage: npm run --silent admin -- <command> [--flag value ...]   (prints one JSON object)',
+    '',
+    ...Object.keys(commands).map((c) => `  ${c.padEnd(width)}  ${USAGE[c] ?? ''}`.trimEnd()),
+    '',
+  ].join('\n');
+}
+
 const FLAGS = [
   'name',
   'id',
@@ -75,18 +103,21 @@ export async function runAdmin(
   opts: AdminOptions = {},
 ): Promise<number> {
   const { databaseUrl } = database;
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: Object.fromEntries(FLAGS.map((f) => [f, { type: 'string' as const }])),
-  });
-  const name = positionals[0] === 'demo' ? 'demo' : positionals.slice(0, 2).join(' ');
-  const command = commands[name];
-  if (!command) {
-    process.stderr.write(`unknown command "${positionals.join(' ')}"; commands: ${Object.keys(commands).join(', ')}\n`);
+  const parsed = parseCommand(argv);
+  if (typeof parsed === 'number') return parsed;
+  const { command, values } = parsed;
+  const fail = (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
+  };
+  // The database unreachable (ECONNREFUSED, a refused login): its one line, as any other error.
+  if (database.createDatabase) {
+    try {
+      await ensureDatabase(databaseUrl);
+    } catch (err) {
+      return fail(err);
+    }
   }
-  if (database.createDatabase) await ensureDatabase(databaseUrl);
   const db = createDb(databaseUrl, { schema: 'core', application: 'admin-cli', poolMax: 2 });
   try {
     if (database.migrateOnStart === false) await assertMigrated(db, 'core', migrations);
@@ -95,16 +126,57 @@ export async function runAdmin(
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return 0;
   } catch (err) {
-    const message = err instanceof AdminError ? err.message : err instanceof Error ? err.message : String(err);
-    process.stderr.write(`${message}\n`);
-    return 1;
+    return fail(err);
   } finally {
     await db.destroy();
   }
 }
 
+const wantsHelp = (argv: string[]) => argv.includes('--help') || argv.includes('-h');
+
+/** The command and its flags; or, for `--help` or a usage error (printed here), the exit code. */
+function parseCommand(argv: string[]): { command: AdminCommand; values: Flags } | number {
+  if (wantsHelp(argv)) {
+    process.stdout.write(usage());
+    return 0;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: Object.fromEntries(FLAGS.map((f) => [f, { type: 'string' as const }])),
+    });
+  } catch (err) {
+    // An unknown option, a flag without its value (node:util's parseArgs): one line, no stack.
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)} (--help lists the commands and their flags)\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const name = positionals[0] === 'demo' ? 'demo' : positionals.slice(0, 2).join(' ');
+  const command = commands[name];
+  if (!command) {
+    const said = positionals.join(' ');
+    process.stderr.write(`${said ? `unknown command "${said}"` : 'no command given'} (--help lists the commands)\n`);
+    return 2;
+  }
+  return { command, values };
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const config = readAdminConfig();
+  // The usage needs no settings: printed before they are read (and perhaps refused).
+  if (wantsHelp(process.argv)) {
+    process.stdout.write(usage());
+    process.exit(0);
+  }
+  let config;
+  try {
+    config = readAdminConfig();
+  } catch (err) {
+    // A setting refused outside development (packages/platform/src/config.ts): its one line names the fix.
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
   if (!config.databaseUrl) {
     process.stderr.write('DATABASE_URL is not set (npm run admin sets it for the local cluster)\n');
     process.exit(1);

@@ -20,7 +20,7 @@ function need<T>(v: T | undefined | null, message: string): T {
 }
 
 /**
- * Operations behind the admin CLI (contract.md), over the core's stores of `db`.
+ * Operations behind the admin CLI (docs/runbook.md, "Local operations"), over the core's stores of `db`.
  * Their writes go through the stores in transactions, with their events (and audit
  * records, where the operator's writes have one) as `systemWrite`s: actorId null,
  * actorType admin_cli.

@@ -9,6 +9,8 @@ import { searchDocumentBounds } from './007-search-document-bounds.ts';
 import { codehost } from './008-codehost.ts';
 import { codehostReplay } from './009-codehost-replay.ts';
 import { idempotentWrites } from './010-idempotent-writes.ts';
+import { outboxSlots } from './011-outbox-slots.ts';
+import { oauth } from './012-oauth.ts';
 
 /** Every migration of the core schema, in order. Append; never edit a released one. */
 export const migrations: Migration[] = [
@@ -22,4 +24,6 @@ export const migrations: Migration[] = [
   codehost,
   codehostReplay,
   idempotentWrites,
+  outboxSlots,
+  oauth,
 ];

@@ -2,7 +2,8 @@ import type { DbTimeouts } from '@cluster/db';
 import { createWaker, type Logger, type SecretBox } from '@cluster/platform';
 import type { RetryPolicy } from '../features/attempts/backoff.ts';
 import { createAttemptRecorder } from '../features/attempts/recorder.ts';
-import { decideNextStep, outcomeOf } from '../features/attempts/service.ts';
+import { recordAttemptOutcome } from '../features/attempts/outcome.ts';
+import { decideNextStep } from '../features/attempts/service.ts';
 import type { AttemptStore } from '../features/attempts/store.ts';
 import type { ClaimedDelivery, DeliveryQueueStore } from '../features/deliveries/queue-store.ts';
 import type { DeliveryMetrics } from '../metrics.ts';
@@ -58,7 +59,7 @@ export interface Dispatcher {
  * per-origin scheduler (origin-scheduler.ts) allows, woken by new deliveries (the
  * fan-out, or other replicas through the due listener) and by retries falling due.
  * Each attempt is signed and sent (HttpSender), decided (succeeded, retry, dead
- * letter: features/attempts) and recorded in batches. A receiver's failure is
+ * letter: features/attempts) and recorded in batches (features/attempts/outcome.ts). A receiver's failure is
  * recorded as an attempt with a scheduled retry (or a dead letter), never thrown.
  * The schedule lives in Postgres: the loop only looks for what is due, so a
  * restart resumes it.
@@ -67,6 +68,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const { deliveries, sender, secrets, metrics, logger } = opts;
   const clock = opts.clock ?? (() => new Date());
   const recorder = createAttemptRecorder(opts.attempts);
+  const outcomePorts = { record: recorder.record, metrics, logger, onGone: opts.onGone };
   const scheduler = createOriginScheduler<ClaimedDelivery>({
     concurrency: opts.concurrency,
     perOrigin: opts.perDestinationConcurrency,
@@ -110,38 +112,16 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     const decision = decideNextStep(opts.retry, d, result, attemptedAt, clock());
     // Earlier than anything the loop is sleeping towards: let it re-plan its sleep.
     if (decision.kind === 'retry' && scheduler.retryAt(decision.at.getTime())) wake();
-    const outcome = outcomeOf(decision);
-    metrics.attemptDuration.observe({ outcome: result.ok ? 'succeeded' : 'failed' }, result.durationMs / 1000);
+    let kept: boolean;
     try {
-      const kept = await recorder.record({ delivery: d, result, attemptedAt, decision });
-      if (!kept) {
-        logger.warn({ deliveryId: d.id }, 'lease lost before the attempt was recorded; another replica owns the delivery');
-        return;
-      }
+      kept = await recordAttemptOutcome(outcomePorts, { delivery: d, result, attemptedAt, decision });
     } catch (err) {
       // The lease expires and the delivery is attempted again: at least once, same delivery id.
       logger.error({ err, deliveryId: d.id }, 'could not record a delivery attempt');
       return;
     }
-    metrics.deliveries.inc({ outcome });
     // An ordered delivery that ended made the next one of its key due: look now, not at the next poll.
-    if (d.orderKey && decision.kind !== 'retry') wakeForBacklog();
-    if (decision.kind === 'gone') {
-      // Recorded first: a crash in between leaves the delivery failed, and the next 410 disables the subscription.
-      await opts.onGone?.(d.subscriptionId).then(
-        (disabled) =>
-          disabled && logger.warn({ subscriptionId: d.subscriptionId }, 'endpoint answered 410 Gone: subscription disabled'),
-        (err: unknown) =>
-          logger.error({ err, subscriptionId: d.subscriptionId }, 'could not disable a subscription after 410 Gone'),
-      );
-    }
-    if (decision.kind === 'dead_letter') {
-      metrics.deadLetters.inc();
-      logger.warn(
-        { deliveryId: d.id, subscriptionId: d.subscriptionId, attempts: d.attempts + 1, error: result.error },
-        'delivery dead-lettered',
-      );
-    }
+    if (kept && d.orderKey && decision.kind !== 'retry') wakeForBacklog();
   };
 
   /** Starts one delivery the scheduler let go: its slot is freed once sent, its hold once recorded. */

@@ -27,6 +27,28 @@ function event(over: Partial<EventEnvelope> = {}): EventEnvelope {
 const hourAgo = () => new Date(Date.now() - 3_600_000);
 
 describe('fan-out (fake stores)', () => {
+  it('delivers to wildcard subscriptions: `entry.*` gets entry events only, `*` every public event, internal ones never', async () => {
+    const stores = createFakeStores();
+    const family = testSubscription({ createdAt: hourAgo(), eventNames: ['entry.*'] });
+    const all = testSubscription({ createdAt: hourAgo(), eventNames: ['*'] });
+    const both = testSubscription({ createdAt: hourAgo(), eventNames: ['entry.*', 'entry.created'] });
+    stores.subscriptions.rows.push(family, all, both);
+    const created = event();
+    const updated = event({ eventName: 'entry.updated' });
+    const release = event({ eventName: 'release.created', entityType: 'release' });
+    const project = event({ eventName: 'project.created', entityType: 'project' });
+    await fanOut(stores, [created, updated, release, project], { clockSkewMs: 2000 });
+    const got = (subId: string) =>
+      stores.deliveryQueue.rows
+        .filter((r) => r.subscriptionId === subId)
+        .map((r) => r.eventName)
+        .sort();
+    expect(got(family.id)).toEqual(['entry.created', 'entry.updated']);
+    expect(got(all.id)).toEqual(['entry.created', 'entry.updated', 'release.created']);
+    // Listed twice over (a name and its family): one delivery per event.
+    expect(got(both.id)).toEqual(['entry.created', 'entry.updated']);
+  });
+
   it('writes one delivery per event and matching subscription, with the subscriber envelope as its body, once', async () => {
     const stores = createFakeStores();
     const a = testSubscription({ createdAt: hourAgo() });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isEventName, type EventEnvelope } from '@cluster/contracts';
+import { isEventName, selectorsOf, subscribesTo, type EventEnvelope } from '@cluster/contracts';
 import { webhookEnvelope } from '../features/deliveries/envelope.ts';
 import { deliveryIdFor } from '../features/deliveries/ids.ts';
 import type { ClaimedDelivery, NewDelivery } from '../features/deliveries/queue-store.ts';
@@ -37,7 +37,7 @@ export interface FanOutOptions {
 
 /**
  * Matches domain events to the enabled subscriptions of their organization that
- * list their name, and writes one delivery per (event, subscription). Its id is
+ * list their name or a wildcard covering it, and writes one delivery per (event, subscription). Its id is
  * derived from that pair, so a re-read message creates nothing new.
  * Each delivery's body is serialised here, once; every attempt sends those bytes.
  * Up to the local delivery loop's capacity, new deliveries are inserted under its
@@ -53,8 +53,9 @@ export async function fanOut(
   const subscribable = events.filter((e) => e.organizationId && e.id && isEventName(e.eventName));
   if (!subscribable.length) return none;
   const orgs = [...new Set(subscribable.map((e) => e.organizationId))];
-  const names = [...new Set(subscribable.map((e) => e.eventName))];
-  const subs = await stores.subscriptions.matching(orgs, names);
+  // Exact names and the wildcards that cover them (`entry.*`, `*`): the SQL overlap finds both.
+  const selectors = [...new Set(subscribable.flatMap((e) => selectorsOf(e.eventName)))];
+  const subs = await stores.subscriptions.matching(orgs, selectors);
   if (!subs.length) return none;
   const byOrg = new Map<string, FanoutSubscription[]>();
   for (const s of subs) byOrg.set(s.organizationId, [...(byOrg.get(s.organizationId) ?? []), s]);
@@ -63,7 +64,7 @@ export async function fanOut(
   const rows: NewDelivery[] = [];
   for (const e of subscribable) {
     for (const s of byOrg.get(e.organizationId) ?? []) {
-      if (!s.eventNames.includes(e.eventName)) continue;
+      if (!subscribesTo(s.eventNames, e.eventName)) continue;
       // Events from before the subscription existed (a replayed topic) are not its business.
       if (Date.parse(e.occurredAt) < new Date(s.createdAt).getTime() - opts.clockSkewMs) continue;
       const id = deliveryIdFor(e.id, s.id);
@@ -96,6 +97,7 @@ export async function fanOut(
             secretSealed: s.secretSealed,
             previousSecretSealed: s.previousSecretSealed ?? null,
             previousSecretUntil: s.previousSecretUntil ?? null,
+            receiverSealed: s.receiverSealed ?? null,
             traceparent: row.traceparent ?? null,
           });
         }

@@ -9,6 +9,10 @@ import { recoveries } from './007-recoveries.ts';
 import { ordering } from './008-ordering.ts';
 import { signatureScheme } from './009-signature-scheme.ts';
 import { idempotencyKeys } from './010-idempotency-keys.ts';
+import { outboxSlots } from './011-outbox-slots.ts';
+import { undeliveredIndex } from './012-undelivered-index.ts';
+import { receiverAuth } from './013-receiver-auth.ts';
+import { portalSessions } from './014-portal-sessions.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
 export const migrations: Migration[] = [
@@ -22,4 +26,8 @@ export const migrations: Migration[] = [
   ordering,
   signatureScheme,
   idempotencyKeys,
+  outboxSlots,
+  undeliveredIndex,
+  receiverAuth,
+  portalSessions,
 ];

@@ -1,7 +1,28 @@
 import { contextFrom, inSpan, type SecretBox } from '@cluster/platform';
-import type { ClaimedDelivery } from '../features/deliveries/queue-store.ts';
 import type { HttpSender, SendResult } from './http-sender.ts';
+import { openReceiver, type ReceiverSettings } from './receiver.ts';
 import { canSign, deliveryHeaders, type DeliveryHeaders } from './signing.ts';
+
+/**
+ * What signing and sending a delivery reads of it (a claimed delivery of the loop, a redelivery, a
+ * test call's): the sender knows nothing else of the delivery's record.
+ */
+export interface SignableDelivery {
+  id: string;
+  subscriptionId: string;
+  eventName: string;
+  /** The exact bytes signed and sent. */
+  body: string;
+  destinationUrl: string;
+  secretSealed: string;
+  /** The subscription's replaced secret and the end of its grace period (both signatures until then). */
+  previousSecretSealed?: string | null;
+  previousSecretUntil?: Date | null;
+  /** W3C trace context of the event, if it had one. */
+  traceparent?: string | null;
+  /** The subscription's custom headers and receiver auth, sealed (sender/receiver.ts), or null. */
+  receiverSealed?: string | null;
+}
 
 /**
  * Signs and sends one delivery, the exact stored bytes, with a timestamp taken at
@@ -9,8 +30,7 @@ import { canSign, deliveryHeaders, type DeliveryHeaders } from './signing.ts';
  * unsealed is a failed attempt, not an exception.
  */
 export async function attemptDelivery(
-  d: Pick<ClaimedDelivery, 'id' | 'eventName' | 'body' | 'destinationUrl' | 'secretSealed' | 'subscriptionId'> &
-    Partial<Pick<ClaimedDelivery, 'traceparent' | 'previousSecretSealed' | 'previousSecretUntil'>>,
+  d: SignableDelivery,
   sender: HttpSender,
   secrets: SecretBox,
 ): Promise<{ result: SendResult; attemptedAt: Date }> {
@@ -20,17 +40,29 @@ export async function attemptDelivery(
   } catch {
     return unsigned('signing secret could not be unsealed (does WEBHOOK_SECRET_KEY still list the key it was sealed under?)');
   }
+  let receiver: ReceiverSettings;
+  try {
+    receiver = openReceiver(secrets, d.subscriptionId, d.receiverSealed);
+  } catch {
+    return unsigned(
+      'custom headers and auth could not be unsealed (does WEBHOOK_SECRET_KEY still list the key they were sealed under?)',
+    );
+  }
   const attemptedAt = new Date();
   let headers: DeliveryHeaders;
   try {
-    headers = deliveryHeaders({
-      secret,
-      previousSecret: previousSecretOf(d, secrets, attemptedAt),
-      deliveryId: d.id,
-      eventName: d.eventName,
-      body: d.body,
-      timestamp: Math.floor(attemptedAt.getTime() / 1000),
-    });
+    // The custom headers first: none of them may name a header of the delivery (features/subscriptions/receiver.ts).
+    headers = {
+      ...receiver.headers,
+      ...deliveryHeaders({
+        secret,
+        previousSecret: previousSecretOf(d, secrets, attemptedAt),
+        deliveryId: d.id,
+        eventName: d.eventName,
+        body: d.body,
+        timestamp: Math.floor(attemptedAt.getTime() / 1000),
+      }),
+    };
   } catch {
     // A stored key that does not parse (never written so by the service): a failed attempt, not an exception.
     return unsigned('signing key is malformed: rotate the subscription’s secret');
@@ -46,7 +78,10 @@ export async function attemptDelivery(
       attributes: { 'webhook.delivery_id': d.id, 'webhook.event_name': d.eventName },
     },
     async (span) => {
-      const sent = await sender.send(d.destinationUrl, headers, d.body);
+      const sent = await sender.send(d.destinationUrl, headers, d.body, {
+        subscriptionId: d.subscriptionId,
+        auth: receiver.auth,
+      });
       span.setAttribute('http.response.status_code', sent.responseCode ?? 0);
       return sent;
     },
@@ -65,13 +100,13 @@ function unsigned(error: string): { result: SendResult; attemptedAt: Date } {
  * rather than failing the attempt.
  */
 function previousSecretOf(
-  d: Partial<Pick<ClaimedDelivery, 'previousSecretSealed' | 'previousSecretUntil' | 'subscriptionId'>>,
+  d: Pick<SignableDelivery, 'previousSecretSealed' | 'previousSecretUntil' | 'subscriptionId'>,
   secrets: SecretBox,
   now: Date,
 ): string | undefined {
   if (!d.previousSecretSealed || !d.previousSecretUntil || new Date(d.previousSecretUntil) <= now) return undefined;
   try {
-    const previous = secrets.open(d.previousSecretSealed, d.subscriptionId ?? '');
+    const previous = secrets.open(d.previousSecretSealed, d.subscriptionId);
     return canSign(previous) ? previous : undefined;
   } catch {
     return undefined;

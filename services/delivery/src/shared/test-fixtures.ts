@@ -48,6 +48,8 @@ export function testSubscription(over: Partial<SubscriptionRow> = {}): Subscript
     ordering: 'none',
     signatureScheme: 'hmac-sha256',
     publicKey: null,
+    receiverSealed: null,
+    receiverView: null,
     consecutiveFailures: 0,
     failingSince: null,
     failingNotifiedAt: null,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@connectrpc/connect';
-import { apiKeyPrefixOf } from '@cluster/contracts';
+import { apiKeyPrefixOf, oauthTokenKind } from '@cluster/contracts';
 import { DomainError } from '@cluster/platform';
 import type { Actor, AuthService } from '@cluster/proto';
 import type { GatewayContext } from './context.ts';
@@ -51,25 +51,35 @@ export function createAuthenticator(opts: AuthenticatorOptions) {
   const idOf = (key: string) => createHash('sha256').update(key).digest('base64');
 
   async function fresh(ctx: GatewayContext, key: string, id: string): Promise<Authenticated> {
-    return failureLimit(ctx, { id, wellFormed: apiKeyPrefixOf(key) !== undefined }, async () => {
-      try {
-        const res = await auth.authenticate({ key, requestId: ctx.state.requestId });
-        const actor = res.actor!;
-        if (cache.size >= CACHE_MAX) cache.clear();
-        cache.set(id, { actor, apiEnabled: res.apiEnabled, until: clock() + cacheTtlMs });
-        return { actor, apiEnabled: res.apiEnabled, cached: false };
-      } catch (err) {
-        cache.delete(id);
-        throw err;
-      }
-    });
+    return failureLimit(
+      ctx,
+      { id, wellFormed: apiKeyPrefixOf(key) !== undefined || oauthTokenKind(key) === 'access' },
+      async () => {
+        try {
+          const res = await auth.authenticate({ key, requestId: ctx.state.requestId });
+          const actor = res.actor!;
+          if (cache.size >= CACHE_MAX) cache.clear();
+          cache.set(id, { actor, apiEnabled: res.apiEnabled, until: clock() + cacheTtlMs });
+          return { actor, apiEnabled: res.apiEnabled, cached: false };
+        } catch (err) {
+          cache.delete(id);
+          throw err;
+        }
+      },
+    );
   }
 
   return {
     /** The request's actor: from the cache unless `fresh` is asked for or it has expired. */
-    async authenticate(ctx: GatewayContext, { fresh: mustBeFresh }: { fresh: boolean }): Promise<Authenticated> {
+    async authenticate(
+      ctx: GatewayContext,
+      { fresh: mustBeFresh, accessTokens = false }: { fresh: boolean; accessTokens?: boolean },
+    ): Promise<Authenticated> {
       const key = apiKeyOf(ctx.get('authorization'), ctx.get('x-api-key'));
       if (!key) throw new DomainError('missing_key', 'no API key: send Authorization: Bearer <key> or X-API-Key');
+      // An OAuth access token's audience is the tool-protocol endpoint (its resource, docs/mcp.md): nowhere else.
+      if (!accessTokens && oauthTokenKind(key) !== undefined)
+        throw new DomainError('invalid_key', 'an OAuth token is for the tool-protocol endpoint (/mcp) only; send an API key');
       const id = idOf(key);
       const hit = mustBeFresh ? undefined : cache.get(id);
       if (hit && hit.until > clock()) return { actor: hit.actor, apiEnabled: hit.apiEnabled, cached: true };

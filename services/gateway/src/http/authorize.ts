@@ -1,6 +1,6 @@
 import { DomainError, enforceRule } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
-import type { RouteContract } from './route.ts';
+import type { Operation } from '@cluster/contracts';
 
 /**
  * Pipeline step 4, after the rate limit: may this actor call this route? In order: the
@@ -9,11 +9,11 @@ import type { RouteContract } from './route.ts';
  * of the key's creating user (403 forbidden naming the roles, platform_admin left unsaid).
  */
 export function authorize(
-  route: Pick<RouteContract, 'orgKeyOnly' | 'permission' | 'roles'>,
+  route: Pick<Operation, 'orgKeyOnly' | 'permission' | 'roles'>,
   actor: Pick<Actor, 'scope' | 'permissions' | 'role'>,
   apiEnabled: boolean,
 ): void {
   if (apiEnabled === false) throw new DomainError('forbidden', 'the v1 API is disabled for this organization');
-  // The same rule the route's backend enforces on its operation (operation-rules.ts).
+  // The same rule the operation's backend enforces on its RPC (OPERATION_RULES of @cluster/platform).
   enforceRule(route, actor);
 }

@@ -12,7 +12,7 @@ const CACHE_MS = 5 * 60_000;
 /**
  * `GET /.well-known/evidence-keys.json`, without authentication: the platform's evidence public
  * keys as a JWK Set (`{keys: [{kty, crv, alg, use, kid, x}]}`), the signing key first, retired ones
- * after it. The gateway holds no evidence key: it asks the evidence service (GetEvidencePublicKeys),
+ * after it (with `retired: true`). The gateway holds no evidence key: it asks the evidence service (GetEvidencePublicKeys),
  * whose configuration (EVIDENCE_SIGNING_KEY) is the one source, and keeps the answer a few minutes,
  * so that anonymous requests cost no backend call.
  */
@@ -21,7 +21,18 @@ export function createEvidenceKeysDocument(clients: Pick<Clients, 'evidence'>, n
   const load = async () => {
     if (cached && cached.until > now()) return cached.document;
     const { keys } = await clients.evidence.getEvidencePublicKeys({});
-    const document = { keys: keys.map(({ kid, x }) => ({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', kid, x })) };
+    const document = {
+      keys: keys.map(({ kid, x, retired }) => ({
+        kty: 'OKP',
+        crv: 'Ed25519',
+        alg: 'EdDSA',
+        use: 'sig',
+        kid,
+        x,
+        // A member of ours (RFC 7517 lets a reader ignore it): the key signs nothing now.
+        ...(retired ? { retired: true } : {}),
+      })),
+    };
     cached = { document, until: now() + CACHE_MS };
     return document;
   };

@@ -2,18 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { jsonBytes } from '@cluster/platform';
 import { ok } from './results.ts';
 import { findRoute } from './match-route.ts';
-import { createMatcher, defineRoute, type RouteDef } from './route.ts';
+import { createMatcher, handler, toRoute, type RouteDef } from './route.ts';
 
 const route = (method: RouteDef['method'], path: string): RouteDef =>
-  defineRoute({
-    method,
-    path,
-    summary: path,
-    tag: 't',
-    tool: false,
-    response: { status: 200 },
-    handler: async () => ok(jsonBytes({ path })),
-  });
+  toRoute(
+    { method, path, summary: path, tag: 't', tool: false, response: { status: 200 } },
+    handler({}, async () => ok(jsonBytes({ path }))),
+  );
 
 const routes = [
   route('GET', '/projects'),

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import * as contracts from '@cluster/contracts';
-import { ApiError } from '@cluster/contracts';
-import { resourceOfParam, type RouteContract } from './route.ts';
+import { ApiError, PUBLIC_EVENT_TYPES, webhookEventSchema, type EventType, type Operation } from '@cluster/contracts';
+import { resourceOfParam } from './route.ts';
 
 /** What each tag of the route table groups, for the document's `tags` (a tag without a line here fails the build of the document). */
 export const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -21,6 +21,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   snapshots: 'Report snapshots',
   search: 'Full-text search across resources',
   webhooks: 'Outbound webhook subscriptions and their deliveries',
+  portal: 'The integrator portal: one-time links to its browser sessions, and who may embed it (docs/portal.md)',
+  'webhook-events': 'What a subscription receives: one signed POST per event (docs/webhooks.md)',
 };
 
 /** Descriptions of path and query parameters by name; a path id is described by the resource before it. */
@@ -30,6 +32,58 @@ const PARAMETER_DESCRIPTIONS: Record<string, string> = {
   from: 'Only items on or after this work date (YYYY-MM-DD, inclusive)',
   to: 'Only items on or before this work date (YYYY-MM-DD, inclusive)',
 };
+
+/** The headers of every delivery (docs/webhooks.md, "What a delivery looks like"). */
+const DELIVERY_HEADERS: { name: string; required: boolean; description: string }[] = [
+  { name: 'X-Service-Event', required: true, description: 'The event name' },
+  { name: 'X-Service-Delivery-Id', required: true, description: "The delivery id (the body's `id`), the same on every retry" },
+  { name: 'X-Service-Timestamp', required: true, description: 'Unix epoch seconds when this attempt was sent' },
+  {
+    name: 'X-Service-Signature',
+    required: false,
+    description: '`sha256=` + hex HMAC-SHA256 of the raw body, keyed with `hmacSecret`; not sent to an `ed25519` subscription',
+  },
+  { name: 'webhook-id', required: true, description: 'Standard Webhooks: the delivery id' },
+  { name: 'webhook-timestamp', required: true, description: 'Standard Webhooks: the attempt time, Unix epoch seconds' },
+  {
+    name: 'webhook-signature',
+    required: true,
+    description: 'Standard Webhooks: `v1,` + base64 HMAC-SHA256 (or `v1a,` + base64 Ed25519) of `id.timestamp.body`',
+  },
+];
+
+/** `entry.status_changed` -> `entryStatusChanged`: the operationId of an event's webhook. */
+const eventOperationId = (name: string) => name.replace(/[._]([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+
+/**
+ * The document's `webhooks` (OpenAPI 3.1): one per name a subscription may list, in the catalogue's
+ * order, whose request body is that event's envelope (webhookEventSchema of @cluster/contracts).
+ */
+export function webhookEvents(events: readonly EventType[] = PUBLIC_EVENT_TYPES): Record<string, unknown> {
+  return Object.fromEntries(
+    events.map((e) => [
+      e.name,
+      {
+        post: {
+          summary: e.name,
+          description: [e.description, e.notes, e.emitted ? undefined : 'Reserved: nothing sends it yet but the test endpoint.']
+            .filter(Boolean)
+            .join(' '),
+          tags: ['webhook-events'],
+          operationId: eventOperationId(e.name),
+          security: [],
+          parameters: DELIVERY_HEADERS.map((h) => ({ $ref: `#/components/parameters/${h.name}` })),
+          requestBody: { required: true, content: { 'application/json': { schema: webhookEventSchema(e) } } },
+          responses: {
+            '200': { description: 'Delivered: any 2xx answer within 5 seconds counts' },
+            '410': { description: 'Gone: the attempt fails, is not retried, and the subscription is disabled' },
+            default: { description: 'Any other answer, or none in time: the attempt fails and is retried' },
+          },
+        },
+      },
+    ]),
+  );
+}
 
 /** "Id of the time entry" for `:id` in `/time-entries/:id`: named after the collection before it. */
 function pathParameterDescription(path: string, name: string): string {
@@ -56,7 +110,7 @@ export function namedSchemas(): Map<object, string> {
  * named schemas under `components`, one error schema for every error body, declared tags,
  * described parameters.
  */
-export function buildOpenApi(routes: readonly RouteContract[]): Record<string, unknown> {
+export function buildOpenApi(routes: readonly Operation[]): Record<string, unknown> {
   const names = namedSchemas();
   const used = new Map<string, unknown>();
   /** A plain JSON copy of a schema in which every named schema below the top is a `$ref`. */
@@ -164,12 +218,13 @@ export function buildOpenApi(routes: readonly RouteContract[]): Record<string, u
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: '/', description: 'This gateway' }],
-    tags: [...tags].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
+    tags: [...tags, 'webhook-events'].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An API key as a bearer token' },
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key in its own header' },
       },
+      parameters: Object.fromEntries(DELIVERY_HEADERS.map((h) => [h.name, { ...h, in: 'header', schema: { type: 'string' } }])),
       schemas: Object.fromEntries([...used, ['ApiError', apiError] as const].sort(([a], [b]) => a.localeCompare(b))),
       responses: {
         BadRequest: errorContent('validation_error (with every problem and its JSON pointer), or unknown_event_names'),
@@ -182,5 +237,6 @@ export function buildOpenApi(routes: readonly RouteContract[]): Record<string, u
     },
     security: [{ bearer: [] }, { apiKey: [] }],
     paths,
+    webhooks: webhookEvents(),
   };
 }

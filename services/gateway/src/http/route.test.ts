@@ -6,35 +6,32 @@ import { create } from '@bufbuild/protobuf';
 import { ActorSchema } from '@cluster/proto';
 import { createClients } from '../clients.ts';
 import { ok } from './results.ts';
-import { defineRoute, type RouteRequest, type RouteResult } from './route.ts';
+import { handler, toRoute, type RouteRequest, type RouteResult } from './route.ts';
 
 const ThingCreate = Body({ name: Type.String({ minLength: 1 }), size: Type.Integer() }, { required: ['name'] });
 const ThingQuery = ListQuery({ colour: StringEnum(['red', 'blue']) });
 
 // The route's handler echoes what it was given: the test reads the validated input back.
-const echo = defineRoute({
-  method: 'POST',
-  path: '/things',
-  summary: 'Create a thing',
-  tag: 'things',
-  tool: false,
-  body: ThingCreate,
-  query: ThingQuery,
-  response: { status: 201 },
-  handler: async ({ body, query, params }) => ({
+const echo = toRoute(
+  {
+    method: 'POST',
+    path: '/things',
+    summary: 'Create a thing',
+    tag: 'things',
+    tool: false,
+    body: ThingCreate,
+    query: ThingQuery,
+    response: { status: 201 },
+  },
+  handler({ body: ThingCreate, query: ThingQuery }, async ({ body, query, params }) => ({
     status: 201,
     body: jsonBytes({ name: body.name, size: body.size ?? null, query, params }),
-  }),
-});
-const bare = defineRoute({
-  method: 'POST',
-  path: '/things/:id/poke',
-  summary: 'Poke a thing',
-  tag: 'things',
-  tool: false,
-  response: { status: 200 },
-  handler: async ({ body, query }) => ok(jsonBytes({ body, query })),
-});
+  })),
+);
+const bare = toRoute(
+  { method: 'POST', path: '/things/:id/poke', summary: 'Poke a thing', tag: 'things', tool: false, response: { status: 200 } },
+  handler({}, async ({ body, query }) => ok(jsonBytes({ body, query }))),
+);
 
 // Never called: the handlers here do not reach a backend.
 const clients = createClients(
@@ -66,8 +63,8 @@ async function problems(run: Promise<unknown>): Promise<unknown> {
   return err.details?.errors;
 }
 
-describe('defineRoute', () => {
-  it('keeps the contract for the table and the OpenAPI document, without the handler', () => {
+describe('toRoute', () => {
+  it('keeps the operation for the table and the OpenAPI document, without the handler', () => {
     expect(echo).toMatchObject({
       method: 'POST',
       path: '/things',

@@ -1,14 +1,16 @@
 import type { DescService } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
 import type { Actor } from '@cluster/proto';
-import type { Permission, Role } from '@cluster/contracts';
+import type { Operation } from '@cluster/contracts';
+import { rpcOf } from '@cluster/platform';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { backendOf, type Backend, type ServiceClients } from '../clients.ts';
+import { derivedHandler } from './derived-handler.ts';
 import { validateBody, validateQuery } from './validate.ts';
 
 /** The methods of a generated service, by their names on its Connect client (`createEntry`). */
 export type MethodOf<S extends DescService | undefined> = S extends DescService ? keyof Client<S> & string : never;
-/** The Connect call of method `M` of service `S`: what a handler of a route with `service` and `rpc` is given. */
+/** The Connect call of method `M` of service `S`: what a named handler with `service` and `rpc` is given. */
 export type CallOf<S extends DescService | undefined, M> = S extends DescService
   ? M extends keyof Client<S>
     ? Client<S>[M]
@@ -16,8 +18,8 @@ export type CallOf<S extends DescService | undefined, M> = S extends DescService
   : undefined;
 
 /**
- * What a handler sees: the authenticated actor, the input typed by the route's body and query
- * schemas, and `call`: the one backend operation the route declares (`service` and `rpc`).
+ * What a handler sees: the authenticated actor, the input typed by the operation's body and query
+ * schemas, and `call`: the client method of the one RPC the operation runs.
  */
 export interface RouteInput<B, Q, C = undefined> {
   actor: Actor;
@@ -49,74 +51,50 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
-/**
- * A route's exposure on the tool-protocol endpoint (/mcp, docs/mcp.md): the tool's name, title and
- * description. Its input schema is the route's own validation (path ids, query and body), its hints
- * follow from the method (GET reads only; GET and PATCH are idempotent); `destructive` marks a write
- * that overwrites data already there (updates), which an assistant should confirm first.
- */
-export interface ToolExposure {
-  name: string;
-  title: string;
-  description: string;
-  destructive?: boolean;
-}
+/** What a route runs: the handler, given the validated input. */
+export type Handle = (input: RouteInput<unknown, unknown, unknown>) => Promise<RouteResult>;
 
-/** A route's contract: what authorization, validation, the OpenAPI document and the tool list read. */
-export interface RouteContract {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** Path under /api/v1 with :params. */
-  path: string;
-  summary: string;
-  tag: string;
-  permission?: Permission;
-  /** Role gate on the key's creating user, on top of the permission. */
-  roles?: readonly Role[];
-  /** Organization-wide route: a project-scoped key gets 403 scope_violation. */
-  orgKeyOnly?: boolean;
-  /**
-   * The backend operation the handler calls: the service (its generated descriptor, from
-   * @cluster/proto) and the method's name on its client (`createEntry`); neither for a route the
-   * gateway answers itself. The handler's `call` is that method; `backend` and `operation` follow,
-   * and the backend enforces the route's permission, scope and roles on that operation too
-   * (docs/security.md, "Behind the edge").
-   */
+/**
+ * A handler of the gateway's own, for an operation whose answer is none of the common shapes
+ * (handlers.ts). It names what it reads: the RPC it calls (`service` and `rpc`, its client's
+ * method: the handler's `call`), and the operation's body and query schemas that type its input;
+ * toRoute checks they are the operation's.
+ */
+export interface NamedHandler {
   service?: DescService;
   rpc?: string;
-  /** Whether, and as which tool, the route is offered to AI assistants on /mcp; `false`: not a tool. */
-  tool: ToolExposure | false;
   body?: TSchema;
   query?: TObject;
-  response: { status: number; schema?: TSchema; description?: string };
+  handle: Handle;
 }
 
-/** What defineRoute takes: the contract and a handler typed by the body and query schemas and the service. */
-export interface RouteSpec<
-  B extends TSchema,
-  Q extends TObject,
-  S extends DescService | undefined,
-  M extends MethodOf<S>,
-> extends RouteContract {
-  body?: B;
-  query?: Q;
-  service?: S;
-  rpc?: M;
-  handler: (input: RouteInput<Static<B>, Static<Q>, CallOf<S, M>>) => Promise<RouteResult>;
+/**
+ * Makes a named handler, its input typed by the schemas and the RPC it names: `body` is
+ * `Static<typeof body>`, `query` `Static<typeof query>`, `call` the method `rpc` of `service`'s client.
+ */
+export function handler<
+  B extends TSchema = Nothing,
+  Q extends TObject = Nothing,
+  S extends DescService | undefined = undefined,
+  M extends MethodOf<S> = never,
+>(
+  spec: { service?: S; rpc?: M; body?: B; query?: Q },
+  handle: (input: RouteInput<Static<B>, Static<Q>, CallOf<S, M>>) => Promise<RouteResult>,
+): NamedHandler {
+  return { ...spec, handle: handle as Handle };
 }
 
-/** One public route of the table: its contract, and `run`, which validates the request and calls the handler. */
-export interface RouteDef extends RouteContract {
+/** One public route: its operation (OPERATIONS of @cluster/contracts), and `run`, which validates the request and calls the handler. */
+export interface RouteDef extends Operation {
   /**
-   * The process the handler calls, from `service` (`gateway` without one). The core checks the key's
+   * The process the RPC runs in, from its package (`gateway` without one). The core checks the key's
    * actor on every call; for any other, the gateway checks the key afresh before the route runs.
    */
   backend: Backend | 'gateway';
-  /** The backend operation, `Service/Method` as the backend's interceptor names it (`cluster.core.v1.EntryService/CreateEntry`). */
-  operation?: string;
   run(request: RouteRequest): Promise<RouteResult>;
 }
 
-/** The body and query schema of a route that has none: an empty object. */
+/** The body and query schema of a handler that reads none: an empty object. */
 type Nothing = TObject<Record<never, TSchema>>;
 
 /**
@@ -130,41 +108,34 @@ export function resourceOfParam(path: string, param: string): string | undefined
 }
 
 /**
- * Makes a route of the table. The handler's `body` is `Static<typeof body>` and its
- * `query` `Static<typeof query>`: `run` validates both (body first, then query; each
- * throws 400 validation_error) before the handler sees them, and its `call` is the
- * method `rpc` of `service`'s Connect client.
+ * The route of an operation: `run` validates the body, then the query (each throws 400
+ * validation_error), and hands them to the named handler, or to the one derived from the
+ * operation's shape (derivedHandler), with `call`: the client method of the operation's RPC.
  */
-export function defineRoute<
-  B extends TSchema = Nothing,
-  Q extends TObject = Nothing,
-  S extends DescService | undefined = undefined,
-  M extends MethodOf<S> = never,
->(spec: RouteSpec<B, Q, S, M>): RouteDef {
-  const { handler, ...contract } = spec;
-  const method = spec.service && spec.rpc ? spec.service.methods.find((m) => m.localName === spec.rpc) : undefined;
-  if (Boolean(spec.service) !== Boolean(method))
-    throw new Error(`${spec.method} ${spec.path}: a route names a service and one of its methods (rpc), or neither`);
+export function toRoute(operation: Operation, named?: NamedHandler): RouteDef {
+  const rpc = rpcOf(operation);
+  if (named) checkNamed(operation, named);
+  const handle = named?.handle ?? derivedHandler(operation, rpc);
   return {
-    ...contract,
-    backend: spec.service ? backendOf(spec.service) : 'gateway',
-    ...(spec.service && method ? { operation: `${spec.service.typeName}/${method.name}` } : {}),
+    ...operation,
+    backend: rpc ? backendOf(rpc.parent) : 'gateway',
     async run({ json, query, clients, actor, params }) {
-      const body = spec.body ? validateBody(spec.body, json === undefined ? {} : json) : nothing<B>();
-      const call = (
-        spec.service && spec.rpc ? clients.of(spec.service)[spec.rpc as keyof Client<DescService>] : undefined
-      ) as CallOf<S, M>;
-      return handler({ actor, params, call, body, query: spec.query ? validateQuery(spec.query, query) : nothing<Q>() });
+      const body = operation.body ? validateBody(operation.body, json === undefined ? {} : json) : {};
+      const call = rpc ? (clients.of(rpc.parent) as Record<string, unknown>)[rpc.localName] : undefined;
+      return handle({ actor, params, call, body, query: operation.query ? validateQuery(operation.query, query) : {} });
     },
   };
 }
 
-/**
- * What a route without a body (or query) schema hands its handler: `{}`, never read (its type
- * parameter is then the default, `Nothing`, whose static type is `{}`).
- */
-function nothing<S extends TSchema>(): Static<S> {
-  return {};
+/** Throws unless a named handler calls the operation's RPC and is typed by its schemas. */
+function checkNamed(operation: Operation, named: NamedHandler): void {
+  const where = `${operation.method} ${operation.path}`;
+  const method = named.service?.methods.find((m) => m.localName === named.rpc);
+  const calls = method && named.service ? `${named.service.typeName}/${method.name}` : undefined;
+  if (calls !== operation.operation)
+    throw new Error(`${where}: its handler calls ${calls ?? 'no RPC'}, the operation ${operation.operation ?? 'none'}`);
+  if ((named.body && named.body !== operation.body) || (named.query && named.query !== operation.query))
+    throw new Error(`${where}: its handler is typed by other schemas than the operation's`);
 }
 
 /** Matches paths to routes; tells 404 (no such path) from 405 (path exists, method does not). */

@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Next } from 'koa';
 import { PERMISSIONS } from '@cluster/contracts';
-import { DomainError, createAjv, fromConnectError, toProblems, validation, type Logger } from '@cluster/platform';
+import { DomainError, allows, createAjv, fromConnectError, toProblems, validation, type Logger } from '@cluster/platform';
 import type { Clients } from '../clients.ts';
 import type { Authenticator } from '../http/authenticate.ts';
 import { readRequestBody } from '../http/body.ts';
@@ -18,7 +18,7 @@ import { nameRequest, type GatewayContext } from '../http/context.ts';
 import { runOperation } from '../http/pipeline.ts';
 import { enforceRateLimit, type RateLimiter } from '../http/rate-limit.ts';
 import type { RouteDef } from '../http/route.ts';
-import { toolRoutes } from './tools.ts';
+import { INSTRUCTIONS, listHint, outputSchemaOf, TOOL_PAGE_SIZE, toolRoutes } from './tools.ts';
 import { toolInput, type ToolInput } from './tool-input.ts';
 
 /** Settings of the tool-protocol endpoint (gateway config: MCP_ALLOWED_ORIGINS, PRIVACY_POLICY_URL, ...). */
@@ -28,7 +28,7 @@ export interface McpSettings {
   /** Loopback origins allowed too (development default, config.ts). */
   allowLoopbackOrigins?: boolean;
   privacyPolicyUrl: string;
-  /** OAuth authorization servers of the protected-resource metadata (none: API keys only). */
+  /** OAuth authorization servers of the protected-resource metadata (none: the gateway's own, mcp/oauth.ts). */
   authorizationServers: readonly string[];
   /**
    * This gateway's public origin. Unset only in development (config.ts requires it elsewhere): then
@@ -92,6 +92,7 @@ export function createMcpEndpoint(deps: {
         title: spec.title,
         description: `${spec.description} (${spec.method} /api/v1${spec.path}${route.permission ? `; needs ${route.permission}` : ''})`,
         inputSchema: input.schema as Tool['inputSchema'],
+        ...outputSchemaOf(route),
         annotations: {
           title: spec.title,
           readOnlyHint: spec.method === 'GET',
@@ -106,17 +107,34 @@ export function createMcpEndpoint(deps: {
   const baseUrl = (ctx: GatewayContext) => settings.publicBaseUrl?.replace(/\/$/, '') ?? developmentBaseUrl(ctx);
   const metadataUrl = (ctx: GatewayContext) => `${baseUrl(ctx)}${METADATA_PATH}`;
 
-  /** Runs one tool call through the REST call's pipeline (runOperation): `charge` is its rate limit, the arguments its input. */
+  /**
+   * The tools `auth`'s key may call: those whose operation's rule admits its actor (permission, scope,
+   * roles), only the reads when the connection asks for `?mode=read-only`.
+   */
+  function toolsFor(auth: Awaited<ReturnType<Authenticator['authenticate']>>, readOnly: boolean): RouteTool[] {
+    return tools.filter((t) => allows(t.route, auth.actor) && (!readOnly || t.route.method === 'GET'));
+  }
+
+  /**
+   * Runs one tool call through the REST call's pipeline (runOperation): `charge` is its rate limit, the
+   * arguments its input. A tool the credential was not offered is a JSON-RPC error (invalid params), as
+   * the protocol has it for an unknown tool; what goes wrong once it runs is a tool result with isError.
+   */
   async function call(
     auth: Awaited<ReturnType<Authenticator['authenticate']>>,
+    offered: readonly RouteTool[],
+    readOnly: boolean,
     charge: () => Promise<void>,
     name: string,
     args: unknown,
   ): Promise<CallToolResult> {
-    const found = tools.find((t) => t.tool.name === name);
+    const found = offered.find((t) => t.tool.name === name);
+    if (!found) throw new McpError(ErrorCode.InvalidParams, whyNotOffered(name, auth, readOnly));
+    const given = { ...((args ?? {}) as Record<string, unknown>) };
+    // A list answers a short page unless asked for more: a model reads every byte of it.
+    const accepted = found.input.schema.properties as Record<string, unknown>;
+    if ('pageSize' in accepted && given.pageSize === undefined) given.pageSize = TOOL_PAGE_SIZE;
     try {
-      if (!found) throw new DomainError('not_found', `no tool named ${name}`);
-      const given = (args ?? {}) as Record<string, unknown>;
       const result = await runOperation(
         {
           route: found.route,
@@ -130,9 +148,14 @@ export function createMcpEndpoint(deps: {
         deps.clients,
       );
       const text = result.body ? Buffer.from(result.body).toString('utf8') : '';
+      const structured = text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+      const hint = structured && listHint(name, given, structured);
       return {
-        content: [{ type: 'text', text: text || JSON.stringify({ status: result.status }) }],
-        ...(text.startsWith('{') ? { structuredContent: JSON.parse(text) as Record<string, unknown> } : {}),
+        content: [
+          { type: 'text', text: text || JSON.stringify({ status: result.status }) },
+          ...(hint ? [{ type: 'text' as const, text: hint }] : []),
+        ],
+        ...(structured ? { structuredContent: structured } : {}),
       };
     } catch (err) {
       const known = err instanceof DomainError ? err : fromConnectError(err);
@@ -145,10 +168,22 @@ export function createMcpEndpoint(deps: {
     }
   }
 
+  /** Why `name` is not among the tools offered: unknown, a write on a read-only connection, or what the key lacks. */
+  function whyNotOffered(name: string, auth: Awaited<ReturnType<Authenticator['authenticate']>>, readOnly: boolean): string {
+    const tool = tools.find((t) => t.tool.name === name);
+    if (!tool) return `no tool named ${name}`;
+    if (readOnly && tool.route.method !== 'GET') return `${name} writes, and this connection is read-only (mode=read-only)`;
+    const { route } = tool;
+    if (route.orgKeyOnly && auth.actor.scope === 'project') return `${name} needs an organization-scoped key`;
+    if (route.permission && !auth.actor.permissions.includes(route.permission))
+      return `${name} needs the permission ${route.permission}, which this key does not have`;
+    return `${name} needs the role ${(route.roles ?? []).filter((r) => r !== 'platform_admin').join(' or ')}`;
+  }
+
   async function serveMcp(ctx: GatewayContext): Promise<void> {
     let auth;
     try {
-      auth = await deps.authenticator.authenticate(ctx, { fresh: true });
+      auth = await deps.authenticator.authenticate(ctx, { fresh: true, accessTokens: true });
     } catch (err) {
       if (err instanceof DomainError && err.status === 401)
         ctx.set('WWW-Authenticate', `Bearer resource_metadata="${metadataUrl(ctx)}"`);
@@ -177,14 +212,19 @@ export function createMcpEndpoint(deps: {
     };
     const tooLarge = `the batch's answers would pass ${MCP_BATCH_ANSWER_BYTES} bytes: send this message on its own`;
 
-    const server = new Server({ name: 'feedback-api', version: '1.0.0' }, { capabilities: { tools: {} } });
+    const readOnly = ctx.query.mode === 'read-only';
+    const offered = toolsFor(auth, readOnly);
+    const server = new Server(
+      { name: 'feedback-api', version: '1.0.0' },
+      { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    );
     server.setRequestHandler(ListToolsRequestSchema, () =>
-      bounded({ tools: tools.map((t) => t.tool) }, () => {
+      bounded({ tools: offered.map((t) => t.tool) }, () => {
         throw new McpError(ErrorCode.InvalidRequest, tooLarge);
       }),
     );
     server.setRequestHandler(CallToolRequestSchema, async (req) =>
-      bounded(await call(auth, charge, req.params.name, req.params.arguments), () =>
+      bounded(await call(auth, offered, readOnly, charge, req.params.name, req.params.arguments), () =>
         toolError({ reason: 'payload_too_large', message: tooLarge }),
       ),
     );
@@ -204,7 +244,10 @@ export function createMcpEndpoint(deps: {
       nameRequest(ctx, METADATA_PATH);
       ctx.body = {
         resource: `${baseUrl(ctx)}${MCP_PATH}`,
-        authorization_servers: settings.authorizationServers,
+        // The gateway's own sign-in (oauth.ts) unless MCP_AUTHORIZATION_SERVERS names others.
+        authorization_servers: settings.authorizationServers.length
+          ? settings.authorizationServers
+          : [new URL(baseUrl(ctx)).href],
         scopes_supported: [...PERMISSIONS],
         bearer_methods_supported: ['header'],
         resource_name: 'Feedback platform developer API (tool-protocol endpoint)',
@@ -233,8 +276,12 @@ function methodNotAllowed(ctx: GatewayContext, allow: string): DomainError {
   return new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`);
 }
 
+/**
+ * A tool result with isError: the REST error body as text. Not as structuredContent, which a client
+ * checks against the tool's outputSchema (the answer's), error or not (the SDK's client does).
+ */
 function toolError(body: { reason: string; message: string; details?: unknown }): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
 /**
@@ -242,7 +289,7 @@ function toolError(body: { reason: string; message: string; details?: unknown })
  * (a local client's), otherwise localhost at the same port: a Host a client made up is never echoed
  * into the metadata or WWW-Authenticate (which would point an assistant at another server).
  */
-function developmentBaseUrl(ctx: GatewayContext): string {
+export function developmentBaseUrl(ctx: GatewayContext): string {
   const host = ctx.host;
   if (LOOPBACK_HOST.test(host)) return `${ctx.protocol}://${host}`;
   const port = /:(\d+)$/.exec(host)?.[1];

@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { FIELD_DESCRIPTIONS } from '@cluster/contracts';
 import { resourceOfParam, type RouteDef } from '../http/route.ts';
 
 /** A route's path parameter as a tool argument: `:id` of `/time-entries/:id` is `timeEntryId`. */
@@ -18,10 +19,18 @@ export interface ToolInput {
 
 const plain = (s: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(s)) as Record<string, unknown>;
 
+/** A property's schema with a description: its own, else the field's (FIELD_DESCRIPTIONS). */
+function described(name: string, schema: Record<string, unknown>): Record<string, unknown> {
+  if (schema.description || !FIELD_DESCRIPTIONS[name]) return schema;
+  return { ...schema, description: FIELD_DESCRIPTIONS[name] };
+}
+
 /**
  * The input schema of a route's tool, generated from the schemas the route validates with: its
  * path parameters (ids, required), its query's properties and its body's properties, side by side
- * in one object. A name in two places is a bug of the tool table, refused when the server starts.
+ * in one object, each described. A body field the server sets (`readOnly`: accepted in REST bodies
+ * and ignored) is no argument. A name in two places is a bug of the tool table, refused when the
+ * server starts.
  */
 export function toolInput(route: RouteDef): ToolInput {
   const params = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ param: m[1], arg: argumentOfParam(route.path, m[1]) }));
@@ -35,8 +44,9 @@ export function toolInput(route: RouteDef): ToolInput {
   };
   for (const { param, arg } of params)
     place(arg, { type: 'string', format: 'uuid', description: `The ${param === 'id' ? arg.replace(/Id$/, '') : param} id` });
-  for (const [name, schema] of Object.entries(query)) place(name, plain(schema));
-  for (const [name, schema] of Object.entries(body)) place(name, schema);
+  for (const [name, schema] of Object.entries(query)) place(name, described(name, plain(schema)));
+  for (const [name, schema] of Object.entries(body) as [string, Record<string, unknown>][])
+    if (schema.readOnly !== true) place(name, described(name, schema));
   // Required exactly as the route's validation requires: every path id, and the query's and the body's required fields.
   const required = [
     ...params.map((p) => p.arg),

@@ -7,7 +7,7 @@ import { agreementSignedEvent } from './events.ts';
 export class AgreementAdminError extends Error {}
 
 /**
- * `admin agreement create|sign` (contract.md): agreements cannot be created
+ * `admin agreement create|sign` (docs/runbook.md, "Local operations"): agreements cannot be created
  * through the API, so the CLI seeds them; signing stands in for the e-sign
  * provider's callback and emits agreement.signed with actorUserId null.
  */

@@ -6,21 +6,6 @@ import { validatePayload, type Payload } from './payload-schema.ts';
 // functions, no storage. Only the fields the core uses are read, each validated against
 // payload-schema.ts first, so a payload of another shape is a 400 that names the field.
 
-/** `E-<entryNumber>`, case-insensitive, on word boundaries (GitHub owns `#<n>`). */
-const ENTRY_REFERENCE = /\bE-(\d{1,9})\b/gi;
-
-/** The entry numbers `texts` reference (`E-12`, `e-12`), each once, ascending. */
-export function entryNumbersIn(...texts: (string | null | undefined)[]): number[] {
-  const numbers = new Set<number>();
-  for (const text of texts) {
-    for (const m of (text ?? '').matchAll(ENTRY_REFERENCE)) {
-      const n = Number(m[1]);
-      if (n >= 1) numbers.add(n);
-    }
-  }
-  return [...numbers].sort((a, b) => a - b);
-}
-
 /** Deployment environments by stage: a name matches when one of its words (split on -, _, /, ., space) is listed. */
 const STAGE_WORDS: Record<DeploymentStage, readonly string[]> = {
   production: ['production', 'prod', 'live'],

@@ -1,16 +1,14 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { DateTime, Nullable } from '@cluster/contracts';
-import { validation } from '@cluster/platform';
+import { createAjv, toProblems, validation } from '@cluster/platform';
 
 // The parts of GitHub's webhook payloads the core reads (docs.github.com, "Webhook events and
 // payloads"; @octokit/webhooks-examples), as JSON Schema. A signed payload is still untrusted input:
 // every field that reaches Postgres or an event is bounded here, so a hostile one (an integer past
 // int4, a year 0 or +275760, a 6,000-character sha) is a 400 naming its JSON pointer, never a 500
-// from the database. Other fields are not looked at (GitHub adds fields freely).
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+// from the database. Other fields are not looked at (GitHub adds fields freely). Checked by the
+// cluster's one validator (createAjv of @cluster/platform), its problems listed as the API's are.
 
 /** The most characters of a name, status or action: GitHub's are far shorter. */
 const SHORT = 255;
@@ -114,30 +112,16 @@ export const PAYLOAD_SCHEMAS = {
 export type PayloadEvent = keyof typeof PAYLOAD_SCHEMAS;
 export type Payload<E extends PayloadEvent> = Static<(typeof PAYLOAD_SCHEMAS)[E]>;
 
-const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
+const ajv = createAjv();
 const validators = new Map<PayloadEvent, ValidateFunction>(
   Object.entries(PAYLOAD_SCHEMAS).map(([event, schema]) => [event as PayloadEvent, ajv.compile(schema)]),
 );
-
-/** Ajv's errors as the API's `{path, message}` list (JSON pointers into the payload), each once. */
-function problems(errors: ErrorObject[]): { path: string; message: string }[] {
-  const out = new Map<string, { path: string; message: string }>();
-  for (const e of errors) {
-    const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : undefined;
-    const p =
-      missing === undefined
-        ? { path: e.instancePath, message: e.message ?? 'is invalid' }
-        : { path: `${e.instancePath}/${missing}`, message: 'is required' };
-    out.set(`${p.path}|${p.message}`, p);
-  }
-  return [...out.values()];
-}
 
 /** The payload of `event` with its static type, or 400 validation_error listing every problem. */
 export function validatePayload<E extends PayloadEvent>(event: E, payload: unknown): Payload<E> {
   const validate = validators.get(event);
   if (!validate) throw new Error(`no payload schema for ${event}`);
-  if (!validate(payload)) throw validation(problems(validate.errors ?? []));
+  if (!validate(payload)) throw validation(toProblems(validate.errors));
   return payload as Payload<E>;
 }
 

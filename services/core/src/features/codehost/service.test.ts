@@ -1,10 +1,11 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { sign } from '@octokit/webhooks-methods';
 import { describe, expect, it } from 'vitest';
+import { entryNumbersIn } from '@cluster/contracts';
 import { createFakeStores } from '../../fake-stores.ts';
 import { OTHER_ORG, TEST_ORG, reasonOf } from '../../shared/test-kit.ts';
 import { codehostSecretBox } from './box.ts';
-import { entryNumbersIn, stageOfEnvironment } from './github.ts';
+import { stageOfEnvironment } from './github.ts';
 import { createCodeHostService, type CodeHostDelivery } from './service.ts';
 
 describe('entry references', () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { entryNumbersIn } from '@cluster/contracts';
 import { DomainError, validation, type SecretBox } from '@cluster/platform';
 import { systemWrite, type ActorEvent } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
@@ -10,15 +11,7 @@ import {
   pullRequestMergedEvent,
   pullRequestReopenedEvent,
 } from './events.ts';
-import {
-  GITHUB_EVENTS,
-  HANDLED_EVENTS,
-  entryNumbersIn,
-  readGithubEvent,
-  stageOfEnvironment,
-  stageRank,
-  type GithubFacts,
-} from './github.ts';
+import { GITHUB_EVENTS, HANDLED_EVENTS, readGithubEvent, stageOfEnvironment, stageRank, type GithubFacts } from './github.ts';
 import { ciRunPosition, isAfter, pullRequestPosition } from './order.ts';
 import { assertPayloadDepth } from './payload-schema.ts';
 import { bodyDigest, verifyGithubSignature } from './signature.ts';
@@ -107,21 +100,28 @@ export function createCodeHostService(stores: Stores, box: SecretBox) {
     async receive(d: CodeHostDelivery): Promise<DeliveryOutcome> {
       const payload = await authenticate(d);
       if (d.event === 'ping') return { outcome: 'pong', reason: '', events: 0 };
-      if (!isHandled(d.event)) return ignored(`the ${d.event} event is not used`);
-      const facts = readGithubEvent(d.event, payload);
-      const projectId = await stores.codehost.projectOfRepository(d.organizationId, d.provider, facts.repository);
-      if (!projectId) {
-        return ignored(
-          `repository ${facts.repository} is not linked to a project (POST /integration-links: provider ${d.provider}, externalType repository, alignEntityType project)`,
-        );
-      }
-      const repo: CodeRepo = { organizationId: d.organizationId, projectId, provider: d.provider, repository: facts.repository };
+      const facts = isHandled(d.event) ? readGithubEvent(d.event, payload) : undefined;
       const origin = { provider: d.provider, event: d.event, deliveryId: d.deliveryId };
       return stores.transaction(async (tx) => {
+        // Claimed before anything is decided, an ignored delivery too: a delivery ignored while its
+        // repository was unlinked, replayed once it is linked, is a duplicate (docs/codehost.md, "Order and repeats").
         const claim = { ...origin, organizationId: d.organizationId, bodyDigest: bodyDigest(d.body) };
         if (!(await tx.codehost.claimDelivery(claim))) {
           return { outcome: 'duplicate', reason: '', events: 0 };
         }
+        if (!facts) return ignored(`the ${d.event} event is not used`);
+        const projectId = await tx.codehost.projectOfRepository(d.organizationId, d.provider, facts.repository);
+        if (!projectId) {
+          return ignored(
+            `repository ${facts.repository} is not linked to a project (POST /integration-links: provider ${d.provider}, externalType repository, alignEntityType project)`,
+          );
+        }
+        const repo: CodeRepo = {
+          organizationId: d.organizationId,
+          projectId,
+          provider: d.provider,
+          repository: facts.repository,
+        };
         await tx.codehost.lockRepository(d.organizationId, d.provider, facts.repository);
         const events = await apply(tx, repo, facts, origin);
         await tx.record(

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PERMISSIONS } from '@cluster/contracts';
 import { createFakeStores } from '../../fake-stores.ts';
@@ -132,7 +133,11 @@ describe('auth rules (fake stores)', () => {
     org.apiEnabled = false;
     expect(await reasonOf(auth.currentActor(actor))).toBe('actor_changed');
     org.apiEnabled = true;
-    expect(await reasonOf(auth.currentActor({ ...actor, permissions: ['read:project'] }))).toBe('actor_changed');
+    // A narrower actor (a portal session's, docs/portal.md) is confirmed as it is; a wider one is refused.
+    const narrower = { ...actor, permissions: [actor.permissions[0]], scope: 'project', scopedProjectId: randomUUID() };
+    expect(await auth.currentActor(narrower)).toMatchObject({ permissions: narrower.permissions, scope: 'project' });
+    expect(await reasonOf(auth.currentActor({ ...actor, permissions: [...actor.permissions, 'made:up'] }))).toBe('actor_changed');
+    expect(await reasonOf(auth.currentActor({ ...actor, role: 'admin' }))).toBe('actor_changed');
 
     stores.apiKeys.rows[0].revokedAt = new Date();
     expect(await reasonOf(auth.currentActor(actor))).toBe('key_revoked');

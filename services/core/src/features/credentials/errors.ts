@@ -1,6 +1,6 @@
 /**
  * An operator's mistake in a credential command (an unknown user, a grant the role may not
- * give): the admin CLI prints its message and exits 1 (contract.md, "Admin CLI").
+ * give): the admin CLI prints its message and exits 1 (docs/runbook.md, "Local operations").
  */
 export class CredentialAdminError extends Error {}
 

@@ -41,7 +41,7 @@ function parsePermissions(list: string, role: Role): Permission[] {
 }
 
 /**
- * The lifecycle of API keys, run by the operator (admin CLI, contract.md): minting under the
+ * The lifecycle of API keys, run by the operator (admin CLI, docs/runbook.md): minting under the
  * spec's rules (who may mint which scope and grant what) and revoking. Keys are generated and
  * hashed in key-secret.ts; their writes emit api_key.created / api_key.revoked as `systemWrite`s.
  */

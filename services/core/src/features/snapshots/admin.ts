@@ -16,7 +16,7 @@ export interface SnapshotCreateArgs {
 }
 
 /**
- * `admin snapshot create` (contract.md). Without `--summary` the narrative comes
+ * `admin snapshot create` (docs/runbook.md, "Local operations"). Without `--summary` the narrative comes
  * from the template generator over the project's current figures (the spec's
  * fallback when no model is available), so narrativeSource is `template`.
  */

@@ -1,4 +1,4 @@
-/** Retry policy inputs (contract.md: WEBHOOK_RETRY_BASE_MS, WEBHOOK_RETRY_MAX_AGE_MS). */
+/** Retry policy inputs (README, "Configuration": WEBHOOK_RETRY_BASE_MS, WEBHOOK_RETRY_MAX_AGE_MS). */
 export interface RetryPolicy {
   baseMs: number;
   maxAgeMs: number;

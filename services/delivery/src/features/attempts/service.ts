@@ -34,3 +34,17 @@ export function decideNextStep(
 export function outcomeOf(decision: AttemptDecision): 'succeeded' | 'failed' | 'dead_letter' {
   return decision.kind === 'succeeded' ? 'succeeded' : decision.kind === 'dead_letter' ? 'dead_letter' : 'failed';
 }
+
+/**
+ * The rule after a redelivery's attempt (features/recovery): a 2xx succeeds; a 410 Gone ends it and
+ * disables the subscription; another failure leaves a scheduled retry where it was, and otherwise
+ * ends the delivery failed (a redelivery never dead-letters nor schedules a retry of its own). Pure.
+ */
+export function decideRedelivery(
+  delivery: { nextAttemptAt: Date | null },
+  result: Pick<SendResult, 'ok' | 'responseCode'>,
+): AttemptDecision {
+  if (result.ok) return { kind: 'succeeded' };
+  if (result.responseCode === 410) return { kind: 'gone' };
+  return delivery.nextAttemptAt ? { kind: 'retry', at: new Date(delivery.nextAttemptAt) } : { kind: 'final_failure' };
+}

@@ -143,6 +143,7 @@ export function createFakeDeliveryQueueStore(
           secretSealed: s.secretSealed,
           previousSecretSealed: s.previousSecretSealed,
           previousSecretUntil: s.previousSecretUntil,
+          receiverSealed: s.receiverSealed ?? null,
           traceparent: r.traceparent,
           orderKey: r.orderKey,
         };

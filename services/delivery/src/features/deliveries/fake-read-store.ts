@@ -1,6 +1,8 @@
 import { fakePage } from '@cluster/db/test-kit';
 import type { AttemptRow } from '../attempts/store.ts';
-import type { DeliveryReadStore } from './read-store.ts';
+import { UNDELIVERED_STATUSES } from '@cluster/contracts';
+import type { SubscriptionRow } from '../subscriptions/store.ts';
+import type { DeliveryReadStore, DeliverySearch, UndeliveredCount } from './read-store.ts';
 import type { DeliveryRecord, DeliveryRow } from './rows.ts';
 
 /** An attempt of the fake attempt log (attempts/fake-store.ts): an entry and its delivery. */
@@ -34,16 +36,39 @@ function percentileDisc(sorted: number[], p: number): number | null {
  * An in-memory DeliveryReadStore for unit tests, over the fake delivery rows and the fake attempt
  * log (for the statistics' attempt figures). Held to the real store by read-store.contract.test.ts.
  */
-export function createFakeDeliveryReadStore(rows: DeliveryRow[], log: readonly FakeAttemptLogEntry[] = []): DeliveryReadStore {
+export function createFakeDeliveryReadStore(
+  rows: DeliveryRow[],
+  subscriptions: readonly SubscriptionRow[],
+  log: readonly FakeAttemptLogEntry[] = [],
+): DeliveryReadStore {
+  const matching = (organizationId: string, f: DeliverySearch) =>
+    rows.filter(
+      (r) =>
+        r.organizationId === organizationId &&
+        subscriptions.some((s) => s.id === r.subscriptionId && s.organizationId === organizationId && !s.deletedAt) &&
+        (f.subscriptionId === undefined || r.subscriptionId === f.subscriptionId) &&
+        (f.status === undefined || r.status === f.status) &&
+        (f.eventName === undefined || r.eventName === f.eventName) &&
+        (f.since === undefined || r.createdAt >= f.since) &&
+        (f.until === undefined || r.createdAt < f.until),
+    );
   return {
-    async list(organizationId, subscriptionId, filter, page) {
-      const mine = rows.filter(
-        (r) =>
-          r.organizationId === organizationId &&
-          r.subscriptionId === subscriptionId &&
-          (filter.status === undefined || r.status === filter.status),
-      );
-      return fakePage(mine.map(deliveryRecord), page);
+    async list(organizationId, filter, page) {
+      return fakePage(matching(organizationId, filter).map(deliveryRecord), page);
+    },
+
+    async undelivered(organizationId, filter) {
+      const counts = new Map<string, UndeliveredCount>();
+      for (const r of matching(organizationId, filter)) {
+        const status = UNDELIVERED_STATUSES.find((s) => s === r.status);
+        if (!status || r.test) continue;
+        const key = `${r.subscriptionId} ${status}`;
+        const c = counts.get(key) ?? { subscriptionId: r.subscriptionId, status, count: 0, oldestCreatedAt: r.createdAt };
+        c.count += 1;
+        if (r.createdAt < c.oldestCreatedAt) c.oldestCreatedAt = r.createdAt;
+        counts.set(key, c);
+      }
+      return [...counts.values()];
     },
 
     async find(organizationId, subscriptionId, id) {

@@ -72,6 +72,7 @@ describeStoreContract<DeliveryWorld>('DeliveryQueueStore', {
           secretSealed: 'sealed',
           previousSecretSealed: null,
           previousSecretUntil: null,
+          receiverSealed: null,
           traceparent: row.traceparent,
           orderKey: null,
         },

@@ -65,6 +65,8 @@ export interface ClaimedDelivery {
   previousSecretUntil: Date | null;
   /** W3C trace context of the event, if it had one. */
   traceparent: string | null;
+  /** The subscription's custom headers and receiver auth, sealed (sender/receiver.ts), or null. */
+  receiverSealed?: string | null;
   /** Its ordered key (subscriptions with ordering per_entity), or null. */
   orderKey?: string | null;
 }
@@ -143,7 +145,7 @@ export const CLAIM_SQL = `WITH caps AS (
            FROM picked, delivery.subscriptions s
           WHERE d.id = picked.id AND s.id = d."subscriptionId"
          RETURNING d.id, d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
-                   d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", s."previousSecretSealed", s."previousSecretUntil", d.traceparent, d."orderKey",
+                   d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", s."previousSecretSealed", s."previousSecretUntil", s."receiverSealed", d.traceparent, d."orderKey",
                    (SELECT count(*) FROM due)::int AS scanned`;
 
 /**
@@ -174,7 +176,10 @@ export interface DeliveryQueueStore {
   nextDueAt(): Promise<Date | null>;
   /** Gives back leases of claimed deliveries that were never attempted (a replica stopping). */
   release(claims: { id: string; leaseToken: string }[]): Promise<void>;
-  /** Stops every scheduled attempt of a subscription (disabled or deleted); returns how many. */
+  /**
+   * Stops every scheduled attempt of a subscription (disabled or deleted); returns how many. One whose
+   * attempt is being recorded at this moment is left to the claim's `orphaned` step, never waited for.
+   */
   stopPending(subscriptionId: string, reason: string): Promise<number>;
   /**
    * Makes due every waiting ordered delivery none of whose earlier ones is unfinished (the safety net
@@ -257,7 +262,7 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
     async claim(args) {
       if (args.limit <= 0) return { deliveries: [], more: false };
       const { bindings, scan } = claimBindings(args);
-      const { rows } = await db.raw<QueryResult<ClaimResultRow>>(CLAIM_SQL, bindings).options(prepared('delivery-claim-v3'));
+      const { rows } = await db.raw<QueryResult<ClaimResultRow>>(CLAIM_SQL, bindings).options(prepared('delivery-claim-v4'));
       const claimed = rows.map(({ scanned: _, ...d }): ClaimedDelivery => d);
       return { deliveries: claimed, more: rows.length > 0 && rows[0].scanned >= scan };
     },
@@ -280,10 +285,18 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
     },
 
     async stopPending(subscriptionId, reason) {
-      return deliveries()
-        .where({ subscriptionId })
-        .whereNotNull('nextAttemptAt')
-        .update({ nextAttemptAt: null, status: 'failed', error: reason, updatedAt: db.fn.now() });
+      // SKIP LOCKED: the callers hold the subscription's row lock, and an attempt statement locks its
+      // deliveries before the subscription's row (its health): waiting here would close a cycle (a
+      // deadlock, and a 500 to the PATCH that disabled the endpoint). A row skipped is being recorded
+      // right now; a retry it gets is stopped by the claim's `orphaned` step when it falls due.
+      const { rowCount } = await db.raw<QueryResult>(
+        `UPDATE delivery.deliveries SET "nextAttemptAt" = NULL, status = 'failed', error = ?, "updatedAt" = now()
+          WHERE id = ANY(ARRAY(
+            SELECT id FROM delivery.deliveries WHERE "subscriptionId" = ? AND "nextAttemptAt" IS NOT NULL
+               FOR UPDATE SKIP LOCKED))`,
+        [reason, subscriptionId],
+      );
+      return rowCount ?? 0;
     },
 
     async releaseWaiting() {

@@ -30,15 +30,75 @@ describeStoreContract<DeliveryWorld>('DeliveryReadStore', {
       await addDue(w, other, [null]);
       for (const [i, id] of ids.entries()) await w.patchDelivery(id, { createdAt: fromNow(-10 * MIN + i * MIN) });
       await w.patchDelivery(ids[0], { status: 'dead_letter' });
-      const first = await w.stores.deliveryReads.list(sub.organizationId, sub.id, {}, page);
+      const first = await w.stores.deliveryReads.list(sub.organizationId, { subscriptionId: sub.id }, page);
       expect(first).toMatchObject({ page: 1, pageSize: 2, total: 3 });
       expect(first.data.map((r) => r.id)).toEqual([ids[2], ids[1]]);
-      const second = await w.stores.deliveryReads.list(sub.organizationId, sub.id, {}, { page: 2, pageSize: 2 });
+      const second = await w.stores.deliveryReads.list(sub.organizationId, { subscriptionId: sub.id }, { page: 2, pageSize: 2 });
       expect(second.data.map((r) => r.id)).toEqual([ids[0]]);
       expect(second.total).toBe(3);
-      const dead = await w.stores.deliveryReads.list(sub.organizationId, sub.id, { status: 'dead_letter' }, page);
+      const dead = await w.stores.deliveryReads.list(sub.organizationId, { subscriptionId: sub.id, status: 'dead_letter' }, page);
       expect([dead.total, dead.data.map((r) => r.id)]).toEqual([1, [ids[0]]]);
-      expect((await w.stores.deliveryReads.list(OTHER_ORG, sub.id, {}, page)).total).toBe(0);
+      expect((await w.stores.deliveryReads.list(OTHER_ORG, { subscriptionId: sub.id }, page)).total).toBe(0);
+    },
+
+    async "searches the organization's live subscriptions by subscription, status, event name and createdAt window"(w) {
+      const sub = await addSubscription(w);
+      const other = await addSubscription(w);
+      const deleted = await addSubscription(w);
+      const foreign = await addSubscription(w, { organizationId: OTHER_ORG });
+      const [a, b, c] = await addDue(w, sub, [null, null, null]);
+      const [d] = await addDue(w, other, [null]);
+      await addDue(w, deleted, [null]);
+      await addDue(w, foreign, [null]);
+      await w.stores.subscriptions.softDelete(deleted.id);
+      const at = (minutes: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + minutes * MIN);
+      await w.patchDelivery(a, { createdAt: at(-30), status: 'failed' });
+      await w.patchDelivery(b, { createdAt: at(-20), status: 'failed', eventName: 'entry.updated' });
+      await w.patchDelivery(c, { createdAt: at(-10), status: 'succeeded' });
+      await w.patchDelivery(d, { createdAt: at(-5), status: 'failed' });
+      const ids = async (filter: Parameters<typeof w.stores.deliveryReads.list>[1]) =>
+        (await w.stores.deliveryReads.list(sub.organizationId, filter, { page: 1, pageSize: 10 })).data.map((r) => r.id);
+      expect(await ids({})).toEqual([d, c, b, a]);
+      expect(await ids({ status: 'failed' })).toEqual([d, b, a]);
+      expect(await ids({ status: 'failed', subscriptionId: sub.id })).toEqual([b, a]);
+      expect(await ids({ eventName: 'entry.updated' })).toEqual([b]);
+      // since included, until not.
+      expect(await ids({ since: at(-20), until: at(-10) })).toEqual([b]);
+      expect(await ids({ subscriptionId: deleted.id })).toEqual([]);
+      expect(await ids({ subscriptionId: foreign.id })).toEqual([]);
+    },
+
+    async 'counts the undelivered by subscription and status, with the oldest, without test deliveries or succeeded'(w) {
+      const sub = await addSubscription(w);
+      const other = await addSubscription(w);
+      const [a, b, c, e] = await addDue(w, sub, [null, null, null, null]);
+      const [d] = await addDue(w, other, [null]);
+      const test = newDelivery(sub, { eventId: null, test: true, eventName: 'webhook.test' });
+      await w.stores.deliveryQueue.insertMany([test]);
+      await w.patchDelivery(test.id, { status: 'failed' });
+      const old = new Date(Math.floor(Date.now() / 1000) * 1000 - 40 * MIN);
+      await w.patchDelivery(a, { createdAt: old, status: 'failed' });
+      await w.patchDelivery(b, { status: 'dead_letter' });
+      await w.patchDelivery(c, { status: 'succeeded' });
+      await w.patchDelivery(e, { status: 'failed', createdAt: fromNow(-MIN) });
+      const counts = await w.stores.deliveryReads.undelivered(sub.organizationId, {});
+      const sorted = counts
+        .map((x) => ({ ...x, oldestCreatedAt: x.subscriptionId === sub.id && x.status === 'failed' ? x.oldestCreatedAt : null }))
+        .sort((x, y) => `${x.subscriptionId}${x.status}`.localeCompare(`${y.subscriptionId}${y.status}`));
+      expect(sorted).toEqual(
+        [
+          { subscriptionId: sub.id, status: 'failed', count: 2, oldestCreatedAt: old },
+          { subscriptionId: sub.id, status: 'dead_letter', count: 1, oldestCreatedAt: null },
+          { subscriptionId: other.id, status: 'pending', count: 1, oldestCreatedAt: null },
+        ].sort((x, y) => `${x.subscriptionId}${x.status}`.localeCompare(`${y.subscriptionId}${y.status}`)),
+      );
+      expect(d).toBeDefined();
+      const windowed = await w.stores.deliveryReads.undelivered(sub.organizationId, {
+        subscriptionId: sub.id,
+        until: fromNow(-10 * MIN),
+      });
+      expect(windowed).toEqual([{ subscriptionId: sub.id, status: 'failed', count: 1, oldestCreatedAt: old }]);
+      expect(await w.stores.deliveryReads.undelivered(OTHER_ORG, {})).toEqual([]);
     },
 
     async 'gives the fields of DELIVERY_FIELDS, and no other'(w) {
@@ -59,7 +119,7 @@ describeStoreContract<DeliveryWorld>('DeliveryReadStore', {
         error: null,
         durationMs: null,
       });
-      const [listed] = (await w.stores.deliveryReads.list(sub.organizationId, sub.id, {}, page)).data;
+      const [listed] = (await w.stores.deliveryReads.list(sub.organizationId, { subscriptionId: sub.id }, page)).data;
       expect(listed).toEqual(found);
     },
 

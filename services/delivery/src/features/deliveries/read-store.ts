@@ -1,4 +1,4 @@
-import { DELIVERY_FIELDS } from '@cluster/contracts';
+import { DELIVERY_FIELDS, UNDELIVERED_STATUSES } from '@cluster/contracts';
 import { isUuid, paginate, type Knex } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import type { QueryResult } from 'pg';
@@ -10,6 +10,26 @@ export interface DeliveryStats {
   attempts: { total: number; succeeded: number; failed: number; p50: number | null; p95: number | null };
   lastSuccessAt: Date | null;
   lastFailureAt: Date | null;
+}
+
+/**
+ * What the delivery lists filter on (docs/webhooks.md, "Finding what did not arrive"): a subscription
+ * (none: the organization's), a status, an event name, and a `createdAt` window, `since` included, `until` not.
+ */
+export interface DeliverySearch {
+  subscriptionId?: string;
+  status?: string;
+  eventName?: string;
+  since?: Date;
+  until?: Date;
+}
+
+/** Undelivered deliveries of one subscription in one status: how many, and when the oldest was created. */
+export interface UndeliveredCount {
+  subscriptionId: string;
+  status: (typeof UNDELIVERED_STATUSES)[number];
+  count: number;
+  oldestCreatedAt: Date;
 }
 
 /** The attempt figures of a subscription's statistics, as the statement returns them. */
@@ -24,13 +44,16 @@ type AttemptFigures = {
 
 /** The API's read model of deliveries in Postgres: records of a subscription, and its statistics. */
 export interface DeliveryReadStore {
-  /** One page of a subscription's delivery records, optionally of one status (newest first). */
-  list(
-    organizationId: string,
-    subscriptionId: string,
-    filter: { status?: string },
-    page: PageArgs,
-  ): Promise<Page<DeliveryRecord>>;
+  /**
+   * One page of the delivery records of the organization's live (not deleted) subscriptions that match
+   * `filter`, newest first.
+   */
+  list(organizationId: string, filter: DeliverySearch, page: PageArgs): Promise<Page<DeliveryRecord>>;
+  /**
+   * The undelivered deliveries (UNDELIVERED_STATUSES, test deliveries excluded) of the organization's live
+   * subscriptions that match `filter`, counted by subscription and status.
+   */
+  undelivered(organizationId: string, filter: Omit<DeliverySearch, 'status'>): Promise<UndeliveredCount[]>;
   /** A delivery record of the subscription, or undefined. Non-UUID ids find nothing. */
   find(organizationId: string, subscriptionId: string, id: string): Promise<DeliveryRecord | undefined>;
   /**
@@ -42,14 +65,45 @@ export interface DeliveryReadStore {
   stats(subscriptionId: string, since: Date, createdAfter: Date): Promise<DeliveryStats>;
 }
 
+/**
+ * The predicate of the partial index `deliveries_undelivered` (migration 012), written as literals: a prepared
+ * statement's generic plan cannot prove that a bound `status = $1` lies within the index, so a statement that
+ * wants the index states the predicate itself.
+ */
+const UNDELIVERED = `status IN (${UNDELIVERED_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+
 /** The knex implementation of DeliveryReadStore. */
 export function createDeliveryReadStore(db: Knex): DeliveryReadStore {
   const deliveries = () => db<DeliveryRow>('delivery.deliveries');
+  // The organization's deliveries that match the filter, of subscriptions not deleted (whose records the API no longer shows).
+  const matching = (organizationId: string, filter: DeliverySearch) => {
+    const q = deliveries()
+      .where({ organizationId })
+      .whereIn('subscriptionId', db('delivery.subscriptions').select('id').where({ organizationId, deletedAt: null }));
+    if (filter.subscriptionId !== undefined) q.andWhere({ subscriptionId: filter.subscriptionId });
+    if (filter.status !== undefined) q.andWhere({ status: filter.status as DeliveryRow['status'] });
+    if (UNDELIVERED_STATUSES.some((s) => s === filter.status)) q.andWhereRaw(UNDELIVERED);
+    if (filter.eventName !== undefined) q.andWhere({ eventName: filter.eventName });
+    if (filter.since !== undefined) q.andWhere('createdAt', '>=', filter.since);
+    if (filter.until !== undefined) q.andWhere('createdAt', '<', filter.until);
+    return q;
+  };
   return {
-    list(organizationId, subscriptionId, filter, page) {
-      const q = deliveries().where({ subscriptionId, organizationId });
-      if (filter.status !== undefined) q.andWhere({ status: filter.status as DeliveryRow['status'] });
-      return paginate<DeliveryRecord>(q.select(DELIVERY_FIELDS), page);
+    list(organizationId, filter, page) {
+      return paginate<DeliveryRecord>(matching(organizationId, filter).select(DELIVERY_FIELDS), page);
+    },
+
+    async undelivered(organizationId, filter) {
+      return matching(organizationId, filter)
+        .andWhereRaw(UNDELIVERED)
+        .andWhere({ test: false })
+        .groupBy('subscriptionId', 'status')
+        .select<UndeliveredCount[]>(
+          'subscriptionId',
+          'status',
+          db.raw('count(*)::int AS count'),
+          db.raw('min("createdAt") AS "oldestCreatedAt"'),
+        );
     },
 
     async find(organizationId, subscriptionId, id) {

@@ -129,4 +129,72 @@ describe('delivery records (fake stores)', () => {
     expect(await failure(service.get(actor(), mine.id, otherDelivery))).toMatchObject({ message: 'delivery not found' });
     expect(await failure(service.get(actor(), mine.id, 'not-a-uuid'))).toMatchObject({ message: 'delivery not found' });
   });
+
+  it("searches the organization's live subscriptions and counts what did not arrive, by subscription", async () => {
+    const stores = createFakeStores();
+    const service = createDeliveryService(stores);
+    const [a, b, gone] = [subscription(stores), subscription(stores), subscription(stores, { deletedAt: new Date() })];
+    const foreign = subscription(stores, { organizationId: OTHER_ORG });
+    const idsA = await deliveries(stores, a, 3);
+    const [idB] = await deliveries(stores, b, 1);
+    await deliveries(stores, gone, 1);
+    await deliveries(stores, foreign, 1);
+    const row = (id: string) => stores.deliveryQueue.rows.find((r) => r.id === id)!;
+    row(idsA[0]).status = 'dead_letter';
+    row(idsA[1]).status = 'failed';
+    row(idsA[2]).status = 'succeeded';
+    for (const [i, id] of idsA.entries()) row(id).createdAt = new Date(Date.UTC(2026, 0, 1, 0, 0, i * 10));
+    row(idB).createdAt = new Date(Date.UTC(2026, 0, 1, 0, 0, 5));
+    const page = { page: 1, pageSize: 25 };
+    const found = await service.search(actor(), {}, page);
+    expect(found.data.map((d) => d.id)).toEqual([idsA[2], idsA[1], idB, idsA[0]]);
+    expect((await service.search(actor(), { status: 'failed' }, page)).data.map((d) => d.id)).toEqual([idsA[1]]);
+    expect((await service.search(actor(), { subscriptionId: b.id }, page)).data.map((d) => d.id)).toEqual([idB]);
+    const second = row(idsA[1]).createdAt.toISOString();
+    expect((await service.search(actor(), { until: second }, page)).data.map((d) => d.id)).toEqual([idB, idsA[0]]);
+
+    expect(await service.summary(actor(), {})).toEqual({
+      since: null,
+      until: null,
+      undelivered: { total: 3, pending: 1, failed: 1, dead_letter: 1, oldestCreatedAt: row(idsA[0]).createdAt.toISOString() },
+      subscriptions: [
+        {
+          subscriptionId: a.id,
+          total: 2,
+          pending: 0,
+          failed: 1,
+          dead_letter: 1,
+          oldestCreatedAt: row(idsA[0]).createdAt.toISOString(),
+        },
+        {
+          subscriptionId: b.id,
+          total: 1,
+          pending: 1,
+          failed: 0,
+          dead_letter: 0,
+          oldestCreatedAt: row(idB).createdAt.toISOString(),
+        },
+      ],
+    });
+    expect(await service.summary(actor(), { since: second })).toMatchObject({
+      since: second,
+      undelivered: { total: 1, failed: 1, pending: 0 },
+    });
+
+    for (const id of [foreign.id, gone.id, randomUUID()]) {
+      expect(await failure(service.search(actor(), { subscriptionId: id }, page))).toMatchObject({ reason: 'not_found' });
+      expect(await failure(service.summary(actor(), { subscriptionId: id }))).toMatchObject({ reason: 'not_found' });
+    }
+    const upsideDown = { since: '2026-01-02T00:00:00Z', until: '2026-01-01T00:00:00Z' };
+    for (const call of [
+      service.search(actor(), upsideDown, page),
+      service.summary(actor(), upsideDown),
+      service.list(actor(), a.id, upsideDown, page),
+    ]) {
+      expect(await failure(call)).toMatchObject({
+        reason: 'validation_error',
+        details: { errors: [{ path: 'until', message: 'must be later than since' }] },
+      });
+    }
+  });
 });

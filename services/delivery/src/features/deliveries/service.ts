@@ -1,10 +1,46 @@
 import type { JsonObject } from '@bufbuild/protobuf';
-import { DELIVERY_STATUSES, STATS_WINDOWS, type StatsWindow } from '@cluster/contracts';
+import { DELIVERY_STATUSES, STATS_WINDOWS, UNDELIVERED_STATUSES, type StatsWindow } from '@cluster/contracts';
 import { notFound, requireActor, validation, type Page, type PageArgs } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import type { Stores } from '../../stores.ts';
 import { subscriptionInScope } from '../subscriptions/scope.ts';
 import { presentDelivery, presentDeliveryWithAttempts } from './presenter.ts';
+import type { DeliverySearch, UndeliveredCount } from './read-store.ts';
+
+/**
+ * The filters of a delivery list or summary, from its query Struct (validated by the operation's schema: a
+ * status of DELIVERY_STATUSES, RFC 3339 times); a window whose `until` is not after its `since` is a 400.
+ */
+function searchOf(query: Record<string, unknown>): DeliverySearch {
+  const text = (name: string) => (typeof query[name] === 'string' ? query[name] : undefined);
+  const time = (name: string) => {
+    const value = text(name);
+    return value === undefined ? undefined : new Date(value);
+  };
+  const [since, until] = [time('since'), time('until')];
+  if (since && until && until <= since) throw validation([{ path: 'until', message: 'must be later than since' }]);
+  return {
+    subscriptionId: text('subscriptionId'),
+    status: text('status'),
+    eventName: text('eventName'),
+    since,
+    until,
+  };
+}
+
+/** The undelivered counts of some subscriptions and statuses, added up: total, per status, and the oldest. */
+function undeliveredOf(counts: readonly UndeliveredCount[]): JsonObject & { total: number } {
+  const by = (status: string) => counts.filter((c) => c.status === status).reduce((sum, c) => sum + c.count, 0);
+  const oldest = counts.reduce<Date | null>((min, c) => {
+    const at = new Date(c.oldestCreatedAt);
+    return min === null || at < min ? at : min;
+  }, null);
+  return {
+    total: counts.reduce((sum, c) => sum + c.count, 0),
+    ...Object.fromEntries(UNDELIVERED_STATUSES.map((status) => [status, by(status)])),
+    oldestCreatedAt: oldest ? oldest.toISOString() : null,
+  };
+}
 
 /**
  * Delivery records of a subscription, for GET /webhooks/:id/deliveries[/:deliveryId] and its statistics
@@ -59,9 +95,38 @@ export function createDeliveryService(
     ): Promise<Page<JsonObject>> {
       const actor = requireActor(actorIn);
       await subscriptionInScope(stores.subscriptions, actor, subscriptionId);
-      const status = typeof filters.status === 'string' ? filters.status : undefined;
-      const rows = await stores.deliveryReads.list(actor.organizationId, subscriptionId, { status }, page);
+      const rows = await stores.deliveryReads.list(actor.organizationId, { ...searchOf(filters), subscriptionId }, page);
       return { ...rows, data: rows.data.map(presentDelivery) };
+    },
+
+    /** GET /webhook-deliveries: the organization's delivery records; a `subscriptionId` not of its own is a 404. */
+    async search(actorIn: Actor | undefined, filters: Record<string, unknown>, page: PageArgs): Promise<Page<JsonObject>> {
+      const actor = requireActor(actorIn);
+      const search = searchOf(filters);
+      if (search.subscriptionId !== undefined) await subscriptionInScope(stores.subscriptions, actor, search.subscriptionId);
+      const rows = await stores.deliveryReads.list(actor.organizationId, search, page);
+      return { ...rows, data: rows.data.map(presentDelivery) };
+    },
+
+    /**
+     * GET /webhook-deliveries/summary: how many of the organization's deliveries have not arrived (pending,
+     * failed, dead_letter; test deliveries excluded), in all and by subscription, most undelivered first.
+     */
+    async summary(actorIn: Actor | undefined, query: Record<string, unknown>): Promise<JsonObject> {
+      const actor = requireActor(actorIn);
+      const search = searchOf(query);
+      if (search.subscriptionId !== undefined) await subscriptionInScope(stores.subscriptions, actor, search.subscriptionId);
+      const counts = await stores.deliveryReads.undelivered(actor.organizationId, search);
+      const ids = [...new Set(counts.map((c) => c.subscriptionId))];
+      const subscriptions = ids
+        .map((id) => ({ subscriptionId: id, ...undeliveredOf(counts.filter((c) => c.subscriptionId === id)) }))
+        .sort((a, b) => b.total - a.total || a.subscriptionId.localeCompare(b.subscriptionId));
+      return {
+        since: search.since?.toISOString() ?? null,
+        until: search.until?.toISOString() ?? null,
+        undelivered: undeliveredOf(counts),
+        subscriptions,
+      };
     },
 
     async get(actorIn: Actor | undefined, subscriptionId: string, deliveryId: string): Promise<JsonObject> {

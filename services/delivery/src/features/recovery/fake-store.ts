@@ -43,6 +43,7 @@ export function createFakeRecoveryStore(
         secretSealed: s.secretSealed,
         previousSecretSealed: s.previousSecretSealed,
         previousSecretUntil: s.previousSecretUntil,
+        receiverSealed: s.receiverSealed ?? null,
         orderKey: d.orderKey,
       };
       return leased;

@@ -2,14 +2,25 @@ import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { WebhookRecoverRequestBody } from '@cluster/contracts';
 import { afterCommit } from '@cluster/db';
-import { DomainError, notFound, requireActor, rowToJson, validation, type Logger, type SecretBox } from '@cluster/platform';
+import {
+  DomainError,
+  notFound,
+  requireActor,
+  rowToJson,
+  validation,
+  type Logger,
+  type PeriodicJobDefinition,
+  type SecretBox,
+} from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import type { DeliveryMetrics } from '../../metrics.ts';
 import { attemptDelivery } from '../../sender/attempt-delivery.ts';
 import type { HttpSender } from '../../sender/http-sender.ts';
 import { apiWrite } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
-import type { AttemptDecision } from '../attempts/store.ts';
+import { recordAttemptOutcome } from '../attempts/outcome.ts';
+import { decideRedelivery } from '../attempts/service.ts';
+import type { AttemptRecord } from '../attempts/store.ts';
 import { presentDeliveryWithAttempts } from '../deliveries/presenter.ts';
 import { subscriptionInScope } from '../subscriptions/scope.ts';
 import type { SubscriptionRow } from '../subscriptions/store.ts';
@@ -73,6 +84,12 @@ export function createRecoveryService(stores: Stores, ports: RecoveryPorts) {
   const clock = ports.clock ?? (() => new Date());
   const running = new Set<string>();
   let stopping = false;
+  const outcomePorts = {
+    record: (item: AttemptRecord) => stores.attempts.recordAttempt(item),
+    metrics: ports.metrics,
+    onGone: ports.onGone,
+    logger: ports.logger,
+  };
 
   /** Runs a recovery to its end, a batch at a time (one replica at a time per recovery, in this process). */
   async function run(recovery: RecoveryRow): Promise<void> {
@@ -102,15 +119,8 @@ export function createRecoveryService(stores: Stores, ports: RecoveryPorts) {
       const d = await stores.recovery.leaseOne(sub.id, deliveryId, ports.leaseMs);
       if (!d) throw new DomainError('conflict', 'an attempt of this delivery is in flight; try again in a moment');
       const { result, attemptedAt } = await attemptDelivery(d, ports.sender, ports.secrets);
-      const decision: AttemptDecision = result.ok
-        ? { kind: 'succeeded' }
-        : result.responseCode === 410
-          ? { kind: 'gone' }
-          : d.nextAttemptAt
-            ? { kind: 'retry', at: new Date(d.nextAttemptAt) }
-            : { kind: 'final_failure' };
-      await stores.attempts.recordAttempt({ delivery: d, result, attemptedAt, decision });
-      if (decision.kind === 'gone') await ports.onGone?.(sub.id);
+      const decision = decideRedelivery(d, result);
+      await recordAttemptOutcome(outcomePorts, { delivery: d, result, attemptedAt, decision });
       await stores.record(
         apiWrite(actor, {
           entityType: 'webhook_delivery',
@@ -120,9 +130,6 @@ export function createRecoveryService(stores: Stores, ports: RecoveryPorts) {
         }),
       );
       ports.audited?.();
-      const outcome = result.ok ? 'succeeded' : 'failed';
-      ports.metrics.deliveries.inc({ outcome });
-      ports.metrics.attemptDuration.observe({ outcome }, result.durationMs / 1000);
       const row = await stores.deliveryReads.find(actor.organizationId, sub.id, deliveryId);
       return presentDeliveryWithAttempts(row!, await stores.attempts.listFor(deliveryId));
     },
@@ -176,7 +183,7 @@ export function createRecoveryService(stores: Stores, ports: RecoveryPorts) {
       return presentRecovery(row);
     },
 
-    /** Resumes the recoveries whose replica stopped (called by every replica's health sweep). */
+    /** Resumes the recoveries whose replica stopped (every replica's recoveryResumeJob). */
     async resumeStale(): Promise<number> {
       const stale = await stores.recovery.stale(STALE_MS);
       for (const row of stale) void run(row);
@@ -191,3 +198,8 @@ export function createRecoveryService(stores: Stores, ports: RecoveryPorts) {
   };
 }
 export type RecoveryService = ReturnType<typeof createRecoveryService>;
+
+/** Every replica resumes, every `intervalMs`, the recoveries a stopped replica left running (resumeStale). */
+export function recoveryResumeJob(recovery: Pick<RecoveryService, 'resumeStale'>, intervalMs: number): PeriodicJobDefinition {
+  return { name: 'recovery_resume', what: 'resumption of stale recoveries', intervalMs, run: () => recovery.resumeStale() };
+}

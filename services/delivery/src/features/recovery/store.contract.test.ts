@@ -99,6 +99,7 @@ describeStoreContract<DeliveryWorld>('RecoveryStore', {
         secretSealed: 'sealed',
         previousSecretSealed: null,
         previousSecretUntil: null,
+        receiverSealed: null,
         orderKey: null,
       });
       expect(stored?.leaseToken).not.toBeNull();

@@ -54,7 +54,7 @@ export function createRecoveryStore(db: Knex): RecoveryStore {
             AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
       RETURNING d.id, d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
                 d."leaseToken", d."nextAttemptAt", d.traceparent, s."destinationUrl", s."destinationOrigin",
-                s."secretSealed", s."previousSecretSealed", s."previousSecretUntil", d."orderKey"`,
+                s."secretSealed", s."previousSecretSealed", s."previousSecretUntil", s."receiverSealed", d."orderKey"`,
         [leaseMs, deliveryId, subscriptionId],
       );
       return rows[0];

@@ -26,6 +26,8 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
       const row: SubscriptionRow = {
         previousSecretSealed: null,
         previousSecretUntil: null,
+        receiverSealed: null,
+        receiverView: null,
         consecutiveFailures: 0,
         failingSince: null,
         failingNotifiedAt: null,
@@ -46,10 +48,10 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
     async softDelete(id) {
       Object.assign(byId(id), { deletedAt: new Date(), enabled: false, updatedAt: new Date() });
     },
-    async matching(organizationIds, eventNames) {
+    async matching(organizationIds, selectors) {
       return rows
         .filter((r) => organizationIds.includes(r.organizationId) && r.enabled && !r.deletedAt)
-        .filter((r) => r.eventNames.some((n) => eventNames.includes(n)))
+        .filter((r) => r.eventNames.some((n) => selectors.includes(n)))
         .map((r) => ({
           id: r.id,
           organizationId: r.organizationId,
@@ -60,6 +62,7 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
           secretSealed: r.secretSealed,
           previousSecretSealed: r.previousSecretSealed,
           previousSecretUntil: r.previousSecretUntil,
+          receiverSealed: r.receiverSealed,
           ordering: r.ordering,
         }));
     },
@@ -71,10 +74,19 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
         r.previousSecretUntil && r.previousSecretUntil.getTime() > Date.now() ? r.previousSecretSealed : null;
       return rows
         .filter((r) => afterId === null || r.id > afterId)
-        .filter((r) => [r.secretSealed, previousOf(r)].some((sealed) => sealed !== null && !sealed.startsWith(prefix)))
+        .filter((r) =>
+          [r.secretSealed, previousOf(r), r.receiverSealed ?? null].some(
+            (sealed) => sealed !== null && !sealed.startsWith(prefix),
+          ),
+        )
         .sort((a, b) => (a.id < b.id ? -1 : 1))
         .slice(0, limit)
-        .map((r) => ({ id: r.id, secretSealed: r.secretSealed, previousSecretSealed: previousOf(r) }));
+        .map((r) => ({
+          id: r.id,
+          secretSealed: r.secretSealed,
+          previousSecretSealed: previousOf(r),
+          receiverSealed: r.receiverSealed ?? null,
+        }));
     },
     async replaceSealed(id, from, to, column = 'secretSealed') {
       const row = byId(id);

@@ -64,10 +64,10 @@ export function createSubscriptionHealth(stores: Stores, policy: HealthPolicy) {
   };
 }
 
-/** The health sweep of one replica, every `intervalMs`, then `also` (more upkeep on the same beat). */
+/** The health sweep of one replica, every `intervalMs`. */
 export function healthSweepJob(
   health: ReturnType<typeof createSubscriptionHealth>,
-  opts: { intervalMs: number; logger: Logger; also?: () => Promise<unknown> },
+  opts: { intervalMs: number; logger: Logger },
 ): PeriodicJobDefinition {
   return {
     name: 'subscription_health',
@@ -76,7 +76,6 @@ export function healthSweepJob(
     async run() {
       const done = await health.sweep();
       if (done.failing || done.disabled) opts.logger.warn(done, 'webhook endpoints failing or disabled');
-      await opts.also?.();
     },
   };
 }

@@ -2,10 +2,26 @@ import { describe, expect, it } from 'vitest';
 import { sealedPrefix } from '@cluster/platform';
 import { testSubscription } from '../../shared/test-fixtures.ts';
 import { createWebhookSecretBox } from '../../shared/webhook-secret-box.ts';
+import { openReceiver, sealReceiver } from '../../sender/receiver.ts';
 import { createFakeSubscriptionStore } from './fake-store.ts';
 import { resealSecrets } from './reseal.ts';
 
 describe('resealSecrets (fake store)', () => {
+  it('moves the sealed custom headers and receiver auth too, under their own binding', async () => {
+    const oldBox = createWebhookSecretBox(['key A']);
+    const row = testSubscription();
+    row.secretSealed = oldBox.seal('whsec_x', row.id);
+    const settings = { headers: { 'X-Api-Key': 'k' }, auth: { type: 'bearer' as const, token: 't' } };
+    row.receiverSealed = sealReceiver(oldBox, row.id, settings);
+    const store = createFakeSubscriptionStore([row]);
+    const rotated = createWebhookSecretBox(['key B', 'key A']);
+    expect(await resealSecrets(store, rotated)).toMatchObject({ resealed: 2, unopenable: [] });
+    const onlyB = createWebhookSecretBox(['key B']);
+    expect(openReceiver(onlyB, row.id, store.rows[0].receiverSealed)).toEqual(settings);
+    // Bound to its purpose: the signing secret's binding does not open it.
+    expect(() => onlyB.open(store.rows[0].receiverSealed!, row.id)).toThrow();
+  });
+
   it('moves every secret, deleted subscriptions included, to the current key without changing it', async () => {
     const oldBox = createWebhookSecretBox(['key A']);
     const rows = Array.from({ length: 5 }, (_, i) => testSubscription({ deletedAt: i === 0 ? new Date() : null }));

@@ -1,4 +1,5 @@
 import { sealedPrefix, type SecretBox } from '@cluster/platform';
+import { resealReceiver } from '../../sender/receiver.ts';
 import type { SealedColumn, SubscriptionStore } from './store.ts';
 
 /** What a re-seal did: values moved to the current key, and subscriptions whose secret no listed key opens. */
@@ -27,21 +28,23 @@ export async function resealSecrets(store: SubscriptionStore, box: SecretBox, ba
   for (;;) {
     const batch = await store.sealedOtherwise(prefix, afterId, batchSize);
     if (batch.length === 0) return report;
-    for (const { id, secretSealed, previousSecretSealed } of batch) {
+    for (const { id, secretSealed, previousSecretSealed, receiverSealed } of batch) {
       const sealed: [SealedColumn, string | null][] = [
         ['secretSealed', secretSealed],
         ['previousSecretSealed', previousSecretSealed],
+        // Custom headers and receiver auth (sealed under their own binding: sender/receiver.ts).
+        ['receiverSealed', receiverSealed ?? null],
       ];
       for (const [column, value] of sealed) {
         if (value === null || value.startsWith(prefix)) continue;
-        let secret: string;
+        let resealed: string;
         try {
-          secret = box.open(value, id);
+          resealed = column === 'receiverSealed' ? resealReceiver(box, id, value) : box.seal(box.open(value, id), id);
         } catch {
           if (!report.unopenable.includes(id)) report.unopenable.push(id);
           continue;
         }
-        if (await store.replaceSealed(id, value, box.seal(secret, id), column)) report.resealed++;
+        if (await store.replaceSealed(id, value, resealed, column)) report.resealed++;
       }
     }
     afterId = batch[batch.length - 1].id;

@@ -5,6 +5,7 @@ import { createFakeStores, type FakeStores } from '../../fake-stores.ts';
 import { failure, ORG, OTHER_ORG, testActor as actor } from '../../shared/test-fixtures.ts';
 import { asymmetricSignature } from '@cluster/webhook-verify';
 import { createWebhookSecretBox } from '../../shared/webhook-secret-box.ts';
+import { openReceiver } from '../../sender/receiver.ts';
 import { createSubscriptionService } from './service.ts';
 
 const secrets = createWebhookSecretBox(['unit-test key']);
@@ -22,6 +23,50 @@ function service(stores: FakeStores, refused: Record<string, string> = {}) {
 const body = { destinationUrl: 'https://hooks.example.com/in', eventNames: ['entry.created', 'entry.updated', 'entry.created'] };
 
 describe('subscription rules (fake stores)', () => {
+  it('seals custom headers and receiver auth, shows them masked, and keeps the part a PATCH does not name', async () => {
+    const stores = createFakeStores();
+    const { subscriptions } = service(stores);
+    const created = await subscriptions.create(actor(), {
+      ...body,
+      headers: { 'X-Api-Key': 'key-0123456789abcdef' },
+      auth: { type: 'bearer', token: 'short' },
+    });
+    expect(created).toMatchObject({ headers: { 'X-Api-Key': '****cdef' }, auth: { type: 'bearer', token: '****' } });
+    const [row] = stores.subscriptions.rows;
+    expect(JSON.stringify(row)).not.toContain('key-0123456789abcdef');
+    expect(openReceiver(secrets, row.id, row.receiverSealed)).toEqual({
+      headers: { 'X-Api-Key': 'key-0123456789abcdef' },
+      auth: { type: 'bearer', token: 'short' },
+    });
+    const patched = await subscriptions.update(actor(), row.id, { headers: { 'X-Other': 'v' } });
+    expect(patched).toMatchObject({ headers: { 'X-Other': '****' }, auth: { type: 'bearer', token: '****' } });
+    expect(openReceiver(secrets, row.id, stores.subscriptions.rows[0].receiverSealed).auth).toEqual({
+      type: 'bearer',
+      token: 'short',
+    });
+    const cleared = await subscriptions.update(actor(), row.id, { headers: null, auth: null });
+    expect(cleared).toMatchObject({ headers: {}, auth: null });
+    expect(stores.subscriptions.rows[0].receiverSealed).toBeNull();
+  });
+
+  it('refuses an OAuth2 token URL that the destinations’ SSRF guard refuses, and mtls without a platform certificate', async () => {
+    const stores = createFakeStores();
+    const { subscriptions } = service(stores, { 'http://169.254.169.254/token': 'points to a metadata address' });
+    const oauth2 = await failure(
+      subscriptions.create(actor(), {
+        ...body,
+        auth: { type: 'oauth2', tokenUrl: 'http://169.254.169.254/token', clientId: 'c', clientSecret: 's' },
+      }),
+    );
+    expect(oauth2).toMatchObject({
+      reason: 'validation_error',
+      details: { errors: [{ path: '/auth/tokenUrl', message: 'points to a metadata address' }] },
+    });
+    const mtls = await failure(subscriptions.create(actor(), { ...body, auth: { type: 'mtls' } }));
+    expect(mtls).toMatchObject({ details: { errors: [{ path: '/auth/certificate' }] } });
+    expect(stores.subscriptions.rows).toHaveLength(0);
+  });
+
   it('creates a subscription with a sealed secret, answers the secret once, and writes its audit record and event in one write', async () => {
     const stores = createFakeStores();
     const { subscriptions, audited } = service(stores);
@@ -93,6 +138,32 @@ describe('subscription rules (fake stores)', () => {
     expect(stores.subscriptions.rows).toEqual([]);
     expect(stores.written).toEqual([]);
     expect(audited()).toBe(0);
+  });
+
+  it('accepts wildcards (`entry.*`, `*`) and refuses malformed ones or ones matching no event, pointing at each', async () => {
+    const stores = createFakeStores();
+    const { subscriptions } = service(stores);
+    const created = await subscriptions.create(actor(), { ...body, eventNames: ['entry.*', '*', 'entry.created', 'entry.*'] });
+    expect(created.eventNames).toEqual(['entry.*', '*', 'entry.created']);
+    const bad = await failure(
+      subscriptions.create(actor(), {
+        ...body,
+        eventNames: ['entry.*', 'nope.*', 'entry*', 'release.created.*', 'also-unknown'],
+      }),
+    );
+    expect(bad).toMatchObject({
+      reason: 'validation_error',
+      details: {
+        errors: [
+          { path: '/eventNames/1', message: 'matches no event name' },
+          { path: '/eventNames/2', message: expect.stringContaining('wildcard') as string },
+          { path: '/eventNames/3', message: 'matches no event name' },
+        ],
+      },
+    });
+    const patched = await failure(subscriptions.update(actor(), created.id as string, { eventNames: ['*.created'] }));
+    expect(patched).toMatchObject({ reason: 'validation_error', details: { errors: [{ path: '/eventNames/0' }] } });
+    expect(stores.subscriptions.rows).toHaveLength(1);
   });
 
   it('updates only supplied fields, audits the field names, emits no event, and stops scheduled retries when disabled', async () => {

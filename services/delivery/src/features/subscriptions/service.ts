@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '@bufbuild/protobuf';
 import {
   SECRET_GRACE_DEFAULT_SECONDS,
+  eventNamesMatching,
   isEventName,
+  isEventNamePattern,
   type WebhookCreateBody,
   type WebhookRotateSecretBody,
   type WebhookUpdateBody,
@@ -15,8 +17,10 @@ import { apiWrite, type AuditRecord } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
 import { subscriptionEvent } from './events.ts';
 import { presentSubscription } from './presenter.ts';
+import { openReceiver, sealReceiver } from '../../sender/receiver.ts';
+import { checkReceiver, mergeReceiver, receiverView } from './receiver.ts';
 import { subscriptionInScope } from './scope.ts';
-import type { SubscriptionChanges } from './store.ts';
+import type { SubscriptionChanges, SubscriptionRow } from './store.ts';
 
 /** A subscription's health as it starts, and as `PATCH {"enabled": true}` leaves it. */
 const HEALTHY: SubscriptionChanges = {
@@ -32,6 +36,8 @@ export interface SubscriptionPorts {
   secrets: SecretBox;
   /** Why a destination URL may not receive webhooks (sender/address-guard.ts `checkDestination`), or undefined. */
   checkDestination(url: string): Promise<string | undefined>;
+  /** Whether the platform presents a client certificate of its own (WEBHOOK_CLIENT_CERT_FILE): `auth: {type: "mtls"}` needs it. */
+  platformCertificate?: boolean;
   /** Called after a write committed its audit record (wakes the forwarder to the core). */
   audited?: () => void;
 }
@@ -43,10 +49,22 @@ export function originOf(url: string): string {
   return `${u.protocol}//${u.hostname}:${port}`;
 }
 
-/** Unique names, in the given order; unknown names fail with the spec's exact body. */
+/**
+ * Unique names and wildcards, in the given order. A wildcard (`*`, `family.*`) that is malformed or
+ * stands for no event of the vocabulary is a validation_error pointing at it; unknown exact names fail
+ * with the spec's exact body (`unknown_event_names`).
+ */
 function checkEventNames(names: unknown): string[] {
   const list = (Array.isArray(names) ? names : []).map(String);
-  const invalid = [...new Set(list.filter((n) => !isEventName(n)))];
+  const problems = list.flatMap((n, i) => {
+    if (!n.includes('*')) return [];
+    if (!isEventNamePattern(n))
+      return [{ path: `/eventNames/${i}`, message: 'a wildcard is `*` or ends in `.*` (e.g. `entry.*`)' }];
+    if (!eventNamesMatching(n).length) return [{ path: `/eventNames/${i}`, message: `matches no event name` }];
+    return [];
+  });
+  if (problems.length) throw validation(problems);
+  const invalid = [...new Set(list.filter((n) => !n.includes('*') && !isEventName(n)))];
   if (invalid.length) throw new DomainError('unknown_event_names', `unknown event names: ${invalid.join(', ')}`, { invalid });
   return [...new Set(list)];
 }
@@ -86,6 +104,35 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
     if (problem) throw validation([{ path: '/destinationUrl', message: problem }]);
   }
 
+  /** Custom headers and receiver auth of a body, checked (docs/webhooks.md); only the parts it names. */
+  const receiverOf = (body: WebhookCreateBody | WebhookUpdateBody) =>
+    checkReceiver(body, { checkUrl: ports.checkDestination, platformCertificate: ports.platformCertificate ?? false });
+
+  /**
+   * The sealed settings and their masked view after `given` replaced parts of what `row` holds (none for a
+   * new subscription). Stored settings that no key opens any more can only be replaced whole.
+   */
+  function sealedReceiver(id: string, row: SubscriptionRow | undefined, given: Awaited<ReturnType<typeof receiverOf>>) {
+    let stored = { headers: {}, auth: null } as ReturnType<typeof openReceiver>;
+    if (row?.receiverSealed && (given.headers === undefined || given.auth === undefined)) {
+      try {
+        stored = openReceiver(ports.secrets, id, row.receiverSealed);
+      } catch {
+        throw validation([
+          {
+            path: '',
+            message: 'the stored headers and auth can no longer be opened (sealing key retired): send both headers and auth',
+          },
+        ]);
+      }
+    }
+    const settings = mergeReceiver(stored, given);
+    return {
+      receiverSealed: sealReceiver(ports.secrets, id, settings),
+      receiverView: receiverView(settings) as SubscriptionRow['receiverView'],
+    };
+  }
+
   return {
     async list(actorIn: Actor | undefined, filters: Record<string, unknown>, page: PageArgs): Promise<Page<JsonObject>> {
       const actor = requireActor(actorIn);
@@ -107,7 +154,9 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       const eventNames = checkEventNames(body.eventNames);
       const destinationUrl = String(body.destinationUrl);
       await checkUrl(destinationUrl);
+      const receiver = await receiverOf(body);
       const id = randomUUID();
+      const sealed = sealedReceiver(id, undefined, receiver);
       const signatureScheme = body.signatureScheme ?? 'hmac-sha256';
       const credential = newCredential(signatureScheme);
       return write(async (tx) => {
@@ -123,6 +172,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
           signatureScheme,
           publicKey: credential.publicKey,
           secretSealed: ports.secrets.seal(credential.sealable, id),
+          ...sealed,
           createdByUserId: actor.userId || null,
         });
         await tx.record(
@@ -148,8 +198,10 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       if ('description' in body) values.description = body.description ?? null;
       if ('enabled' in body) values.enabled = Boolean(body.enabled);
       if (body.ordering !== undefined) values.ordering = body.ordering;
+      const receiver = await receiverOf(body);
       return write(async (tx) => {
         const before = await subscriptionInScope(tx.subscriptions, actor, id, { lock: true });
+        if ('headers' in body || 'auth' in body) Object.assign(values, sealedReceiver(id, before, receiver));
         // Enabling starts afresh: the service's reason to disable and the run of failures are cleared.
         if (values.enabled) Object.assign(values, HEALTHY);
         const row = Object.keys(values).length ? await tx.subscriptions.update(id, values) : before;

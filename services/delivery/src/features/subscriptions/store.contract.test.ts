@@ -140,6 +140,7 @@ describeStoreContract<DeliveryWorld>('SubscriptionStore', {
         secretSealed: 'sealed',
         previousSecretSealed: null,
         previousSecretUntil: null,
+        receiverSealed: null,
         ordering: 'none',
       });
       expect(await w.stores.subscriptions.matching([ORG], ['entry.deleted'])).toEqual([]);
@@ -152,7 +153,7 @@ describeStoreContract<DeliveryWorld>('SubscriptionStore', {
       await w.stores.subscriptions.softDelete(subs[3].id);
       const old = subs.filter((s) => s.secretSealed.startsWith('v1:')).sort((x, y) => (x.id < y.id ? -1 : 1));
       const walked = (rows: typeof subs) =>
-        rows.map(({ id, secretSealed }) => ({ id, secretSealed, previousSecretSealed: null }));
+        rows.map(({ id, secretSealed }) => ({ id, secretSealed, previousSecretSealed: null, receiverSealed: null }));
       const first = await w.stores.subscriptions.sealedOtherwise('v2:', null, 2);
       expect(first).toEqual(walked(old.slice(0, 2)));
       const rest = await w.stores.subscriptions.sealedOtherwise('v2:', first[1].id, 2);
@@ -172,7 +173,7 @@ describeStoreContract<DeliveryWorld>('SubscriptionStore', {
       await withPrevious('v2:b', 'v1:gone', -hour);
       await withPrevious('v2:c', 'v2:c0', hour);
       expect(await w.stores.subscriptions.sealedOtherwise('v2:', null, 10)).toEqual([
-        { id: inGrace.id, secretSealed: 'v2:new', previousSecretSealed: 'v1:old' },
+        { id: inGrace.id, secretSealed: 'v2:new', previousSecretSealed: 'v1:old', receiverSealed: null },
       ]);
       expect(await w.stores.subscriptions.replaceSealed(inGrace.id, 'v1:other', 'v2:x', 'previousSecretSealed')).toBe(false);
       expect(await w.stores.subscriptions.replaceSealed(inGrace.id, 'v1:old', 'v2:old', 'previousSecretSealed')).toBe(true);

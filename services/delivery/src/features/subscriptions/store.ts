@@ -22,6 +22,10 @@ export type SubscriptionRow = {
   /** The secret a rotation replaced, sealed: it still signs beside the new one until previousSecretUntil. */
   previousSecretSealed: string | null;
   previousSecretUntil: Date | null;
+  /** Custom headers and receiver auth, sealed (sender/receiver.ts; migration 013), or null when none. */
+  receiverSealed: string | null;
+  /** What answers show of them, secrets masked (features/subscriptions/receiver.ts `receiverView`), or null. */
+  receiverView: { headers: Record<string, string>; auth: Record<string, unknown> | null } | null;
   /** Health (migration 006): failed attempts in a row, since when every attempt failed, when `failing` was sent. */
   consecutiveFailures: number;
   failingSince: Date | null;
@@ -50,7 +54,8 @@ export type NewSubscription = Pick<
   | 'publicKey'
   | 'secretSealed'
   | 'createdByUserId'
->;
+> &
+  Partial<Pick<SubscriptionRow, 'receiverSealed' | 'receiverView'>>;
 
 /** The columns an update may change. */
 export type SubscriptionChanges = Partial<
@@ -66,6 +71,8 @@ export type SubscriptionChanges = Partial<
     | 'secretSealed'
     | 'previousSecretSealed'
     | 'previousSecretUntil'
+    | 'receiverSealed'
+    | 'receiverView'
     | 'consecutiveFailures'
     | 'failingSince'
     | 'failingNotifiedAt'
@@ -86,14 +93,16 @@ export type FanoutSubscription = Pick<
   | 'secretSealed'
   | 'previousSecretSealed'
   | 'previousSecretUntil'
+  | 'receiverSealed'
   | 'ordering'
 >;
 
 /** The columns that hold a sealed signing secret. */
-export type SealedColumn = 'secretSealed' | 'previousSecretSealed';
+export type SealedColumn = 'secretSealed' | 'previousSecretSealed' | 'receiverSealed';
 
 /** A subscription's sealed secrets as the re-seal walks them (the previous one only while its grace period runs). */
-export type SealedSecrets = Pick<SubscriptionRow, 'id' | 'secretSealed' | 'previousSecretSealed'>;
+export type SealedSecrets = Pick<SubscriptionRow, 'id' | 'secretSealed' | 'previousSecretSealed'> &
+  Partial<Pick<SubscriptionRow, 'receiverSealed'>>;
 
 /** Webhook subscriptions in Postgres: all SQL of the feature. */
 export interface SubscriptionStore {
@@ -105,8 +114,11 @@ export interface SubscriptionStore {
   update(id: string, values: SubscriptionChanges): Promise<SubscriptionRow>;
   /** Deletes softly (records stay for the audit trail): disabled and marked deleted. */
   softDelete(id: string): Promise<void>;
-  /** The enabled, live subscriptions of these organizations that list any of these event names (the fan-out's hot read). */
-  matching(organizationIds: string[], eventNames: string[]): Promise<FanoutSubscription[]>;
+  /**
+   * The enabled, live subscriptions of these organizations whose eventNames hold any of these selectors
+   * (the fan-out's hot read; the selectors of an event name are `selectorsOf` in @cluster/contracts).
+   */
+  matching(organizationIds: string[], selectors: string[]): Promise<FanoutSubscription[]>;
   /** Every subscription id, deleted ones included (the retention sweeper's walk). */
   allIds(): Promise<string[]>;
   /**
@@ -161,14 +173,14 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
     async softDelete(id) {
       await subscriptions().where({ id }).update({ deletedAt: db.fn.now(), enabled: false, updatedAt: db.fn.now() });
     },
-    async matching(organizationIds, eventNames) {
+    async matching(organizationIds, selectors) {
       // One constant text (arrays, not IN lists), so it is a prepared statement: its planning
       // took ten times its execution.
       const rows: FanoutSubscription[] = await subscriptions()
         .whereRaw('"organizationId" = ANY(?::uuid[])', [organizationIds])
         .where({ enabled: true })
         .whereNull('deletedAt')
-        .whereRaw('"eventNames" && ?::text[]', [eventNames])
+        .whereRaw('"eventNames" && ?::text[]', [selectors])
         .select(
           'id',
           'organizationId',
@@ -179,9 +191,10 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
           'secretSealed',
           'previousSecretSealed',
           'previousSecretUntil',
+          'receiverSealed',
           'ordering',
         )
-        .options(prepared('delivery-fanout-subscriptions-v3'));
+        .options(prepared('delivery-fanout-subscriptions-v4'));
       return rows;
     },
     async allIds() {
@@ -189,20 +202,20 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
     },
     async sealedOtherwise(prefix, afterId, limit) {
       const q = subscriptions()
-        .whereRaw('(left("secretSealed", ?) <> ? OR ("previousSecretUntil" > now() AND left("previousSecretSealed", ?) <> ?))', [
-          prefix.length,
-          prefix,
-          prefix.length,
-          prefix,
-        ])
+        .whereRaw(
+          `(left("secretSealed", ?) <> ? OR ("previousSecretUntil" > now() AND left("previousSecretSealed", ?) <> ?)
+            OR left("receiverSealed", ?) <> ?)`,
+          [prefix.length, prefix, prefix.length, prefix, prefix.length, prefix],
+        )
         .orderBy('id')
         .limit(limit)
-        .select('id', 'secretSealed', 'previousSecretSealed', 'previousSecretUntil');
+        .select('id', 'secretSealed', 'previousSecretSealed', 'previousSecretUntil', 'receiverSealed');
       if (afterId) q.andWhere('id', '>', afterId);
       const now = Date.now();
-      return (await q).map(({ id, secretSealed, previousSecretSealed, previousSecretUntil }) => ({
+      return (await q).map(({ id, secretSealed, previousSecretSealed, previousSecretUntil, receiverSealed }) => ({
         id,
         secretSealed,
+        receiverSealed,
         previousSecretSealed: previousSecretUntil && previousSecretUntil.getTime() > now ? previousSecretSealed : null,
       }));
     },

@@ -4,6 +4,7 @@ import { Counter, Histogram } from 'prom-client';
 import { createFakeStores, type FakeStores } from '../../fake-stores.ts';
 import type { HttpSender, SendResult } from '../../sender/http-sender.ts';
 import { serviceSignature } from '@cluster/webhook-verify';
+import { EVENT_EXAMPLES, type WebhookEnvelope } from '@cluster/contracts';
 import { failure, OTHER_ORG, testActor as actor, testSubscription } from '../../shared/test-fixtures.ts';
 import { createWebhookSecretBox } from '../../shared/webhook-secret-box.ts';
 import { createTestCallService } from './service.ts';
@@ -66,16 +67,24 @@ describe('test calls (fake stores)', () => {
     });
     const [post] = sent;
     expect(post.url).toBe(sub.destinationUrl);
-    expect(JSON.parse(post.body)).toEqual({
+    // The catalogue's example of entry.updated, with a fresh entry id, the caller and the call's time.
+    const body = JSON.parse(post.body) as WebhookEnvelope;
+    expect(body).toEqual({
       id: answer.deliveryId,
       eventName: 'entry.updated',
       schemaVersion: 1,
-      entityType: 'webhook_subscription',
-      entityId: sub.id,
+      entityType: 'entry',
+      entityId: match.stringMatching(/^[0-9a-f-]{36}$/),
       occurredAt: '2026-03-01T12:00:00.000Z',
       actorUserId: 'u1',
-      payload: { test: true, subscriptionId: sub.id, occurredAt: '2026-03-01T12:00:00.000Z' },
+      payload: {
+        ...EVENT_EXAMPLES.get('entry.updated')?.payload,
+        entryId: body.entityId,
+        projectId: match.stringMatching(/^[0-9a-f-]{36}$/),
+        occurredAt: '2026-03-01T12:00:00.000Z',
+      },
     });
+    expect(body.payload.projectId).not.toBe(EVENT_EXAMPLES.get('entry.updated')?.payload.projectId);
     expect(post.headers['x-service-signature']).toBe(serviceSignature(SECRET, post.body));
     expect(stores.deliveryQueue.rows).toEqual([
       match.objectContaining({ id: answer.deliveryId, test: true, status: 'succeeded', attempts: 1, nextAttemptAt: null }),

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '@bufbuild/protobuf';
-import type { WebhookEnvelope, WebhookTestRequestBody } from '@cluster/contracts';
+import { freshEventExample, subscribesTo, type WebhookEnvelope, type WebhookTestRequestBody } from '@cluster/contracts';
 import { requireActor, validation, type SecretBox } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import type { DeliveryMetrics } from '../../metrics.ts';
 import { attemptDelivery } from '../../sender/attempt-delivery.ts';
+import { recordAttemptOutcome } from '../attempts/outcome.ts';
 import type { HttpSender } from '../../sender/http-sender.ts';
 import { apiWrite } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
@@ -21,6 +22,22 @@ export interface TestCallPorts {
   clock?: () => Date;
   /** Called after the call's audit record was written (wakes the forwarder to the core). */
   audited?: () => void;
+}
+
+/**
+ * The body of a test delivery: the catalogue's example of the event asked for (event-examples.ts of
+ * @cluster/contracts), with fresh ids, the caller's organization and actor, and the call's time
+ * (docs/webhooks.md, "Test deliveries"). `webhook.test` names the subscription it was sent to.
+ */
+export function testEnvelope(
+  eventName: string,
+  ctx: { deliveryId: string; organizationId: string; actorUserId: string | null; now: Date; subscriptionId: string },
+): WebhookEnvelope {
+  const test = eventName === 'webhook.test';
+  const envelope = freshEventExample(eventName, { ...ctx, payload: test ? { subscriptionId: ctx.subscriptionId } : {} });
+  // Every name a subscription can select is in the catalogue; a name outside it (never reached) gets webhook.test's body.
+  if (!envelope) return testEnvelope('webhook.test', ctx);
+  return test ? { ...envelope, entityId: ctx.subscriptionId } : envelope;
 }
 
 /**
@@ -41,24 +58,21 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
       const sub = await subscriptionInScope(stores.subscriptions, actor, id);
       await countCall(actor.organizationId);
       const eventName = typeof body.eventName === 'string' ? body.eventName : 'webhook.test';
-      if (body.eventName !== undefined && !sub.eventNames.includes(eventName)) {
-        throw validation([{ path: '/eventName', message: `is not one of this subscription's eventNames` }]);
+      if (body.eventName !== undefined && !subscribesTo(sub.eventNames, eventName)) {
+        throw validation([{ path: '/eventName', message: `is not selected by this subscription's eventNames` }]);
       }
       const firedAt = clock().toISOString();
       const result: JsonObject = { deliveryId: null, subscriptionId: sub.id, eventName, firedAt };
       if (!sub.enabled) return { ...result, deliveryError: 'the subscription is disabled; nothing was sent' };
 
       const deliveryId = randomUUID();
-      const envelope: WebhookEnvelope = {
-        id: deliveryId,
-        eventName,
-        schemaVersion: 1,
-        entityType: 'webhook_subscription',
-        entityId: sub.id,
-        occurredAt: firedAt,
+      const envelope = testEnvelope(eventName, {
+        deliveryId,
+        organizationId: actor.organizationId,
         actorUserId: actor.userId || null,
-        payload: { test: true, subscriptionId: sub.id, occurredAt: firedAt },
-      };
+        now: new Date(firedAt),
+        subscriptionId: sub.id,
+      });
       const delivery = {
         id: deliveryId,
         organizationId: actor.organizationId,
@@ -72,22 +86,28 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
       const leaseToken = randomUUID();
       await stores.deliveryQueue.insertMany([{ ...delivery, eventId: null, test: true, leaseToken }]);
       const { result: sent, attemptedAt } = await attemptDelivery(
-        { ...delivery, previousSecretSealed: sub.previousSecretSealed, previousSecretUntil: sub.previousSecretUntil },
+        {
+          ...delivery,
+          previousSecretSealed: sub.previousSecretSealed,
+          previousSecretUntil: sub.previousSecretUntil,
+          receiverSealed: sub.receiverSealed,
+        },
         ports.sender,
         ports.secrets,
       );
-      await stores.attempts.recordAttempt({
-        delivery: { ...delivery, leaseToken, attempts: 0, firstAttemptAt: null },
-        result: sent,
-        attemptedAt,
-        decision: sent.ok ? { kind: 'succeeded' } : { kind: 'final_failure' },
-      });
+      await recordAttemptOutcome(
+        { record: (item) => stores.attempts.recordAttempt(item), metrics: ports.metrics },
+        {
+          delivery: { ...delivery, leaseToken, attempts: 0, firstAttemptAt: null },
+          result: sent,
+          attemptedAt,
+          decision: sent.ok ? { kind: 'succeeded' } : { kind: 'final_failure' },
+        },
+      );
       await stores.record(
         apiWrite(actor, { entityType: 'webhook_subscription', action: 'tested', entityId: sub.id, metadata: { eventName } }),
       );
       ports.audited?.();
-      ports.metrics.deliveries.inc({ outcome: sent.ok ? 'succeeded' : 'failed' });
-      ports.metrics.attemptDuration.observe({ outcome: sent.ok ? 'succeeded' : 'failed' }, sent.durationMs / 1000);
       return sent.ok ? { ...result, deliveryId } : { ...result, deliveryId, deliveryError: sent.error ?? 'delivery failed' };
     },
   };

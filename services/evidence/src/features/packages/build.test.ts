@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { describe, expect, it } from 'vitest';
-import type { CodeEvidence } from '@cluster/contracts';
+import type { CodeEvidence, PlatformCheck } from '@cluster/contracts';
+import { attestCode } from '../attestation/attest.ts';
 import { buildPackage, canonicalDigest, checklists, packageDigest, packageSubject } from './build.ts';
 
 const NO_CODE: CodeEvidence = { commits: [], pullRequests: [], ciRuns: [] };
+/** The facts as the core gives them, organization-attested (no GitHub App). */
+const org = (code: CodeEvidence) => attestCode(code);
 const commit = (sha: string, entryIds: string[]) => ({
   provider: 'github',
   repository: 'o/r',
@@ -70,7 +73,7 @@ describe('evidence checklists', () => {
           approvalStatus: 'pending',
         }),
       ],
-      {
+      org({
         // e1: a commit. e2: a merged pull request (its merge commit counts) with green CI. e3: an open
         // pull request. e4: a merged one whose CI failed on another run. (A run in another repository counts for nothing.)
         commits: [commit('c1', ['e1'])],
@@ -83,7 +86,7 @@ describe('evidence checklists', () => {
           run('h3', 'completed', 'success'),
           run('mh3', 'completed', 'failure'),
         ],
-      },
+      }),
     );
     expect(list.map((k) => [k.id, k.passed, k.failingEntryIds])).toEqual([
       ['entries_done', false, ['e2']],
@@ -96,7 +99,7 @@ describe('evidence checklists', () => {
 
   it('a merged pull request without any CI run, or with one still running, is not green', () => {
     const ids = (runs: ReturnType<typeof run>[]) =>
-      checklists([entry('e1', {})], { commits: [], pullRequests: [pr(1, true, 'h1', ['e1'])], ciRuns: runs }).find(
+      checklists([entry('e1', {})], org({ commits: [], pullRequests: [pr(1, true, 'h1', ['e1'])], ciRuns: runs })).find(
         (k) => k.id === 'pull_requests_merged_green',
       )!.failingEntryIds;
     expect(ids([])).toEqual(['e1']);
@@ -105,7 +108,50 @@ describe('evidence checklists', () => {
   });
 
   it('pass for a release without entries', () => {
-    expect(checklists([], NO_CODE).every((k) => k.passed)).toBe(true);
+    expect(checklists([], org(NO_CODE)).every((k) => k.passed)).toBe(true);
+  });
+
+  it('say on whose word they rest: the code checks on the organization’s unless GitHub confirmed every fact they read', () => {
+    const code: CodeEvidence = {
+      commits: [commit('c1', ['e1'])],
+      pullRequests: [pr(1, true, 'h1', ['e1'])],
+      ciRuns: [run('h1', 'completed', 'success')],
+    };
+    const attested = (checks: { commits?: PlatformCheck[]; pullRequests?: PlatformCheck[]; ciRuns?: PlatformCheck[] }) =>
+      checklists([entry('e1', {})], attestCode(code, checks)).map((k) => [k.id, k.passed, k.attestedBy]);
+    // Webhooks alone: the code checks pass on the organization's word; the entry checks rest on the platform's records.
+    expect(attested({})).toEqual([
+      ['entries_done', true, 'platform'],
+      ['bug_reports_complete', true, 'platform'],
+      ['entries_approved', true, 'platform'],
+      ['entries_have_commits', true, 'organization'],
+      ['pull_requests_merged_green', true, 'organization'],
+    ]);
+    // The pull request and the run confirmed, the commit not: merged-green rests on the platform alone.
+    expect(attested({ pullRequests: ['confirmed'], ciRuns: ['confirmed'] }).slice(3)).toEqual([
+      ['entries_have_commits', true, 'organization'],
+      ['pull_requests_merged_green', true, 'platform'],
+    ]);
+    expect(attested({ commits: ['confirmed'], pullRequests: ['confirmed'], ciRuns: ['confirmed'] }).slice(3)).toEqual([
+      ['entries_have_commits', true, 'platform'],
+      ['pull_requests_merged_green', true, 'platform'],
+    ]);
+    // A run GitHub contradicts (a success it never ran) counts for nothing: the pull request is not green.
+    expect(attested({ pullRequests: ['confirmed'], ciRuns: ['contradicted'] })[4]).toEqual([
+      'pull_requests_merged_green',
+      false,
+      'organization',
+    ]);
+    // A contradicted commit gives its entry no commit; the merged pull request's merge commit still does.
+    expect(attested({ commits: ['contradicted'], pullRequests: ['confirmed'] })[3]).toEqual([
+      'entries_have_commits',
+      true,
+      'organization',
+    ]);
+    expect(attested({ commits: ['contradicted'], pullRequests: ['contradicted'] }).slice(3)).toEqual([
+      ['entries_have_commits', false, 'organization'],
+      ['pull_requests_merged_green', false, 'organization'],
+    ]);
   });
 });
 
@@ -113,6 +159,7 @@ describe('the package', () => {
   const subject = packageSubject(
     { release: { id: 'r1', name: 'R' }, entries: [entry('e1', {})], approvals: [], code: NO_CODE },
     'o1',
+    org(NO_CODE),
   );
 
   it('is canonical JSON whose sha256 covers everything else, its place in the chain included', () => {
@@ -145,7 +192,11 @@ describe('the package', () => {
     // The facts' digest leaves out when and where in the chain: equal facts, equal digest.
     expect(canonicalDigest(subject)).toBe(
       canonicalDigest(
-        packageSubject({ release: { id: 'r1', name: 'R' }, entries: [entry('e1', {})], approvals: [], code: NO_CODE }, 'o1'),
+        packageSubject(
+          { release: { id: 'r1', name: 'R' }, entries: [entry('e1', {})], approvals: [], code: NO_CODE },
+          'o1',
+          org(NO_CODE),
+        ),
       ),
     );
   });

@@ -31,5 +31,11 @@ export function createFakePackageStore(): PackageStore & { rows: FakePackage[] }
       return rows.find((r) => r.releaseId === releaseId && r.organizationId === organizationId && r.sequence === sequence)
         ?.package;
     },
+    async head({ releaseId, organizationId }) {
+      const latest = rows
+        .filter((r) => r.releaseId === releaseId && r.organizationId === organizationId)
+        .sort((a, b) => b.sequence - a.sequence)[0];
+      return latest && { sequence: latest.sequence, sha256: latest.sha256 };
+    },
   };
 }

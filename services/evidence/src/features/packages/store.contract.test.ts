@@ -55,6 +55,17 @@ describeStoreContract<PackageStore>('PackageStore', {
       expect([await store.find(r, 1), await store.find(r, 2), await store.find(r, 3)]).toEqual([first, second, third]);
     },
 
+    async 'names the newest package as the head: its number and the digest of its bytes, of this organization only'(store) {
+      const r = release();
+      expect(await store.head(r)).toBeUndefined();
+      await r.issue(store, 'facts-1');
+      const second = await r.issue(store, 'facts-2');
+      expect(await store.head(r)).toEqual({ sequence: 2, sha256: packageDigest(second) });
+      await r.issue(store, 'facts-2');
+      expect(await store.head(r)).toEqual({ sequence: 2, sha256: packageDigest(second) });
+      expect(await store.head({ ...r, organizationId: randomUUID() })).toBeUndefined();
+    },
+
     async 'numbers each release apart'(store) {
       const [a, b] = [release(), release()];
       await a.issue(store, 'facts-1');

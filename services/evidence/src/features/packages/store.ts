@@ -27,6 +27,14 @@ export interface PackageStore {
   ): Promise<Buffer>;
   /** The release's package number `sequence`, exactly as issued; undefined when there is none. */
   find(release: { releaseId: string; organizationId: string }, sequence: number): Promise<Buffer | undefined>;
+  /** The release's newest package: its number and the SHA-256 of its bytes; undefined before the first. */
+  head(release: { releaseId: string; organizationId: string }): Promise<PackageHead | undefined>;
+}
+
+/** Where a release's chain ends: what its signed head statement names (docs/evidence.md, "The head"). */
+export interface PackageHead {
+  sequence: number;
+  sha256: string;
 }
 
 export function createPackageStore(db: Knex): PackageStore {
@@ -54,6 +62,12 @@ export function createPackageStore(db: Knex): PackageStore {
     async find({ releaseId, organizationId }, sequence) {
       const row = await db<PackageRow>('evidence_packages').where({ releaseId, organizationId, sequence }).first('package');
       return row?.package;
+    },
+    async head({ releaseId, organizationId }) {
+      return db<PackageRow>('evidence_packages')
+        .where({ releaseId, organizationId })
+        .orderBy('sequence', 'desc')
+        .first('sequence', 'sha256');
     },
   };
 }

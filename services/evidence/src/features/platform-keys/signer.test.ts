@@ -5,10 +5,11 @@ import { createPlatformSigner, thumbprint } from './signer.ts';
 const seed = (n: number) => Buffer.alloc(32, n);
 
 describe('the platform signer', () => {
-  it('signs with the first key and publishes every key under its RFC 7638 thumbprint', () => {
+  it('signs with the first key and publishes every key under its RFC 7638 thumbprint, the others as retired', () => {
     const signer = createPlatformSigner([seed(1), seed(2)]);
     const [current, retired] = signer.publicKeys();
     expect(retired.kid).not.toBe(current.kid);
+    expect([current.retired, retired.retired]).toEqual([false, true]);
     const bytes = Buffer.from('{"a":1}');
     const { kid, signature } = signer.sign(bytes);
     expect(kid).toBe(current.kid);

@@ -1,10 +1,12 @@
 import { createHash, sign } from 'node:crypto';
 import { rawPublicKey, signingKeyFromSeed } from '@cluster/platform';
 
-/** A published platform key: its RFC 7638 thumbprint and its 32 raw bytes, both base64url. */
+/** A published platform key: its RFC 7638 thumbprint and its 32 raw bytes, both base64url; whether it is retired. */
 export interface PlatformPublicKey {
   kid: string;
   x: string;
+  /** Every key but the signing one: it signs nothing now (no package, no head). */
+  retired: boolean;
 }
 
 /**
@@ -22,14 +24,14 @@ export function thumbprint(x: string): string {
  */
 export function createPlatformSigner(seeds: readonly Buffer[]) {
   if (seeds.length === 0) throw new Error('the platform signer needs a seed');
-  const keys = seeds.map((seed) => {
+  const keys = seeds.map((seed, i) => {
     const privateKey = signingKeyFromSeed(seed);
     const x = rawPublicKey(privateKey).toString('base64url');
-    return { privateKey, publicKey: { kid: thumbprint(x), x } };
+    return { privateKey, publicKey: { kid: thumbprint(x), x, retired: i > 0 } };
   });
   const current = keys[0];
   return {
-    /** Every public key, the signing one first. */
+    /** Every public key, the signing one first, the others marked retired. */
     publicKeys(): PlatformPublicKey[] {
       return keys.map((k) => k.publicKey);
     },

@@ -1,0 +1,270 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { client, messageOf } from '../api.ts';
+import { useCatalogue, useWebhooks } from '../data.ts';
+import type { Webhook } from '../types.ts';
+import { Empty, Failure, Loading, Section, when } from '../ui.tsx';
+
+type Shown = { id: string; label: string; value: string };
+
+function snippets(secretOrKey: string): { lang: string; code: string }[] {
+  const s = secretOrKey || '<your secret>';
+  return [
+    {
+      lang: 'Node (@cluster/webhook-verify)',
+      code: `import { verify } from '@cluster/webhook-verify';\n// rawBody: the request's bytes, before any JSON parsing\nconst webhook = verify(rawBody, req.headers, '${s}', { toleranceSeconds: 300 });`,
+    },
+    {
+      lang: 'Python',
+      code: `from standardwebhooks.webhooks import Webhook\n# raw_body: the request's bytes\npayload = Webhook("${s}").verify(raw_body, request.headers)`,
+    },
+    {
+      lang: 'Go',
+      code: `import standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"\n\nwh, _ := standardwebhooks.NewWebhook("${s}")\nerr := wh.Verify(rawBody, r.Header)`,
+    },
+  ];
+}
+
+function Snippets({ secret }: { secret: string }) {
+  return (
+    <div className="snippets">
+      {snippets(secret).map((s) => (
+        <figure key={s.lang}>
+          <figcaption>{s.lang}</figcaption>
+          <pre tabIndex={0}>
+            <code>{s.code}</code>
+          </pre>
+          <button type="button" onClick={() => void navigator.clipboard?.writeText(s.code)}>
+            Copy {s.lang.split(' ')[0]} snippet
+          </button>
+        </figure>
+      ))}
+    </div>
+  );
+}
+
+function CreateForm({ onCreated }: { onCreated: (w: Webhook & { hmacSecret?: string }) => void }) {
+  const catalogue = useCatalogue();
+  const [url, setUrl] = useState('');
+  const [scheme, setScheme] = useState<'hmac-sha256' | 'ed25519'>('hmac-sha256');
+  const [events, setEvents] = useState<string[]>([]);
+  const [description, setDescription] = useState('');
+  const queries = useQueryClient();
+  const create = useMutation({
+    mutationFn: () =>
+      client.webhooks.create({
+        destinationUrl: url,
+        eventNames: events,
+        signatureScheme: scheme,
+        ...(description ? { description } : {}),
+      }) as unknown as Promise<Webhook & { hmacSecret?: string }>,
+    onSuccess: (w) => {
+      onCreated(w);
+      setUrl('');
+      setEvents([]);
+      setDescription('');
+      void queries.invalidateQueries({ queryKey: ['webhooks'] });
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate();
+  };
+  return (
+    <form onSubmit={submit} className="card" aria-label="Create an endpoint">
+      <h3>New endpoint</h3>
+      <label>
+        Endpoint URL
+        <input
+          type="url"
+          required
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          placeholder="https://hooks.example.com/feedback"
+        />
+      </label>
+      <label>
+        Description
+        <input value={description} onChange={(e) => setDescription(e.target.value)} />
+      </label>
+      <fieldset>
+        <legend>Signature scheme</legend>
+        <label className="inline">
+          <input type="radio" name="scheme" checked={scheme === 'hmac-sha256'} onChange={() => setScheme('hmac-sha256')} />{' '}
+          HMAC-SHA256 (shared secret)
+        </label>
+        <label className="inline">
+          <input type="radio" name="scheme" checked={scheme === 'ed25519'} onChange={() => setScheme('ed25519')} /> Ed25519
+          (public key)
+        </label>
+      </fieldset>
+      <fieldset>
+        <legend>Events</legend>
+        {catalogue.isPending && <Loading what="the event catalogue" />}
+        {catalogue.isError && (
+          <Failure what="the event catalogue" error={catalogue.error} retry={() => void catalogue.refetch()} />
+        )}
+        <div className="event-grid">
+          {catalogue.data?.data
+            .filter((t) => t.emitted)
+            .map((t) => (
+              <label key={t.name} className="inline">
+                <input
+                  type="checkbox"
+                  checked={events.includes(t.name)}
+                  onChange={(e) => setEvents(e.target.checked ? [...events, t.name] : events.filter((n) => n !== t.name))}
+                />{' '}
+                {t.name}
+              </label>
+            ))}
+        </div>
+      </fieldset>
+      {create.isError && (
+        <p role="alert" className="error">
+          {messageOf(create.error)}
+        </p>
+      )}
+      <button type="submit" className="primary" disabled={create.isPending || events.length === 0}>
+        {create.isPending ? 'Creating…' : 'Create endpoint'}
+      </button>
+      {events.length === 0 && <p className="hint">Pick at least one event.</p>}
+    </form>
+  );
+}
+
+export function Endpoints({ canWrite }: { canWrite: boolean }) {
+  const hooks = useWebhooks();
+  const queries = useQueryClient();
+  const [shown, setShown] = useState<Shown | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [snippetFor, setSnippetFor] = useState<string | null>(null);
+  const refresh = () => void queries.invalidateQueries({ queryKey: ['webhooks'] });
+  const toggle = useMutation({
+    mutationFn: (w: Webhook) => client.webhooks.update(w.id, { enabled: !w.enabled }),
+    onSuccess: refresh,
+  });
+  const rotate = useMutation({
+    mutationFn: (w: Webhook) => client.webhooks.rotateSecret(w.id, {}) as unknown as Promise<Webhook & { hmacSecret?: string }>,
+    onSuccess: (w) => {
+      setShown({ id: w.id, label: w.hmacSecret ? 'New secret' : 'New public key', value: w.hmacSecret ?? w.publicKey ?? '' });
+      refresh();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (w: Webhook) => client.webhooks.delete(w.id),
+    onSuccess: () => {
+      setConfirming(null);
+      refresh();
+    },
+  });
+  const failed = toggle.error ?? rotate.error ?? remove.error;
+
+  return (
+    <Section title="Endpoints">
+      {shown && (
+        <div className="card secret" role="status">
+          <p>
+            <strong>{shown.label}</strong> (shown once: copy it now)
+          </p>
+          <pre tabIndex={0} data-testid="secret">
+            <code>{shown.value}</code>
+          </pre>
+          <Snippets secret={shown.value} />
+          <button type="button" onClick={() => setShown(null)}>
+            I have copied it
+          </button>
+        </div>
+      )}
+      {failed && (
+        <p role="alert" className="error">
+          {messageOf(failed)}
+        </p>
+      )}
+      {hooks.isPending && <Loading what="endpoints" />}
+      {hooks.isError && <Failure what="endpoints" error={hooks.error} retry={() => void hooks.refetch()} />}
+      {hooks.data && hooks.data.data.length === 0 && (
+        <Empty>
+          <p>
+            No endpoints yet.{' '}
+            {canWrite ? 'Create one below: give the URL that should receive the events and pick the events.' : ''}
+          </p>
+        </Empty>
+      )}
+      {hooks.data && hooks.data.data.length > 0 && (
+        <table>
+          <caption className="sr-only">Webhook endpoints</caption>
+          <thead>
+            <tr>
+              <th scope="col">URL</th>
+              <th scope="col">Events</th>
+              <th scope="col">Signing</th>
+              <th scope="col">State</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {hooks.data.data.map((w) => (
+              <tr key={w.id}>
+                <td>
+                  <code>{w.destinationUrl}</code>
+                  {w.description && <div className="hint">{w.description}</div>}
+                </td>
+                <td>{w.eventNames.join(', ')}</td>
+                <td>{w.signatureScheme === 'ed25519' ? 'Ed25519' : 'HMAC'}</td>
+                <td>
+                  <span className={`badge ${w.enabled ? (w.failingSince ? 'warn' : 'ok') : 'off'}`}>
+                    {w.enabled
+                      ? w.failingSince
+                        ? `failing since ${when(w.failingSince)}`
+                        : 'enabled'
+                      : `disabled${w.disabledReason ? ` (${w.disabledReason})` : ''}`}
+                  </span>
+                </td>
+                <td className="actions">
+                  <button
+                    type="button"
+                    onClick={() => setSnippetFor(snippetFor === w.id ? null : w.id)}
+                    aria-expanded={snippetFor === w.id}
+                  >
+                    Verification snippet
+                  </button>
+                  {canWrite && (
+                    <>
+                      <button type="button" onClick={() => toggle.mutate(w)}>
+                        {w.enabled ? 'Disable' : 'Enable'}
+                      </button>
+                      <button type="button" onClick={() => rotate.mutate(w)}>
+                        Rotate secret
+                      </button>
+                      {confirming === w.id ? (
+                        <button type="button" className="danger" onClick={() => remove.mutate(w)}>
+                          Confirm delete
+                        </button>
+                      ) : (
+                        <button type="button" onClick={() => setConfirming(w.id)}>
+                          Delete
+                        </button>
+                      )}
+                    </>
+                  )}
+                  {snippetFor === w.id && <Snippets secret={w.publicKey ?? ''} />}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {canWrite && (
+        <CreateForm
+          onCreated={(w) =>
+            setShown({
+              id: w.id,
+              label: w.hmacSecret ? 'Signing secret' : 'Public key',
+              value: w.hmacSecret ?? w.publicKey ?? '',
+            })
+          }
+        />
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,80 @@
+import { ADMIN_ROLES } from '../permissions.ts';
+import { ListOf, ListQuery } from '../resources/common.ts';
+import {
+  BulkInviteRequest,
+  BulkInviteResponse,
+  InviteRequest,
+  InviteResponse,
+  User,
+  UserFilters,
+  UserUpdate,
+} from '../resources/users.ts';
+import type { Operation } from './operation.ts';
+
+/** Users of the organization and invites. */
+export const userOperations: Operation[] = [
+  {
+    method: 'GET',
+    path: '/users',
+    summary: 'List users of the organization',
+    tag: 'users',
+    operation: 'cluster.core.v1.UserService/ListUsers',
+    tool: false,
+    permission: 'read:user',
+    orgKeyOnly: true,
+    query: ListQuery(UserFilters),
+    response: { status: 200, schema: ListOf(User) },
+  },
+  {
+    method: 'POST',
+    path: '/users/invite',
+    summary: 'Invite a user (idempotent with externalRef)',
+    tag: 'users',
+    operation: 'cluster.core.v1.UserService/InviteUser',
+    tool: false,
+    permission: 'write:user',
+    roles: ADMIN_ROLES,
+    orgKeyOnly: true,
+    body: InviteRequest,
+    response: {
+      status: 201,
+      schema: InviteResponse,
+      description: 'Created (201) or an existing user (200, created: false)',
+      upsert: true,
+    },
+  },
+  {
+    method: 'POST',
+    path: '/users/bulk-invite',
+    summary: 'Invite 1 to 50 users; per-item results',
+    tag: 'users',
+    operation: 'cluster.core.v1.UserService/BulkInvite',
+    tool: false,
+    permission: 'write:user',
+    roles: ADMIN_ROLES,
+    orgKeyOnly: true,
+    body: BulkInviteRequest,
+    response: { status: 200, schema: BulkInviteResponse },
+  },
+  {
+    method: 'GET',
+    path: '/users/:id',
+    summary: 'Get a user',
+    tag: 'users',
+    operation: 'cluster.core.v1.UserService/GetUser',
+    tool: false,
+    permission: 'read:user',
+    response: { status: 200, schema: User },
+  },
+  {
+    method: 'PATCH',
+    path: '/users/:id',
+    summary: "Update a user's name or metadata",
+    tag: 'users',
+    operation: 'cluster.core.v1.UserService/UpdateUser',
+    tool: false,
+    permission: 'write:user',
+    body: UserUpdate,
+    response: { status: 200, schema: User },
+  },
+];

@@ -1,0 +1,251 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { createReceivers, type Receiver } from './support/receiver.ts';
+
+// The integrator portal as its users see it (docs/portal.md): a real headless Chromium (driven by
+// playwright-core, as the reference page's test drives it) against the real cluster, a real receiver
+// and real embedding pages. Each page is checked with axe-core: no serious or critical violation.
+// PORTAL_SCREENSHOTS=1 writes the screenshots docs/portal.md shows (docs/portal/*.png).
+const EXECUTABLE = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SHOTS = process.env.PORTAL_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../docs/portal') : undefined;
+const receivers = createReceivers();
+let c: TestCluster;
+let org: SeededOrg;
+let origin: string;
+let receiver: Receiver;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const servers: Server[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(EXECUTABLE)) throw new Error(`no Chromium at ${EXECUTABLE}: apt-get install chromium, or set CHROMIUM_PATH`);
+  c = await startTestCluster();
+  org = await c.seedOrg('Portal browser');
+  origin = new URL(c.baseUrl).origin;
+  receiver = await receivers.start();
+  browser = await chromium.launch({
+    executablePath: EXECUTABLE,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+  });
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+  page = await context.newPage();
+  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  for (const s of servers) s.close();
+  await receivers.closeAll();
+  await c?.stop();
+});
+
+async function mint(body: Record<string, unknown> = {}): Promise<string> {
+  const res = await c.api(org.key, 'POST', '/portal-sessions', body);
+  expect(res.status).toBe(201);
+  return `${origin}${res.body.url as string}`;
+}
+
+/** axe-core in the page (evaluated over the DevTools protocol: the portal's CSP admits no injected script). */
+async function accessibilityProblems(p: Page): Promise<string[]> {
+  await p.evaluate(AXE);
+  const violations = await p.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; help: string; nodes: unknown[] }[] }>;
+        };
+      }
+    ).axe;
+    return (await axe.run(document)).violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes})`);
+}
+
+async function shoot(name: string, fullPage = true) {
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage });
+}
+
+const goTo = async (name: string) => {
+  await page.getByRole('navigation', { name: 'Portal pages' }).getByRole('button', { name }).click();
+  await page.getByRole('heading', { level: 2, name }).waitFor();
+};
+
+async function newEntry(title: string): Promise<void> {
+  const entry = await c.api(org.key, 'POST', `/projects/${org.projectId}/entries`, { title, description: '-', type: 'feedback' });
+  expect(entry.status).toBe(201);
+}
+
+/** A page on 127.0.0.1 (same site as the gateway, another origin) that frames `src`. */
+async function embedder(src: string): Promise<string> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(
+      `<!doctype html><html lang="en"><head><title>Embedder</title></head><body><iframe title="Webhooks" src="${src}" width="1000" height="700"></iframe></body></html>`,
+    );
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('the integrator portal in a browser', () => {
+  let link: string;
+  let secret: string;
+
+  it('opens a portal link on the endpoints page, accessible, with no API key in the page', async () => {
+    link = await mint();
+    await page.goto(link);
+    expect(new URL(page.url()).pathname).toBe('/portal/');
+    await page.getByRole('heading', { level: 2, name: 'Endpoints' }).waitFor();
+    await page.getByText('No endpoints yet').waitFor();
+    expect(await page.content()).not.toContain(org.key);
+    expect(await accessibilityProblems(page)).toEqual([]);
+  }, 60_000);
+
+  it('creates an endpoint on a local receiver, its secret shown once with verification snippets', async () => {
+    await page.getByLabel('Endpoint URL').fill(receiver.url);
+    await page.getByLabel('Description').fill('local receiver');
+    await page.getByRole('checkbox', { name: 'entry.created' }).check();
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    const shown = page.getByTestId('secret');
+    await shown.waitFor();
+    secret = (await shown.textContent())!.trim();
+    expect(secret).toMatch(/^whsec_/);
+    // Waits for them (the list refetches after the create): fails if they never show.
+    await page.getByText('@cluster/webhook-verify').first().waitFor({ state: 'visible' });
+    await page.getByRole('cell', { name: receiver.url }).waitFor({ state: 'visible' });
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await shoot('endpoints');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+  }, 60_000);
+
+  it('shows the delivery and its attempts, then a failure with the answer, and resends it', async () => {
+    await newEntry('first');
+    await receiver.waitFor(1);
+    await goTo('Delivery log');
+    const succeeded = page.locator('tr[data-status="succeeded"]').first();
+    await succeeded.waitFor({ timeout: 20_000 });
+    await succeeded.getByRole('button', { name: 'Show attempts' }).click();
+    await page.locator('tr[data-outcome="succeeded"]').first().waitFor();
+    expect(await accessibilityProblems(page)).toEqual([]);
+
+    receiver.respond(() => ({ status: 500, body: 'receiver is down: boom' }));
+    await newEntry('second');
+    const failed = page.locator('tr[data-status="failed"]').first();
+    await failed.waitFor({ timeout: 20_000 });
+    await failed.getByRole('button', { name: 'Show attempts' }).click();
+    const failedAttempt = page.locator('tr[data-outcome="failed"]').first();
+    await failedAttempt.waitFor();
+    expect(await failedAttempt.textContent()).toContain('receiver is down: boom');
+    expect(await failedAttempt.textContent()).toContain('500');
+    await shoot('delivery-log');
+
+    receiver.respond(() => ({ status: 200, body: 'ok' }));
+    await page.getByRole('button', { name: 'Resend' }).click();
+    await page.locator('.detail tr[data-outcome="succeeded"]').first().waitFor({ timeout: 20_000 });
+  }, 90_000);
+
+  it('recovers a window, rotates the secret and reads the health charts, by keyboard too', async () => {
+    const since = new Date(Date.now() - 3_600_000);
+    const local = new Date(since.getTime() - since.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await page.getByLabel('From').fill(local);
+    await page.getByRole('button', { name: 'Recover', exact: true }).click();
+    await page.getByText(/^Recovery (running|completed)\.$/).waitFor();
+
+    await goTo('Endpoints');
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const shown = page.getByTestId('secret');
+    await shown.waitFor();
+    const rotated = (await shown.textContent())!.trim();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+
+    // Keyboard: the page buttons are reachable and work with Enter.
+    await page.getByRole('button', { name: 'Health' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 2, name: 'Health' }).waitFor();
+    await page.getByRole('meter', { name: 'Success rate, last 24h' }).waitFor();
+    await page
+      .getByRole('img', { name: /Latency p50 \d+ ms/ })
+      .first()
+      .waitFor();
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await shoot('health');
+
+    await goTo('Event catalogue');
+    await page.getByText('Payload schema').first().waitFor();
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await shoot('event-catalogue', false);
+
+    // The dark theme, checked too.
+    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+    await goTo('Endpoints');
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await shoot('endpoints-dark');
+    await page.getByRole('button', { name: 'Switch to light theme' }).click();
+  }, 90_000);
+
+  it('refuses the link a second time', async () => {
+    const again = await context.newPage();
+    const res = await again.goto(link);
+    expect(res?.status()).toBe(401);
+    await again.getByRole('heading', { name: 'This portal link cannot be opened' }).waitFor({ state: 'visible' });
+    await again.close();
+  });
+
+  it('refuses an expired session', async () => {
+    const other = await browser.newContext();
+    const p = await other.newPage();
+    try {
+      await p.goto(await mint({ lifetimeSeconds: 5 }));
+      await p.getByRole('heading', { level: 2, name: 'Endpoints' }).waitFor({ timeout: 10_000 });
+      await new Promise((r) => setTimeout(r, 5_500));
+      await p.reload();
+      await p.getByText(/Could not load your session/).waitFor({ timeout: 10_000 });
+    } catch (err) {
+      await p.screenshot({ path: '/tmp/portal-expired.png' });
+      process.stderr.write(`expired-session page: ${p.url()}\n${await p.content()}\n`);
+      throw err;
+    }
+    await other.close();
+  }, 30_000);
+
+  it('loads in an iframe of an allowed origin, and not in one of another origin', async () => {
+    const allowedLink = await mint();
+    const refusedLink = await mint();
+    const allowed = await embedder(allowedLink);
+    const refused = await embedder(refusedLink);
+    expect((await c.api(org.key, 'PATCH', '/portal-settings', { frameAncestors: [allowed] })).status).toBe(200);
+    const ctx = await browser.newContext();
+    const p = await ctx.newPage();
+    await p.goto(allowed);
+    await p.frameLocator('iframe').getByRole('heading', { level: 2, name: 'Endpoints' }).waitFor({ timeout: 20_000 });
+
+    const blocked: string[] = [];
+    const q = await ctx.newPage();
+    q.on('console', (m) => blocked.push(m.text()));
+    await q.goto(refused);
+    await q.waitForTimeout(2_000);
+    const frame = q.frames().find((f) => f !== q.mainFrame());
+    const headings = frame
+      ? await frame
+          .getByRole('heading', { level: 2, name: 'Endpoints' })
+          .count()
+          .catch(() => 0)
+      : 0;
+    expect(headings).toBe(0);
+    expect(blocked.join('\n')).toMatch(/frame-ancestors/);
+    await ctx.close();
+  }, 60_000);
+});

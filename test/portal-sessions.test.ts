@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { createReceivers, type Receiver } from './support/receiver.ts';
+
+// The integrator portal's access (docs/portal.md): a key mints a one-time link, the link opens once
+// into a cookie session, and the portal's API runs the v1 webhook routes for that session's actor,
+// narrowed to its access and scope, writes only with its CSRF token. Real processes throughout.
+const receivers = createReceivers();
+let c: TestCluster;
+let org: SeededOrg;
+let origin: string;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  c = await startTestCluster();
+  org = await c.seedOrg('Portal');
+  origin = new URL(c.baseUrl).origin;
+  receiver = await receivers.start();
+}, 120_000);
+afterAll(async () => {
+  await receivers.closeAll();
+  await c?.stop();
+});
+
+interface Session {
+  cookie: string;
+  csrf: string;
+  setCookies: string[];
+  csp: string;
+}
+
+async function mint(body: Record<string, unknown> = {}): Promise<string> {
+  const res = await c.api(org.key, 'POST', '/portal-sessions', body);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const url = res.body.url as string;
+  expect(url).toMatch(/^\/portal\/start\?token=ptl_[A-Za-z0-9_-]{43}$/);
+  return url;
+}
+
+const open = (url: string) => fetch(`${origin}${url}`, { redirect: 'manual' });
+
+async function session(body: Record<string, unknown> = {}): Promise<Session> {
+  const res = await open(await mint(body));
+  expect(res.status).toBe(303);
+  expect(res.headers.get('location')).toBe('/portal/');
+  const setCookies = res.headers.getSetCookie();
+  const value = (name: string) => setCookies.find((s) => s.startsWith(`${name}=`))!.split(';')[0];
+  return {
+    cookie: `${value('portal_session')}; ${value('portal_csrf')}`,
+    csrf: value('portal_csrf').split('=')[1],
+    setCookies,
+    csp: res.headers.get('content-security-policy') ?? '',
+  };
+}
+
+async function portal(
+  s: Session | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const res = await fetch(`${origin}/portal/api/v1${path}`, {
+    method,
+    headers: {
+      ...(s ? { cookie: s.cookie } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
+}
+
+const write = (s: Session, method: string, path: string, body?: unknown) =>
+  portal(s, method, path, body, { 'x-portal-csrf': s.csrf, origin });
+
+describe('portal sessions', () => {
+  it('opens a link once into an HttpOnly session cookie, with a strict CSP; the link cannot be used again', async () => {
+    const url = await mint();
+    const first = await open(url);
+    expect(first.status).toBe(303);
+    const cookies = first.headers.getSetCookie();
+    const sessionCookie = cookies.find((s) => s.startsWith('portal_session='))!;
+    expect(sessionCookie).toMatch(
+      /^portal_session=pts_[A-Za-z0-9_-]{43}; Path=\/portal; Max-Age=3[56]\d\d; HttpOnly; SameSite=Lax$/,
+    );
+    expect(cookies.find((s) => s.startsWith('portal_csrf='))).not.toContain('HttpOnly');
+    const csp = first.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain("frame-ancestors 'self'");
+    expect(first.headers.get('referrer-policy')).toBe('no-referrer');
+
+    const again = await open(url);
+    expect(again.status).toBe(401);
+    expect(again.headers.getSetCookie()).toEqual([]);
+    expect(await again.text()).toContain('used already or has expired');
+    expect((await open('/portal/start?token=ptl_nope')).status).toBe(401);
+  });
+
+  it("runs the webhook routes for the session's actor: reads without CSRF, writes only with it and from this origin", async () => {
+    const s = await session();
+    const info = await fetch(`${origin}/portal/session`, { headers: { cookie: s.cookie } });
+    expect(await info.json()).toMatchObject({ access: 'manage', scope: 'organization', organizationId: org.orgId });
+
+    expect((await portal(s, 'GET', '/webhooks')).status).toBe(200);
+    expect((await portal(s, 'GET', '/webhooks/event-types')).status).toBe(200);
+    expect((await portal(undefined, 'GET', '/webhooks')).status).toBe(401);
+
+    const hook = { destinationUrl: receiver.url, eventNames: ['entry.created'] };
+    const noCsrf = await portal(s, 'POST', '/webhooks', hook, { origin });
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.body.message).toContain('CSRF');
+    const wrongCsrf = await portal(s, 'POST', '/webhooks', hook, { 'x-portal-csrf': `ptc_${'x'.repeat(43)}`, origin });
+    expect(wrongCsrf.status).toBe(403);
+    const otherOrigin = await portal(s, 'POST', '/webhooks', hook, { 'x-portal-csrf': s.csrf, origin: 'https://evil.example' });
+    expect(otherOrigin.status).toBe(403);
+
+    const created = await write(s, 'POST', '/webhooks', hook);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.hmacSecret).toMatch(/^whsec_/);
+    const id = created.body.id as string;
+    // The same write as the API's: audited for the key that minted the session, and its event emitted.
+    const audit = await c.api(org.key, 'GET', `/audit-events?entityType=webhook_subscription&action=created`);
+    const record = (audit.body.data as { entityId: string; actorApiKeyId?: string }[]).find((a) => a.entityId === id);
+    expect(record).toBeDefined();
+    expect((await write(s, 'PATCH', `/webhooks/${id}`, { enabled: false })).body.enabled).toBe(false);
+    expect((await write(s, 'POST', `/webhooks/${id}/rotate-secret`, {})).body.hmacSecret).toMatch(/^whsec_/);
+    expect((await write(s, 'DELETE', `/webhooks/${id}`)).status).toBe(204);
+
+    // The portal offers the webhook pages' routes only: no minting of sessions, no settings, no projects.
+    expect((await write(s, 'POST', '/portal-sessions', {})).status).toBe(404);
+    expect((await write(s, 'PATCH', '/portal-settings', { frameAncestors: [] })).status).toBe(404);
+    expect((await portal(s, 'GET', '/projects')).status).toBe(404);
+    const minted = await c.api(org.key, 'GET', '/audit-events?entityType=portal_session&action=created');
+    expect((minted.body.data as unknown[]).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a read-only session reads and cannot write', async () => {
+    const s = await session({ access: 'read-only' });
+    expect((await portal(s, 'GET', '/webhooks')).status).toBe(200);
+    const refused = await write(s, 'POST', '/webhooks', { destinationUrl: receiver.url, eventNames: ['entry.created'] });
+    expect(refused.status).toBe(403);
+    expect(refused.body.reason).toBe('forbidden');
+  });
+
+  it("a project's session does not see the organization's endpoints", async () => {
+    const orgWide = await c.api(org.key, 'POST', '/webhooks', { destinationUrl: receiver.url, eventNames: ['entry.created'] });
+    expect(orgWide.status).toBe(201);
+    const s = await session({ projectId: org.projectId });
+    const info = await (await fetch(`${origin}/portal/session`, { headers: { cookie: s.cookie } })).json();
+    expect(info).toMatchObject({ scope: 'project', projectId: org.projectId });
+    const list = await portal(s, 'GET', '/webhooks');
+    expect(list.status).toBe(403);
+    expect(list.body.reason).toBe('scope_violation');
+    expect((await portal(s, 'GET', `/webhooks/${orgWide.body.id as string}`)).status).toBe(403);
+    expect((await portal(s, 'GET', '/webhooks/event-types')).status).toBe(200);
+  });
+
+  it('an expired session is refused', async () => {
+    const s = await session({ lifetimeSeconds: 5 });
+    expect((await portal(s, 'GET', '/webhooks')).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 5_500));
+    const expired = await portal(s, 'GET', '/webhooks');
+    expect(expired.status).toBe(401);
+    expect(expired.body.message).toContain('expired');
+  }, 20_000);
+
+  it("frames the portal only for the organization's allowed origins", async () => {
+    expect((await c.api(org.key, 'GET', '/portal-settings')).body).toEqual({ frameAncestors: [], updatedAt: null });
+    const bad = await c.api(org.key, 'PATCH', '/portal-settings', { frameAncestors: ['https://*.example.com'] });
+    expect(bad.status).toBe(400);
+    const saved = await c.api(org.key, 'PATCH', '/portal-settings', { frameAncestors: ['https://app.example.com'] });
+    expect(saved.status).toBe(200);
+    expect(saved.body.frameAncestors).toEqual(['https://app.example.com']);
+    const s = await session();
+    expect(s.csp).toContain("frame-ancestors 'self' https://app.example.com");
+    const page = await fetch(`${origin}/portal/`, { headers: { cookie: s.cookie } });
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'self' https://app.example.com");
+    // Without a session, no other page may frame it.
+    const anonymous = await fetch(`${origin}/portal/`);
+    expect(anonymous.status).toBe(200); // the app, which says to open a portal link
+    expect(anonymous.headers.get('content-security-policy')).toMatch(/frame-ancestors 'self'$/);
+    const audit = await c.api(org.key, 'GET', '/audit-events?entityType=portal_settings');
+    expect((audit.body.data as unknown[]).length).toBe(1);
+  });
+
+  it('is minted only by an organization key with write:webhook, with a valid body', async () => {
+    expect((await c.api(org.key, 'POST', '/portal-sessions', { access: 'admin' })).status).toBe(400);
+    expect((await c.api(org.key, 'POST', '/portal-sessions', { lifetimeSeconds: 1 })).status).toBe(400);
+    expect((await c.api(undefined, 'POST', '/portal-sessions', {})).status).toBe(401);
+  });
+});
