@@ -11,6 +11,8 @@ export default defineConfig({
     },
     // Builds services/*/dist once per run: process-based tests start what production runs.
     globalSetup: ['test/support/global-setup.ts'],
+    // Names a test file that blocks its worker (test/support/blocked-loop.ts).
+    setupFiles: ['test/support/blocked-loop.ts'],
     include: ['test/**/*.test.ts', 'services/*/src/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },

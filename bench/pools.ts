@@ -112,7 +112,7 @@ async function main(): Promise<number> {
   const server = process.env.TEST_DATABASE_URL;
   const brokers = process.env.KAFKA_BROKERS;
   if (!server || !brokers) throw new Error('set TEST_DATABASE_URL and KAFKA_BROKERS (bench/README.md)');
-  buildServices();
+  await buildServices();
   const databaseUrl = freshDatabaseUrl('pools', server);
   const base = {
     CLUSTER_ENV: 'development', // the development keys and a loopback receiver

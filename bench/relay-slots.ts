@@ -102,5 +102,5 @@ async function run(slots: number): Promise<void> {
   }
 }
 
-buildServices();
+await buildServices();
 for (const slots of SLOTS) await run(slots);

@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { sign } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectCatalogued } from './support/catalogue.ts';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { sql } from './support/people.ts';
-import { distArgs } from './support/processes.ts';
+import { distArgs, run } from './support/processes.ts';
 import { codehostSecret, githubExample, type Payload } from './support/github.ts';
 import { createDb } from '@cluster/db';
 import { CODEHOST_DELIVERY_KEEP_MS } from '../services/core/src/features/codehost/service.ts';
@@ -19,7 +17,6 @@ import { createCodeHostStore } from '../services/core/src/features/codehost/stor
 // Kafka, and the evidence package of a release showing what they linked.
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const run = promisify(execFile);
 const REPO = 'Codertocat/Hello-World';
 
 let c: TestCluster;

@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,14 +13,13 @@ import {
 import { createDb, excessPrivileges } from '@cluster/db';
 import { dropDatabase, freshDatabaseUrl, requireEnv, startTestCluster, type TestCluster } from './support/cluster.ts';
 import { createReceivers } from './support/receiver.ts';
-import { distArgs } from './support/processes.ts';
+import { distArgs, run } from './support/processes.ts';
 
 // One database role per service (docs/security.md, "Database roles"): the migration Job's entries run
 // as the owner role and grant each service's role the DML on its own schema; the services then run,
 // as in production, with their own DATABASE_URLs. Roles are cluster-wide: this run's have names of
 // its own and are dropped at the end.
 const ROOT = path.resolve(import.meta.dirname, '..');
-const run = promisify(execFile);
 const SERVICES: DatabaseService[] = ['core', 'delivery', 'evidence'];
 const roles = databaseRoleNames(`fbt_${randomBytes(4).toString('hex')}`);
 const passwords = rolePasswords(roles);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dockerContextFiles } from './support/dockerfile.ts';
+import { run } from './support/processes.ts';
 
 // `docker build -f k8s/Dockerfile .` sends the whole checkout as its context, git-ignored files
 // included, and the build stage's `COPY . .` keeps it in a layer: a secret left in the checkout
@@ -26,7 +27,7 @@ afterAll(() => {
 });
 
 describe('the image build context (.dockerignore)', () => {
-  it('leaves out every generated secret file, even where a checkout has them', () => {
+  it('leaves out every generated secret file, even where a checkout has them', async () => {
     // The tracked files (empty) and .dockerignore, plus what a working checkout also holds: both
     // overlays' Secrets as scripts/k8s-secrets.mjs writes them, the files of the layout before one
     // Secret per service, a local database and cache, a developer's .env.
@@ -38,7 +39,7 @@ describe('the image build context (.dockerignore)', () => {
     }
     copyFileSync(path.join(ROOT, '.dockerignore'), path.join(work, '.dockerignore'));
     for (const overlay of ['dev', 'prod'])
-      execFileSync(process.execPath, [path.join(ROOT, 'scripts/k8s-secrets.mjs'), path.join(work, 'k8s/overlays', overlay)]);
+      await run(process.execPath, [path.join(ROOT, 'scripts/k8s-secrets.mjs'), path.join(work, 'k8s/overlays', overlay)]);
     const planted = [
       'k8s/overlays/dev/secrets.env',
       'k8s/overlays/dev/signing-keys.env',

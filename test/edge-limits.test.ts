@@ -175,3 +175,40 @@ describe('the settings route', () => {
     expect((await settings(token)).status).toBe(200);
   });
 });
+
+describe('the OAuth consent form (the tool-protocol sign-in)', () => {
+  it('counts a wrong API key against the address: over the limit 429 with Retry-After, while a valid key still passes', async () => {
+    const redirect = 'http://127.0.0.1:9/callback';
+    const registered = await fetch(`${root}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Edge assistant', redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
+    });
+    expect(registered.status).toBe(201);
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const from = address();
+    const consent = (key: string) =>
+      fetch(`${root}/oauth/consent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': from },
+        body: new URLSearchParams({
+          client_id,
+          redirect_uri: redirect,
+          code_challenge: randomBytes(32).toString('base64url'),
+          state: 's',
+          scope: 'read:entry',
+          api_key: key,
+          decision: 'approve',
+        }),
+        redirect: 'manual',
+      });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await consent(`fbk_${randomBytes(4).toString('hex')}_${'A'.repeat(40)}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    const over = await consent('not-a-key');
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await over.text()).toContain('too many failed authentications');
+    expect((await consent(org.key)).status).toBe(302);
+  });
+});

@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcessCluster, type ProcessCluster } from './support/process-cluster.ts';
-import { distArgs } from './support/processes.ts';
+import { distArgs, run } from './support/processes.ts';
 
 // Bounded before trusted (issue 37, item 1; docs/security.md): `/hooks/github/:org` takes no
 // credentials, so anyone can send it 24 MiB bodies. The gateway, core and delivery run as processes with
@@ -32,7 +30,7 @@ beforeAll(async () => {
     },
   });
   ({ orgId } = await cluster.newOrg('Flooded'));
-  const { stdout } = await promisify(execFile)(
+  const { stdout } = await run(
     process.execPath,
     [...distArgs('core', 'admin-cli'), 'codehost', 'secret', '--org', orgId, '--provider', 'github'],
     { cwd: ROOT, env: { ...process.env, CLUSTER_ENV: 'development', DATABASE_URL: cluster.databaseUrl, LOG_LEVEL: 'silent' } },

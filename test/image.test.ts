@@ -10,7 +10,7 @@ import { dropDatabase, freshDatabaseUrl, requireEnv } from './support/cluster.ts
 import { replayDockerfile, type ReplayedStage } from './support/dockerfile.ts';
 import { startOtlpCollector, type OtlpCollector } from './support/otlp.ts';
 import { until } from './support/poll.ts';
-import { exited, freePort, waitForHttp } from './support/processes.ts';
+import { exited, freePort, run, waitForHttp } from './support/processes.ts';
 
 // The image, built as Docker would build it (k8s/Dockerfile's steps replayed in a clean copy of
 // the build context: install, generate, compile, a runtime stage with production dependencies
@@ -128,11 +128,7 @@ describe('the image', () => {
     // Job's runtime role, required in production, is the owner itself, which needs no grant.
     const job = { ...env, DATABASE_RUNTIME_ROLE: new URL(databaseUrl).username };
     for (const s of ['core', 'delivery', 'evidence'])
-      execFileSync(process.execPath, ['--enable-source-maps', `services/${s}/dist/migrate.js`], {
-        cwd: app,
-        env: job,
-        stdio: 'pipe',
-      });
+      await run(process.execPath, ['--enable-source-maps', `services/${s}/dist/migrate.js`], { cwd: app, env: job });
 
     for (const s of SERVICES) {
       // CMD as the image runs it, with the pod's own signing key (each Deployment mounts only its own).
@@ -146,11 +142,13 @@ describe('the image', () => {
     for (const s of SERVICES) await waitForHttp(`http://127.0.0.1:${ports[s]}/readyz`, 60_000);
 
     const demo = JSON.parse(
-      execFileSync(process.execPath, ['--enable-source-maps', 'services/core/dist/admin-cli.js', 'demo'], {
-        cwd: app,
-        env,
-        encoding: 'utf8',
-      }),
+      (
+        await run(process.execPath, ['--enable-source-maps', 'services/core/dist/admin-cli.js', 'demo'], {
+          cwd: app,
+          env,
+          encoding: 'utf8',
+        })
+      ).stdout,
     ) as { apiKey: { key: string } };
     const me = await fetch(`http://127.0.0.1:${ports.gateway}/api/v1/me`, {
       headers: { authorization: `Bearer ${demo.apiKey.key}` },

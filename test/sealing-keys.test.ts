@@ -1,8 +1,6 @@
 import { DEFAULT_PERMISSIONS } from '@cluster/contracts';
-import { execFile } from 'node:child_process';
 import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { createClient } from '@connectrpc/connect';
 import { rawPublicKey, signingKeyFromSeed } from '@cluster/platform';
@@ -11,7 +9,7 @@ import { readDeliveryConfig, startDelivery } from '@cluster/delivery';
 import { WebhookService } from '@cluster/proto';
 import { verify } from '@cluster/webhook-verify';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
-import { distArgs, runUntilExit } from './support/processes.ts';
+import { distArgs, run, runUntilExit } from './support/processes.ts';
 import { jsonOf, transportAs } from './support/service-calls.ts';
 import { createReceivers, verifyServiceSignature, verifyStandardSignature, type Receiver } from './support/receiver.ts';
 
@@ -164,7 +162,7 @@ describe('rotating WEBHOOK_SECRET_KEY', () => {
     ]);
 
     // Re-sealed under B (the runbook's command, the built file the image carries), A can leave the keyring.
-    const { stdout } = await promisify(execFile)(process.execPath, distArgs('delivery', 'reseal-secrets'), {
+    const { stdout } = await run(process.execPath, distArgs('delivery', 'reseal-secrets'), {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: c.databaseUrl, WEBHOOK_SECRET_KEY: `${B},${A}`, LOG_LEVEL: 'silent' },
     });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { declaredRuntime, runtimeBinary } from '../scripts/lib/runtime.mjs';
-import { exited, startPorts } from './support/processes.ts';
+import { exited, run, startPorts } from './support/processes.ts';
 
 // `npm start` as a newcomer runs it, with its own Postgres and Kafka (a separate data directory
 // and ports, so the suite's servers are not reused): every way of stopping it stops everything
@@ -135,11 +135,13 @@ describe('npm start stops everything it started', () => {
       `  Kafka:         ${state.kafkaBrokers}   (topic cluster.domain-events.v1; a consumer: docs/events.md)`,
     );
     const admin = JSON.parse(
-      execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'admin.mjs'), 'org', 'create', '--name', 'Found by its state'], {
-        cwd: ROOT,
-        env: { ...withoutCluster(process.env), LOCAL_DATA_DIR: dataDir },
-        encoding: 'utf8',
-      }),
+      (
+        await run(process.execPath, [path.join(ROOT, 'scripts', 'admin.mjs'), 'org', 'create', '--name', 'Found by its state'], {
+          cwd: ROOT,
+          env: { ...withoutCluster(process.env), LOCAL_DATA_DIR: dataDir },
+          encoding: 'utf8',
+        })
+      ).stdout,
     );
     const pg = new (await import('pg')).default.Client({ connectionString: state.databaseUrl });
     await pg.connect();

@@ -84,7 +84,7 @@ export async function startChaosCluster(opts: {
     for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => {});
   };
   try {
-    buildServices();
+    await buildServices();
     const [postgres, broker] = await Promise.all([privatePostgres(), privateBroker()]);
     cleanups.push(
       async () => postgres.remove(),

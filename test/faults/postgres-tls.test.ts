@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -8,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '@cluster/db';
 import { testCa, type TestCa } from '../support/certificates.ts';
 import { requireEnv } from '../support/cluster.ts';
-import { distArgs, exited, freePort, spawnService } from '../support/processes.ts';
+import { distArgs, exited, freePort, run, spawnService } from '../support/processes.ts';
 import { readyz } from './api.ts';
 import { privatePostgres, serviceProcess, type PrivatePostgres } from './support.ts';
 
@@ -77,12 +76,11 @@ describe('Postgres over TLS', () => {
       ...kafkaEnv(),
     };
     // The migration Job first, as Kubernetes runs it (the role may not connect to `postgres`: it does not try).
-    const job = spawnSync(process.execPath, distArgs('core', 'migrate'), {
+    const job = await run(process.execPath, distArgs('core', 'migrate'), {
       env: { ...process.env, ...env },
       encoding: 'utf8',
       timeout: 60_000,
     });
-    expect(job.status, job.stderr).toBe(0);
     expect(job.stdout).toContain('schema migrated');
     const core = await serviceProcess('core', { ...env, MIGRATE_ON_START: 'false' });
     try {

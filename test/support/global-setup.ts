@@ -1,6 +1,6 @@
-import { buildServices } from './processes.ts';
+import { buildServicesOnce } from './processes.ts';
 
 /** Vitest's global setup: tests that start services as processes run a dist built from the current sources. */
-export default function setup(): void {
-  buildServices();
+export default async function setup(): Promise<void> {
+  await buildServicesOnce();
 }

@@ -56,7 +56,7 @@ export async function startProcessCluster(
     ...opts.env,
   };
   const nodeArgs = opts.nodeArgs ?? [];
-  buildServices();
+  await buildServices();
   const procs: ServiceProcess[] = [];
   const stop = async () => {
     for (const p of [...procs].reverse()) await p.stop();

@@ -1,7 +1,8 @@
-import { execFileSync, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { execFile, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { promisify } from 'node:util';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -67,12 +68,34 @@ export async function startPorts(): Promise<Record<string, string>> {
 }
 
 /**
+ * Runs a command to its end without blocking this process: a test waits for a command with this,
+ * never with execFileSync or spawnSync. A Vitest worker whose event loop is blocked for a minute
+ * loses its link to the runner ("[vitest-worker]: Timeout calling onTaskUpdate", a failed run
+ * with every test passed), and a command that takes a few seconds alone can take that long while
+ * the other core runs the chaos soak. Rejects on a non-zero exit, the error carrying
+ * `code`, `stdout` and `stderr`.
+ */
+export const run = promisify(execFile);
+
+/** Set by Vitest's global setup once it has built dist: the run's workers need not build again. */
+const DIST_BUILT = 'CLUSTER_TEST_DIST_BUILT';
+
+/**
  * `npm run build` without its `buf generate`: bundles each services/<name>/dist from the current
  * sources, so processes started from dist run what the tests were written against.
- * Vitest's global setup runs it once per run; benchmarks run it before their cluster.
+ * Vitest's global setup runs it once per run (its workers then skip it); benchmarks run it before their cluster.
  */
-export function buildServices(): void {
-  execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+export async function buildServices(): Promise<void> {
+  if (process.env[DIST_BUILT] === '1') return;
+  const build = spawn(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+  const code = await new Promise<number | null>((resolve, reject) => build.on('error', reject).on('exit', resolve));
+  if (code !== 0) throw new Error(`scripts/build.mjs exited with ${code}`);
+}
+
+/** Vitest's global setup: builds dist and tells the workers it started (they inherit its environment). */
+export async function buildServicesOnce(): Promise<void> {
+  await buildServices();
+  process.env[DIST_BUILT] = '1';
 }
 
 /** Node's arguments for a built entry point, as production runs it (`main`, `migrate`, core's `admin-cli`, delivery's `reseal-secrets`). */

@@ -4,11 +4,13 @@ import type { Shutdown } from '@cluster/platform';
 import { createBackend } from '@cluster/platform/service';
 import { buildCore } from './app.ts';
 import { CODEHOST_DELIVERY_KEEP_MS } from './features/codehost/service.ts';
+import { OAUTH_KEEP_MS } from './features/oauth/grants.ts';
+import { createOAuthStore } from './features/oauth/store.ts';
 import type { CoreConfig } from './config.ts';
 import { migrations } from './migrations/index.ts';
 import { createStores } from './stores.ts';
 
-/** How often the core's housekeeping runs: code-host delivery ids past their keep. (Idempotency-Key records: the bootstrap's sweep.) */
+/** How often the core's housekeeping runs: code-host delivery ids and dead OAuth grants and clients past their keep. (Idempotency-Key records: the bootstrap's sweep.) */
 const HOUSEKEEPING_MS = 10 * 60 * 1000;
 
 /** Composition root of the core: the shared backend (createBackend) with its relay, housekeeping and routes. */
@@ -44,6 +46,14 @@ export async function startCore(
     run: () => stores.codehost.pruneDeliveries(new Date(Date.now() - CODEHOST_DELIVERY_KEEP_MS)),
   });
   codehostPrune.start();
+  const oauthStore = createOAuthStore(db);
+  const oauthPrune = backend.periodicJob({
+    name: 'oauth_prune',
+    what: 'pruning of dead OAuth grants and unused clients',
+    intervalMs: HOUSEKEEPING_MS,
+    run: () => oauthStore.prune(new Date(Date.now() - OAUTH_KEEP_MS)),
+  });
+  oauthPrune.start();
 
   const { routes, trust } = buildCore({ db, serviceKeys: config.serviceKeys, codehostSecretKeys: config.codehostSecretKeys });
   const port = await backend.serve({
@@ -52,6 +62,7 @@ export async function startCore(
     drain: {
       'outbox relay': () => relay.stop(),
       'code-host delivery pruning': () => codehostPrune.stop(),
+      'OAuth pruning': () => oauthPrune.stop(),
     },
   });
   return { port, shutdown: backend.shutdown, flushOutbox: () => relay.flush() };

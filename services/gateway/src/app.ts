@@ -145,6 +145,7 @@ export function buildGateway(deps: GatewayDeps): Koa {
       oauth: clients.of(OAuthService),
       baseUrl: (ctx) => deps.mcp.publicBaseUrl ?? developmentBaseUrl(ctx),
       trustedProxyHops: deps.trustedProxyHops,
+      failureLimit,
       logger,
     }),
   );

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
 import type { Response as ExpressResponse } from 'express';
@@ -15,11 +16,12 @@ import {
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Next } from 'koa';
-import { PERMISSIONS } from '@cluster/contracts';
+import { PERMISSIONS, apiKeyPrefixOf } from '@cluster/contracts';
 import { DomainError, fromConnectError, type Logger } from '@cluster/platform';
 import type { OAuthService } from '@cluster/proto';
 import { readRawBody } from '../http/body.ts';
 import { nameRequest, type GatewayContext } from '../http/context.ts';
+import type { FailureLimit } from '../http/failure-limit.ts';
 
 /**
  * The tool-protocol endpoint's sign-in (docs/mcp.md, "Signing in"): an OAuth 2.1 authorization server
@@ -138,6 +140,8 @@ export function createOAuthServer(deps: {
   baseUrl: (ctx: GatewayContext) => string;
   /** Proxies in front of the gateway (TRUSTED_PROXY_HOPS), for the handlers' per-address rate limits. */
   trustedProxyHops: number;
+  /** The consent form takes an API key: its failures count against the address, as the API's do. */
+  failureLimit: FailureLimit;
   logger: Logger;
 }) {
   const { oauth } = deps;
@@ -264,22 +268,28 @@ export function createOAuthServer(deps: {
       resource: one('resource'),
       scopes: form.getAll('scope'),
     };
+    const key = (one('api_key') ?? '').trim();
+    const proof = { id: createHash('sha256').update(key).digest('base64'), wellFormed: apiKeyPrefixOf(key) !== undefined };
     try {
-      const { code } = await oauth.approve({
-        key: (one('api_key') ?? '').trim(),
-        clientId,
-        scopes: request.scopes,
-        redirectUri,
-        codeChallenge: request.codeChallenge,
-        resource: request.resource,
-      });
+      const { code } = await deps.failureLimit(ctx, proof, () =>
+        oauth.approve({
+          key,
+          clientId,
+          scopes: request.scopes,
+          redirectUri,
+          codeChallenge: request.codeChallenge,
+          resource: request.resource,
+        }),
+      );
       return ctx.redirect(backToClient(redirectUri, issuer, { code, state }));
     } catch (err) {
       const known = err instanceof DomainError ? err : fromConnectError(err);
       if (!known || known.status >= 500) throw known ?? err;
-      // The user can fix it (a mistyped key, no scope the key holds): the page again, with why.
+      // The user can fix it (a mistyped key, no scope the key holds): the page again, with why. An
+      // address over its limit of failed authentications waits (429 with Retry-After), as on the API.
       const page = consentPage(request, known.message);
-      ctx.status = known.status === 401 ? 401 : 400;
+      ctx.status = known.status === 401 || known.status === 429 ? known.status : 400;
+      if (known.status === 429) ctx.set('Retry-After', String(Number(known.details?.retryAfter ?? 60)));
       ctx.set('Content-Security-Policy', page.csp);
       ctx.type = 'html';
       ctx.body = page.html;

@@ -9,6 +9,12 @@ import type { GrantRow, OAuthStore } from './store.ts';
 export const CODE_TTL_MS = 60_000;
 export const ACCESS_TTL_S = 3600;
 export const REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
+/**
+ * How long a dead grant (revoked, code lapsed unused, refresh expired) and a client without grants are
+ * kept before the core's housekeeping deletes them (OAuthStore.prune): long enough that a reused code or
+ * refresh token is still recognised and revokes, short enough that open registration cannot grow the table forever.
+ */
+export const OAUTH_KEEP_MS = 30 * 24 * 3600 * 1000;
 
 /** The OAuth error a refusal stands for (RFC 6749 section 5.2), in the DomainError's details: the gateway answers it. */
 export type OAuthErrorCode = 'invalid_grant' | 'invalid_scope' | 'invalid_client' | 'invalid_request' | 'access_denied';

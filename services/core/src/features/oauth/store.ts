@@ -63,6 +63,12 @@ export interface OAuthStore {
   findByRefresh(refreshHash: Buffer): Promise<{ grant: GrantRow; current: boolean } | undefined>;
   findById(id: string): Promise<GrantRow | undefined>;
   revoke(grantId: string, now: Date): Promise<void>;
+  /**
+   * Deletes what can no longer be used since `before`: grants revoked, whose code lapsed unused, or
+   * whose refresh token expired; then clients registered before it that hold no grant (a dynamic
+   * registration that never signed in). Answers the number of rows deleted.
+   */
+  prune(before: Date): Promise<{ grants: number; clients: number }>;
 }
 
 export function createOAuthStore(db: Knex): OAuthStore {
@@ -129,6 +135,21 @@ export function createOAuthStore(db: Knex): OAuthStore {
         .where({ id: grantId })
         .whereNull('revokedAt')
         .update({ revokedAt: now } as never);
+    },
+    async prune(before) {
+      const dead = await grants()
+        .whereRaw(
+          '"revokedAt" < :before or "refreshExpiresAt" < :before or ("codeUsedAt" is null and "codeExpiresAt" < :before)',
+          {
+            before,
+          },
+        )
+        .delete();
+      const unused = await db('oauth_clients as c')
+        .where('c.createdAt', '<', before)
+        .whereNotExists(db('oauth_grants as g').whereRaw('g."clientId" = c.id'))
+        .delete();
+      return { grants: dead, clients: unused };
     },
   };
 }
