@@ -3964,7 +3964,7 @@ export interface components {
                 oldestCreatedAt: string | null;
             }[];
         };
-        /** @description Entry, with every optional field of the create body */
+        /** @description Entry, with every field of the create body */
         Entry: {
             /** Format: uuid */
             id: string;
@@ -3983,12 +3983,36 @@ export interface components {
             assignedToId: string | null;
             /** Format: uuid */
             releaseId: string | null;
+            /** Format: uuid */
+            creatorId: string | null;
             /** @description any JSON value */
             typeMetadata: unknown;
             /** @enum {string|null} */
             deploymentStage: "testing" | "staging" | "production" | null;
-            /** Format: uuid */
-            creatorId: string | null;
+            webLink: string | null;
+            stepsToReproduce: string | null;
+            expectedBehavior: string | null;
+            actualBehavior: string | null;
+            environment: string | null;
+            useCase: string | null;
+            proposedSolution: string | null;
+            /** @description decimal string, e.g. 1200.50 */
+            lowCost: string | null;
+            /** @description decimal string, e.g. 1200.50 */
+            mediumCost: string | null;
+            /** @description decimal string, e.g. 1200.50 */
+            highCost: string | null;
+            /** @description decimal string, e.g. 1200.50 */
+            committedCost: string | null;
+            committedPosition: string | null;
+            costSource: string | null;
+            costOverrideReason: string | null;
+            /** Format: date-time */
+            statusChangedAt: string | null;
+            /** @enum {string|null} */
+            approvalStatus: "pending" | "approved" | "rejected" | null;
+            /** @enum {string|null} */
+            costApprovalStatus: "draft" | "pending_admin" | "pending_manager" | "pending_client" | "approved" | "rejected" | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4002,14 +4026,16 @@ export interface components {
             type: "feature_request" | "bug_report" | "feedback" | "validation" | "documentation" | "platform_infrastructure" | "ci_cd" | "security";
             title: string;
             description: string;
+            /** @enum {string} */
+            status?: "open" | "assigned" | "in_progress" | "deployed" | "solved";
+            /** @enum {string} */
+            priority?: "low" | "medium" | "high" | "critical";
             /** Format: uuid */
             assignedToId?: string | null;
             /** Format: uuid */
             releaseId?: string | null;
-            /** @enum {string} */
-            priority?: "low" | "medium" | "high" | "critical";
-            /** @enum {string} */
-            status?: "open" | "assigned" | "in_progress" | "deployed" | "solved";
+            /** @description any JSON value */
+            typeMetadata?: unknown;
             webLink?: string | null;
             stepsToReproduce?: string | null;
             expectedBehavior?: string | null;
@@ -4017,9 +4043,6 @@ export interface components {
             environment?: string | null;
             useCase?: string | null;
             proposedSolution?: string | null;
-            committedPosition?: string | null;
-            costSource?: string | null;
-            costOverrideReason?: string | null;
             /** @description decimal string, e.g. 1200.50 */
             lowCost?: string | null;
             /** @description decimal string, e.g. 1200.50 */
@@ -4028,14 +4051,15 @@ export interface components {
             highCost?: string | null;
             /** @description decimal string, e.g. 1200.50 */
             committedCost?: string | null;
+            committedPosition?: string | null;
+            costSource?: string | null;
+            costOverrideReason?: string | null;
             /** Format: date-time */
             statusChangedAt?: string | null;
             /** @enum {string|null} */
             approvalStatus?: "pending" | "approved" | "rejected" | null;
             /** @enum {string|null} */
             costApprovalStatus?: "draft" | "pending_admin" | "pending_manager" | "pending_client" | "approved" | "rejected" | null;
-            /** @description any JSON value */
-            typeMetadata?: unknown;
             /** @description read-only; ignored in bodies */
             readonly deploymentStage?: unknown;
         };
@@ -4045,14 +4069,16 @@ export interface components {
             type?: "feature_request" | "bug_report" | "feedback" | "validation" | "documentation" | "platform_infrastructure" | "ci_cd" | "security";
             title?: string;
             description?: string;
+            /** @enum {string} */
+            status?: "open" | "assigned" | "in_progress" | "deployed" | "solved";
+            /** @enum {string} */
+            priority?: "low" | "medium" | "high" | "critical";
             /** Format: uuid */
             assignedToId?: string | null;
             /** Format: uuid */
             releaseId?: string | null;
-            /** @enum {string} */
-            priority?: "low" | "medium" | "high" | "critical";
-            /** @enum {string} */
-            status?: "open" | "assigned" | "in_progress" | "deployed" | "solved";
+            /** @description any JSON value */
+            typeMetadata?: unknown;
             webLink?: string | null;
             stepsToReproduce?: string | null;
             expectedBehavior?: string | null;
@@ -4060,9 +4086,6 @@ export interface components {
             environment?: string | null;
             useCase?: string | null;
             proposedSolution?: string | null;
-            committedPosition?: string | null;
-            costSource?: string | null;
-            costOverrideReason?: string | null;
             /** @description decimal string, e.g. 1200.50 */
             lowCost?: string | null;
             /** @description decimal string, e.g. 1200.50 */
@@ -4071,14 +4094,15 @@ export interface components {
             highCost?: string | null;
             /** @description decimal string, e.g. 1200.50 */
             committedCost?: string | null;
+            committedPosition?: string | null;
+            costSource?: string | null;
+            costOverrideReason?: string | null;
             /** Format: date-time */
             statusChangedAt?: string | null;
             /** @enum {string|null} */
             approvalStatus?: "pending" | "approved" | "rejected" | null;
             /** @enum {string|null} */
             costApprovalStatus?: "draft" | "pending_admin" | "pending_manager" | "pending_client" | "approved" | "rejected" | null;
-            /** @description any JSON value */
-            typeMetadata?: unknown;
             /** @description read-only; ignored in bodies */
             readonly deploymentStage?: unknown;
         };
@@ -4550,7 +4574,7 @@ export interface components {
         ReasonBody: {
             reason: string;
         };
-        /** @description Release, with every optional field of the create body */
+        /** @description Release, with every field of the create body */
         Release: {
             /** Format: uuid */
             id: string;
@@ -4569,6 +4593,28 @@ export interface components {
             endDate: string;
             /** Format: date-time */
             releasedAt: string | null;
+            /** @enum {string|null} */
+            targetAudience: "internal" | "beta" | "limited" | "general" | null;
+            /** @enum {string|null} */
+            riskLevel: "low" | "standard" | "high" | null;
+            /** @description decimal string from 0 to 100 */
+            rolloutPercentage: string | null;
+            releaseNotes: string | null;
+            retrospectiveNotes: string | null;
+            dependsOnReleaseId: string | null;
+            /** @description decimal string, e.g. 1200.50 */
+            lowCost: string | null;
+            /** @description decimal string, e.g. 1200.50 */
+            mediumCost: string | null;
+            /** @description decimal string, e.g. 1200.50 */
+            highCost: string | null;
+            /** @description decimal string, e.g. 1200.50 */
+            committedCost: string | null;
+            costUpdatedAt: string | null;
+            costSource: string | null;
+            cascadeAdvance: boolean;
+            /** Format: uuid */
+            creatorId: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4579,6 +4625,12 @@ export interface components {
         /** @description Release create body (endDate not before startDate) */
         ReleaseCreate: {
             name: string;
+            description?: string | null;
+            version?: string | null;
+            /** @enum {string} */
+            status?: "planning" | "active" | "in_progress" | "testing" | "completed" | "released" | "archived";
+            /** @enum {string} */
+            type?: "major" | "minor" | "hotfix" | "patch";
             /**
              * Format: date-or-date-time
              * @description a calendar date (YYYY-MM-DD, midnight UTC) or an RFC 3339 date-time
@@ -4589,12 +4641,8 @@ export interface components {
              * @description a calendar date (YYYY-MM-DD, midnight UTC) or an RFC 3339 date-time
              */
             endDate: string;
-            description?: string | null;
-            version?: string | null;
-            /** @enum {string} */
-            status?: "planning" | "active" | "in_progress" | "testing" | "completed" | "released" | "archived";
-            /** @enum {string} */
-            type?: "major" | "minor" | "hotfix" | "patch";
+            /** Format: date-time */
+            releasedAt?: string | null;
             /** @enum {string|null} */
             targetAudience?: "internal" | "beta" | "limited" | "general" | null;
             /** @enum {string|null} */
@@ -4604,8 +4652,6 @@ export interface components {
             releaseNotes?: string | null;
             retrospectiveNotes?: string | null;
             dependsOnReleaseId?: string | null;
-            costUpdatedAt?: string | null;
-            costSource?: string | null;
             /** @description decimal string, e.g. 1200.50 */
             lowCost?: string | null;
             /** @description decimal string, e.g. 1200.50 */
@@ -4614,8 +4660,8 @@ export interface components {
             highCost?: string | null;
             /** @description decimal string, e.g. 1200.50 */
             committedCost?: string | null;
-            /** Format: date-time */
-            releasedAt?: string | null;
+            costUpdatedAt?: string | null;
+            costSource?: string | null;
             cascadeAdvance?: boolean;
             /** @description accepted and ignored; the server sets updatedAt */
             updatedAt?: string;
@@ -4623,6 +4669,12 @@ export interface components {
         /** @description Release update body: every field optional; only supplied fields change */
         ReleaseUpdate: {
             name?: string;
+            description?: string | null;
+            version?: string | null;
+            /** @enum {string} */
+            status?: "planning" | "active" | "in_progress" | "testing" | "completed" | "released" | "archived";
+            /** @enum {string} */
+            type?: "major" | "minor" | "hotfix" | "patch";
             /**
              * Format: date-or-date-time
              * @description a calendar date (YYYY-MM-DD, midnight UTC) or an RFC 3339 date-time
@@ -4633,12 +4685,8 @@ export interface components {
              * @description a calendar date (YYYY-MM-DD, midnight UTC) or an RFC 3339 date-time
              */
             endDate?: string;
-            description?: string | null;
-            version?: string | null;
-            /** @enum {string} */
-            status?: "planning" | "active" | "in_progress" | "testing" | "completed" | "released" | "archived";
-            /** @enum {string} */
-            type?: "major" | "minor" | "hotfix" | "patch";
+            /** Format: date-time */
+            releasedAt?: string | null;
             /** @enum {string|null} */
             targetAudience?: "internal" | "beta" | "limited" | "general" | null;
             /** @enum {string|null} */
@@ -4648,8 +4696,6 @@ export interface components {
             releaseNotes?: string | null;
             retrospectiveNotes?: string | null;
             dependsOnReleaseId?: string | null;
-            costUpdatedAt?: string | null;
-            costSource?: string | null;
             /** @description decimal string, e.g. 1200.50 */
             lowCost?: string | null;
             /** @description decimal string, e.g. 1200.50 */
@@ -4658,8 +4704,8 @@ export interface components {
             highCost?: string | null;
             /** @description decimal string, e.g. 1200.50 */
             committedCost?: string | null;
-            /** Format: date-time */
-            releasedAt?: string | null;
+            costUpdatedAt?: string | null;
+            costSource?: string | null;
             cascadeAdvance?: boolean;
             /** @description accepted and ignored; the server sets updatedAt */
             updatedAt?: string;

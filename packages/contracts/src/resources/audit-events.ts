@@ -1,20 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, ListQuery, Nullable, Uuid, propertiesOf } from './common.ts';
+import { DateTime, ListQuery, Nullable, Uuid, fieldsOf, propertiesOf } from './common.ts';
 
 /** Filters of the audit event lists, each an exact match on its column. */
 export const AUDIT_EVENT_FILTERS = ['entityType', 'action', 'actorId'] as const;
-/** Every field of an answered audit event (the spec's AuditEvent), in the table's column order. */
-export const AUDIT_EVENT_FIELDS = [
-  'id',
-  'entityType',
-  'action',
-  'entityId',
-  'entityName',
-  'actorId',
-  'metadata',
-  'createdAt',
-] as const;
-
 /** The spec's AuditEvent. */
 export const AuditEvent = Type.Object({
   id: Uuid,
@@ -26,6 +14,8 @@ export const AuditEvent = Type.Object({
   metadata: Nullable(Type.Object({}, { additionalProperties: true })),
   createdAt: DateTime,
 });
+/** Every field of an answered audit event, in order: AuditEvent's fields. */
+export const AUDIT_EVENT_FIELDS = fieldsOf(AuditEvent);
 
 /** Query schemas of the audit event filters. */
 export const AuditEventFilters = propertiesOf(AUDIT_EVENT_FILTERS)({

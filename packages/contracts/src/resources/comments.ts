@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Body, DateTime, Nullable, NullableString, Uuid, propertiesOf } from './common.ts';
+import { Body, DateTime, Nullable, NullableString, Uuid, fieldsOf, propertiesOf } from './common.ts';
 
 /** Every field a comment body may set, on create and update. */
 export const COMMENT_WRITABLE_FIELDS = ['content', 'isInternal', 'isAiGenerated'] as const;
@@ -12,18 +12,6 @@ export const COMMENT_COLUMN_OF = {
 } as const satisfies Record<CommentWritableField, string>;
 /** The columns a comment body sets, in the order of `changedFields`. */
 export const COMMENT_WRITABLE_COLUMNS = COMMENT_WRITABLE_FIELDS.map((f) => COMMENT_COLUMN_OF[f]);
-/** Every field of an answered comment (the spec's Comment), in the table's column order. Never organizationId or projectId. */
-export const COMMENT_FIELDS = [
-  'id',
-  'entryId',
-  'body',
-  'authorId',
-  'isInternal',
-  'isAiGenerated',
-  'createdAt',
-  'updatedAt',
-] as const;
-
 const commentFields = propertiesOf(COMMENT_WRITABLE_FIELDS)({
   content: Type.String({ minLength: 1 }),
   isInternal: NullableString,
@@ -51,3 +39,5 @@ export const Comment = Type.Object(
   },
   { additionalProperties: true, description: 'Comment (the create body `content` is answered as `body`)' },
 );
+/** Every field of an answered comment, in order: Comment's fields. Never organizationId or projectId. */
+export const COMMENT_FIELDS = fieldsOf(Comment);

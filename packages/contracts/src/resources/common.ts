@@ -69,10 +69,15 @@ export function propertiesOf<F extends string, X extends string = never>(fields:
 /**
  * The field names of an object schema (an answer or a body), in the schema's order: the one list a
  * presenter (`presentFields`) or a store reads, so that a field is named once, in its schema.
- * Use: `export const WIKI_PAGE_FIELDS = fieldsOf(WikiPage)`.
+ * `except` leaves out fields a body accepts that are no column (an ignored read-only field, an
+ * idempotency reference). Use: `export const WIKI_PAGE_FIELDS = fieldsOf(WikiPage)`.
  */
-export function fieldsOf<P extends TProperties>(schema: TObject<P>): readonly (keyof P & string)[] {
-  return Object.freeze(Object.keys(schema.properties) as (keyof P & string)[]);
+export function fieldsOf<P extends TProperties, X extends keyof P & string = never>(
+  schema: TObject<P>,
+  opts: { except?: readonly X[] } = {},
+): readonly Exclude<keyof P & string, X>[] {
+  const except = new Set<string>(opts.except ?? []);
+  return Object.freeze(Object.keys(schema.properties).filter((k) => !except.has(k)) as Exclude<keyof P & string, X>[]);
 }
 
 type BodyProperties<T extends TProperties, R extends keyof T> = { [K in keyof T]: K extends R ? T[K] : TOptional<T[K]> };

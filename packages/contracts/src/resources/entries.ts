@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AnyJson, Body, DateTime, Money, Nullable, NullableString, StringEnum, Uuid, propertiesOf } from './common.ts';
+import { AnyJson, Body, DateTime, Money, Nullable, NullableString, StringEnum, Uuid, fieldsOf, propertiesOf } from './common.ts';
 
 /** Values of an entry's `type`, `status`, `priority`, approval states and deployment stage (spec). */
 export const ENTRY_TYPES = [
@@ -26,95 +26,26 @@ export const COST_APPROVAL_STATUSES = [
 export const DEPLOYMENT_STAGES = ['testing', 'staging', 'production'] as const;
 export type DeploymentStage = (typeof DEPLOYMENT_STAGES)[number];
 
-/**
- * Every column an entry body may set, on create and update: the spec's body. The order
- * is the order of `changedFields` in events and audit records. `deploymentStage` is
- * absent on purpose (read-only, see ENTRY_IGNORED_FIELDS) and so is `projectId`.
- */
-export const ENTRY_WRITABLE_FIELDS = [
-  'type',
-  'title',
-  'description',
-  'status',
-  'priority',
-  'assignedToId',
-  'releaseId',
-  'typeMetadata',
-  'webLink',
-  'stepsToReproduce',
-  'expectedBehavior',
-  'actualBehavior',
-  'environment',
-  'useCase',
-  'proposedSolution',
-  'lowCost',
-  'mediumCost',
-  'highCost',
-  'committedCost',
-  'committedPosition',
-  'costSource',
-  'costOverrideReason',
-  'statusChangedAt',
-  'approvalStatus',
-  'costApprovalStatus',
-] as const;
-export type EntryWritableField = (typeof ENTRY_WRITABLE_FIELDS)[number];
 /** Entry columns stored as JSON (jsonb). */
 export const ENTRY_JSON_FIELDS = ['typeMetadata'] as const;
 /** Read-only fields a body may carry (the spec says they are accepted and ignored). */
 export const ENTRY_IGNORED_FIELDS = ['deploymentStage'] as const;
 /** Filters of an entry list, each an exact match on its column. */
 export const ENTRY_FILTERS = ['status', 'type', 'priority', 'assignedToId', 'releaseId'] as const;
-/**
- * Every field of an answered entry, in the table's column order (the order of the answer's JSON):
- * the spec's Entry and every writable field. Never organizationId.
- */
-export const ENTRY_FIELDS = [
-  'id',
-  'projectId',
-  'entryNumber',
-  'type',
-  'title',
-  'description',
-  'status',
-  'priority',
-  'assignedToId',
-  'releaseId',
-  'creatorId',
-  'typeMetadata',
-  'deploymentStage',
-  'webLink',
-  'stepsToReproduce',
-  'expectedBehavior',
-  'actualBehavior',
-  'environment',
-  'useCase',
-  'proposedSolution',
-  'lowCost',
-  'mediumCost',
-  'highCost',
-  'committedCost',
-  'committedPosition',
-  'costSource',
-  'costOverrideReason',
-  'statusChangedAt',
-  'approvalStatus',
-  'costApprovalStatus',
-  'createdAt',
-  'updatedAt',
-] as const;
 
-const entryFields = propertiesOf(
-  ENTRY_WRITABLE_FIELDS,
-  ENTRY_IGNORED_FIELDS,
-)({
+/**
+ * Every field an entry body may carry, on create and update: the spec's body. The order is the
+ * order of `changedFields` in events and audit records. `projectId` is absent on purpose.
+ */
+const entryFields = {
   type: StringEnum(ENTRY_TYPES),
   title: Type.String({ minLength: 1 }),
   description: Type.String(),
+  status: StringEnum(ENTRY_STATUSES),
+  priority: StringEnum(ENTRY_PRIORITIES),
   assignedToId: Nullable(Uuid),
   releaseId: Nullable(Uuid),
-  priority: StringEnum(ENTRY_PRIORITIES),
-  status: StringEnum(ENTRY_STATUSES),
+  typeMetadata: AnyJson,
   webLink: NullableString,
   stepsToReproduce: NullableString,
   expectedBehavior: NullableString,
@@ -122,20 +53,19 @@ const entryFields = propertiesOf(
   environment: NullableString,
   useCase: NullableString,
   proposedSolution: NullableString,
-  committedPosition: NullableString,
-  costSource: NullableString,
-  costOverrideReason: NullableString,
   lowCost: Nullable(Money),
   mediumCost: Nullable(Money),
   highCost: Nullable(Money),
   committedCost: Nullable(Money),
+  committedPosition: NullableString,
+  costSource: NullableString,
+  costOverrideReason: NullableString,
   statusChangedAt: Nullable(DateTime),
   approvalStatus: Nullable(StringEnum(APPROVAL_STATUSES)),
   costApprovalStatus: Nullable(StringEnum(COST_APPROVAL_STATUSES)),
-  typeMetadata: AnyJson,
   // Read-only (set by deployment webhooks): accepted in bodies and ignored, as the spec says.
   deploymentStage: Type.Unsafe<unknown>({ readOnly: true, description: 'read-only; ignored in bodies' }),
-});
+};
 
 /** POST /projects/:id/entries body. */
 export const EntryCreate = Body(entryFields, { required: ['type', 'title', 'description'], description: 'Entry create body' });
@@ -147,7 +77,11 @@ export const EntryUpdate = Body(entryFields, {
 });
 export type EntryUpdateBody = Static<typeof EntryUpdate>;
 
-/** The spec's Entry. */
+/** Every column an entry body sets, in the order of `changedFields`: the body's fields but the ignored ones. */
+export const ENTRY_WRITABLE_FIELDS = fieldsOf(EntryUpdate, { except: ENTRY_IGNORED_FIELDS });
+export type EntryWritableField = (typeof ENTRY_WRITABLE_FIELDS)[number];
+
+/** The spec's Entry, with every field of the body, in the table's column order (the order of the answer's JSON). */
 export const Entry = Type.Object(
   {
     id: Uuid,
@@ -160,14 +94,33 @@ export const Entry = Type.Object(
     priority: StringEnum(ENTRY_PRIORITIES),
     assignedToId: Nullable(Uuid),
     releaseId: Nullable(Uuid),
+    creatorId: Nullable(Uuid),
     typeMetadata: AnyJson,
     deploymentStage: Nullable(StringEnum(DEPLOYMENT_STAGES)),
-    creatorId: Nullable(Uuid),
+    webLink: NullableString,
+    stepsToReproduce: NullableString,
+    expectedBehavior: NullableString,
+    actualBehavior: NullableString,
+    environment: NullableString,
+    useCase: NullableString,
+    proposedSolution: NullableString,
+    lowCost: Nullable(Money),
+    mediumCost: Nullable(Money),
+    highCost: Nullable(Money),
+    committedCost: Nullable(Money),
+    committedPosition: NullableString,
+    costSource: NullableString,
+    costOverrideReason: NullableString,
+    statusChangedAt: Nullable(DateTime),
+    approvalStatus: Nullable(StringEnum(APPROVAL_STATUSES)),
+    costApprovalStatus: Nullable(StringEnum(COST_APPROVAL_STATUSES)),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
-  { additionalProperties: true, description: 'Entry, with every optional field of the create body' },
+  { additionalProperties: true, description: 'Entry, with every field of the create body' },
 );
+/** Every field of an answered entry, in order: Entry's fields. Never organizationId. */
+export const ENTRY_FIELDS = fieldsOf(Entry);
 
 /** Query schemas of the entry filters (ListQuery adds page and pageSize). */
 export const EntryFilters = propertiesOf(ENTRY_FILTERS)({

@@ -105,18 +105,26 @@ describe('resource field lists drive the schemas', () => {
     expect(Object.keys(Webhook.properties)).toEqual([...WEBHOOK_FIELDS]);
   });
 
-  it("answered field lists: the spec schema's fields and every writable field, nothing else", () => {
-    expect(sorted(ENTRY_FIELDS)).toEqual(sorted(Object.keys(Entry.properties), ENTRY_WRITABLE_FIELDS).filter(unique));
+  it("answered field lists are their answer schema's fields, and answer every writable field", () => {
+    const answers: [readonly string[], TObject][] = [
+      [ENTRY_FIELDS, Entry],
+      [RELEASE_FIELDS, Release],
+      [COMMENT_FIELDS, Comment],
+      [AUDIT_EVENT_FIELDS, AuditEvent],
+      [INTEGRATION_LINK_FIELDS, IntegrationLink],
+    ];
+    for (const [fields, schema] of answers) expect([...fields]).toEqual(Object.keys(schema.properties));
     expect(sorted(PROJECT_FIELDS)).toEqual(sorted(Object.keys(Project.properties), PROJECT_WRITABLE_FIELDS).filter(unique));
-    expect(sorted(RELEASE_FIELDS)).toEqual(
-      sorted(Object.keys(Release.properties), RELEASE_WRITABLE_FIELDS, ['creatorId']).filter(unique),
-    );
     expect(sorted(ATTACHMENT_FIELDS)).toEqual(
       sorted(Object.keys(Attachment.properties), ATTACHMENT_WRITABLE_FIELDS, ['updatedAt']).filter(unique),
     );
-    expect(sorted(COMMENT_FIELDS)).toEqual(names(Comment));
-    expect(sorted(AUDIT_EVENT_FIELDS)).toEqual(names(AuditEvent));
-    expect(sorted(INTEGRATION_LINK_FIELDS)).toEqual(names(IntegrationLink));
     expect(sorted(TIME_ENTRY_LINK_FIELDS)).toEqual(Object.keys(integrationLinkProperties).sort());
+  });
+
+  it('a body lists its columns in the order the answer has them (the order of changedFields)', () => {
+    const inAnswerOrder = (answer: readonly string[], writable: readonly string[]) => answer.filter((f) => writable.includes(f));
+    expect(inAnswerOrder(ENTRY_FIELDS, ENTRY_WRITABLE_FIELDS)).toEqual([...ENTRY_WRITABLE_FIELDS]);
+    expect(inAnswerOrder(RELEASE_FIELDS, RELEASE_WRITABLE_FIELDS)).toEqual([...RELEASE_WRITABLE_FIELDS]);
+    expect(TIME_ENTRY_UPDATABLE_FIELDS).toEqual(['workDate', 'minutes', 'description', 'billable', 'releaseId']);
   });
 });

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Body, DateTime, Uuid, propertiesOf } from './common.ts';
+import { Body, DateTime, Uuid, fieldsOf, propertiesOf } from './common.ts';
 import { EXTERNAL_ID_MAX, EXTERNAL_NAME_MAX } from './external-ref.ts';
 
 /** Every column an integration link create sets; the order is the order of `changedFields`. */
@@ -15,20 +15,6 @@ export type IntegrationLinkWritableField = (typeof INTEGRATION_LINK_WRITABLE_FIE
 export const INTEGRATION_LINK_UPDATABLE_FIELDS = ['alignEntityType', 'alignEntityId'] as const;
 /** Filters of the integration link list, each an exact match on its column. */
 export const INTEGRATION_LINK_FILTERS = ['provider', 'externalType', 'externalId', 'alignEntityType', 'alignEntityId'] as const;
-/** Every field of an answered integration link (the spec's IntegrationLink), in the table's column order. Never projectId. */
-export const INTEGRATION_LINK_FIELDS = [
-  'id',
-  'organizationId',
-  'provider',
-  'externalType',
-  'externalId',
-  'alignEntityType',
-  'alignEntityId',
-  'createdAt',
-  'updatedAt',
-] as const;
-/** The fields of a link as a time entry lists it (TimeEntryLink): INTEGRATION_LINK_FIELDS but updatedAt. */
-export const TIME_ENTRY_LINK_FIELDS = INTEGRATION_LINK_FIELDS.filter((f) => f !== 'updatedAt');
 
 const NonEmpty = Type.String({ minLength: 1 });
 const linkFields = propertiesOf(INTEGRATION_LINK_WRITABLE_FIELDS)({
@@ -74,6 +60,10 @@ export const IntegrationLink = Type.Object(
   { ...integrationLinkProperties, updatedAt: DateTime },
   { additionalProperties: true, description: 'IntegrationLink' },
 );
+/** Every field of an answered integration link, in order: IntegrationLink's fields. Never projectId. */
+export const INTEGRATION_LINK_FIELDS = fieldsOf(IntegrationLink);
+/** The fields of a link as a time entry lists it (TimeEntryLink): INTEGRATION_LINK_FIELDS but updatedAt. */
+export const TIME_ENTRY_LINK_FIELDS = INTEGRATION_LINK_FIELDS.filter((f) => f !== 'updatedAt');
 
 /** Query schemas of the integration link filters. */
 export const IntegrationLinkFilters = propertiesOf(INTEGRATION_LINK_FILTERS)({

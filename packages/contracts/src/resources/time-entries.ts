@@ -1,17 +1,22 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Body, DateOnly, DateTime, Nullable, NullableString, StringEnum, Uuid, YEAR_PATTERN, propertiesOf } from './common.ts';
+import {
+  Body,
+  DateOnly,
+  DateTime,
+  Nullable,
+  NullableString,
+  StringEnum,
+  Uuid,
+  YEAR_PATTERN,
+  fieldsOf,
+  propertiesOf,
+} from './common.ts';
 import { EXTERNAL_ID_MAX, EXTERNAL_NAME_MAX } from './external-ref.ts';
 import { integrationLinkProperties } from './integration-links.ts';
 
 /** Time entry statuses (spec). */
 export const TIME_ENTRY_STATUSES = ['draft', 'submitted', 'approved', 'rejected', 'locked', 'invoiced'] as const;
 
-/**
- * Fields an update may change, as named in `changedFields` and in that order. A body may
- * also give `hours` (TIME_ENTRY_UPDATE_BODY_ONLY), which moves with minutes.
- */
-export const TIME_ENTRY_UPDATABLE_FIELDS = ['workDate', 'minutes', 'description', 'billable', 'releaseId'] as const;
-export type TimeEntryUpdatableField = (typeof TIME_ENTRY_UPDATABLE_FIELDS)[number];
 /** Update body fields that are no column of their own. */
 export const TIME_ENTRY_UPDATE_BODY_ONLY = ['hours'] as const;
 /** Filters of a time entry list (docs/decisions-api.md; from/to: workDate range, inclusive). */
@@ -56,20 +61,23 @@ export type TimeEntryCreateBody = Static<typeof TimeEntryCreate>;
 
 /** TimeEntryUpdate: every field optional; only supplied fields change. */
 export const TimeEntryUpdate = Body(
-  propertiesOf(
-    TIME_ENTRY_UPDATABLE_FIELDS,
-    TIME_ENTRY_UPDATE_BODY_ONLY,
-  )({
+  {
     workDate: WorkDate,
     minutes: Minutes,
     hours: Hours,
     description: NullableString,
     billable: Type.Boolean(),
     releaseId: Nullable(Uuid),
-  }),
+  },
   { description: 'TimeEntryUpdate' },
 );
 export type TimeEntryUpdateBody = Static<typeof TimeEntryUpdate>;
+/**
+ * Fields an update may change, as named in `changedFields` and in that order: the update body's but
+ * `hours` (TIME_ENTRY_UPDATE_BODY_ONLY), which moves with minutes.
+ */
+export const TIME_ENTRY_UPDATABLE_FIELDS = fieldsOf(TimeEntryUpdate, { except: TIME_ENTRY_UPDATE_BODY_ONLY });
+export type TimeEntryUpdatableField = (typeof TIME_ENTRY_UPDATABLE_FIELDS)[number];
 
 /** Submit takes no body (an empty object is fine; any property is unknown). */
 export const SubmitBody = Body({}, { description: 'no body' });

@@ -13,13 +13,13 @@ const ago = (days: number) => new Date(now.getTime() - days * DAY);
 
 async function apiKey(): Promise<{ keyId: string; organizationId: string }> {
   const { db } = database;
-  const [org] = await db<{ id: string }>('organizations')
+  const [org] = await db('organizations')
     .insert({ name: `Prune ${randomUUID()}` })
-    .returning('id');
-  const [user] = await db<{ id: string }>('users')
+    .returning<{ id: string }[]>('id');
+  const [user] = await db('users')
     .insert({ organizationId: org.id, email: `${randomUUID()}@example.com`, name: 'P', role: 'admin' })
-    .returning('id');
-  const [key] = await db<{ id: string }>('api_keys')
+    .returning<{ id: string }[]>('id');
+  const [key] = await db('api_keys')
     .insert({
       organizationId: org.id,
       createdByUserId: user.id,
@@ -27,7 +27,7 @@ async function apiKey(): Promise<{ keyId: string; organizationId: string }> {
       keyHash: randomBytes(32),
       scope: 'organization',
     })
-    .returning('id');
+    .returning<{ id: string }[]>('id');
   return { keyId: key.id, organizationId: org.id };
 }
 
