@@ -17,8 +17,9 @@ import {
 // - core frozen (SIGSTOP) or killed: the gateway answers what needs core with 503 in the spec's error
 //   shape within its deadline (BACKEND_TIMEOUT_MS, short here), stays ready, and keeps serving what
 //   does not need core (the OpenAPI document, the MCP metadata); it serves again once core is back.
+//   The OAuth sign-in's endpoints answer 503 with Retry-After too (the SDK's handlers would say 400).
 // - delivery frozen or killed: writes still succeed; every webhook of them arrives once it is back,
-//   exactly once per subscription.
+//   exactly once per subscription. An open portal session answers 503 while it is out.
 
 const BACKEND_TIMEOUT_MS = 3000;
 
@@ -91,6 +92,52 @@ describe('fault: core frozen or down', () => {
     await servesAgain();
   }, 120_000);
 
+  it('frozen (SIGSTOP): the OAuth sign-in answers 503 with Retry-After within the deadline, not a 400 the assistant gives up on', async () => {
+    const origin = new URL(cluster.baseUrl).origin;
+    const redirect = 'http://127.0.0.1:9/callback';
+    const register = () =>
+      fetch(`${origin}/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Outage assistant', redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
+      });
+    const registered = await register();
+    expect(registered.status).toBe(201);
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const form = (params: Record<string, string>) => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(params),
+      redirect: 'manual' as const,
+    });
+    const calls: [string, () => Promise<Response>][] = [
+      ['register', register],
+      ['token', () => fetch(`${origin}/token`, form({ grant_type: 'refresh_token', refresh_token: 'fbk_rt_gone', client_id }))],
+      [
+        'consent',
+        () =>
+          fetch(
+            `${origin}/oauth/consent`,
+            form({ client_id, redirect_uri: redirect, code_challenge: 'c'.repeat(43), api_key: 'fbk_x', decision: 'approve' }),
+          ),
+      ],
+    ];
+    cluster.core.freeze();
+    try {
+      for (const [what, call] of calls) {
+        const started = performance.now();
+        const res = await call();
+        expect(res.status, `${what}: ${await res.clone().text()}`).toBe(503);
+        expect(Number(res.headers.get('retry-after')), what).toBeGreaterThan(0);
+        expect(performance.now() - started, what).toBeLessThan(BACKEND_TIMEOUT_MS + 3000);
+      }
+    } finally {
+      cluster.core.thaw();
+    }
+    await servesAgain();
+    expect((await register()).status).toBe(201);
+  }, 120_000);
+
   it('killed: 503 at once (the connection is refused), its own documents still served; serves again once restarted', async () => {
     await cluster.core.kill9();
     expectUnavailable(await api('GET', `/projects/${projectId}/entries`), 2000, 'a read');
@@ -125,6 +172,31 @@ describe('fault: delivery frozen or killed', () => {
     }
     await expectExactlyOnce(subscribers, ids);
   }, 180_000);
+
+  it('frozen (SIGSTOP): an open portal session answers 503 within the deadline, and works again once it thaws', async () => {
+    const minted = await api('POST', '/portal-sessions', { access: 'read-only' });
+    expect(minted.status).toBe(201);
+    const origin = new URL(cluster.baseUrl).origin;
+    const opened = await fetch(`${origin}${(minted.body as { url: string }).url}`, { redirect: 'manual' });
+    expect(opened.status).toBe(303);
+    const cookie = opened.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const session = () => fetch(`${origin}/portal/session`, { headers: { cookie }, signal: AbortSignal.timeout(30_000) });
+    expect((await session()).status).toBe(200);
+    cluster.delivery.freeze();
+    try {
+      const started = performance.now();
+      const res = await session();
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ reason: expect.any(String), message: expect.any(String) });
+      expect(performance.now() - started).toBeLessThan(BACKEND_TIMEOUT_MS + 3000);
+    } finally {
+      cluster.delivery.thaw();
+    }
+    expect((await until(session, (r) => r.status === 200, 60_000)).status).toBe(200);
+  }, 120_000);
 
   it('killed: writes succeed, and their webhooks arrive once it is restarted, once each', async () => {
     await cluster.delivery.kill9();

@@ -50,6 +50,29 @@ function toOAuthError(err: unknown): unknown {
   return new InvalidRequestError(known.message);
 }
 
+/**
+ * The SDK's handlers answer every OAuth error but `server_error` with 400. A backend that is down or
+ * hung (`temporarily_unavailable`, toOAuthError) is answered 503 with Retry-After instead, as the API
+ * answers it: a client retries it later rather than giving up on a request it made right.
+ */
+function answerUnavailableAs503(res: ServerResponse): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.end = ((...args: unknown[]) => {
+    const [chunk] = args;
+    if (res.statusCode === 400 && !res.headersSent && (typeof chunk === 'string' || Buffer.isBuffer(chunk))) {
+      try {
+        if ((JSON.parse(chunk.toString()) as { error?: unknown }).error === 'temporarily_unavailable') {
+          res.statusCode = 503;
+          res.setHeader('Retry-After', '1');
+        }
+      } catch {
+        /* not JSON: an answer of another kind, left as it is */
+      }
+    }
+    return end(...args);
+  }) as ServerResponse['end'];
+}
+
 const asOAuth = async <T>(work: () => Promise<T>): Promise<T> => {
   try {
     return await work();
@@ -146,18 +169,21 @@ export function createOAuthServer(deps: {
 }) {
   const { oauth } = deps;
 
+  /** A registered client, or undefined; a backend failure comes out as a DomainError (5xx: 503). */
+  async function findClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
+    try {
+      return decode((await oauth.getClient({ clientId })).metadata);
+    } catch (err) {
+      const known = fromConnectError(err);
+      if (known?.status === 404) return undefined;
+      throw known ?? err;
+    }
+  }
+
   const provider: OAuthServerProvider = {
     skipLocalPkceValidation: true, // the core checks the verifier against the code's challenge
     clientsStore: {
-      async getClient(clientId) {
-        try {
-          return decode((await oauth.getClient({ clientId })).metadata);
-        } catch (err) {
-          const known = fromConnectError(err);
-          if (known?.status === 404) return undefined;
-          throw toOAuthError(err);
-        }
-      },
+      getClient: (clientId) => asOAuth(() => findClient(clientId)),
       async registerClient(client) {
         return asOAuth(async () =>
           decode((await oauth.registerClient({ metadata: Buffer.from(JSON.stringify(client)) })).metadata),
@@ -240,12 +266,7 @@ export function createOAuthServer(deps: {
     const one = (name: string) => form.get(name) ?? undefined;
     const clientId = one('client_id') ?? '';
     const redirectUri = one('redirect_uri') ?? '';
-    let client: OAuthClientInformationFull | undefined;
-    try {
-      client = await provider.clientsStore.getClient(clientId);
-    } catch (err) {
-      throw fromConnectError(err) ?? err;
-    }
+    const client = await findClient(clientId);
     // Never redirect anywhere the client did not register: a forged form gets a plain error.
     if (!client || !client.redirect_uris.map(String).includes(redirectUri))
       throw new DomainError('validation_error', 'unknown client or redirect_uri', {
@@ -311,6 +332,7 @@ export function createOAuthServer(deps: {
     nameRequest(ctx, path);
     const app = appFor(deps.baseUrl(ctx));
     ctx.respond = false;
+    answerUnavailableAs503(ctx.res);
     await new Promise<void>((resolve) => {
       const res = ctx.res;
       res.once('close', resolve);
