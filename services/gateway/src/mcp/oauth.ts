@@ -141,9 +141,18 @@ ${hidden('client_id', req.clientId)}${hidden('redirect_uri', req.redirectUri)}${
 <button type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
 </form></main></body></html>`;
-  const redirectOrigin = new URL(req.redirectUri).origin;
-  const csp = `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${redirectOrigin}; frame-ancestors 'none'; base-uri 'none'`;
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${redirectSource(req.redirectUri)}; frame-ancestors 'none'; base-uri 'none'`;
   return { html, csp };
+}
+
+/**
+ * The CSP source that lets the form's answer redirect to `uri`: its origin for http(s), its scheme
+ * for an app's own scheme (`vscode://...`, `cursor://...`: RFC 8252 native clients), whose origin is
+ * the opaque "null" that no browser would match.
+ */
+export function redirectSource(uri: string): string {
+  const url = new URL(uri);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
 }
 
 /** The redirect back to the client: `code` or an error, with `state` and `iss` (RFC 9207). */
