@@ -47,7 +47,8 @@ describe('OpenAPI document', () => {
     const { stdout: out } = await run(
       'npx',
       ['--no-install', 'redocly', 'lint', 'docs/openapi.json', '--extends', 'recommended', '--format', 'json'],
-      { cwd: ROOT, encoding: 'utf8' },
+      // No usage data sent from a test run (docs: Redocly CLI's "Usage data").
+      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
     );
     const report = JSON.parse(out) as { totals: { errors: number; warnings: number }; problems: { message: string }[] };
     expect(report.problems.map((p) => p.message)).toEqual([]);
