@@ -3776,7 +3776,7 @@ export interface components {
         ApproveBody: {
             note?: string | null;
         };
-        /** @description Attachment, with every optional field of the registration body */
+        /** @description Attachment, with every field of the registration body */
         Attachment: {
             /** Format: uuid */
             id: string;
@@ -3786,11 +3786,28 @@ export interface components {
             fileSize: string;
             fileType: string;
             objectPath: string;
-            category: string | null;
             /** Format: uuid */
             uploadedById: string | null;
+            category: string | null;
+            isAiGenerated: string | null;
+            sourceAssistantUploadId: string | null;
+            sourceAssistantConversationId: string | null;
+            linkedByUserId: string | null;
+            addedVia: string | null;
+            attachmentSource: string | null;
+            evidenceSummary: string | null;
+            removedByUserId: string | null;
+            removedVia: string | null;
+            replacementAttachmentId: string | null;
+            replacementOfAttachmentId: string | null;
+            lifecycleReason: string | null;
+            attachmentStatus: string | null;
+            /** Format: date-time */
+            removedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         } & {
             [key: string]: unknown;
         };
@@ -4432,18 +4449,57 @@ export interface components {
         PortalSettingsUpdate: {
             frameAncestors: string[];
         };
-        /** @description Project, with every optional field of the create body */
+        /** @description Project, with every field of the create body */
         Project: {
             /** Format: uuid */
             id: string;
+            /** Format: uuid */
+            organizationId: string | null;
+            clientId: string;
             name: string;
             description: string;
             /** @enum {string} */
             status: "active" | "on_hold" | "completed" | "archived";
-            /** Format: uuid */
-            organizationId: string | null;
-            clientId: string;
             logoUrl: string | null;
+            wikiContent: string | null;
+            chatWebhookUrl: string | null;
+            devUrl: string | null;
+            prodUrl: string | null;
+            hostingAppUrl: string | null;
+            hostingWorkspaceId: string | null;
+            hostingBoardId: string | null;
+            hostingInstanceId: string | null;
+            hostingAppName: string | null;
+            lastAiStatusUpdate: string | null;
+            invoicingMode: string | null;
+            codehostAutoStatusTarget: string | null;
+            autoStatusTargetStatus: string | null;
+            ciCheckRunName: string | null;
+            autoLinkThreshold: string | null;
+            suggestThreshold: string | null;
+            /** Format: date-time */
+            committedCostLockedAt: string | null;
+            /** @description any JSON value */
+            customLinks: unknown;
+            requireCascadeApproval: boolean;
+            codehostCommentSyncEnabled: boolean;
+            codehostAutoStatusEnabled: boolean;
+            codehostAdvancedEnabled: boolean;
+            enforceDependencyBlocking: boolean;
+            autoStatusOnUnblock: boolean;
+            requireAutoStatusApproval: boolean;
+            ciRequired: boolean;
+            commitScorerEnabled: boolean;
+            flakyOverridesEnabled: boolean;
+            codehostAiSuggesterEnabled: boolean;
+            codehostAiRiskEnabled: boolean;
+            releaseNotesAiEnabled: boolean;
+            statusUpdateAiEnabled: boolean;
+            prDescriptionAiEnabled: boolean;
+            reviewerSuggesterAiEnabled: boolean;
+            commitLinterAiEnabled: boolean;
+            timeBillingEnabled: boolean;
+            scorerRecencyDays: number | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4457,14 +4513,9 @@ export interface components {
             description: string;
             /** @enum {string} */
             status?: "active" | "on_hold" | "completed" | "archived";
-            wikiContent?: string | null;
-            hostingWorkspaceId?: string | null;
-            hostingBoardId?: string | null;
-            hostingInstanceId?: string | null;
-            hostingAppName?: string | null;
-            lastAiStatusUpdate?: string | null;
             /** Format: uri */
             logoUrl?: string | null;
+            wikiContent?: string | null;
             /** Format: uri */
             chatWebhookUrl?: string | null;
             /** Format: uri */
@@ -4473,6 +4524,11 @@ export interface components {
             prodUrl?: string | null;
             /** Format: uri */
             hostingAppUrl?: string | null;
+            hostingWorkspaceId?: string | null;
+            hostingBoardId?: string | null;
+            hostingInstanceId?: string | null;
+            hostingAppName?: string | null;
+            lastAiStatusUpdate?: string | null;
             /** Format: date-time */
             committedCostLockedAt?: string | null;
             /** @description any JSON value */
@@ -4521,17 +4577,12 @@ export interface components {
         ProjectUpdate: {
             name?: string;
             description?: string;
-            clientId?: string;
             /** @enum {string} */
             status?: "active" | "on_hold" | "completed" | "archived";
-            wikiContent?: string | null;
-            hostingWorkspaceId?: string | null;
-            hostingBoardId?: string | null;
-            hostingInstanceId?: string | null;
-            hostingAppName?: string | null;
-            lastAiStatusUpdate?: string | null;
+            clientId?: string;
             /** Format: uri */
             logoUrl?: string | null;
+            wikiContent?: string | null;
             /** Format: uri */
             chatWebhookUrl?: string | null;
             /** Format: uri */
@@ -4540,6 +4591,11 @@ export interface components {
             prodUrl?: string | null;
             /** Format: uri */
             hostingAppUrl?: string | null;
+            hostingWorkspaceId?: string | null;
+            hostingBoardId?: string | null;
+            hostingInstanceId?: string | null;
+            hostingAppName?: string | null;
+            lastAiStatusUpdate?: string | null;
             /** Format: date-time */
             committedCostLockedAt?: string | null;
             /** @description any JSON value */

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Body, DateTime, Nullable, NullableString, Uuid, propertiesOf } from './common.ts';
+import { Body, DateTime, Nullable, NullableString, Uuid, fieldsOf } from './common.ts';
 
 /** A MIME type (RFC 6838 type/subtype, optional parameters). */
 export const MimeType = Type.String({
@@ -8,63 +8,9 @@ export const MimeType = Type.String({
   description: 'MIME type, e.g. image/png',
 });
 
-/** Every field of the registration body, each a column (entryId and uploadedById are set by the server). */
-export const ATTACHMENT_WRITABLE_FIELDS = [
-  'fileName',
-  'fileSize',
-  'fileType',
-  'objectPath',
-  'category',
-  'isAiGenerated',
-  'sourceAssistantUploadId',
-  'sourceAssistantConversationId',
-  'linkedByUserId',
-  'addedVia',
-  'attachmentSource',
-  'evidenceSummary',
-  'removedAt',
-  'removedByUserId',
-  'removedVia',
-  'replacementAttachmentId',
-  'replacementOfAttachmentId',
-  'lifecycleReason',
-  'attachmentStatus',
-] as const;
-export type AttachmentWritableField = (typeof ATTACHMENT_WRITABLE_FIELDS)[number];
-/**
- * Every field of an answered attachment, in the table's column order (the order of the answer's JSON):
- * the spec's Attachment, every registered field and updatedAt. Never organizationId or projectId.
- */
-export const ATTACHMENT_FIELDS = [
-  'id',
-  'entryId',
-  'fileName',
-  'fileSize',
-  'fileType',
-  'objectPath',
-  'uploadedById',
-  'category',
-  'isAiGenerated',
-  'sourceAssistantUploadId',
-  'sourceAssistantConversationId',
-  'linkedByUserId',
-  'addedVia',
-  'attachmentSource',
-  'evidenceSummary',
-  'removedByUserId',
-  'removedVia',
-  'replacementAttachmentId',
-  'replacementOfAttachmentId',
-  'lifecycleReason',
-  'attachmentStatus',
-  'removedAt',
-  'createdAt',
-  'updatedAt',
-] as const;
-
-/** POST /entries/:id/attachments body. */
+/** POST /entries/:id/attachments body: each field a column (entryId and uploadedById are set by the server). */
 export const AttachmentCreate = Body(
-  propertiesOf(ATTACHMENT_WRITABLE_FIELDS)({
+  {
     fileName: Type.String({ minLength: 1 }),
     fileSize: Type.String({ pattern: '^\\d+$', maxLength: 19, description: 'bytes as a decimal string' }),
     fileType: MimeType,
@@ -84,12 +30,18 @@ export const AttachmentCreate = Body(
     lifecycleReason: NullableString,
     removedAt: Nullable(DateTime),
     attachmentStatus: Type.String(),
-  }),
+  },
   { required: ['fileName', 'fileSize', 'fileType', 'objectPath'], description: 'Attachment registration body' },
 );
 export type AttachmentCreateBody = Static<typeof AttachmentCreate>;
+/** Every column the registration body sets: its fields. */
+export const ATTACHMENT_WRITABLE_FIELDS = fieldsOf(AttachmentCreate);
+export type AttachmentWritableField = (typeof ATTACHMENT_WRITABLE_FIELDS)[number];
 
-/** The spec's Attachment. */
+/**
+ * The spec's Attachment, with every field of the registration body and updatedAt, in the table's
+ * column order (the order of the answer's JSON). Never organizationId or projectId.
+ */
 export const Attachment = Type.Object(
   {
     id: Uuid,
@@ -98,9 +50,26 @@ export const Attachment = Type.Object(
     fileSize: Type.String(),
     fileType: Type.String(),
     objectPath: Type.String(),
-    category: NullableString,
     uploadedById: Nullable(Uuid),
+    category: NullableString,
+    isAiGenerated: NullableString,
+    sourceAssistantUploadId: NullableString,
+    sourceAssistantConversationId: NullableString,
+    linkedByUserId: NullableString,
+    addedVia: NullableString,
+    attachmentSource: NullableString,
+    evidenceSummary: NullableString,
+    removedByUserId: NullableString,
+    removedVia: NullableString,
+    replacementAttachmentId: NullableString,
+    replacementOfAttachmentId: NullableString,
+    lifecycleReason: NullableString,
+    attachmentStatus: NullableString,
+    removedAt: Nullable(DateTime),
     createdAt: DateTime,
+    updatedAt: DateTime,
   },
-  { additionalProperties: true, description: 'Attachment, with every optional field of the registration body' },
+  { additionalProperties: true, description: 'Attachment, with every field of the registration body' },
 );
+/** Every field of an answered attachment, in order: Attachment's fields. */
+export const ATTACHMENT_FIELDS = fieldsOf(Attachment);

@@ -1,133 +1,36 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AnyJson, Body, DateTime, Nullable, NullableString, StringEnum, Uuid, propertiesOf } from './common.ts';
+import { AnyJson, Body, DateTime, Nullable, NullableString, StringEnum, Uuid, fieldsOf, propertiesOf } from './common.ts';
 
 /** Values of a project's `status` (spec). */
 export const PROJECT_STATUSES = ['active', 'on_hold', 'completed', 'archived'] as const;
 
-/**
- * Every column a project body may set: the spec's create body, plus clientId on update.
- * The order is the order of `changedFields` in events and audit records.
- */
-export const PROJECT_WRITABLE_FIELDS = [
-  'name',
-  'description',
-  'status',
-  'clientId',
-  'logoUrl',
-  'wikiContent',
-  'chatWebhookUrl',
-  'devUrl',
-  'prodUrl',
-  'hostingAppUrl',
-  'hostingWorkspaceId',
-  'hostingBoardId',
-  'hostingInstanceId',
-  'hostingAppName',
-  'lastAiStatusUpdate',
-  'committedCostLockedAt',
-  'customLinks',
-  'requireCascadeApproval',
-  'codehostCommentSyncEnabled',
-  'codehostAutoStatusEnabled',
-  'codehostAdvancedEnabled',
-  'enforceDependencyBlocking',
-  'autoStatusOnUnblock',
-  'requireAutoStatusApproval',
-  'ciRequired',
-  'commitScorerEnabled',
-  'flakyOverridesEnabled',
-  'codehostAiSuggesterEnabled',
-  'codehostAiRiskEnabled',
-  'releaseNotesAiEnabled',
-  'statusUpdateAiEnabled',
-  'prDescriptionAiEnabled',
-  'reviewerSuggesterAiEnabled',
-  'commitLinterAiEnabled',
-  'timeBillingEnabled',
-  'invoicingMode',
-  'codehostAutoStatusTarget',
-  'autoStatusTargetStatus',
-  'ciCheckRunName',
-  'autoLinkThreshold',
-  'suggestThreshold',
-  'scorerRecencyDays',
-] as const;
-export type ProjectWritableField = (typeof PROJECT_WRITABLE_FIELDS)[number];
 /** Project columns stored as JSON (jsonb). */
 export const PROJECT_JSON_FIELDS = ['customLinks'] as const;
 /** Filters of the project list. */
 export const PROJECT_FILTERS = ['status'] as const;
-/**
- * Every field of an answered project, in the table's column order (the order of the answer's JSON):
- * the spec's Project and every writable field. Never its internal entry counter.
- */
-export const PROJECT_FIELDS = [
-  'id',
-  'organizationId',
-  'clientId',
-  'name',
-  'description',
-  'status',
-  'logoUrl',
-  'wikiContent',
-  'chatWebhookUrl',
-  'devUrl',
-  'prodUrl',
-  'hostingAppUrl',
-  'hostingWorkspaceId',
-  'hostingBoardId',
-  'hostingInstanceId',
-  'hostingAppName',
-  'lastAiStatusUpdate',
-  'invoicingMode',
-  'codehostAutoStatusTarget',
-  'autoStatusTargetStatus',
-  'ciCheckRunName',
-  'autoLinkThreshold',
-  'suggestThreshold',
-  'committedCostLockedAt',
-  'customLinks',
-  'requireCascadeApproval',
-  'codehostCommentSyncEnabled',
-  'codehostAutoStatusEnabled',
-  'codehostAdvancedEnabled',
-  'enforceDependencyBlocking',
-  'autoStatusOnUnblock',
-  'requireAutoStatusApproval',
-  'ciRequired',
-  'commitScorerEnabled',
-  'flakyOverridesEnabled',
-  'codehostAiSuggesterEnabled',
-  'codehostAiRiskEnabled',
-  'releaseNotesAiEnabled',
-  'statusUpdateAiEnabled',
-  'prDescriptionAiEnabled',
-  'reviewerSuggesterAiEnabled',
-  'commitLinterAiEnabled',
-  'timeBillingEnabled',
-  'scorerRecencyDays',
-  'createdAt',
-  'updatedAt',
-] as const;
 
 const Url = Nullable(Type.String({ format: 'uri' }));
 
-const projectFields = propertiesOf(PROJECT_WRITABLE_FIELDS)({
+/**
+ * Every field a project body may set: the spec's create body, plus clientId on update.
+ * The order is the order of `changedFields` in events and audit records.
+ */
+const projectFields = {
   name: Type.String({ minLength: 1 }),
   description: Type.String(),
-  clientId: Type.String(),
   status: StringEnum(PROJECT_STATUSES),
+  clientId: Type.String(),
+  logoUrl: Url,
   wikiContent: NullableString,
+  chatWebhookUrl: Url,
+  devUrl: Url,
+  prodUrl: Url,
+  hostingAppUrl: Url,
   hostingWorkspaceId: NullableString,
   hostingBoardId: NullableString,
   hostingInstanceId: NullableString,
   hostingAppName: NullableString,
   lastAiStatusUpdate: NullableString,
-  logoUrl: Url,
-  chatWebhookUrl: Url,
-  devUrl: Url,
-  prodUrl: Url,
-  hostingAppUrl: Url,
   committedCostLockedAt: Nullable(DateTime),
   customLinks: AnyJson,
   requireCascadeApproval: Type.Boolean(),
@@ -155,7 +58,7 @@ const projectFields = propertiesOf(PROJECT_WRITABLE_FIELDS)({
   autoLinkThreshold: Type.String(),
   suggestThreshold: Type.String(),
   scorerRecencyDays: Type.Integer({ minimum: -2147483648, maximum: 2147483647 }),
-});
+};
 // A create takes every field but clientId.
 const { clientId: _clientId, ...projectCreateFields } = projectFields;
 
@@ -169,21 +72,67 @@ export const ProjectUpdate = Body(projectFields, {
 });
 export type ProjectUpdateBody = Static<typeof ProjectUpdate>;
 
-/** The spec's Project. */
+/** Every column a project body sets, in the order of `changedFields`: the update body's fields. */
+export const PROJECT_WRITABLE_FIELDS = fieldsOf(ProjectUpdate);
+export type ProjectWritableField = (typeof PROJECT_WRITABLE_FIELDS)[number];
+
+/**
+ * The spec's Project, with every field of the body, in the table's column order (the order of the
+ * answer's JSON). Never its internal entry counter.
+ */
 export const Project = Type.Object(
   {
     id: Uuid,
+    organizationId: Nullable(Uuid),
+    clientId: Type.String(),
     name: Type.String(),
     description: Type.String(),
     status: StringEnum(PROJECT_STATUSES),
-    organizationId: Nullable(Uuid),
-    clientId: Type.String(),
-    logoUrl: Nullable(Type.String()),
+    logoUrl: NullableString,
+    wikiContent: NullableString,
+    chatWebhookUrl: NullableString,
+    devUrl: NullableString,
+    prodUrl: NullableString,
+    hostingAppUrl: NullableString,
+    hostingWorkspaceId: NullableString,
+    hostingBoardId: NullableString,
+    hostingInstanceId: NullableString,
+    hostingAppName: NullableString,
+    lastAiStatusUpdate: NullableString,
+    invoicingMode: NullableString,
+    codehostAutoStatusTarget: NullableString,
+    autoStatusTargetStatus: NullableString,
+    ciCheckRunName: NullableString,
+    autoLinkThreshold: NullableString,
+    suggestThreshold: NullableString,
+    committedCostLockedAt: Nullable(DateTime),
+    customLinks: AnyJson,
+    requireCascadeApproval: Type.Boolean(),
+    codehostCommentSyncEnabled: Type.Boolean(),
+    codehostAutoStatusEnabled: Type.Boolean(),
+    codehostAdvancedEnabled: Type.Boolean(),
+    enforceDependencyBlocking: Type.Boolean(),
+    autoStatusOnUnblock: Type.Boolean(),
+    requireAutoStatusApproval: Type.Boolean(),
+    ciRequired: Type.Boolean(),
+    commitScorerEnabled: Type.Boolean(),
+    flakyOverridesEnabled: Type.Boolean(),
+    codehostAiSuggesterEnabled: Type.Boolean(),
+    codehostAiRiskEnabled: Type.Boolean(),
+    releaseNotesAiEnabled: Type.Boolean(),
+    statusUpdateAiEnabled: Type.Boolean(),
+    prDescriptionAiEnabled: Type.Boolean(),
+    reviewerSuggesterAiEnabled: Type.Boolean(),
+    commitLinterAiEnabled: Type.Boolean(),
+    timeBillingEnabled: Type.Boolean(),
+    scorerRecencyDays: Nullable(Type.Integer()),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
-  { additionalProperties: true, description: 'Project, with every optional field of the create body' },
+  { additionalProperties: true, description: 'Project, with every field of the create body' },
 );
+/** Every field of an answered project, in order: Project's fields. */
+export const PROJECT_FIELDS = fieldsOf(Project);
 
 /** Query schemas of the project filters. */
 export const ProjectFilters = propertiesOf(PROJECT_FILTERS)({ status: StringEnum(PROJECT_STATUSES) });
