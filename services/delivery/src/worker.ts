@@ -18,6 +18,8 @@ import { createPortalService, portalSweepJob } from './features/portal/service.t
 import { createRecoveryService, recoveryResumeJob } from './features/recovery/service.ts';
 import { createSubscriptionHealth, healthSweepJob } from './features/subscriptions/health.ts';
 import { createCallLimit } from './features/test-calls/limit.ts';
+import { createListenService } from './features/listen/service.ts';
+import { createListenStore } from './features/listen/store.ts';
 import { createFanoutConsumer } from './fanout/consumer.ts';
 import { createDeliveryMetrics } from './metrics.ts';
 import { createHttpSender } from './sender/http-sender.ts';
@@ -93,6 +95,7 @@ export function createDeliveryWorker({ config, backend, db, kafka, core }: Deliv
     databaseUrl: config.databaseUrl,
     dbTimeouts: config.db,
     instanceId,
+    onNotified: () => listen.wake(),
   });
   const relay = createOutboxRelay({
     db,
@@ -127,8 +130,19 @@ export function createDeliveryWorker({ config, backend, db, kafka, core }: Deliv
     audited,
     logger,
   });
+  // Listening CLIs' streams (GET /webhooks/listen): their temporary subscriptions' deliveries go down the stream.
+  const listen = createListenService(stores, {
+    store: createListenStore(db),
+    secrets,
+    metrics: deliveryMetrics,
+    replicaId: instanceId,
+    leaseMs: config.leaseMs,
+    pollMs: config.pollMs,
+    audited,
+  });
   const routes = buildDeliveryRoutes({
     recovery,
+    listen,
     stores,
     secrets,
     sender,
@@ -147,7 +161,10 @@ export function createDeliveryWorker({ config, backend, db, kafka, core }: Deliv
     stores,
     metrics: deliveryMetrics,
     logger,
-    onDeliveries: () => dispatcher.wake(),
+    onDeliveries: () => {
+      dispatcher.wake();
+      listen.wake();
+    },
     instanceId,
     clockSkewMs: config.clockSkewMs,
     handoff: { capacity: dispatcher.capacity, accept: dispatcher.accept, leaseMs: config.leaseMs },
@@ -167,6 +184,8 @@ export function createDeliveryWorker({ config, backend, db, kafka, core }: Deliv
     // the fan-out missed: on the health sweep's beat.
     'recovery resumption': recoveryResumeJob(recovery, config.healthSweepMs),
     'ordered release': orderedReleaseJob(stores.deliveryQueue, config.healthSweepMs),
+    // Temporary subscriptions of listeners whose replica died mid-stream (their lease lapsed).
+    'listen sweep': listen.sweepJob(config.healthSweepMs),
     'portal sweep': portalSweepJob(createPortalService(stores), config.retentionSweepMs),
   };
   const periodic = Object.entries(jobs).map(([step, job]) => [step, backend.periodicJob(job)] as const);

@@ -54,7 +54,7 @@ export function originOf(url: string): string {
  * stands for no event of the vocabulary is a validation_error pointing at it; unknown exact names fail
  * with the spec's exact body (`unknown_event_names`).
  */
-function checkEventNames(names: unknown): string[] {
+export function checkEventNames(names: unknown): string[] {
   const list = (Array.isArray(names) ? names : []).map(String);
   const problems = list.flatMap((n, i) => {
     if (!n.includes('*')) return [];
@@ -137,7 +137,8 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
     async list(actorIn: Actor | undefined, filters: Record<string, unknown>, page: PageArgs): Promise<Page<JsonObject>> {
       const actor = requireActor(actorIn);
       const enabled = typeof filters.enabled === 'boolean' ? filters.enabled : undefined;
-      const rows = await stores.subscriptions.list(actor.organizationId, { enabled }, page);
+      const temporary = filters.temporary === true;
+      const rows = await stores.subscriptions.list(actor.organizationId, { enabled, temporary }, page);
       return { ...rows, data: rows.data.map(presentSubscription) };
     },
 
