@@ -30,7 +30,7 @@ interface OpenApiOperationObject {
   summary: string;
   tags: string[];
   requestBody?: { required?: boolean; content: { 'application/json': { schema: Schema } } };
-  responses: Record<string, { content?: { 'application/json': { schema: Schema } } }>;
+  responses: Record<string, { content?: { 'application/json'?: { schema: Schema } } }>;
   'x-codeSamples'?: unknown;
 }
 interface Document {
@@ -89,7 +89,7 @@ export function referenceDocument(document: Record<string, unknown>, operations:
         query,
         status: Number(status),
         sdk: { namespace: row.namespace, name: row.name, paged: row.paged },
-        resultName: resultName(success.content?.['application/json'].schema, schemas),
+        resultName: resultName(success.content?.['application/json']?.schema, schemas),
       };
       op['x-codeSamples'] = codeSamples(sample);
     }

@@ -32,8 +32,10 @@ export const authHeaders = (api: ApiSettings): Record<string, string> => ({
 export async function problemOf(res: Response): Promise<string> {
   const text = await res.text().catch(() => '');
   try {
-    const body = JSON.parse(text) as { reason?: string; message?: string };
+    const body = JSON.parse(text) as { reason?: string; message?: string; error?: string; invalid?: string[] };
     if (body.message) return `${res.status} ${body.reason ?? ''}: ${body.message}`;
+    // Unknown event names answer {error, invalid} (docs/webhooks.md).
+    if (body.error) return `${res.status} ${body.error}: ${(body.invalid ?? []).join(', ')}`;
   } catch {
     // not JSON: the status says it
   }
