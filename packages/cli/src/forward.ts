@@ -45,8 +45,10 @@ export async function forward(
     await res.arrayBuffer().catch(() => undefined); // read to its end, so the connection is reused
     return { status: res.status, ms: Math.round(performance.now() - started) };
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code;
-    return { status: null, ms: Math.round(performance.now() - started), error: cause ?? (err as Error).message };
+    // fetch says `fetch failed`; its cause says why (ECONNREFUSED, a timeout, a bad port).
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const error = cause?.code ?? cause?.message ?? (err as Error).message;
+    return { status: null, ms: Math.round(performance.now() - started), error };
   }
 }
 
