@@ -31,8 +31,8 @@ function startCli(args: string[], key: string): Cli {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   return { child, out: () => out };
 }
 
@@ -100,7 +100,7 @@ describe('cluster listen', () => {
       expect(ours.status).toBe(201);
       const [got] = await receiver.waitFor(1, entryTitled('listened'), 30_000);
       // Signed as a real delivery, verified by the published verifier with the printed secret.
-      const verified = verify(got.rawBody, got.headers as Record<string, string>, secret, { scheme: 'both' });
+      const verified = verify(got.rawBody, got.headers, secret, { scheme: 'both' });
       expect(verified).toMatchObject({ eventName: 'entry.created', scheme: 'both' });
       expect(got.body).toMatchObject({ eventName: 'entry.created', entityId: (ours.body as { id: string }).id });
       expect(receiver.received.filter(entryTitled('not-yours'))).toEqual([]);
@@ -118,7 +118,7 @@ describe('cluster listen', () => {
       expect(triggered, triggered.out).toMatchObject({ code: 0 });
       expect(triggered.out).toContain(`Triggered entry.updated → ${subscriptionId}`);
       const [test] = await receiver.waitFor(1, (r) => (r.body as { eventName?: string }).eventName === 'entry.updated', 30_000);
-      expect(verify(test.rawBody, test.headers as Record<string, string>, secret)).toMatchObject({ eventName: 'entry.updated' });
+      expect(verify(test.rawBody, test.headers, secret)).toMatchObject({ eventName: 'entry.updated' });
       // An event the listener does not select is refused by name.
       expect((await runCli(['trigger', 'release.created'], org.key)).out).toContain('no listener selects release.created');
     } finally {

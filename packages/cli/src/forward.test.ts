@@ -38,7 +38,7 @@ describe('forward', () => {
   it('posts the exact body with the signed headers, so the receiver verifies it; answers status and latency', async () => {
     const d = delivery();
     const f = await forward(url, d, SECRET);
-    expect(f).toEqual({ status: 200, ms: expect.any(Number) });
+    expect([f.status, typeof f.ms, f.error]).toEqual([200, 'number', undefined]);
     const last = got.at(-1)!;
     expect(last.body).toBe(d.body);
     expect(verify(last.body, last.headers as Record<string, string>, SECRET, { scheme: 'both' })).toMatchObject({ id: 'd-1' });
@@ -61,7 +61,8 @@ describe('forward', () => {
   it('forwards nothing whose signature does not verify with the listener’s secret', async () => {
     const before = got.length;
     const f = await forward(url, delivery(`whsec_${Buffer.from('another secret of thirty-two b!!').toString('base64')}`), SECRET);
-    expect(f).toMatchObject({ status: null, error: expect.stringMatching(/^not forwarded: the signature does not verify/) });
+    expect(f.status).toBeNull();
+    expect(f.error).toMatch(/^not forwarded: the signature does not verify/);
     expect(got.length).toBe(before);
   });
 });

@@ -1,4 +1,4 @@
-import { create, type JsonObject } from '@bufbuild/protobuf';
+import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { DomainError, toConnectError, verifiedCallKey } from '@cluster/platform';
 import { ActorSchema, type WebhookService } from '@cluster/proto';
@@ -20,7 +20,7 @@ export function listenRpc(listen: ListenService): Pick<ServiceImpl<typeof Webhoo
       if (!claims) throw new DomainError('unauthorized', 'this call needs a token carrying an actor');
       const actor = create(ActorSchema, { ...claims, requestId: ctx.requestHeader.get('x-request-id') ?? '' });
       try {
-        for await (const m of listen.listen(actor, (req.query ?? {}) as JsonObject, ctx.signal)) {
+        for await (const m of listen.listen(actor, req.query ?? {}, ctx.signal)) {
           yield { event: m.event, data: encoder.encode(JSON.stringify(m.data)) };
         }
       } catch (err) {
