@@ -158,9 +158,12 @@ describe('the published packages', () => {
       packages: Record<string, { version?: string; resolved?: string; integrity?: string; link?: boolean }>;
     };
     const entries = Object.entries(lock.packages).filter(([where]) => where !== '');
-    expect(entries.filter(([, p]) => p.resolved?.startsWith('file:')).map(([where]) => where)).toEqual(
-      NAMES.map((n) => `node_modules/${n}`),
-    );
+    expect(
+      entries
+        .filter(([, p]) => p.resolved?.startsWith('file:'))
+        .map(([where]) => where)
+        .sort(),
+    ).toEqual(NAMES.map((n) => `node_modules/${n}`).sort());
     const registry = entries.filter(([where]) => !where.startsWith('node_modules/@cluster/'));
     expect(registry.map(([where]) => where)).toContain('node_modules/openapi-fetch');
     for (const [where, p] of registry) {
