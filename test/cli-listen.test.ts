@@ -143,6 +143,38 @@ describe('cluster listen', () => {
     expect(await temporaryOf(org.orgId)).toBe(0);
   }, 60_000);
 
+  it('ends the stream of a key revoked while it listens (at the next renewal), and exits 1 on the refusal', async () => {
+    const { key, id } = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
+    const cli = startCli(['listen', '--forward-to', receiver.url], key);
+    try {
+      expect(
+        await until(
+          async () => cli.out(),
+          (o) => o.includes('Signing secret:'),
+          30_000,
+        ),
+      ).toContain('Signing secret:');
+      await c.admin.revokeKey(id);
+      // The stream is checked with the core every 20 s (LISTEN_RENEW_MS); the CLI reconnects and is refused.
+      await until(
+        async () => cli.child.exitCode,
+        (code) => code !== null,
+        45_000,
+      );
+      expect([cli.child.exitCode, cli.out()]).toEqual([1, expect.stringMatching(/refused: 401 key_revoked/)]);
+    } finally {
+      cli.child.kill('SIGINT');
+      await exited(cli.child);
+    }
+    expect(
+      await until(
+        () => temporaryOf(org.orgId),
+        (n) => n === 0,
+        10_000,
+      ),
+    ).toBe(0);
+  }, 90_000);
+
   it('caps the listeners of an organization at 5 (429)', async () => {
     const clis = Array.from({ length: 5 }, () => startCli(['listen', '--forward-to', receiver.url], other.key));
     try {

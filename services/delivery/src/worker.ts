@@ -3,7 +3,7 @@ import type { Knex } from '@cluster/db';
 import { createProducer, topicNames } from '@cluster/kafka';
 import { afterCommit } from '@cluster/db';
 import { createOutboxRelay } from '@cluster/outbox';
-import { retiredKeyWarnings, withOpenCache } from '@cluster/platform';
+import { retiredKeyWarnings, withOpenCache, type ActorClaims } from '@cluster/platform';
 import type { Backend, Kafka, ServeOptions } from '@cluster/platform/service';
 import { createClient, type Transport } from '@connectrpc/connect';
 import { AuditService } from '@cluster/proto';
@@ -34,6 +34,8 @@ export interface DeliveryWorkerDeps {
   kafka: Kafka;
   /** The core's Connect transport: audit records of webhook writes are forwarded there. */
   core: Transport;
+  /** The key's current actor, from the core (refuses a revoked key): a listener's stream is checked with it. */
+  currentActor?: (claims: ActorClaims) => Promise<ActorClaims>;
 }
 
 /** The delivery service's work, unstarted: its routes, what start.ts starts, and its steps of each shutdown phase. */
@@ -50,7 +52,7 @@ export interface DeliveryWorker extends Required<Pick<ServeOptions, 'routes' | '
  * the periodic jobs (retention, subscription health, stale recoveries, waiting ordered deliveries) and
  * the RPC routes (app.ts). (The pool, Kafka client and server are made in start.ts.)
  */
-export function createDeliveryWorker({ config, backend, db, kafka, core }: DeliveryWorkerDeps): DeliveryWorker {
+export function createDeliveryWorker({ config, backend, db, kafka, core, currentActor }: DeliveryWorkerDeps): DeliveryWorker {
   const { logger, metrics } = backend;
 
   if (!config.secretKeys) {
@@ -138,6 +140,7 @@ export function createDeliveryWorker({ config, backend, db, kafka, core }: Deliv
     replicaId: instanceId,
     leaseMs: config.leaseMs,
     pollMs: config.pollMs,
+    currentActor,
     audited,
   });
   const routes = buildDeliveryRoutes({

@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '@bufbuild/protobuf';
 import {
   DomainError,
+  claimsOf,
   createWaker,
   validation,
   requireActor,
+  type ActorClaims,
   type PeriodicJobDefinition,
   type SecretBox,
   type Waker,
@@ -46,9 +48,17 @@ export interface ListenPorts {
   ttlMs?: number;
   renewMs?: number;
   maxPerOrganization?: number;
+  /**
+   * The key's current actor, from the core: refuses a revoked key (401) and changed grants (actor_changed).
+   * Asked when a stream opens and at each renewal, so a revoked key's stream ends within LISTEN_RENEW_MS.
+   */
+  currentActor?: (claims: ActorClaims) => Promise<ActorClaims>;
   /** Called after an opening's audit record was written (wakes the forwarder to the core). */
   audited?: () => void;
 }
+
+/** Refusals of an actor that end a stream: the key is revoked, or its grants changed (the CLI reconnects). */
+const ENDS_STREAM = new Set(['unauthorized', 'invalid_key', 'key_revoked', 'actor_changed', 'forbidden', 'scope_violation']);
 
 /** The selectors of `?events=`: comma-separated, `*` when none; checked as POST /webhooks checks eventNames. */
 export function selectorsOf(events: unknown): string[] {
@@ -122,6 +132,16 @@ export function createListenService(stores: Stores, ports: ListenPorts) {
     return { row, secret };
   }
 
+  /** Whether the key behind a stream still holds: a core that cannot answer does not end it. */
+  async function stillValid(actor: Actor): Promise<boolean> {
+    try {
+      await ports.currentActor?.(claimsOf(actor));
+      return true;
+    } catch (err) {
+      return !(err instanceof DomainError && ENDS_STREAM.has(err.reason));
+    }
+  }
+
   /** Streams one claimed batch; false when the stream ended meanwhile. */
   async function* send(
     row: { id: string; secretSealed: string },
@@ -162,6 +182,7 @@ export function createListenService(stores: Stores, ports: ListenPorts) {
     async *listen(actorIn: Actor | undefined, query: JsonObject, signal: AbortSignal): AsyncGenerator<ListenMessageOut> {
       const actor = requireActor(actorIn);
       const eventNames = selectorsOf(query.events);
+      await ports.currentActor?.(claimsOf(actor)); // as the token interceptor confirms a unary call's actor
       const { row, secret } = await open(actor, eventNames);
       const waker = createWaker();
       const stop = () => waker.stop();
@@ -172,7 +193,8 @@ export function createListenService(stores: Stores, ports: ListenPorts) {
         let renewAt = Date.now() + renewMs;
         while (!signal.aborted) {
           if (Date.now() >= renewAt) {
-            if (!(await store.renew(row.id, ttlMs))) return; // swept: the CLI opens a new one
+            // Swept, or the key was revoked meanwhile: the stream ends (the CLI reconnects, and is refused).
+            if (!(await stillValid(actor)) || !(await store.renew(row.id, ttlMs))) return;
             renewAt = Date.now() + renewMs;
           }
           waker.clear();
