@@ -70,6 +70,7 @@ afterAll(async () => {
 describe('cluster listen', () => {
   it('forwards the organization’s events signed as real deliveries, never another’s; trigger reaches it; Ctrl-C removes its subscription', async () => {
     const cli = startCli(['listen', '--forward-to', `${receiver.url}`, '--events', 'entry.*'], org.key);
+    let subscriptionId = '';
     try {
       const ready = await until(
         async () => /Signing secret: (whsec_\S+) \(subscription ([0-9a-f-]{36})/.exec(cli.out()),
@@ -77,7 +78,8 @@ describe('cluster listen', () => {
         30_000,
       );
       expect(ready, cli.out()).not.toBeNull();
-      const [, secret, subscriptionId] = ready!;
+      const [, secret, id] = ready!;
+      subscriptionId = id;
       expect(await temporaryOf(org.orgId)).toBe(1);
       // Listed only when asked for: GET /webhooks shows the lasting subscriptions.
       expect((await c.api(org.key, 'GET', '/webhooks')).body).toMatchObject({ data: [] });
@@ -134,6 +136,18 @@ describe('cluster listen', () => {
         10_000,
       ),
     ).toBe(0);
+    // Opening a listener is in the organization's audit trail, as the trigger's test call is.
+    const audited = await until(
+      async () => {
+        const res = await c.api(org.key, 'GET', '/audit-events?entityType=webhook_subscription&pageSize=100');
+        return (res.body as { data: { entityId: string; action: string }[] }).data
+          .filter((e) => e.entityId === subscriptionId)
+          .map((e) => e.action)
+          .sort();
+      },
+      (actions) => actions.length >= 2,
+    );
+    expect(audited).toEqual(['listened', 'tested']);
   }, 120_000);
 
   it('refuses unknown event names before any stream, and exits 1', async () => {
