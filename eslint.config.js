@@ -88,6 +88,8 @@ export default defineConfig(
       'packages/platform/src/config/values.ts',
       'packages/platform/src/instrumentation.ts',
       'services/*/src/config.ts',
+      // The CLI's entry point: FEEDBACK_API_URL and FEEDBACK_API_KEY, as the flags' defaults.
+      'packages/cli/src/cli.ts',
       '**/*.test.ts',
       // The store contract kit: finds the test Postgres server as the tests do (TEST_DATABASE_URL).
       'packages/db/src/store-contract.ts',

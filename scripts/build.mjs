@@ -4,8 +4,8 @@
 // from node_modules at run time. Production, `npm start`, the k8s image and the
 // tests' service processes run these files: `node services/<name>/dist/main.js`.
 // The publishable packages (PUBLISHED: ESM + .d.ts in packages/<name>/dist, what npm
-// gets) are compiled by tsc with their tsconfig.build.json; the SDK (packages/client) by its
-// own build script, which vendors @cluster/webhook-verify into its dist.
+// gets) are compiled by tsc with their tsconfig.build.json; the SDK (packages/client) and the CLI
+// (packages/cli) by their own build scripts, which vendor @cluster/webhook-verify (scripts/lib/vendored-build.mjs).
 // The integrator portal (apps/portal) is built with Vite into services/gateway/dist/portal.
 // Assumes generated code exists (`buf generate`; `npm start` and `npm test` run it).
 import { createHash } from 'node:crypto';
@@ -15,7 +15,9 @@ import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import * as esbuild from 'esbuild';
 import { declaredRuntime } from './lib/runtime.mjs';
-import { buildClient, declarationImportsAsJs } from '../packages/client/scripts/build.mjs';
+import { buildClient } from '../packages/client/scripts/build.mjs';
+import { buildCli } from '../packages/cli/scripts/build.mjs';
+import { declarationImportsAsJs } from './lib/vendored-build.mjs';
 import { renderReferencePage } from './lib/reference-page.mjs';
 import { buildPortalApp } from './lib/portal-app.mjs';
 
@@ -98,7 +100,7 @@ function buildPackage(name) {
   // Unchanged sources since the last build (their hash is stamped in dist): nothing to do.
   const hash = createHash('sha256');
   // The build scripts too: a change of what they write (declarationImportsAsJs) rebuilds.
-  const scripts = [import.meta.filename, path.join(ROOT, 'packages', 'client', 'scripts', 'build.mjs')];
+  const scripts = [import.meta.filename, path.join(ROOT, 'scripts', 'lib', 'vendored-build.mjs')];
   for (const f of [config, ...scripts, ...parsed.fileNames].sort()) hash.update(f).update(readFileSync(f));
   const stamp = path.join(parsed.options.outDir, '.sources-sha256');
   const digest = hash.digest('hex');
@@ -126,6 +128,7 @@ export async function build({ services } = {}) {
   await buildPortalApp(ROOT);
   PUBLISHED.forEach(buildPackage);
   buildClient();
+  buildCli();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === '--package') {
@@ -138,6 +141,6 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] =
   const started = performance.now();
   await build();
   process.stderr.write(
-    `[build] services/*/dist and packages/{${[...PUBLISHED, 'client'].join(',')}}/dist in ${Math.round(performance.now() - started)} ms\n`,
+    `[build] services/*/dist and packages/{${[...PUBLISHED, 'client', 'cli'].join(',')}}/dist in ${Math.round(performance.now() - started)} ms\n`,
   );
 }

@@ -411,6 +411,7 @@ describe.each(RENDERINGS)('$name', ({ name: rendering, overlay, components }) =>
         ]);
     const rules: Rule[] = served.flatMap((r) => r.spec!.rules);
     expect(rules.flatMap((rule) => rule.matches!.map((m) => `${m.path.type} ${m.path.value}`)).sort()).toEqual([
+      'Exact /api/v1/webhooks/listen',
       'Exact /authorize',
       'Exact /register',
       'Exact /revoke',
@@ -422,6 +423,9 @@ describe.each(RENDERINGS)('$name', ({ name: rendering, overlay, components }) =>
       'PathPrefix /oauth',
       'PathPrefix /portal',
     ]);
+    // A listening CLI's stream has no route timeout (Envoy's default would end it after 15 s); no other rule lifts it.
+    const untimed = rules.filter((rule) => (rule as { timeouts?: { request?: string } }).timeouts?.request === '0s');
+    expect(untimed.map((rule) => rule.matches!.map((m) => m.path.value))).toEqual([['/api/v1/webhooks/listen']]);
     // Every backend is the gateway Service's API port (the one named http), never its metrics port.
     const service = objs().find((o) => o.kind === 'Service' && o.metadata.name === 'gateway')!;
     const httpPort = service.spec!.ports.find((p: { name: string }) => p.name === 'http').port;

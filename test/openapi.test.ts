@@ -15,7 +15,7 @@ interface Operation {
   tags: string[];
   parameters: { name: string; in: string; description?: string }[];
   requestBody?: { content: { 'application/json': { schema: Schema } } };
-  responses: Record<string, { $ref?: string; content?: { 'application/json': { schema: Schema } } }>;
+  responses: Record<string, { $ref?: string; content?: { 'application/json'?: { schema: Schema } } }>;
 }
 interface Doc {
   info: { license?: unknown; contact?: unknown };
@@ -62,7 +62,8 @@ describe('OpenAPI document', () => {
       const body = op.requestBody?.content['application/json'].schema;
       if (body) expect(body.$ref, op.operationId).toMatch(/^#\/components\/schemas\/[A-Z]\w+$/);
       for (const [status, answer] of Object.entries(op.responses)) {
-        const schema = answer.content?.['application/json'].schema;
+        // A stream (text/event-stream: GET /webhooks/listen) has no JSON answer to name.
+        const schema = answer.content?.['application/json']?.schema;
         if (Number(status) >= 400) expect(answer.$ref, `${op.operationId} ${status}`).toMatch(/^#\/components\/responses\//);
         else if (schema) expect(JSON.stringify(schema), op.operationId).toContain('"$ref":"#/components/schemas/');
       }

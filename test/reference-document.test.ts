@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi, routes } from '@cluster/gateway';
 import { createAjv, REASON_STATUS } from '@cluster/platform';
-import { SAMPLE_LABELS, pathParams, pathVariable } from '../scripts/lib/code-samples.ts';
+import { SAMPLE_LABELS, STREAM_SAMPLE_LABELS, pathParams, pathVariable } from '../scripts/lib/code-samples.ts';
 import { INTRODUCTION, TAG_GROUPS, pageDocument } from '../scripts/lib/reference-document.ts';
 
 // The document the reference page renders (scripts/lib/reference-document.ts): the published
@@ -35,17 +35,19 @@ describe('the reference page document', () => {
   it('has a curl, an SDK and a Python sample for every operation, each calling its method and path', () => {
     for (const r of routes) {
       const samples = samplesOf(r.method, r.path);
+      // A stream (GET /webhooks/listen) has no SDK method: its middle sample is the CLI that reads it.
+      const stream = r.response.contentType === 'text/event-stream';
       expect(
         samples.map((s) => s.label),
         `${r.method} ${r.path}`,
-      ).toEqual(Object.values(SAMPLE_LABELS));
+      ).toEqual(Object.values(stream ? STREAM_SAMPLE_LABELS : SAMPLE_LABELS));
       const [curl, sdk, python] = samples.map((s) => s.source);
       const url = oaPath(r.path).replace(/\{(\w+)\}/g, (_, p: string) => `$${pathVariable(oaPath(r.path), p)}`);
       expect(curl).toContain(`"$FEEDBACK_API_URL${url}`);
       if (r.method !== 'GET') expect(curl).toContain(`-X ${r.method} `);
       expect(python).toContain(`method="${r.method}"`);
       for (const p of pathParams(oaPath(r.path))) expect(sdk).toContain(`process.env.${pathVariable(oaPath(r.path), p)}`);
-      expect(sdk).toMatch(/client\.\w+\.\w+\(/);
+      expect(sdk).toMatch(stream ? /^npx @cluster\/cli listen / : /client\.\w+\.\w+\(/);
     }
   });
 

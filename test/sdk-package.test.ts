@@ -6,18 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '@cluster/client';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 
-// The two published packages, @cluster/client and @cluster/webhook-verify, as npm would publish them:
+// The published packages, @cluster/client, @cluster/webhook-verify and @cluster/cli, as npm would publish them:
 // `npm pack` of the dist scripts/build.mjs built (the test run's global setup; --ignore-scripts, so
 // prepack does not rewrite dist under the other tests that import it), installed from the tarballs
 // into an empty project outside the repository (their registry dependencies from npm's cache,
 // --prefer-offline), then, there: a consumer's tsc over test/sdk-consumer/sample.ts (strict; nodenext
 // and bundler resolution) with nothing of the workspace, the compiled sample and the README's
-// quickstart run by plain Node against a running cluster. docs/sdk.md, "Installing" and "Packaging".
+// quickstart run by plain Node against a running cluster, and `npx cluster --help` (the CLI's bin).
+// docs/sdk.md, "Installing" and "Packaging".
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const PACKAGES = {
   '@cluster/client': path.join(ROOT, 'packages', 'client'),
   '@cluster/webhook-verify': path.join(ROOT, 'packages', 'webhook-verify'),
+  '@cluster/cli': path.join(ROOT, 'packages', 'cli'),
 };
 type PackageName = keyof typeof PACKAGES;
 const NAMES = Object.keys(PACKAGES) as PackageName[];
@@ -85,6 +87,7 @@ describe('the published packages', () => {
         license: string;
         description: string;
         exports: Record<string, Record<string, string>>;
+        bin?: Record<string, string>;
         engines: Record<string, string>;
       };
       expect(manifest.name).toBe(name);
@@ -95,10 +98,18 @@ describe('the published packages', () => {
         expect.any(String),
         true,
       ]);
-      // What the exports name for an outsider (types, import) is in the tarball.
-      const exported = [manifest.exports['.'].types, manifest.exports['.'].import].map((f) => f.replace(/^\.\//, ''));
+      // What the exports name for an outsider (types, import), or the CLI's bin, is in the tarball.
+      const entry = manifest.exports['.'];
+      const exported = (entry ? [entry.types, entry.import] : Object.values(manifest.bin ?? {})).map((f) =>
+        f.replace(/^\.\//, ''),
+      );
       expect(files).toEqual(expect.arrayContaining(['README.md', 'CHANGELOG.md', 'LICENSE', 'package.json', ...exported]));
       expect(files.filter((f) => f.includes('.test.') || f.includes('sources-sha256') || f.startsWith('scripts/'))).toEqual([]);
+      if (name === '@cluster/cli') {
+        expect(manifest.bin).toEqual({ cluster: './dist/cli.js' });
+        expect(files).toEqual(expect.arrayContaining(['dist/cli.js', 'dist/vendor/webhook-verify/index.js']));
+        expect(files.filter((f) => f.startsWith('src/'))).toEqual([]);
+      }
       if (name === '@cluster/client') {
         expect(files).toEqual(
           expect.arrayContaining([
@@ -124,7 +135,7 @@ describe('the published packages', () => {
     await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...NAMES.map((n) => tarballs[n])], app);
 
     const installed = path.join(app, 'node_modules');
-    expect(readdirSync(path.join(installed, '@cluster')).sort()).toEqual(['client', 'webhook-verify']);
+    expect(readdirSync(path.join(installed, '@cluster')).sort()).toEqual(['cli', 'client', 'webhook-verify']);
     for (const name of NAMES) {
       const manifest = JSON.parse(readFileSync(path.join(installed, name, 'package.json'), 'utf8')) as Record<string, unknown>;
       // Runtime dependencies: registry packages by semver range, never a workspace package or a local path.
@@ -147,9 +158,12 @@ describe('the published packages', () => {
       packages: Record<string, { version?: string; resolved?: string; integrity?: string; link?: boolean }>;
     };
     const entries = Object.entries(lock.packages).filter(([where]) => where !== '');
-    expect(entries.filter(([, p]) => p.resolved?.startsWith('file:')).map(([where]) => where)).toEqual(
-      NAMES.map((n) => `node_modules/${n}`),
-    );
+    expect(
+      entries
+        .filter(([, p]) => p.resolved?.startsWith('file:'))
+        .map(([where]) => where)
+        .sort(),
+    ).toEqual(NAMES.map((n) => `node_modules/${n}`).sort());
     const registry = entries.filter(([where]) => !where.startsWith('node_modules/@cluster/'));
     expect(registry.map(([where]) => where)).toContain('node_modules/openapi-fetch');
     for (const [where, p] of registry) {
@@ -212,6 +226,19 @@ describe('the published packages', () => {
     const ids = out.slice(0, 3).map((line) => new RegExp(id).exec(line)?.[0]);
     expect(new Set(ids).size).toBe(3);
   }, 300_000);
+
+  it('runs the CLI from the project: `npx cluster --help`, and `cluster trigger` against the cluster', async () => {
+    const help = await run('npx', ['--no-install', 'cluster', '--help'], app, cleanEnv(), 60_000);
+    expect(help).toMatch(/^Usage: cluster <command> \[options\]/);
+    expect(help).toContain('listen --forward-to <url>');
+    // The installed bin talks to the API: with no listener running, trigger says so and exits 1.
+    const env = cleanEnv({ FEEDBACK_API_URL: c.baseUrl, FEEDBACK_API_KEY: quickstartOrg.key });
+    const refused = await run('npx', ['--no-install', 'cluster', 'trigger', 'entry.created'], app, env, 60_000).then(
+      () => '',
+      (err: Error) => err.message,
+    );
+    expect(refused).toMatch(/exited 1:\nno listener selects entry\.created/);
+  }, 120_000);
 
   it("runs the client README's quickstart, as plain JavaScript, against the cluster", async () => {
     const readme = readFileSync(path.join(PACKAGES['@cluster/client'], 'README.md'), 'utf8');

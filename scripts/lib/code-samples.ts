@@ -268,3 +268,43 @@ export function codeSamples(op: SampleOperation): CodeSample[] {
     { lang: 'Python', label: SAMPLE_LABELS.python, source: pythonSample(op) },
   ];
 }
+
+/** The labels of a stream's samples (GET /webhooks/listen): the SDK does not read streams, the CLI does. */
+export const STREAM_SAMPLE_LABELS = { curl: 'curl', cli: 'CLI (@cluster/cli)', python: 'Python' } as const;
+
+/**
+ * The samples of a text/event-stream operation (the one there is: GET /webhooks/listen): curl without
+ * buffering (`-N`), the CLI that forwards the events, and Python printing each line as it comes.
+ */
+export function streamSamples(op: Pick<SampleOperation, 'path'>): CodeSample[] {
+  const url = `$${ENV.url}${op.path}`;
+  return [
+    {
+      lang: 'Shell',
+      label: STREAM_SAMPLE_LABELS.curl,
+      source: [`curl -N "${url}?events=entry.*"`, `-H "Authorization: Bearer $${ENV.key}"`].join(' \\\n  '),
+    },
+    {
+      lang: 'Shell',
+      label: STREAM_SAMPLE_LABELS.cli,
+      source: "npx @cluster/cli listen --forward-to http://localhost:3000/hooks --events 'entry.*'",
+    },
+    {
+      lang: 'Python',
+      label: STREAM_SAMPLE_LABELS.python,
+      source: [
+        'import os',
+        'import urllib.request',
+        '',
+        'request = urllib.request.Request(',
+        `    f"{os.environ['${ENV.url}']}${op.path}?events=entry.*",`,
+        '    method="GET",',
+        `    headers={"Authorization": f"Bearer {os.environ['${ENV.key}']}"},`,
+        ')',
+        'with urllib.request.urlopen(request) as response:',
+        '    for line in response:',
+        '        print(line.decode().rstrip())',
+      ].join('\n'),
+    },
+  ];
+}

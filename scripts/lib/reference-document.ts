@@ -10,7 +10,7 @@ import path from 'node:path';
 import { buildOpenApi, routes } from '@cluster/gateway';
 import type { Operation } from '@cluster/contracts';
 import { operationTable, type OpenApiDocument } from '../../packages/client/scripts/generate.ts';
-import { codeSamples, exampleOf, resolve, type SampleOperation, type Schema } from './code-samples.ts';
+import { codeSamples, exampleOf, resolve, streamSamples, type SampleOperation, type Schema } from './code-samples.ts';
 
 /** The menu's groups of tags, in order; every tag of the document is in exactly one (the build refuses otherwise). */
 export const TAG_GROUPS: { name: string; tags: string[] }[] = [
@@ -30,7 +30,7 @@ interface OpenApiOperationObject {
   summary: string;
   tags: string[];
   requestBody?: { required?: boolean; content: { 'application/json': { schema: Schema } } };
-  responses: Record<string, { content?: { 'application/json': { schema: Schema } } }>;
+  responses: Record<string, { content?: { 'application/json'?: { schema: Schema } } }>;
   'x-codeSamples'?: unknown;
 }
 interface Document {
@@ -71,6 +71,11 @@ export function referenceDocument(document: Record<string, unknown>, operations:
       const declared = operations.find(
         (o) => o.method.toLowerCase() === method && `/api/v1${o.path.replace(/:(\w+)/g, '{$1}')}` === oaPath,
       );
+      // A stream has no SDK method (packages/client/scripts/generate.ts): its samples are its own.
+      if (declared?.response.contentType === 'text/event-stream') {
+        op['x-codeSamples'] = streamSamples({ path: oaPath });
+        continue;
+      }
       const row = sdk.get(`${method} ${oaPath}`);
       if (!declared || !row) throw new Error(`reference page: ${method} ${oaPath} is not in the operation table or the SDK's`);
       const query: Record<string, string> = {};
@@ -89,7 +94,7 @@ export function referenceDocument(document: Record<string, unknown>, operations:
         query,
         status: Number(status),
         sdk: { namespace: row.namespace, name: row.name, paged: row.paged },
-        resultName: resultName(success.content?.['application/json'].schema, schemas),
+        resultName: resultName(success.content?.['application/json']?.schema, schemas),
       };
       op['x-codeSamples'] = codeSamples(sample);
     }

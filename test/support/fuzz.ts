@@ -17,7 +17,14 @@ export interface WireAnswer {
 
 /** Reads the whole answer of a fetch. */
 export async function wireAnswer(res: Response): Promise<WireAnswer> {
-  return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
+  const type = res.headers.get('content-type') ?? '';
+  // A stream (GET /webhooks/listen) never ends: its answer is its status and type, and it is closed at once
+  // (which removes the listener's temporary subscription; test/cli-listen.test.ts reads one).
+  if (type.startsWith('text/event-stream')) {
+    await res.body?.cancel();
+    return { status: res.status, type, text: '' };
+  }
+  return { status: res.status, type, text: await res.text() };
 }
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

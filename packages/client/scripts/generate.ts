@@ -23,6 +23,7 @@ interface OpenApiOperation {
   tags?: string[];
   parameters?: OpenApiParameter[];
   requestBody?: { required?: boolean };
+  responses?: Record<string, { content?: Record<string, unknown> }>;
 }
 /** The parts of an OpenAPI 3.1 document the operation table reads. */
 export interface OpenApiDocument {
@@ -61,6 +62,8 @@ export function operationTable(doc: OpenApiDocument): OperationRow[] {
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
+      // A stream (text/event-stream: GET /webhooks/listen) is not a call that answers once; @cluster/cli reads it.
+      if (Object.values(op.responses ?? {}).some((r) => r.content?.['text/event-stream'])) continue;
       const tag = op.tags?.[0];
       if (!tag || !path.startsWith(PREFIX)) throw new Error(`${method} ${path}: needs a tag and the ${PREFIX} prefix`);
       const segs = path.slice(PREFIX.length).split('/');

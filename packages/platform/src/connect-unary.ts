@@ -15,6 +15,7 @@ import {
   type UnaryResponse,
 } from '@connectrpc/connect';
 import { codeFromHttpStatus, codeToHttpStatus, errorFromJsonBytes, errorToJsonBytes } from '@connectrpc/connect/protocol-connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
 import { Pool, errors as undiciErrors } from 'undici';
 import { CALL_HEADERS } from './call-headers.ts';
 
@@ -234,7 +235,9 @@ function handlerContext(req: UnaryRequest): HandlerContext {
  * over a pool of HTTP/1.1 keep-alive connections (undici), through `interceptors`. A call that
  * gets no answer within its deadline fails with deadline_exceeded (undici's timers are coarse: within
  * a second after it is due; deadlines here are seconds); a connection that cannot be
- * made or breaks fails with unavailable. Streaming calls are not offered (the contracts have none).
+ * made or breaks fails with unavailable. A server-streaming call (WebhookService/Listen, the one the
+ * contracts have) goes through connect-node's Connect transport over HTTP/1.1, with the same interceptors
+ * and binary messages: a stream is one long call, where the short path's per-call savings do not matter.
  */
 export function createUnaryTransport(opts: {
   baseUrl: string;
@@ -286,6 +289,7 @@ export function createUnaryTransport(opts: {
     throw type === 'application/json' ? errorFromJsonBytes(bytes, answerHeader, fallback) : fallback;
   };
   const call = intercept(opts.interceptors, send);
+  let streaming: Transport | undefined;
   return {
     async unary(method, signal, timeoutMs, header, input, contextValues) {
       // As connect-es: the transport's default unless the call names one; zero or less is none.
@@ -308,8 +312,14 @@ export function createUnaryTransport(opts: {
         message: create(method.input, input),
       })) as never;
     },
-    stream() {
-      return Promise.reject(new ConnectError('streaming calls are not offered inside the cluster', Code.Unimplemented));
+    stream(...args) {
+      streaming ??= createConnectTransport({
+        baseUrl: origin,
+        httpVersion: '1.1',
+        useBinaryFormat: true,
+        interceptors: [...opts.interceptors],
+      });
+      return streaming.stream(...args);
     },
   };
 }

@@ -11,6 +11,8 @@ import { createSubscriptionService } from './features/subscriptions/service.ts';
 import { subscriptionRpc } from './features/subscriptions/rpc.ts';
 import { createTestCallService } from './features/test-calls/service.ts';
 import { testCallRpc } from './features/test-calls/rpc.ts';
+import { listenRpc } from './features/listen/rpc.ts';
+import type { ListenService } from './features/listen/service.ts';
 import type { DeliveryMetrics } from './metrics.ts';
 import { checkDestination } from './sender/address-guard.ts';
 import type { HttpSender } from './sender/http-sender.ts';
@@ -32,6 +34,8 @@ export interface DeliveryAppDeps {
   audited?: () => void;
   /** Redeliveries and recoveries (made in start.ts: they reach the sender loop and the health rules). */
   recovery: RecoveryService;
+  /** Listening CLIs' streams (made in worker.ts: the due notifications wake them). */
+  listen: ListenService;
 }
 
 /** The delivery service's Connect routes: services over the stores, then their RPC implementations. */
@@ -50,6 +54,7 @@ export function buildDeliveryRoutes(deps: DeliveryAppDeps) {
     ...testCallRpc(testCalls),
     ...deliveryRpc(deliveries),
     ...recoveryRpc(deps.recovery),
+    ...listenRpc(deps.listen),
   };
   const portal = portalRpc(createPortalService(stores, { audited }));
   return (router: ConnectRouter) => {

@@ -37,8 +37,12 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const { kafka, topics: topicsStep } = await backend.connectKafka(config);
   const coreTransport = createRpcTransport(config.coreUrl, { sign: createTokenSigner(config.serviceKeys), audience: 'core' });
   const coreAuth = createClient(AuthService, coreTransport);
+  // Whether a gateway token's actor is its key's current one (asked once per actor every few seconds).
+  const currentActor = createActorConfirmation((actor) =>
+    coreAuth.confirmActor({ actor: { ...actor, requestId: '' } }, { timeoutMs: 5_000 }),
+  );
 
-  const worker = createDeliveryWorker({ config, backend, db, kafka, core: coreTransport });
+  const worker = createDeliveryWorker({ config, backend, db, kafka, core: coreTransport, currentActor });
   worker.start();
   await backend.kafkaStep('starting the fan-out consumer', async () => {
     if (await topicsStep.done) await worker.startFanout(); // not when stopped first (shutdown)
@@ -47,13 +51,11 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const port = await backend.serve({
     routes: worker.routes,
     // The gateway's calls for API keys meet the rules of their routes here too (docs/security.md), for an
-    // actor the core confirms is its key's current one (asked once per actor every few seconds).
+    // actor the core confirms is its key's current one.
     trust: {
       verify: createTokenVerifier(config.serviceKeys),
       policyOf: servedRpcs('delivery', DELIVERY_INTERNAL_RPCS),
-      currentActor: createActorConfirmation((actor) =>
-        coreAuth.confirmActor({ actor: { ...actor, requestId: '' } }, { timeoutMs: 5_000 }),
-      ),
+      currentActor,
     },
     sealAnswers: createAnswerBox(config.secretKeys ?? [DEV_SECRET_KEY_MATERIAL]),
     checks: worker.checks,

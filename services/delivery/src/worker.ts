@@ -3,7 +3,7 @@ import type { Knex } from '@cluster/db';
 import { createProducer, topicNames } from '@cluster/kafka';
 import { afterCommit } from '@cluster/db';
 import { createOutboxRelay } from '@cluster/outbox';
-import { retiredKeyWarnings, withOpenCache } from '@cluster/platform';
+import { retiredKeyWarnings, withOpenCache, type ActorClaims } from '@cluster/platform';
 import type { Backend, Kafka, ServeOptions } from '@cluster/platform/service';
 import { createClient, type Transport } from '@connectrpc/connect';
 import { AuditService } from '@cluster/proto';
@@ -18,6 +18,8 @@ import { createPortalService, portalSweepJob } from './features/portal/service.t
 import { createRecoveryService, recoveryResumeJob } from './features/recovery/service.ts';
 import { createSubscriptionHealth, healthSweepJob } from './features/subscriptions/health.ts';
 import { createCallLimit } from './features/test-calls/limit.ts';
+import { createListenService } from './features/listen/service.ts';
+import { createListenStore } from './features/listen/store.ts';
 import { createFanoutConsumer } from './fanout/consumer.ts';
 import { createDeliveryMetrics } from './metrics.ts';
 import { createHttpSender } from './sender/http-sender.ts';
@@ -32,6 +34,8 @@ export interface DeliveryWorkerDeps {
   kafka: Kafka;
   /** The core's Connect transport: audit records of webhook writes are forwarded there. */
   core: Transport;
+  /** The key's current actor, from the core (refuses a revoked key): a listener's stream is checked with it. */
+  currentActor?: (claims: ActorClaims) => Promise<ActorClaims>;
 }
 
 /** The delivery service's work, unstarted: its routes, what start.ts starts, and its steps of each shutdown phase. */
@@ -48,7 +52,7 @@ export interface DeliveryWorker extends Required<Pick<ServeOptions, 'routes' | '
  * the periodic jobs (retention, subscription health, stale recoveries, waiting ordered deliveries) and
  * the RPC routes (app.ts). (The pool, Kafka client and server are made in start.ts.)
  */
-export function createDeliveryWorker({ config, backend, db, kafka, core }: DeliveryWorkerDeps): DeliveryWorker {
+export function createDeliveryWorker({ config, backend, db, kafka, core, currentActor }: DeliveryWorkerDeps): DeliveryWorker {
   const { logger, metrics } = backend;
 
   if (!config.secretKeys) {
@@ -93,6 +97,7 @@ export function createDeliveryWorker({ config, backend, db, kafka, core }: Deliv
     databaseUrl: config.databaseUrl,
     dbTimeouts: config.db,
     instanceId,
+    onNotified: () => listen.wake(),
   });
   const relay = createOutboxRelay({
     db,
@@ -127,8 +132,20 @@ export function createDeliveryWorker({ config, backend, db, kafka, core }: Deliv
     audited,
     logger,
   });
+  // Listening CLIs' streams (GET /webhooks/listen): their temporary subscriptions' deliveries go down the stream.
+  const listen = createListenService(stores, {
+    store: createListenStore(db),
+    secrets,
+    metrics: deliveryMetrics,
+    replicaId: instanceId,
+    leaseMs: config.leaseMs,
+    pollMs: config.pollMs,
+    currentActor,
+    audited,
+  });
   const routes = buildDeliveryRoutes({
     recovery,
+    listen,
     stores,
     secrets,
     sender,
@@ -147,7 +164,10 @@ export function createDeliveryWorker({ config, backend, db, kafka, core }: Deliv
     stores,
     metrics: deliveryMetrics,
     logger,
-    onDeliveries: () => dispatcher.wake(),
+    onDeliveries: () => {
+      dispatcher.wake();
+      listen.wake();
+    },
     instanceId,
     clockSkewMs: config.clockSkewMs,
     handoff: { capacity: dispatcher.capacity, accept: dispatcher.accept, leaseMs: config.leaseMs },
@@ -167,6 +187,8 @@ export function createDeliveryWorker({ config, backend, db, kafka, core }: Deliv
     // the fan-out missed: on the health sweep's beat.
     'recovery resumption': recoveryResumeJob(recovery, config.healthSweepMs),
     'ordered release': orderedReleaseJob(stores.deliveryQueue, config.healthSweepMs),
+    // Temporary subscriptions of listeners whose replica died mid-stream (their lease lapsed).
+    'listen sweep': listen.sweepJob(config.healthSweepMs),
     'portal sweep': portalSweepJob(createPortalService(stores), config.retentionSweepMs),
   };
   const periodic = Object.entries(jobs).map(([step, job]) => [step, backend.periodicJob(job)] as const);

@@ -5,13 +5,16 @@ import {
   EventTypeQuery,
   EvidenceQuery,
   PUBLIC_EVENT_TYPES,
+  WebhookListenQuery,
   type Operation,
 } from '@cluster/contracts';
 import { DomainError } from '@cluster/platform';
 import { EvidenceService, UserService, WebhookService } from '@cluster/proto';
+import { eventStream, type ServerSentEvent } from './http/event-stream.ts';
 import { ok } from './http/results.ts';
 import { handler, type NamedHandler } from './http/route.ts';
 import { toStruct } from './http/struct.ts';
+import type { ListenMessage } from '@cluster/proto';
 import { validateBody } from './http/validate.ts';
 
 /** The key of an operation's handler here: its method and path, as the OpenAPI document and the docs name it. */
@@ -40,6 +43,18 @@ function checkItem(item: unknown, index: number): JsonObject {
       error: problems.map((p) => `${p.path || '/'}: ${p.message}`).join('; '),
     };
   }
+}
+
+/** A Listen message as a server-sent event: a delivery's id is the event's `id:`. */
+function listenEvent(m: ListenMessage): ServerSentEvent {
+  const id =
+    m.event === 'delivery' ? (JSON.parse(Buffer.from(m.data).toString('utf8')) as { deliveryId?: string }).deliveryId : undefined;
+  return { event: m.event, id, data: m.data };
+}
+
+/** The rest of a Listen call's messages as server-sent events. */
+async function* listenEvents(messages: AsyncIterator<ListenMessage>): AsyncGenerator<ServerSentEvent> {
+  for (let next = await messages.next(); !next.done; next = await messages.next()) yield listenEvent(next.value);
 }
 
 /**
@@ -87,6 +102,27 @@ export const HANDLERS: Readonly<Record<string, NamedHandler>> = {
     { service: WebhookService, rpc: 'redeliverDelivery' },
     async ({ actor, params, call }) =>
       ok((await call({ actor, id: params.deliveryId, query: { subscriptionId: params.id } })).resource),
+  ),
+  // A stream (docs/decisions-webhooks.md, "Local listening"): the backend call has no deadline and lasts as long
+  // as the client's connection; its first message (`ready`) is awaited here, so a refusal (400, 403, 429) is
+  // an ordinary error answer, not a stream that ends at once.
+  'GET /webhooks/listen': handler(
+    { service: WebhookService, rpc: 'listen', query: WebhookListenQuery },
+    async ({ actor, query, call }) => {
+      const abort = new AbortController();
+      const messages = call({ actor, id: '', query: toStruct(query) }, { signal: abort.signal, timeoutMs: 0 })[
+        Symbol.asyncIterator
+      ]();
+      try {
+        const first = await messages.next();
+        if (first.done) throw new Error('the delivery service ended the stream before it was ready');
+        const body = eventStream(listenEvent(first.value), listenEvents(messages), () => abort.abort());
+        return { status: 200, stream: { type: 'text/event-stream', body } };
+      } catch (err) {
+        abort.abort();
+        throw err;
+      }
+    },
   ),
   'GET /webhooks/:id/recoveries/:recoveryId': handler(
     { service: WebhookService, rpc: 'getRecovery' },

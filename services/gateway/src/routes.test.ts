@@ -52,7 +52,8 @@ describe('the routes of the operation table', () => {
   });
 
   it('have a handler written only where an operation does something of its own', () => {
-    expect(Object.keys(HANDLERS).length).toBeLessThanOrEqual(6);
+    // The latest: the listening CLI's stream (GET /webhooks/listen), which no derived handler answers.
+    expect(Object.keys(HANDLERS).length).toBeLessThanOrEqual(7);
     for (const key of Object.keys(HANDLERS))
       expect(
         OPERATIONS.some((o) => handlerKey(o) === key),

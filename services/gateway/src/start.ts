@@ -10,6 +10,7 @@ import {
 } from '@cluster/platform';
 import { buildGateway } from './app.ts';
 import { createClients } from './clients.ts';
+import { endEventStreams } from './http/event-stream.ts';
 import { answerClientError } from './http/client-error.ts';
 import type { GatewayConfig } from './config.ts';
 import { createLimiters } from './http/limiters.ts';
@@ -70,6 +71,8 @@ export async function startGateway(config: GatewayConfig): Promise<{ port: numbe
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+        // A listening CLI's stream never ends by itself: ended here, it reconnects to another replica.
+        endEventStreams();
       }),
   );
   shutdown.add('close', 'metrics server', () => new Promise<void>((resolve) => metricsServer.close(() => resolve())));

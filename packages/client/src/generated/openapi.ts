@@ -901,6 +901,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/listen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the organization’s events to a local listener (temporary subscription)
+         * @description Permission: `write:webhook`. Organization-scoped keys only (a project key gets 403 scope_violation).
+         */
+        get: operations["getWebhooksListen"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/{id}": {
         parameters: {
             query?: never;
@@ -5068,6 +5088,8 @@ export interface components {
             consecutiveFailures: number;
             /** Format: date-time */
             failingSince: string | null;
+            /** @description a listening CLI’s subscription (GET /webhooks/listen): removed when its stream closes */
+            temporary: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5324,6 +5346,8 @@ export interface components {
             consecutiveFailures: number;
             /** Format: date-time */
             failingSince: string | null;
+            /** @description a listening CLI’s subscription (GET /webhooks/listen): removed when its stream closes */
+            temporary: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -7568,6 +7592,8 @@ export interface operations {
                 pageSize?: number;
                 /** @description Only items whose `enabled` is this value */
                 enabled?: boolean;
+                /** @description true: only the listening CLIs’ temporary subscriptions (left out otherwise) */
+                temporary?: boolean;
             };
             header?: never;
             path?: never;
@@ -7648,6 +7674,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventTypeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getWebhooksListen: {
+        parameters: {
+            query?: {
+                /** @description comma-separated event names or wildcards (`entry.*,release.created`); default every event (`*`) */
+                events?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-sent events for as long as the connection stays open: `ready` (the temporary subscription: {subscriptionId, secret, eventNames}), then one `delivery` per event ({deliveryId, eventName, headers, body}: the body and the signed headers of a real delivery); a `: ping` comment every 15 s. Closing the connection removes the subscription. `cluster listen` (@cluster/cli) reads it; docs/webhooks.md, "Local development". */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -45,6 +45,8 @@ export interface Operation {
     status: number;
     schema?: TSchema;
     description?: string;
+    /** The answer's media type when it is not JSON: `text/event-stream` (a stream, written as it comes). */
+    contentType?: 'text/event-stream';
     /** An upsert: 201 when the backend created the record, 200 when an existing one matched. */
     upsert?: true;
   };

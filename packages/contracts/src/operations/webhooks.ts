@@ -10,6 +10,7 @@ import {
   Webhook,
   WebhookCreate,
   WebhookFilters,
+  WebhookListenQuery,
   WebhookRecoverBody,
   WebhookRecovery,
   WebhookRotateSecret,
@@ -68,6 +69,27 @@ export const webhookOperations: Operation[] = [
     permission: 'read:webhook',
     query: EventTypeQuery,
     response: { status: 200, schema: EventTypeList },
+  },
+  // Before /webhooks/:id too. A stream (text/event-stream), not a tool: an assistant's call is one answer.
+  {
+    method: 'GET',
+    path: '/webhooks/listen',
+    summary: 'Stream the organization’s events to a local listener (temporary subscription)',
+    tag: 'webhooks',
+    operation: 'cluster.delivery.v1.WebhookService/Listen',
+    tool: false,
+    permission: 'write:webhook',
+    orgKeyOnly: true,
+    query: WebhookListenQuery,
+    response: {
+      status: 200,
+      contentType: 'text/event-stream',
+      description:
+        'Server-sent events for as long as the connection stays open: `ready` (the temporary subscription: ' +
+        '{subscriptionId, secret, eventNames}), then one `delivery` per event ({deliveryId, eventName, headers, body}: ' +
+        'the body and the signed headers of a real delivery); a `: ping` comment every 15 s. Closing the connection ' +
+        'removes the subscription. `cluster listen` (@cluster/cli) reads it; docs/webhooks.md, "Local development".',
+    },
   },
   {
     method: 'GET',

@@ -19,6 +19,7 @@ export const WEBHOOK_FIELDS = [
   'disabledReason',
   'consecutiveFailures',
   'failingSince',
+  'temporary',
   'createdAt',
   'updatedAt',
 ] as const;
@@ -59,7 +60,7 @@ export const ORDERINGS = ['none', 'per_entity'] as const;
 export const SIGNATURE_SCHEMES = ['hmac-sha256', 'ed25519'] as const;
 export type SignatureSchemeName = (typeof SIGNATURE_SCHEMES)[number];
 /** Filters of the subscription list. */
-export const WEBHOOK_FILTERS = ['enabled'] as const;
+export const WEBHOOK_FILTERS = ['enabled', 'temporary'] as const;
 /** Every field of a delivery record answer, in order: never the body's signature or the lease. */
 export const DELIVERY_FIELDS = [
   'id',
@@ -256,6 +257,9 @@ const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
   disabledReason: Nullable(StringEnum(DISABLED_REASONS, { description: 'why the service disabled it; null otherwise' })),
   consecutiveFailures: Type.Integer({ minimum: 0, description: 'failed attempts in a row (any success resets it)' }),
   failingSince: Nullable(DateTime),
+  temporary: Type.Boolean({
+    description: 'a listening CLI’s subscription (GET /webhooks/listen): removed when its stream closes',
+  }),
   createdAt: DateTime,
   updatedAt: DateTime,
 });
@@ -347,7 +351,24 @@ export const DeliveryDetail = Type.Intersect([
 ]);
 
 /** Query schemas of the subscription filters. */
-export const WebhookFilters = propertiesOf(WEBHOOK_FILTERS)({ enabled: Type.Boolean() });
+export const WebhookFilters = propertiesOf(WEBHOOK_FILTERS)({
+  enabled: Type.Boolean(),
+  temporary: Type.Boolean({ description: 'true: only the listening CLIs’ temporary subscriptions (left out otherwise)' }),
+});
+
+/** GET /webhooks/listen query: the selectors of the temporary subscription (default `*`). */
+export const WebhookListenQuery = Type.Object(
+  {
+    events: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description: 'comma-separated event names or wildcards (`entry.*,release.created`); default every event (`*`)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 /** Query schemas of the delivery filters. */
 export const DeliveryFilters = propertiesOf(DELIVERY_FILTERS)({
   status: StringEnum(DELIVERY_STATUSES),

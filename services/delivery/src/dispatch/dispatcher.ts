@@ -34,6 +34,8 @@ export interface DispatcherOptions {
   dbTimeouts?: DbTimeouts;
   /** Notifications carrying this id come from this process, which wakes its loop directly. */
   instanceId?: string;
+  /** Called on every due notification, this process's own included (the listeners' streams: features/listen). */
+  onNotified?: () => void;
   /** Disables a subscription whose endpoint answered 410 Gone (subscriptions/health.ts). */
   onGone?: (subscriptionId: string) => Promise<boolean>;
   clock?: () => Date;
@@ -92,6 +94,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         instanceId: opts.instanceId,
         logger,
         onDue: wakeForBacklog,
+        onNotification: opts.onNotified,
       })
     : undefined;
 

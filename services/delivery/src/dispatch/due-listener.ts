@@ -35,6 +35,8 @@ export function createDueListener(opts: {
   instanceId?: string;
   logger: Logger;
   onDue: () => void;
+  /** Every notification, this process's own included, and every reconnection (the listening CLIs' streams: features/listen). */
+  onNotification?: () => void;
   heartbeatMs?: number;
 }): DueListener {
   let stopping = false;
@@ -66,6 +68,7 @@ export function createDueListener(opts: {
     client.on('error', lose);
     client.on('end', () => lose(new Error('the LISTEN connection ended')));
     client.on('notification', (n) => {
+      opts.onNotification?.();
       if (!opts.instanceId || n.payload !== opts.instanceId) opts.onDue();
     });
     try {
@@ -80,6 +83,7 @@ export function createDueListener(opts: {
     failures = 0;
     retryMs = RETRY_MS.first;
     opts.onDue(); // what was inserted while nothing listened is looked for now
+    opts.onNotification?.();
     let beating = false;
     timers.heartbeat = setInterval(() => {
       if (beating) return;

@@ -78,8 +78,9 @@ export async function fanOut(
         traceparent: opts.traceparentOf?.(e) ?? null,
         orderKey: s.ordering === 'per_entity' ? `${e.entityType}:${e.entityId}` : null,
       };
-      // An ordered delivery may have to wait for its turn: the claim decides, never the handoff.
-      if (opts.handoff && !row.orderKey) {
+      // An ordered delivery may have to wait for its turn: the claim decides, never the handoff. A temporary
+      // subscription's go down its listener's stream (features/listen), never over HTTP.
+      if (opts.handoff && !row.orderKey && !s.temporary) {
         const free = capacity.get(s.destinationOrigin) ?? opts.handoff.capacity(s.destinationOrigin);
         if (free > 0) {
           row.leaseToken = randomUUID();

@@ -13,6 +13,7 @@ import { outboxSlots } from './011-outbox-slots.ts';
 import { undeliveredIndex } from './012-undelivered-index.ts';
 import { receiverAuth } from './013-receiver-auth.ts';
 import { portalSessions } from './014-portal-sessions.ts';
+import { listen } from './015-listen.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
 export const migrations: Migration[] = [
@@ -30,4 +31,5 @@ export const migrations: Migration[] = [
   undeliveredIndex,
   receiverAuth,
   portalSessions,
+  listen,
 ];

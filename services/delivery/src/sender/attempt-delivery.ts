@@ -34,39 +34,10 @@ export async function attemptDelivery(
   sender: HttpSender,
   secrets: SecretBox,
 ): Promise<{ result: SendResult; attemptedAt: Date }> {
-  let secret: string;
-  try {
-    secret = secrets.open(d.secretSealed, d.subscriptionId);
-  } catch {
-    return unsigned('signing secret could not be unsealed (does WEBHOOK_SECRET_KEY still list the key it was sealed under?)');
-  }
-  let receiver: ReceiverSettings;
-  try {
-    receiver = openReceiver(secrets, d.subscriptionId, d.receiverSealed);
-  } catch {
-    return unsigned(
-      'custom headers and auth could not be unsealed (does WEBHOOK_SECRET_KEY still list the key they were sealed under?)',
-    );
-  }
   const attemptedAt = new Date();
-  let headers: DeliveryHeaders;
-  try {
-    // The custom headers first: none of them may name a header of the delivery (features/subscriptions/receiver.ts).
-    headers = {
-      ...receiver.headers,
-      ...deliveryHeaders({
-        secret,
-        previousSecret: previousSecretOf(d, secrets, attemptedAt),
-        deliveryId: d.id,
-        eventName: d.eventName,
-        body: d.body,
-        timestamp: Math.floor(attemptedAt.getTime() / 1000),
-      }),
-    };
-  } catch {
-    // A stored key that does not parse (never written so by the service): a failed attempt, not an exception.
-    return unsigned('signing key is malformed: rotate the subscription’s secret');
-  }
+  const signed = signDelivery(d, secrets, attemptedAt);
+  if ('error' in signed) return unsigned(signed.error);
+  const { headers, receiver } = signed;
   // The attempt is a span of the trace the event was written in (the API request that caused it);
   // under it the undici instrumentation's client span sends the POST with its `traceparent`, so the
   // receiver joins that trace (when tracing is on: docs/observability.md).
@@ -87,6 +58,49 @@ export async function attemptDelivery(
     },
   );
   return { result, attemptedAt };
+}
+
+/**
+ * The headers of one attempt of a delivery, signed at `at`, and its receiver settings: what an HTTP attempt
+ * sends, and what a listening CLI's stream carries (features/listen). Or why it cannot be signed.
+ */
+export function signDelivery(
+  d: SignableDelivery,
+  secrets: SecretBox,
+  at: Date,
+): { headers: DeliveryHeaders; receiver: ReceiverSettings } | { error: string } {
+  let secret: string;
+  try {
+    secret = secrets.open(d.secretSealed, d.subscriptionId);
+  } catch {
+    return { error: 'signing secret could not be unsealed (does WEBHOOK_SECRET_KEY still list the key it was sealed under?)' };
+  }
+  let receiver: ReceiverSettings;
+  try {
+    receiver = openReceiver(secrets, d.subscriptionId, d.receiverSealed);
+  } catch {
+    return {
+      error: 'custom headers and auth could not be unsealed (does WEBHOOK_SECRET_KEY still list the key they were sealed under?)',
+    };
+  }
+  try {
+    // The custom headers first: none of them may name a header of the delivery (features/subscriptions/receiver.ts).
+    const headers = {
+      ...receiver.headers,
+      ...deliveryHeaders({
+        secret,
+        previousSecret: previousSecretOf(d, secrets, at),
+        deliveryId: d.id,
+        eventName: d.eventName,
+        body: d.body,
+        timestamp: Math.floor(at.getTime() / 1000),
+      }),
+    };
+    return { headers, receiver };
+  } catch {
+    // A stored key that does not parse (never written so by the service): a failed attempt, not an exception.
+    return { error: 'signing key is malformed: rotate the subscription’s secret' };
+  }
 }
 
 /** A failed attempt that sent nothing: the delivery could not be signed. */

@@ -56,6 +56,8 @@ export function testSubscription(over: Partial<SubscriptionRow> = {}): Subscript
     disabledReason: null,
     disabledAt: null,
     createdByUserId: null,
+    temporary: false,
+    listenExpiresAt: null,
     createdAt: now,
     updatedAt: now,
     deletedAt: null,

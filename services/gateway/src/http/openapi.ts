@@ -184,7 +184,11 @@ export function buildOpenApi(routes: readonly Operation[]): Record<string, unkno
       responses: {
         [r.response.status]: {
           description: r.response.description ?? 'OK',
-          content: r.response.schema ? { 'application/json': ref(r.response.schema) } : undefined,
+          content: r.response.contentType
+            ? { [r.response.contentType]: { schema: { type: 'string' } } }
+            : r.response.schema
+              ? { 'application/json': ref(r.response.schema) }
+              : undefined,
         },
         400: errorResponse('BadRequest'),
         401: errorResponse('Unauthorized'),

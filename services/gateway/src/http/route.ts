@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { DescService } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
 import type { Actor } from '@cluster/proto';
@@ -49,6 +50,11 @@ export interface RouteResult {
    */
   body?: Uint8Array;
   headers?: Record<string, string>;
+  /**
+   * A stream answer instead of `body` (text/event-stream, GET /webhooks/listen): piped as it comes, for
+   * as long as it lasts; no backend deadline bounds it. Destroyed when the client goes away.
+   */
+  stream?: { type: 'text/event-stream'; body: Readable };
 }
 
 /** What a route runs: the handler, given the validated input. */

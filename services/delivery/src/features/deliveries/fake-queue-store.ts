@@ -104,7 +104,7 @@ export function createFakeDeliveryQueueStore(
       const { scan } = claimBindings(args);
       const full = new Set([...args.caps].filter(([, cap]) => cap <= 0).map(([origin]) => origin));
       const dueRows = rows
-        .filter((r) => due(r, now) && !full.has(subOf(r)?.destinationOrigin ?? ''))
+        .filter((r) => due(r, now) && !subOf(r)?.temporary && !full.has(subOf(r)?.destinationOrigin ?? ''))
         .sort(byDue)
         .slice(0, scan);
       const rank = new Map<string, number>();

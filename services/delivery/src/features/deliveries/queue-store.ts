@@ -104,12 +104,13 @@ export function claimBindings(args: ClaimArgs): { bindings: Knex.RawBinding[]; s
 export const CLAIM_SQL = `WITH caps AS (
            SELECT * FROM unnest(?::text[], ?::int[]) AS c(origin, cap)
          ), due AS (
-           -- Walks the due index in order (disabled and deleted subscriptions have no due rows).
+           -- Walks the due index in order (disabled and deleted subscriptions have no due rows). A temporary
+           -- subscription's rows are its listener's to claim (features/listen), never sent over HTTP.
            SELECT d.id, d."nextAttemptAt", d."subscriptionId"
              FROM delivery.deliveries d
             WHERE d."nextAttemptAt" <= now()
               AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
-              AND d."subscriptionId" NOT IN (SELECT id FROM delivery.subscriptions WHERE "destinationOrigin" = ANY(?::text[]))
+              AND d."subscriptionId" NOT IN (SELECT id FROM delivery.subscriptions WHERE "destinationOrigin" = ANY(?::text[]) OR temporary)
             ORDER BY d."nextAttemptAt"
             LIMIT ?
          ), ranked AS (
@@ -262,7 +263,7 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
     async claim(args) {
       if (args.limit <= 0) return { deliveries: [], more: false };
       const { bindings, scan } = claimBindings(args);
-      const { rows } = await db.raw<QueryResult<ClaimResultRow>>(CLAIM_SQL, bindings).options(prepared('delivery-claim-v4'));
+      const { rows } = await db.raw<QueryResult<ClaimResultRow>>(CLAIM_SQL, bindings).options(prepared('delivery-claim-v5'));
       const claimed = rows.map(({ scanned: _, ...d }): ClaimedDelivery => d);
       return { deliveries: claimed, more: rows.length > 0 && rows[0].scanned >= scan };
     },

@@ -13,7 +13,9 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
     rows,
     async list(organizationId, filter, page) {
       return fakePage(
-        live(organizationId).filter((r) => filter.enabled === undefined || r.enabled === filter.enabled),
+        live(organizationId).filter(
+          (r) => r.temporary === (filter.temporary ?? false) && (filter.enabled === undefined || r.enabled === filter.enabled),
+        ),
         page,
       );
     },
@@ -33,6 +35,8 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
         failingNotifiedAt: null,
         disabledReason: null,
         disabledAt: null,
+        temporary: false,
+        listenExpiresAt: null,
         ...values,
         createdAt: now,
         updatedAt: now,
@@ -64,6 +68,7 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
           previousSecretUntil: r.previousSecretUntil,
           receiverSealed: r.receiverSealed,
           ordering: r.ordering,
+          temporary: r.temporary,
         }));
     },
     async allIds() {

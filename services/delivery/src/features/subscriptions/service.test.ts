@@ -1,8 +1,8 @@
-import { createPublicKey, verify } from 'node:crypto';
+import { createPublicKey, randomUUID, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { match } from '@cluster/platform/test-kit';
 import { createFakeStores, type FakeStores } from '../../fake-stores.ts';
-import { failure, ORG, OTHER_ORG, testActor as actor } from '../../shared/test-fixtures.ts';
+import { failure, ORG, OTHER_ORG, testActor as actor, testSubscription } from '../../shared/test-fixtures.ts';
 import { asymmetricSignature } from '@cluster/webhook-verify';
 import { createWebhookSecretBox } from '../../shared/webhook-secret-box.ts';
 import { openReceiver } from '../../sender/receiver.ts';
@@ -280,5 +280,33 @@ describe('subscription rules (fake stores)', () => {
     expect(all.data.map((s) => s.id).sort()).toEqual([on.id, off.id].sort());
     const disabled = await subscriptions.list(actor(), { enabled: false }, { page: 1, pageSize: 25 });
     expect(disabled).toMatchObject({ total: 1, data: [match.objectContaining({ id: off.id, enabled: false })] });
+  });
+});
+
+describe('a listening CLI’s temporary subscription', () => {
+  it('is listed only with temporary=true, and refuses PATCH, DELETE and rotation (409): its stream owns it', async () => {
+    const stores = createFakeStores();
+    const { subscriptions } = service(stores);
+    const lasting = (await subscriptions.create(actor(), body)) as { id: string };
+    const listener = testSubscription({
+      id: randomUUID(),
+      temporary: true,
+      destinationUrl: 'listen:r1',
+      listenExpiresAt: new Date(),
+    });
+    stores.subscriptions.rows.push(listener);
+    const page = { page: 1, pageSize: 25 };
+    expect((await subscriptions.list(actor(), {}, page)).data.map((s) => s.id)).toEqual([lasting.id]);
+    expect(await subscriptions.list(actor(), { temporary: true }, page)).toMatchObject({
+      total: 1,
+      data: [match.objectContaining({ id: listener.id, temporary: true })],
+    });
+    for (const write of [
+      subscriptions.update(actor(), listener.id, { enabled: false }),
+      subscriptions.remove(actor(), listener.id),
+      subscriptions.rotateSecret(actor(), listener.id),
+    ])
+      expect(await failure(write)).toMatchObject({ reason: 'conflict' });
+    expect(await subscriptions.get(actor(), listener.id)).toMatchObject({ id: listener.id, temporary: true });
   });
 });

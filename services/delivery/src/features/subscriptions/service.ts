@@ -19,7 +19,7 @@ import { subscriptionEvent } from './events.ts';
 import { presentSubscription } from './presenter.ts';
 import { openReceiver, sealReceiver } from '../../sender/receiver.ts';
 import { checkReceiver, mergeReceiver, receiverView } from './receiver.ts';
-import { subscriptionInScope } from './scope.ts';
+import { lastingSubscriptionInScope, subscriptionInScope } from './scope.ts';
 import type { SubscriptionChanges, SubscriptionRow } from './store.ts';
 
 /** A subscription's health as it starts, and as `PATCH {"enabled": true}` leaves it. */
@@ -54,7 +54,7 @@ export function originOf(url: string): string {
  * stands for no event of the vocabulary is a validation_error pointing at it; unknown exact names fail
  * with the spec's exact body (`unknown_event_names`).
  */
-function checkEventNames(names: unknown): string[] {
+export function checkEventNames(names: unknown): string[] {
   const list = (Array.isArray(names) ? names : []).map(String);
   const problems = list.flatMap((n, i) => {
     if (!n.includes('*')) return [];
@@ -137,7 +137,8 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
     async list(actorIn: Actor | undefined, filters: Record<string, unknown>, page: PageArgs): Promise<Page<JsonObject>> {
       const actor = requireActor(actorIn);
       const enabled = typeof filters.enabled === 'boolean' ? filters.enabled : undefined;
-      const rows = await stores.subscriptions.list(actor.organizationId, { enabled }, page);
+      const temporary = filters.temporary === true;
+      const rows = await stores.subscriptions.list(actor.organizationId, { enabled, temporary }, page);
       return { ...rows, data: rows.data.map(presentSubscription) };
     },
 
@@ -200,7 +201,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       if (body.ordering !== undefined) values.ordering = body.ordering;
       const receiver = await receiverOf(body);
       return write(async (tx) => {
-        const before = await subscriptionInScope(tx.subscriptions, actor, id, { lock: true });
+        const before = await lastingSubscriptionInScope(tx.subscriptions, actor, id, { lock: true });
         if ('headers' in body || 'auth' in body) Object.assign(values, sealedReceiver(id, before, receiver));
         // Enabling starts afresh: the service's reason to disable and the run of failures are cleared.
         if (values.enabled) Object.assign(values, HEALTHY);
@@ -215,7 +216,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
     async remove(actorIn: Actor | undefined, id: string): Promise<void> {
       const actor = requireActor(actorIn);
       await write(async (tx) => {
-        const row = await subscriptionInScope(tx.subscriptions, actor, id, { lock: true });
+        const row = await lastingSubscriptionInScope(tx.subscriptions, actor, id, { lock: true });
         await tx.subscriptions.softDelete(id);
         await tx.deliveryQueue.stopPending(id, 'retries stopped: subscription deleted');
         await tx.record(apiWrite(actor, audit('deleted', id), [subscriptionEvent('webhook.subscription.deleted', row)]));
@@ -231,7 +232,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       const actor = requireActor(actorIn);
       const grace = body.gracePeriodSeconds ?? SECRET_GRACE_DEFAULT_SECONDS;
       return write(async (tx) => {
-        const before = await subscriptionInScope(tx.subscriptions, actor, id, { lock: true });
+        const before = await lastingSubscriptionInScope(tx.subscriptions, actor, id, { lock: true });
         const credential = newCredential(before.signatureScheme);
         const row = await tx.subscriptions.update(id, {
           publicKey: credential.publicKey,

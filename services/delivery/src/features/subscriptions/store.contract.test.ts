@@ -142,6 +142,7 @@ describeStoreContract<DeliveryWorld>('SubscriptionStore', {
         previousSecretUntil: null,
         receiverSealed: null,
         ordering: 'none',
+        temporary: false,
       });
       expect(await w.stores.subscriptions.matching([ORG], ['entry.deleted'])).toEqual([]);
       expect(await w.stores.subscriptions.matching([], ['entry.created'])).toEqual([]);

@@ -34,6 +34,10 @@ export type SubscriptionRow = {
   disabledReason: string | null;
   disabledAt: Date | null;
   createdByUserId: string | null;
+  /** A listening CLI's (features/listen; migration 015): its deliveries go down the stream, not over HTTP. */
+  temporary: boolean;
+  /** A temporary subscription's lease: renewed while its stream is open, deleted by the health sweep once lapsed. */
+  listenExpiresAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
@@ -95,6 +99,7 @@ export type FanoutSubscription = Pick<
   | 'previousSecretUntil'
   | 'receiverSealed'
   | 'ordering'
+  | 'temporary'
 >;
 
 /** The columns that hold a sealed signing secret. */
@@ -106,8 +111,15 @@ export type SealedSecrets = Pick<SubscriptionRow, 'id' | 'secretSealed' | 'previ
 
 /** Webhook subscriptions in Postgres: all SQL of the feature. */
 export interface SubscriptionStore {
-  /** One page of an organization's live (not deleted) subscriptions, optionally only enabled or disabled ones. */
-  list(organizationId: string, filter: { enabled?: boolean }, page: PageArgs): Promise<Page<SubscriptionRow>>;
+  /**
+   * One page of an organization's live (not deleted) subscriptions, optionally only enabled or disabled ones:
+   * the lasting ones, or with `temporary` the listening CLIs' only.
+   */
+  list(
+    organizationId: string,
+    filter: { enabled?: boolean; temporary?: boolean },
+    page: PageArgs,
+  ): Promise<Page<SubscriptionRow>>;
   /** A live subscription of the organization (locked for the transaction with `lock`), or undefined. Non-UUID ids find nothing. */
   find(organizationId: string, id: string, opts?: { lock?: boolean }): Promise<SubscriptionRow | undefined>;
   insert(values: NewSubscription): Promise<SubscriptionRow>;
@@ -149,7 +161,7 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
   const live = (organizationId: string) => subscriptions().where({ organizationId }).whereNull('deletedAt');
   return {
     list(organizationId, filter, page) {
-      const q = live(organizationId);
+      const q = live(organizationId).andWhere({ temporary: filter.temporary ?? false });
       if (filter.enabled !== undefined) q.andWhere({ enabled: filter.enabled });
       return paginate<SubscriptionRow>(q, page);
     },
@@ -193,8 +205,9 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
           'previousSecretUntil',
           'receiverSealed',
           'ordering',
+          'temporary',
         )
-        .options(prepared('delivery-fanout-subscriptions-v4'));
+        .options(prepared('delivery-fanout-subscriptions-v5'));
       return rows;
     },
     async allIds() {

@@ -51,6 +51,12 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
   const clock = ports.clock ?? (() => new Date());
 
   const countCall = createCallLimit(stores, ports);
+  const audit = async (actor: Actor, id: string, eventName: string) => {
+    await stores.record(
+      apiWrite(actor, { entityType: 'webhook_subscription', action: 'tested', entityId: id, metadata: { eventName } }),
+    );
+    ports.audited?.();
+  };
 
   return {
     async fire(actorIn: Actor | undefined, id: string, body: WebhookTestRequestBody): Promise<JsonObject> {
@@ -82,6 +88,13 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
         destinationUrl: sub.destinationUrl,
         secretSealed: sub.secretSealed,
       };
+      if (sub.temporary) {
+        // A listener's subscription: the delivery goes down its stream (features/listen), which claims it
+        // once the insert's notification wakes it; the CLI shows what its local receiver answered.
+        await stores.deliveryQueue.insertMany([{ ...delivery, eventId: null, test: true }]);
+        await audit(actor, sub.id, eventName);
+        return { ...result, deliveryId };
+      }
       // A test delivery is recorded like any other, with no retry schedule; its lease is held for the send.
       const leaseToken = randomUUID();
       await stores.deliveryQueue.insertMany([{ ...delivery, eventId: null, test: true, leaseToken }]);
@@ -104,10 +117,7 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
           decision: sent.ok ? { kind: 'succeeded' } : { kind: 'final_failure' },
         },
       );
-      await stores.record(
-        apiWrite(actor, { entityType: 'webhook_subscription', action: 'tested', entityId: sub.id, metadata: { eventName } }),
-      );
-      ports.audited?.();
+      await audit(actor, sub.id, eventName);
       return sent.ok ? { ...result, deliveryId } : { ...result, deliveryId, deliveryError: sent.error ?? 'delivery failed' };
     },
   };
