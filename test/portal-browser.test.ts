@@ -128,6 +128,23 @@ describe('the integrator portal in a browser', () => {
     await page.getByRole('button', { name: 'I have copied it' }).click();
   }, 60_000);
 
+  it("edits the endpoint's description and events (PATCH), the list showing the change", async () => {
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    const form = page.getByRole('form', { name: 'Edit the endpoint' });
+    expect(await form.getByLabel('Endpoint URL').inputValue()).toBe(receiver.url);
+    await form.getByLabel('Description').fill('local receiver, edited');
+    await form.getByRole('checkbox', { name: 'entry.updated' }).check();
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await form.getByRole('button', { name: 'Save endpoint' }).click();
+    await form.waitFor({ state: 'detached' });
+    await page.getByText('local receiver, edited').waitFor({ state: 'visible' });
+    await page.getByRole('cell', { name: 'entry.created, entry.updated' }).waitFor({ state: 'visible' });
+    const hooks = await c.api(org.key, 'GET', '/webhooks');
+    expect(hooks.body.data).toMatchObject([
+      { description: 'local receiver, edited', eventNames: ['entry.created', 'entry.updated'] },
+    ]);
+  }, 60_000);
+
   it('shows the delivery and its attempts, then a failure with the answer, and resends it', async () => {
     await newEntry('first');
     await receiver.waitFor(1);
@@ -195,6 +212,29 @@ describe('the integrator portal in a browser', () => {
     await shoot('endpoints-dark');
     await page.getByRole('button', { name: 'Switch to light theme' }).click();
   }, 90_000);
+
+  it('pages through the endpoints', async () => {
+    // Ten more endpoints than the one: two pages of ten.
+    for (let i = 0; i < 10; i++) {
+      const made = await c.api(org.key, 'POST', '/webhooks', {
+        destinationUrl: `${receiver.url}/more-${i}`,
+        eventNames: ['release.created'],
+      });
+      expect(made.status).toBe(201);
+    }
+    // Away and back: the list is read again on the way in.
+    await goTo('Delivery log');
+    await goTo('Endpoints');
+    const pager = page.getByRole('navigation', { name: 'Pages of endpoints' });
+    await pager.getByText('Page 1 of 2').waitFor();
+    await pager.getByRole('button', { name: 'Next page' }).click();
+    await pager.getByText('Page 2 of 2').waitFor();
+    await expect.poll(() => page.locator('table tbody tr').count()).toBe(1);
+    expect(await pager.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await pager.getByRole('button', { name: 'Previous page' }).click();
+    await pager.getByText('Page 1 of 2').waitFor();
+  }, 60_000);
 
   it('refuses the link a second time', async () => {
     const again = await context.newPage();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { createReceivers, type Receiver } from './support/receiver.ts';
+import { until } from './support/poll.ts';
 
 // The integrator portal's access (docs/portal.md): a key mints a one-time link, the link opens once
 // into a cookie session, and the portal's API runs the v1 webhook routes for that session's actor,
@@ -23,29 +24,32 @@ afterAll(async () => {
 });
 
 interface Session {
+  id: string;
   cookie: string;
   csrf: string;
   setCookies: string[];
   csp: string;
 }
 
-async function mint(body: Record<string, unknown> = {}): Promise<string> {
+async function mint(body: Record<string, unknown> = {}): Promise<{ id: string; url: string }> {
   const res = await c.api(org.key, 'POST', '/portal-sessions', body);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   const url = res.body.url as string;
   expect(url).toMatch(/^\/portal\/start\?token=ptl_[A-Za-z0-9_-]{43}$/);
-  return url;
+  return { id: res.body.id as string, url };
 }
 
 const open = (url: string) => fetch(`${origin}${url}`, { redirect: 'manual' });
 
 async function session(body: Record<string, unknown> = {}): Promise<Session> {
-  const res = await open(await mint(body));
+  const link = await mint(body);
+  const res = await open(link.url);
   expect(res.status).toBe(303);
   expect(res.headers.get('location')).toBe('/portal/');
   const setCookies = res.headers.getSetCookie();
   const value = (name: string) => setCookies.find((s) => s.startsWith(`${name}=`))!.split(';')[0];
   return {
+    id: link.id,
     cookie: `${value('portal_session')}; ${value('portal_csrf')}`,
     csrf: value('portal_csrf').split('=')[1],
     setCookies,
@@ -78,7 +82,7 @@ const write = (s: Session, method: string, path: string, body?: unknown) =>
 
 describe('portal sessions', () => {
   it('opens a link once into an HttpOnly session cookie, with a strict CSP; the link cannot be used again', async () => {
-    const url = await mint();
+    const { url } = await mint();
     const first = await open(url);
     expect(first.status).toBe(303);
     const cookies = first.headers.getSetCookie();
@@ -122,10 +126,20 @@ describe('portal sessions', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.hmacSecret).toMatch(/^whsec_/);
     const id = created.body.id as string;
-    // The same write as the API's: audited for the key that minted the session, and its event emitted.
-    const audit = await c.api(org.key, 'GET', `/audit-events?entityType=webhook_subscription&action=created`);
-    const record = (audit.body.data as { entityId: string; actorApiKeyId?: string }[]).find((a) => a.entityId === id);
-    expect(record).toBeDefined();
+    // The same write as the API's: audited for the key that minted the session, naming the session.
+    const viaKey = await c.api(org.key, 'POST', '/webhooks', hook);
+    type Audit = { entityId: string; metadata: Record<string, unknown> | null };
+    const audits = () =>
+      c
+        .api(org.key, 'GET', `/audit-events?entityType=webhook_subscription&action=created&limit=100`)
+        .then((r) => r.body.data as Audit[]);
+    const recorded = await until(audits, (all) => [id, viaKey.body.id].every((e) => all.some((a) => a.entityId === e)));
+    const record = recorded.find((a) => a.entityId === id);
+    expect(record?.metadata).toMatchObject({ actorType: 'api_key', portalSessionId: s.id });
+    // The same call with the key names no session.
+    const keyRecord = recorded.find((a) => a.entityId === viaKey.body.id);
+    expect(keyRecord?.metadata?.apiKeyId).toBe(record?.metadata?.apiKeyId);
+    expect(keyRecord?.metadata).not.toHaveProperty('portalSessionId');
     expect((await write(s, 'PATCH', `/webhooks/${id}`, { enabled: false })).body.enabled).toBe(false);
     expect((await write(s, 'POST', `/webhooks/${id}/rotate-secret`, {})).body.hmacSecret).toMatch(/^whsec_/);
     expect((await write(s, 'DELETE', `/webhooks/${id}`)).status).toBe(204);

@@ -2,11 +2,16 @@ import { useQuery } from '@tanstack/react-query';
 import { client } from './api.ts';
 import type { EventType, Page, Webhook } from './types.ts';
 
-export const useWebhooks = () =>
+/** The endpoints page's page size: the list pages through more. */
+export const ENDPOINTS_PER_PAGE = 10;
+
+/** One page of the endpoints; by default the first 100 (the most a page holds), for the other pages' pickers. */
+export const useWebhooks = (page = 1, pageSize = 100) =>
   useQuery({
-    queryKey: ['webhooks'],
+    queryKey: ['webhooks', page, pageSize],
     queryFn: async () =>
-      (await client.request('get', '/api/v1/webhooks', { query: { pageSize: 100 } })) as unknown as Page<Webhook>,
+      (await client.request('get', '/api/v1/webhooks', { query: { page, pageSize } })) as unknown as Page<Webhook>,
+    placeholderData: (previous) => previous,
   });
 
 export const useCatalogue = () =>

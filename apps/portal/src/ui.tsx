@@ -42,3 +42,34 @@ export function Section({ title, children, actions }: { title: string; children:
 }
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/** Previous and next for a paged list (page from 1, `total` items in all; docs/decisions-api.md, paging). */
+export function Pager({
+  what,
+  page,
+  pageSize,
+  total,
+  onPage,
+}: {
+  what: string;
+  page: number;
+  pageSize: number;
+  total: number;
+  onPage: (page: number) => void;
+}) {
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  if (pages === 1) return null;
+  return (
+    <nav className="pager" aria-label={`Pages of ${what}`}>
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        Previous page
+      </button>
+      <span role="status">
+        Page {page} of {pages}
+      </span>
+      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>
+        Next page
+      </button>
+    </nav>
+  );
+}

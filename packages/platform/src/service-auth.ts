@@ -87,7 +87,7 @@ export function devServiceKeys(self: ServiceName): ServiceKeys {
 
 /** The claims of an actor: what a token carries and what a callee compares. */
 export function claimsOf(actor: ActorClaims): ActorClaims {
-  const { apiKeyId, organizationId, userId, role, scope, scopedProjectId, permissions, grantId } = actor;
+  const { apiKeyId, organizationId, userId, role, scope, scopedProjectId, permissions, grantId, portalSessionId } = actor;
   return {
     apiKeyId,
     organizationId,
@@ -97,10 +97,11 @@ export function claimsOf(actor: ActorClaims): ActorClaims {
     ...(scopedProjectId ? { scopedProjectId } : {}),
     permissions: [...permissions],
     ...(grantId ? { grantId } : {}),
+    ...(portalSessionId ? { portalSessionId } : {}),
   };
 }
 
-/** Whether two actors grant the same: same key, organization, user, role, scope, permissions and OAuth grant. */
+/** Whether two actors grant the same: same key, organization, user, role, scope, permissions, OAuth grant and portal session. */
 export function sameActor(a: ActorClaims, b: ActorClaims): boolean {
   return actorKey(a) === actorKey(b);
 }
@@ -115,6 +116,7 @@ function actorKey(a: ActorClaims): string {
     a.scopedProjectId ?? '',
     a.permissions,
     a.grantId ?? '',
+    a.portalSessionId ?? '',
   ]);
 }
 

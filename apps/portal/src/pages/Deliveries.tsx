@@ -3,8 +3,10 @@ import { useState, type FormEvent } from 'react';
 import { client, messageOf } from '../api.ts';
 import { useWebhooks } from '../data.ts';
 import type { Delivery, Page } from '../types.ts';
-import { Empty, Failure, Loading, Section, when } from '../ui.tsx';
+import { Empty, Failure, Loading, Pager, Section, when } from '../ui.tsx';
 
+/** Deliveries a page of the log shows; the pager pages through the rest. */
+const DELIVERIES_PER_PAGE = 25;
 const STATUSES = ['', 'pending', 'succeeded', 'failed', 'dead_letter'] as const;
 const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
 
@@ -139,8 +141,10 @@ export function Deliveries({ canWrite }: { canWrite: boolean }) {
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
   const [open, setOpen] = useState<string | null>(null);
+  const [page, setPage] = useState(1);
   const query = {
-    pageSize: 50,
+    page,
+    pageSize: DELIVERIES_PER_PAGE,
     ...(subscriptionId ? { subscriptionId } : {}),
     ...(eventName.trim() ? { eventName: eventName.trim() } : {}),
     ...(status ? { status } : {}),
@@ -156,7 +160,8 @@ export function Deliveries({ canWrite }: { canWrite: boolean }) {
   const urlOf = new Map((hooks.data?.data ?? []).map((w) => [w.id, w.destinationUrl]));
   return (
     <Section title="Delivery log">
-      <form className="filters" aria-label="Filter deliveries" onSubmit={(e) => e.preventDefault()}>
+      {/* A changed filter starts again at the first page. */}
+      <form className="filters" aria-label="Filter deliveries" onSubmit={(e) => e.preventDefault()} onChange={() => setPage(1)}>
         <label>
           Endpoint
           <select value={subscriptionId} onChange={(e) => setSubscriptionId(e.target.value)}>
@@ -238,6 +243,9 @@ export function Deliveries({ canWrite }: { canWrite: boolean }) {
             ))}
           </tbody>
         </table>
+      )}
+      {list.data && (
+        <Pager what="deliveries" page={page} pageSize={DELIVERIES_PER_PAGE} total={list.data.total} onPage={setPage} />
       )}
       {open && list.data?.data.find((d) => d.id === open) && (
         <Detail delivery={list.data.data.find((d) => d.id === open)!} canWrite={canWrite} />

@@ -1,9 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { client, messageOf } from '../api.ts';
-import { useCatalogue, useWebhooks } from '../data.ts';
+import { ENDPOINTS_PER_PAGE, useCatalogue, useWebhooks } from '../data.ts';
 import type { Webhook } from '../types.ts';
-import { Empty, Failure, Loading, Section, when } from '../ui.tsx';
+import { Empty, Failure, Loading, Pager, Section, when } from '../ui.tsx';
 
 type Shown = { id: string; label: string; value: string };
 
@@ -43,36 +43,53 @@ function Snippets({ secret }: { secret: string }) {
   );
 }
 
-function CreateForm({ onCreated }: { onCreated: (w: Webhook & { hmacSecret?: string }) => void }) {
+/**
+ * The endpoint form: a new endpoint (its URL, description, signature scheme and events), or, given
+ * `editing`, that endpoint's URL, description and events (PATCH /webhooks/:id; the scheme stays).
+ */
+function EndpointForm({
+  editing,
+  onSaved,
+  onCancel,
+}: {
+  editing?: Webhook;
+  onSaved: (w: Webhook & { hmacSecret?: string }) => void;
+  onCancel?: () => void;
+}) {
   const catalogue = useCatalogue();
-  const [url, setUrl] = useState('');
+  const [url, setUrl] = useState(editing?.destinationUrl ?? '');
   const [scheme, setScheme] = useState<'hmac-sha256' | 'ed25519'>('hmac-sha256');
-  const [events, setEvents] = useState<string[]>([]);
-  const [description, setDescription] = useState('');
+  const [events, setEvents] = useState<string[]>(editing?.eventNames ?? []);
+  const [description, setDescription] = useState(editing?.description ?? '');
   const queries = useQueryClient();
-  const create = useMutation({
+  const save = useMutation({
     mutationFn: () =>
-      client.webhooks.create({
-        destinationUrl: url,
-        eventNames: events,
-        signatureScheme: scheme,
-        ...(description ? { description } : {}),
-      }) as unknown as Promise<Webhook & { hmacSecret?: string }>,
+      (editing
+        ? client.webhooks.update(editing.id, { destinationUrl: url, eventNames: events, description: description || null })
+        : client.webhooks.create({
+            destinationUrl: url,
+            eventNames: events,
+            signatureScheme: scheme,
+            ...(description ? { description } : {}),
+          })) as unknown as Promise<Webhook & { hmacSecret?: string }>,
     onSuccess: (w) => {
-      onCreated(w);
-      setUrl('');
-      setEvents([]);
-      setDescription('');
+      onSaved(w);
+      if (!editing) {
+        setUrl('');
+        setEvents([]);
+        setDescription('');
+      }
       void queries.invalidateQueries({ queryKey: ['webhooks'] });
     },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate();
+    save.mutate();
   };
+  const title = editing ? 'Edit endpoint' : 'New endpoint';
   return (
-    <form onSubmit={submit} className="card" aria-label="Create an endpoint">
-      <h3>New endpoint</h3>
+    <form onSubmit={submit} className="card" aria-label={editing ? 'Edit the endpoint' : 'Create an endpoint'}>
+      <h3>{title}</h3>
       <label>
         Endpoint URL
         <input
@@ -87,17 +104,19 @@ function CreateForm({ onCreated }: { onCreated: (w: Webhook & { hmacSecret?: str
         Description
         <input value={description} onChange={(e) => setDescription(e.target.value)} />
       </label>
-      <fieldset>
-        <legend>Signature scheme</legend>
-        <label className="inline">
-          <input type="radio" name="scheme" checked={scheme === 'hmac-sha256'} onChange={() => setScheme('hmac-sha256')} />{' '}
-          HMAC-SHA256 (shared secret)
-        </label>
-        <label className="inline">
-          <input type="radio" name="scheme" checked={scheme === 'ed25519'} onChange={() => setScheme('ed25519')} /> Ed25519
-          (public key)
-        </label>
-      </fieldset>
+      {!editing && (
+        <fieldset>
+          <legend>Signature scheme</legend>
+          <label className="inline">
+            <input type="radio" name="scheme" checked={scheme === 'hmac-sha256'} onChange={() => setScheme('hmac-sha256')} />{' '}
+            HMAC-SHA256 (shared secret)
+          </label>
+          <label className="inline">
+            <input type="radio" name="scheme" checked={scheme === 'ed25519'} onChange={() => setScheme('ed25519')} /> Ed25519
+            (public key)
+          </label>
+        </fieldset>
+      )}
       <fieldset>
         <legend>Events</legend>
         {catalogue.isPending && <Loading what="the event catalogue" />}
@@ -106,7 +125,7 @@ function CreateForm({ onCreated }: { onCreated: (w: Webhook & { hmacSecret?: str
         )}
         <div className="event-grid">
           {catalogue.data?.data
-            .filter((t) => t.emitted)
+            .filter((t) => t.emitted || events.includes(t.name))
             .map((t) => (
               <label key={t.name} className="inline">
                 <input
@@ -119,25 +138,32 @@ function CreateForm({ onCreated }: { onCreated: (w: Webhook & { hmacSecret?: str
             ))}
         </div>
       </fieldset>
-      {create.isError && (
+      {save.isError && (
         <p role="alert" className="error">
-          {messageOf(create.error)}
+          {messageOf(save.error)}
         </p>
       )}
-      <button type="submit" className="primary" disabled={create.isPending || events.length === 0}>
-        {create.isPending ? 'Creating…' : 'Create endpoint'}
+      <button type="submit" className="primary" disabled={save.isPending || events.length === 0}>
+        {save.isPending ? 'Saving…' : editing ? 'Save endpoint' : 'Create endpoint'}
       </button>
+      {onCancel && (
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      )}
       {events.length === 0 && <p className="hint">Pick at least one event.</p>}
     </form>
   );
 }
 
 export function Endpoints({ canWrite }: { canWrite: boolean }) {
-  const hooks = useWebhooks();
+  const [page, setPage] = useState(1);
+  const hooks = useWebhooks(page, ENDPOINTS_PER_PAGE);
   const queries = useQueryClient();
   const [shown, setShown] = useState<Shown | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [snippetFor, setSnippetFor] = useState<string | null>(null);
+  const [editing, setEditing] = useState<Webhook | null>(null);
   const refresh = () => void queries.invalidateQueries({ queryKey: ['webhooks'] });
   const toggle = useMutation({
     mutationFn: (w: Webhook) => client.webhooks.update(w.id, { enabled: !w.enabled }),
@@ -230,6 +256,9 @@ export function Endpoints({ canWrite }: { canWrite: boolean }) {
                   </button>
                   {canWrite && (
                     <>
+                      <button type="button" onClick={() => setEditing(w)} aria-expanded={editing?.id === w.id}>
+                        Edit
+                      </button>
                       <button type="button" onClick={() => toggle.mutate(w)}>
                         {w.enabled ? 'Disable' : 'Enable'}
                       </button>
@@ -254,9 +283,15 @@ export function Endpoints({ canWrite }: { canWrite: boolean }) {
           </tbody>
         </table>
       )}
+      {hooks.data && (
+        <Pager what="endpoints" page={page} pageSize={ENDPOINTS_PER_PAGE} total={hooks.data.total} onPage={setPage} />
+      )}
+      {canWrite && editing && (
+        <EndpointForm key={editing.id} editing={editing} onSaved={() => setEditing(null)} onCancel={() => setEditing(null)} />
+      )}
       {canWrite && (
-        <CreateForm
-          onCreated={(w) =>
+        <EndpointForm
+          onSaved={(w) =>
             setShown({
               id: w.id,
               label: w.hmacSecret ? 'Signing secret' : 'Public key',

@@ -29,7 +29,9 @@ export function auditMetadata(actor: Actor, extra: Record<string, unknown> = {})
   if (!actor.apiKeyId) {
     return { actorType: actor.userId ? 'session' : 'admin_cli', requestId: actor.requestId || undefined, ...extra };
   }
-  return { actorType: 'api_key', apiKeyId: actor.apiKeyId, requestId: actor.requestId || undefined, ...extra };
+  // A write through a portal session (docs/portal.md) names the session as well as the minting key.
+  const session = actor.portalSessionId ? { portalSessionId: actor.portalSessionId } : {};
+  return { actorType: 'api_key', apiKeyId: actor.apiKeyId, ...session, requestId: actor.requestId || undefined, ...extra };
 }
 
 /** Who made a write that no API key or session made: an operator (the admin CLI), or a code host's signed webhook. */

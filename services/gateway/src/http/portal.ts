@@ -157,7 +157,8 @@ export function createPortal(deps: PortalDeps) {
     nameRequest(ctx, `${PORTAL_API}${route.path}`, route);
     const session = await sessionOf(ctx, write);
     ctx.set('Content-Security-Policy', portalCsp(session.frameAncestors));
-    const actor = session.actor!;
+    // The session, resolved from its cookie just now, is named in the audit records of its writes.
+    const actor = { ...session.actor!, portalSessionId: session.sessionId };
     // The organization's API switch is the core's to check again (actor_changed when off).
     await serveRest(ctx, { route, params }, { actor, apiEnabled: true }, onceSteps(ctx, limiter), clients);
   }

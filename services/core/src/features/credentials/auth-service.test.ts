@@ -136,6 +136,12 @@ describe('auth rules (fake stores)', () => {
     // A narrower actor (a portal session's, docs/portal.md) is confirmed as it is; a wider one is refused.
     const narrower = { ...actor, permissions: [actor.permissions[0]], scope: 'project', scopedProjectId: randomUUID() };
     expect(await auth.currentActor(narrower)).toMatchObject({ permissions: narrower.permissions, scope: 'project' });
+    // The session it names travels on for the audit; it never rides on an OAuth grant's actor.
+    const portalSessionId = randomUUID();
+    expect(await auth.currentActor({ ...narrower, portalSessionId })).toMatchObject({ portalSessionId });
+    expect(await reasonOf(auth.currentActor({ ...actor, portalSessionId, permissions: [...actor.permissions, 'made:up'] }))).toBe(
+      'actor_changed',
+    );
     expect(await reasonOf(auth.currentActor({ ...actor, permissions: [...actor.permissions, 'made:up'] }))).toBe('actor_changed');
     expect(await reasonOf(auth.currentActor({ ...actor, role: 'admin' }))).toBe('actor_changed');
 

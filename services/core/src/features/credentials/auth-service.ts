@@ -42,7 +42,8 @@ function claimsOfKey(row: KeyForAuth, grant?: Pick<GrantRow, 'id' | 'scopes'>): 
 /**
  * Whether `claimed` asks for no more than the key grants (`current`): the same key, organization, user
  * and role, some of its permissions, and its scope or, for an organization-wide key, one project. A
- * portal session (docs/portal.md) acts for the key that minted it with such a narrower actor.
+ * portal session (docs/portal.md) acts for the key that minted it with such a narrower actor, which
+ * names the session (portalSessionId) for the audit records of its writes.
  */
 export function narrowerActor(current: ActorClaims, claimed: ActorClaims): boolean {
   if (sameActor(current, claimed)) return true;
@@ -51,7 +52,10 @@ export function narrowerActor(current: ActorClaims, claimed: ActorClaims): boole
   const scope =
     (claimed.scope === current.scope && claimed.scopedProjectId === current.scopedProjectId) ||
     (current.scope === 'organization' && claimed.scope === 'project' && Boolean(claimed.scopedProjectId));
-  return same && permissions && scope;
+  // A portal session names itself for the audit (docs/security.md, "Portal sessions"); it never
+  // rides on an OAuth grant's actor, which no portal session is minted from.
+  const session = !claimed.portalSessionId || !claimed.grantId;
+  return same && permissions && scope && session;
 }
 
 /** lastUsedAt is a display value: written at most this often per key. */
