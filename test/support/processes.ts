@@ -77,7 +77,11 @@ export async function startPorts(): Promise<Record<string, string>> {
  */
 export const run = promisify(execFile);
 
-/** Set by Vitest's global setup once it has built dist: the run's workers need not build again. */
+/**
+ * Set by Vitest's global setup once it has built dist, to the checkout it built: the run's workers need
+ * not build again. A checkout's path, not a flag, since a test may run another checkout's suite
+ * (test/new-resource.test.ts), whose processes inherit this environment and must still build their own.
+ */
 const DIST_BUILT = 'CLUSTER_TEST_DIST_BUILT';
 
 /**
@@ -86,7 +90,7 @@ const DIST_BUILT = 'CLUSTER_TEST_DIST_BUILT';
  * Vitest's global setup runs it once per run (its workers then skip it); benchmarks run it before their cluster.
  */
 export async function buildServices(): Promise<void> {
-  if (process.env[DIST_BUILT] === '1') return;
+  if (process.env[DIST_BUILT] === ROOT) return;
   const build = spawn(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
   const code = await new Promise<number | null>((resolve, reject) => build.on('error', reject).on('exit', resolve));
   if (code !== 0) throw new Error(`scripts/build.mjs exited with ${code}`);
@@ -95,7 +99,7 @@ export async function buildServices(): Promise<void> {
 /** Vitest's global setup: builds dist and tells the workers it started (they inherit its environment). */
 export async function buildServicesOnce(): Promise<void> {
   await buildServices();
-  process.env[DIST_BUILT] = '1';
+  process.env[DIST_BUILT] = ROOT;
 }
 
 /** Node's arguments for a built entry point, as production runs it (`main`, `migrate`, core's `admin-cli`, delivery's `reseal-secrets`). */
