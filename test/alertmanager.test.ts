@@ -1,10 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { run } from './support/processes.ts';
 
 // The example Alertmanager configuration (k8s/alertmanager/alertmanager.yaml) as Alertmanager reads
 // it: amtool checks it and tests its routes, and a real Alertmanager (Debian's
@@ -16,9 +17,9 @@ const CONFIG = path.join(ROOT, 'k8s/alertmanager/alertmanager.yaml');
 const ALERTMANAGER = '/usr/bin/prometheus-alertmanager';
 
 /** amtool's answer, or its error output. */
-function amtool(...args: string[]): string {
+async function amtool(...args: string[]): Promise<string> {
   try {
-    return execFileSync('amtool', args, { encoding: 'utf8', stdio: 'pipe' }).trim();
+    return (await run('amtool', args, { encoding: 'utf8' })).stdout.trim();
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string };
     return `${e.stdout ?? ''}${e.stderr ?? ''}`.trim();
@@ -26,17 +27,17 @@ function amtool(...args: string[]): string {
 }
 
 describe('the example Alertmanager configuration', () => {
-  it('passes amtool check-config', () => {
-    expect(amtool('check-config', CONFIG)).toContain('SUCCESS');
+  it('passes amtool check-config', async () => {
+    expect(await amtool('check-config', CONFIG)).toContain('SUCCESS');
   });
 
   it.each([
     [{ severity: 'page', namespace: 'feedback-api', alertname: 'OutboxBacklogOld' }, 'pager'],
     [{ severity: 'page', namespace: 'feedback-api-dev', alertname: 'OutboxBacklogOld' }, 'tickets'],
     [{ severity: 'ticket', namespace: 'feedback-api', alertname: 'DependencyDown' }, 'tickets'],
-  ])('routes %o to %s', (labels, receiver) => {
+  ])('routes %o to %s', async (labels, receiver) => {
     const args = Object.entries(labels).map(([k, v]) => `${k}=${v}`);
-    expect(amtool('config', 'routes', 'test', `--config.file=${CONFIG}`, ...args)).toBe(receiver);
+    expect(await amtool('config', 'routes', 'test', `--config.file=${CONFIG}`, ...args)).toBe(receiver);
   });
 
   it("pages one notification group per namespace, so that an outage's pages make one incident", () => {

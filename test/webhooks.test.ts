@@ -88,6 +88,7 @@ describe('webhook subscriptions', () => {
       disabledReason: null,
       consecutiveFailures: 0,
       failingSince: null,
+      temporary: false,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
       hmacSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/=]{40,}$/),
