@@ -279,6 +279,8 @@ edit('services/core/src/migrations/index.ts', (text) =>
 // ---------------------------------------------------------------- core feature
 
 const feature = `services/core/src/features/${plural}`;
+/** The generated feature's import path to the core's shared modules (services/core/src/shared). */
+const SHARED = path.posix.relative(feature, 'services/core/src/shared');
 const rowType = `${N.Pascal}Row`;
 const parentKey = parentColumns[0];
 create(
@@ -286,8 +288,8 @@ create(
   `import type { Knex } from '@cluster/db';
 import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
-import { findRow, type RowLock } from '../../shared/find-by-id.ts';
-import { columnValues, type Values } from '../../shared/rows.ts';
+import { findRow, type RowLock } from '${SHARED}/find-by-id.ts';
+import { columnValues, type Values } from '${SHARED}/rows.ts';
 
 /** A ${N.singular} row (every column). */
 export interface ${rowType} {
@@ -335,7 +337,7 @@ export function create${N.Pascal}Store(db: Knex): ${N.Pascal}Store {
 );
 create(
   `${feature}/fake-store.ts`,
-  `import { createFakeTable } from '../../shared/fake-table.ts';
+  `import { createFakeTable } from '${SHARED}/fake-table.ts';
 import type { ${rowType}, ${N.Pascal}Store } from './store.ts';
 
 /** An in-memory ${N.Pascal}Store for unit tests of the rules (no Postgres). */
@@ -353,7 +355,7 @@ create(
   `${feature}/presenter.ts`,
   `import type { JsonObject } from '@bufbuild/protobuf';
 import { ${N.CONST}_FIELDS } from '@cluster/contracts';
-import { presentFields } from '../../shared/present.ts';
+import { presentFields } from '${SHARED}/present.ts';
 import type { ${rowType} } from './store.ts';
 
 /** What leaves the core for a ${N.singular}: the fields of its contract (${N.CONST}_FIELDS), never an internal column. */
@@ -364,7 +366,7 @@ export function present${N.Pascal}(row: ${rowType}): JsonObject {
 );
 create(
   `${feature}/events.ts`,
-  `import type { ActorEvent } from '../../shared/write.ts';
+  `import type { ActorEvent } from '${SHARED}/write.ts';
 import type { ${rowType} } from './store.ts';
 
 /** A ${N.entity}.* event of \`row\` (payloads: docs/events.md, from the event catalogue). */
@@ -395,9 +397,9 @@ create(
   `import { ${N.CONST}_WRITABLE_FIELDS, type ${N.Pascal}CreateBody, type ${N.Pascal}UpdateBody } from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { presentPage, requireActor, type PageArgs } from '@cluster/platform';
-import { assertVisible } from '../../shared/access.ts';
-import { changedFields, pickFields } from '../../shared/fields.ts';
-import { apiWrite } from '../../shared/write.ts';
+import { assertVisible } from '${SHARED}/access.ts';
+import { changedFields, pickFields } from '${SHARED}/fields.ts';
+import { apiWrite } from '${SHARED}/write.ts';
 import type { Stores } from '../../stores.ts';
 ${parent.loader}
 import { ${N.camel}Event } from './events.ts';
@@ -535,7 +537,7 @@ create(
   `${feature}/service.test.ts`,
   `import { describe, expect, it } from 'vitest';
 import { createFakeStores } from '../../fake-stores.ts';
-import { OTHER_ORG, TEST_ORG, reasonOf, testActor } from '../../shared/test-kit.ts';
+import { OTHER_ORG, TEST_ORG, reasonOf, testActor } from '${SHARED}/test-kit.ts';
 ${opts.parent === 'entries' ? "import { createEntryService } from '../entries/service.ts';\n" : ''}import { create${N.Pascal}Service } from './service.ts';
 
 async function setup() {
