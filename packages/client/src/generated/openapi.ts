@@ -7552,9 +7552,9 @@ export interface operations {
     };
     getSearch: {
         parameters: {
-            query?: {
+            query: {
                 /** @description search text (web search syntax: "phrase", or, -word) */
-                q?: string;
+                q: string;
             };
             header?: never;
             path?: never;
