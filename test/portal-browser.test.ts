@@ -199,13 +199,19 @@ describe('the integrator portal in a browser', () => {
       await chart.waitFor();
       return (await chart.locator('desc').textContent()) ?? '';
     };
-    expect(await described('Success rate by hour, last day')).toMatch(/^\d+ of 24 hours with finished deliveries: [1-9]\d* delivered, \d+ failed/);
+    expect(await described('Success rate by hour, last day')).toMatch(
+      /^\d+ of 24 hours with finished deliveries: [1-9]\d* delivered, \d+ failed/,
+    );
     expect(await described('Attempt latency p50 and p99 by hour, last day')).toMatch(/latest p50 \d+ ms, p99 \d+ ms/);
-    expect(await described('Success rate by day, last week')).toMatch(/^1 of 7 days with finished deliveries: [1-9]\d* delivered/);
+    expect(await described('Success rate by day, last week')).toMatch(
+      /^1 of 7 days with finished deliveries: [1-9]\d* delivered/,
+    );
     expect(await described('Attempt latency p50 and p99 by day, last week')).toMatch(/^1 of 7 days with attempts/);
     await page.getByText('The numbers, by hour').click();
     const table = page.getByRole('table', { name: 'Deliveries and latency by hour, last day' });
-    const [delivered, , rate, p50, p99] = (await table.locator('tbody tr').last().locator('td').allTextContents()).map((t) => t.trim());
+    const [delivered, , rate, p50, p99] = (await table.locator('tbody tr').last().locator('td').allTextContents()).map((t) =>
+      t.trim(),
+    );
     expect(Number(delivered)).toBeGreaterThan(0);
     expect(rate).toMatch(/^\d+(\.\d)?%$/);
     expect(Number(p99)).toBeGreaterThanOrEqual(Number(p50));

@@ -18,6 +18,7 @@ import {
 } from '@cluster/platform';
 import { AuditService, AuthService, ProjectService, WebhookService, type Actor } from '@cluster/proto';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { until } from './support/poll.ts';
 import { jsonOf, transportAs } from './support/service-calls.ts';
 
 /**

@@ -228,7 +228,7 @@ describe('delivery statistics', () => {
     expect(series.points.slice(0, 23).every((p) => p.delivered + p.failed === 0 && p.successRatio === null)).toBe(true);
     const week = await c.api(org.key, 'GET', `/webhooks/${id}/stats?window=7d`);
     expect(week.body).toMatchObject({ window: '7d', deliveries: { total: 2 }, attempts: { total: 4 } });
-    const days = (week.body.series as { bucket: string; points: Point[] });
+    const days = week.body.series as { bucket: string; points: Point[] };
     expect([days.bucket, days.points.length, days.points[6].delivered]).toEqual(['day', 7, 2]);
 
     expect((await c.api(org.key, 'GET', `/webhooks/${id}/stats?window=1h`)).status).toBe(400);

@@ -131,9 +131,7 @@ export function LatencyChart({ points, bucket, title }: { points: StatsPoint[]; 
         {segments.map((s) => (
           <polyline key={s[0]} points={s.join(' ')} />
         ))}
-        {points.map((p, i) =>
-          pick(p) === null ? null : <circle key={p.start} cx={x(i)} cy={y(pick(p)!)} r={2.5} />,
-        )}
+        {points.map((p, i) => (pick(p) === null ? null : <circle key={p.start} cx={x(i)} cy={y(pick(p)!)} r={2.5} />))}
       </g>
     );
   };

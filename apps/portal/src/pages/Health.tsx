@@ -116,7 +116,9 @@ export function Health() {
       {hooks.isPending && <Loading what="endpoints" />}
       {hooks.isError && <Failure what="endpoints" error={hooks.error} retry={() => void hooks.refetch()} />}
       {hooks.data && hooks.data.data.length === 0 && <Empty>No endpoints yet: create one on the Endpoints page.</Empty>}
-      {hooks.data?.data.map((w) => <EndpointHealth key={w.id} hook={w} />)}
+      {hooks.data?.data.map((w) => (
+        <EndpointHealth key={w.id} hook={w} />
+      ))}
     </Section>
   );
 }

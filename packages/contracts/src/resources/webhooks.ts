@@ -404,8 +404,8 @@ const StatsPoint = Type.Object(
     successRatio: Nullable(
       Type.Number({ minimum: 0, maximum: 1, description: 'delivered / (delivered + failed); null when none is finished' }),
     ),
-    p50DurationMs: Nullable(Type.Integer({ description: "median duration of the attempts made in the bucket" })),
-    p99DurationMs: Nullable(Type.Integer({ description: "99th percentile duration of the attempts made in the bucket" })),
+    p50DurationMs: Nullable(Type.Integer({ description: 'median duration of the attempts made in the bucket' })),
+    p99DurationMs: Nullable(Type.Integer({ description: '99th percentile duration of the attempts made in the bucket' })),
   },
   { additionalProperties: false },
 );

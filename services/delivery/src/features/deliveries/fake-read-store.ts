@@ -84,7 +84,7 @@ export function createFakeDeliveryReadStore(
       for (const r of rows) {
         if (r.subscriptionId !== subscriptionId || r.test || r.createdAt < since) continue;
         byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
-        const counts = series[bucketOf(r.createdAt)]!.byStatus;
+        const counts = series[bucketOf(r.createdAt)].byStatus;
         counts[r.status] = (counts[r.status] ?? 0) + 1;
       }
       const counted = new Set(

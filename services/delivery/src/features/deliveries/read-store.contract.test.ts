@@ -175,7 +175,12 @@ describeStoreContract<DeliveryWorld>('DeliveryReadStore', {
       const after = (ms: number) => new Date(since.getTime() + ms);
       await w.stores.attempts.recordAttempts([
         attemptOf(by(x), true, { kind: 'succeeded' }, { durationMs: 100, attemptedAt: after(10 * MIN) }),
-        attemptOf(by(y), false, { kind: 'retry', at: fromNow(MIN) }, { durationMs: 7, attemptedAt: after(22 * 60 * MIN + 20 * MIN) }),
+        attemptOf(
+          by(y),
+          false,
+          { kind: 'retry', at: fromNow(MIN) },
+          { durationMs: 7, attemptedAt: after(22 * 60 * MIN + 20 * MIN) },
+        ),
         attemptOf(by(z), true, { kind: 'succeeded' }, { durationMs: 9, attemptedAt: after(23 * 60 * MIN + 30 * MIN) }),
       ]);
       await w.patchDelivery(x, { createdAt: after(5 * MIN) });
@@ -185,9 +190,9 @@ describeStoreContract<DeliveryWorld>('DeliveryReadStore', {
       expect(stats.series[0]).toEqual({ byStatus: { succeeded: 1 }, p50: 100, p99: 100 });
       expect(stats.series[22]).toEqual({ byStatus: { failed: 1, succeeded: 1 }, p50: 7, p99: 7 });
       expect(stats.series[23]).toEqual({ byStatus: {}, p50: 9, p99: 9 });
-      expect(stats.series.filter((b, i) => ![0, 22, 23].includes(i) && (b.p50 !== null || Object.keys(b.byStatus).length))).toEqual(
-        [],
-      );
+      expect(
+        stats.series.filter((b, i) => ![0, 22, 23].includes(i) && (b.p50 !== null || Object.keys(b.byStatus).length)),
+      ).toEqual([]);
       expect(stats.attempts).toMatchObject({ total: 3, succeeded: 2, p50: 9, p99: 100 });
       // Daily buckets of a week: all three in the last day.
       const week = await w.stores.deliveryReads.stats(sub.id, fromNow(-7 * 24 * 60 * MIN), fromNow(-8 * 24 * 60 * MIN), {

@@ -47,9 +47,11 @@ export interface UndeliveredCount {
   oldestCreatedAt: Date;
 }
 
-/** The attempt figures of a subscription's statistics, as the statement returns them: per bucket and duration. */
-type AttemptCounts = {
-  bucket: number;
+/** How many of a group came before each inner edge of the buckets (`b0`, `b1`, ...), and in all (`n`). */
+type EdgeCounts = { n: number } & Record<`b${number}`, number>;
+
+/** The attempt figures of a subscription's statistics, as the statement returns them: per duration. */
+type AttemptCounts = EdgeCounts & {
   ms: number | null;
   n: number;
   succeeded: number;
@@ -76,9 +78,6 @@ export function percentilesDisc(histogram: ReadonlyMap<number, number>, ps: read
   });
 }
 
-/** A bucket's index, clamped to the series (a record stamped a little ahead of the clock counts in the last). */
-const clampBucket = (bucket: number, cut: StatsBuckets) => Math.min(Math.max(bucket, 0), cut.buckets - 1);
-
 /** The API's read model of deliveries in Postgres: records of a subscription, and its statistics. */
 export interface DeliveryReadStore {
   /**
@@ -99,7 +98,8 @@ export interface DeliveryReadStore {
    * bounds the scan: a retry comes at most the retry period after its delivery was created).
    * p50/p95/p99: percentile_disc of the attempts' durations (a duration that occurred). The same two
    * statements give the series: the deliveries by the bucket they were created in, the attempts'
-   * percentiles by the bucket they were made in (from one histogram of durations per bucket).
+   * percentiles by the bucket they were made in (from a histogram of durations per bucket). A record
+   * stamped after the last edge (ahead of the clock) counts in the last bucket.
    */
   stats(subscriptionId: string, since: Date, createdAfter: Date, cut: StatsBuckets): Promise<DeliveryStats>;
 }
@@ -151,54 +151,62 @@ export function createDeliveryReadStore(db: Knex): DeliveryReadStore {
     },
 
     async stats(subscriptionId, since, createdAfter, cut) {
-      // The bucket of a time: whole buckets of cut.bucketMs since `since` (epoch arithmetic, no time zone).
-      const bucketOf = (column: string) => `floor(extract(epoch FROM ${column} - ?::timestamptz) * 1000 / ?)::int`;
-      const byBucket = await deliveries()
+      // The buckets' inner edges: bucket i holds since + i * bucketMs up to the next edge (the last, all after).
+      // Counted as one FILTER column per edge (how many came before it) in a statement grouped by a column
+      // of few values (status, duration), so Postgres plans it as the window's plain aggregate (in parallel
+      // where it pays); grouped by a bucket expression instead, it expected a group per row and did not.
+      const edges = Array.from({ length: cut.buckets - 1 }, (_, i) => new Date(since.getTime() + (i + 1) * cut.bucketMs));
+      const before = (column: string) => edges.map((_, i) => `count(*) FILTER (WHERE ${column} < ?)::int AS "b${i}"`).join(', ');
+      const perBucket = (r: EdgeCounts): number[] => {
+        const cumulative = [...edges.map((_, i) => r[`b${i}`]), r.n];
+        return cumulative.map((c, i) => c - (i ? cumulative[i - 1] : 0));
+      };
+      const byStatusRows = await deliveries()
         .where({ subscriptionId, test: false })
         .where('createdAt', '>=', since)
-        .groupBy('bucket', 'status')
-        .select<{ bucket: number; status: string; n: number }[]>(
-          db.raw(`${bucketOf('"createdAt"')} AS bucket`, [since, cut.bucketMs]),
-          'status',
-          db.raw('count(*)::int AS n'),
+        .groupBy('status')
+        .select<(EdgeCounts & { status: string })[]>(
+          db.raw(`status, count(*)::int AS n${edges.length ? `, ${before('"createdAt"')}` : ''}`, edges),
         );
-      // The attempts as a histogram: how many of each duration per bucket, which one hash aggregate gives
-      // without sorting; the percentiles are read off it below, exactly as percentile_disc would.
+      // The attempts as a histogram: how many of each duration per bucket; the percentiles are read off it
+      // below, exactly as percentile_disc would, without sorting the window's attempts.
       const { rows } = await db.raw<QueryResult<AttemptCounts>>(
-        `SELECT bucket, "durationMs" AS ms, count(*)::int AS n,
-                count(*) FILTER (WHERE outcome = 'succeeded')::int AS succeeded,
-                max("attemptedAt") FILTER (WHERE outcome = 'succeeded') AS "lastSuccessAt",
-                max("attemptedAt") FILTER (WHERE outcome <> 'succeeded') AS "lastFailureAt"
-           FROM (SELECT ${bucketOf('a."attemptedAt"')} AS bucket, a.outcome, a."durationMs", a."attemptedAt"
-                   FROM delivery.deliveries d JOIN delivery.attempts a ON a."deliveryId" = d.id
-                  WHERE d."subscriptionId" = ? AND NOT d.test AND d."createdAt" >= ? AND a."attemptedAt" >= ?) AS w
-          GROUP BY bucket, "durationMs"`,
-        [since, cut.bucketMs, subscriptionId, createdAfter, since],
+        `SELECT a."durationMs" AS ms, count(*)::int AS n,
+                count(*) FILTER (WHERE a.outcome = 'succeeded')::int AS succeeded,
+                max(a."attemptedAt") FILTER (WHERE a.outcome = 'succeeded') AS "lastSuccessAt",
+                max(a."attemptedAt") FILTER (WHERE a.outcome <> 'succeeded') AS "lastFailureAt"
+                ${edges.length ? `, ${before('a."attemptedAt"')}` : ''}
+           FROM delivery.deliveries d JOIN delivery.attempts a ON a."deliveryId" = d.id
+          WHERE d."subscriptionId" = ? AND NOT d.test AND d."createdAt" >= ? AND a."attemptedAt" >= ?
+          GROUP BY a."durationMs"`,
+        [...edges, subscriptionId, createdAfter, since],
       );
       const series: StatsBucket[] = Array.from({ length: cut.buckets }, () => ({ byStatus: {}, p50: null, p99: null }));
       const byStatus: Record<string, number> = {};
-      for (const r of byBucket) {
-        const counts = series[clampBucket(r.bucket, cut)]!.byStatus;
-        counts[r.status] = (counts[r.status] ?? 0) + r.n;
-        byStatus[r.status] = (byStatus[r.status] ?? 0) + r.n;
+      for (const r of byStatusRows) {
+        byStatus[r.status] = r.n;
+        perBucket(r).forEach((n, i) => {
+          if (n) series[i].byStatus[r.status] = n;
+        });
       }
       const later = (x: Date | null, y: Date | null) => (x === null || (y !== null && y > x) ? y : x);
       const a = { total: 0, succeeded: 0, lastSuccessAt: null as Date | null, lastFailureAt: null as Date | null };
       const whole = new Map<number, number>();
-      const perBucket = series.map(() => new Map<number, number>());
+      const histograms = series.map(() => new Map<number, number>());
       for (const r of rows) {
         a.total += r.n;
         a.succeeded += r.succeeded;
         a.lastSuccessAt = later(a.lastSuccessAt, r.lastSuccessAt);
         a.lastFailureAt = later(a.lastFailureAt, r.lastFailureAt);
         if (r.ms === null) continue;
-        whole.set(r.ms, (whole.get(r.ms) ?? 0) + r.n);
-        const own = perBucket[clampBucket(r.bucket, cut)]!;
-        own.set(r.ms, (own.get(r.ms) ?? 0) + r.n);
+        whole.set(r.ms, r.n);
+        perBucket(r).forEach((n, i) => {
+          if (n) histograms[i].set(r.ms!, n);
+        });
       }
-      perBucket.forEach((histogram, i) => {
+      histograms.forEach((histogram, i) => {
         const [p50, p99] = percentilesDisc(histogram, [0.5, 0.99]);
-        Object.assign(series[i]!, { p50, p99 });
+        Object.assign(series[i], { p50, p99 });
       });
       const [p50, p95, p99] = percentilesDisc(whole, [0.5, 0.95, 0.99]);
       return {

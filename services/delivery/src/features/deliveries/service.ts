@@ -53,8 +53,7 @@ export function createDeliveryService(
   opts: { retryMaxAgeMs: number; disableAfterMs?: number; clock?: () => Date } = { retryMaxAgeMs: 86_400_000 },
 ) {
   const clock = opts.clock ?? (() => new Date());
-  const ratio = (succeeded: number, finished: number) =>
-    finished ? Math.round((succeeded / finished) * 10_000) / 10_000 : null;
+  const ratio = (succeeded: number, finished: number) => (finished ? Math.round((succeeded / finished) * 10_000) / 10_000 : null);
   return {
     /**
      * GET /webhooks/:id/stats: the subscription's deliveries and attempts over the last 24 hours or 7 days,
