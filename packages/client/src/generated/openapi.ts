@@ -5214,11 +5214,40 @@ export interface components {
                 failed: number;
                 p50DurationMs: number | null;
                 p95DurationMs: number | null;
+                p99DurationMs: number | null;
             };
             /** Format: date-time */
             lastSuccessAt: string | null;
             /** Format: date-time */
             lastFailureAt: string | null;
+            /** @description the window over time */
+            series: {
+                /**
+                 * @description 24h: 24 hourly buckets; 7d: 7 daily buckets
+                 * @enum {string}
+                 */
+                bucket: "hour" | "day";
+                /** @description the window cut into equal buckets, oldest first: bucket i starts at `since` + i buckets */
+                points: {
+                    /** Format: date-time */
+                    start: string;
+                    /** @description deliveries created in the bucket that have succeeded */
+                    delivered: number;
+                    /** @description deliveries created in the bucket that failed or were dead-lettered */
+                    failed: number;
+                    /** @description delivered / (delivered + failed); null when none is finished */
+                    successRatio: number | null;
+                    /** @description median duration of the attempts made in the bucket */
+                    p50DurationMs: number | null;
+                    /** @description 99th percentile duration of the attempts made in the bucket */
+                    p99DurationMs: number | null;
+                }[];
+            };
+            /**
+             * Format: date-time
+             * @description when an enabled, failing subscription (failingSince set) is disabled if every attempt keeps failing: failingSince + WEBHOOK_DISABLE_AFTER_HOURS (at the health sweep after it); null otherwise
+             */
+            disablesAt: string | null;
         };
         /** @description Optional test event name */
         WebhookTestBody: {

@@ -389,6 +389,27 @@ export const DeliveryFilters = propertiesOf(DELIVERY_FILTERS)({
 export const STATS_WINDOWS = { '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
 export type StatsWindow = keyof typeof STATS_WINDOWS;
 
+/** The buckets of each window's series: the last day by the hour, the last week by the day (docs/webhooks.md, "Delivery statistics"). */
+export const STATS_BUCKETS = {
+  '24h': { bucket: 'hour', bucketMs: 3_600_000 },
+  '7d': { bucket: 'day', bucketMs: 86_400_000 },
+} as const satisfies Record<StatsWindow, { bucket: string; bucketMs: number }>;
+
+/** One bucket of a subscription's statistics series. */
+const StatsPoint = Type.Object(
+  {
+    start: DateTime,
+    delivered: Type.Integer({ minimum: 0, description: 'deliveries created in the bucket that have succeeded' }),
+    failed: Type.Integer({ minimum: 0, description: 'deliveries created in the bucket that failed or were dead-lettered' }),
+    successRatio: Nullable(
+      Type.Number({ minimum: 0, maximum: 1, description: 'delivered / (delivered + failed); null when none is finished' }),
+    ),
+    p50DurationMs: Nullable(Type.Integer({ description: 'median duration of the attempts made in the bucket' })),
+    p99DurationMs: Nullable(Type.Integer({ description: '99th percentile duration of the attempts made in the bucket' })),
+  },
+  { additionalProperties: false },
+);
+
 /** GET /webhooks/:id/stats query. */
 export const WebhookStatsQuery = Type.Object(
   {
@@ -429,11 +450,29 @@ export const WebhookStats = Type.Object(
         failed: Type.Integer({ minimum: 0 }),
         p50DurationMs: Nullable(Type.Integer()),
         p95DurationMs: Nullable(Type.Integer()),
+        p99DurationMs: Nullable(Type.Integer()),
       },
       { additionalProperties: false, description: 'attempts made in the window' },
     ),
     lastSuccessAt: Nullable(DateTime),
     lastFailureAt: Nullable(DateTime),
+    series: Type.Object(
+      {
+        bucket: StringEnum(['hour', 'day'], { description: '24h: 24 hourly buckets; 7d: 7 daily buckets' }),
+        points: Type.Array(StatsPoint, {
+          description: 'the window cut into equal buckets, oldest first: bucket i starts at `since` + i buckets',
+        }),
+      },
+      { additionalProperties: false, description: 'the window over time' },
+    ),
+    disablesAt: Nullable(
+      Type.String({
+        format: 'date-time',
+        pattern: YEAR_PATTERN,
+        description:
+          'when an enabled, failing subscription (failingSince set) is disabled if every attempt keeps failing: failingSince + WEBHOOK_DISABLE_AFTER_HOURS (at the health sweep after it); null otherwise',
+      }),
+    ),
   },
   { additionalProperties: false, description: "A subscription's delivery statistics" },
 );
