@@ -48,7 +48,6 @@ export function webhookFilterInput(envelope: WebhookEnvelope): WebhookFilterInpu
 }
 
 const COMPARISONS: ReadonlySet<string> = new Set(FILTER_COMPARISONS);
-const LOGICAL: ReadonlySet<string> = new Set(FILTER_LOGICAL);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isPrimitive = (v: unknown): v is string | number | boolean | null =>

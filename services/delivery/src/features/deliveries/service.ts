@@ -63,6 +63,7 @@ export function createDeliveryService(
       }
       const since = new Date(clock().getTime() - STATS_WINDOWS[window as StatsWindow]);
       const s = await stores.deliveryReads.stats(subscriptionId, since, new Date(since.getTime() - opts.retryMaxAgeMs));
+      const filtered = await stores.subscriptions.filteredSince(subscriptionId, since);
       const count = (status: string) => s.byStatus[status] ?? 0;
       const finished = count('succeeded') + count('failed') + count('dead_letter');
       const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
@@ -84,6 +85,7 @@ export function createDeliveryService(
         },
         lastSuccessAt: iso(s.lastSuccessAt),
         lastFailureAt: iso(s.lastFailureAt),
+        filtered,
       };
     },
 
