@@ -34,7 +34,10 @@ async function subscribe(url: string, extra: Record<string, unknown> = {}): Prom
 describe('webhook filters', () => {
   it('delivers a filtered subscription only the matching events, an unfiltered one all, and counts the rest in its stats', async () => {
     const [bugsOnly, everything] = [await receivers.start(), await receivers.start()];
-    const filter = { eventName: 'entry.created', payload: { type: { $in: ['bug_report', 'security'] }, title: { $startsWith: 'Crash' } } };
+    const filter = {
+      eventName: 'entry.created',
+      payload: { type: { $in: ['bug_report', 'security'] }, title: { $startsWith: 'Crash' } },
+    };
     const filtered = await subscribe(bugsOnly.url, { filter });
     expect(filtered.filter).toEqual(filter);
     expect((await c.api(org.key, 'GET', `/webhooks/${filtered.id}`)).body.filter).toEqual(filter);
@@ -91,7 +94,9 @@ describe('webhook filters', () => {
     expect(passes.body.deliveryId).toEqual(expect.any(String));
     await r.waitFor(1);
 
-    const patched = await c.api(org.key, 'PATCH', `/webhooks/${sub.id}`, { filter: { payload: { type: { $neq: example.type } } } });
+    const patched = await c.api(org.key, 'PATCH', `/webhooks/${sub.id}`, {
+      filter: { payload: { type: { $neq: example.type } } },
+    });
     expect(patched.status).toBe(200);
     const kept = await c.api(org.key, 'POST', `/webhooks/${sub.id}/test`, { eventName: 'entry.created' });
     expect(kept.status).toBe(200);
@@ -111,7 +116,10 @@ describe('webhook filters', () => {
   it('refuses a bad filter with a 400 validation_error naming its bad part, on create and PATCH', async () => {
     const create = (filter: unknown) =>
       c.api(org.key, 'POST', '/webhooks', { destinationUrl: 'https://example.com/f', eventNames: ['entry.*'], filter });
-    const errorsOf = (res: { status: number; body: { reason: string; details: { errors: { path: string; message: string }[] } } }) => {
+    const errorsOf = (res: {
+      status: number;
+      body: { reason: string; details: { errors: { path: string; message: string }[] } };
+    }) => {
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body.reason).toBe('validation_error');
       return res.body.details.errors;

@@ -32,8 +32,26 @@ const cases: [unknown, unknown, boolean][] = [
   [{ items: [{ sku: 'a' }] }, { items: { sku: 'b' } }, false],
   [{ items: [{ n: 9 }, { n: 11 }] }, { items: { n: { $lte: 10 } } }, true],
   [{ items: [{ n: 12 }, { n: 11 }] }, { items: { n: { $lte: 10 } } }, false],
-  [{ items: [{ a: 1, b: 2 }, { a: 2, b: 1 }] }, { items: { a: 1, b: 1 } }, false],
-  [{ items: [{ a: 1, b: 2 }, { a: 2, b: 1 }] }, { items: { a: 1, b: 2 } }, true],
+  [
+    {
+      items: [
+        { a: 1, b: 2 },
+        { a: 2, b: 1 },
+      ],
+    },
+    { items: { a: 1, b: 1 } },
+    false,
+  ],
+  [
+    {
+      items: [
+        { a: 1, b: 2 },
+        { a: 2, b: 1 },
+      ],
+    },
+    { items: { a: 1, b: 2 } },
+    true,
+  ],
   [{ tags: ['a', 'b', 'c'] }, { tags: ['a', 'b'] }, true],
   [{ tags: ['a', 'b', 'c'] }, { tags: ['a', 'z'] }, false],
   [{ tags: 'a' }, { tags: ['a'] }, false],
@@ -108,7 +126,11 @@ const cases: [unknown, unknown, boolean][] = [
   [{ t: { s: 'else' } }, { t: { $and: [{ s: { $neq: null } }, { s: { $in: 'else' } }] } }, true],
   [{ t: { s: null } }, { t: { $and: [{ s: { $neq: null } }, { s: { $in: 'else' } }] } }, false],
   [{ n: 1 }, { n: { $and: [1, 2] } }, false],
-  [{ t: { a: 'else', b: 'not' } }, { t: { a: { $exist: true, $or: ['else', 'not'] }, $and: [{ a: 'else' }, { b: 'not' }] } }, true],
+  [
+    { t: { a: 'else', b: 'not' } },
+    { t: { a: { $exist: true, $or: ['else', 'not'] }, $and: [{ a: 'else' }, { b: 'not' }] } },
+    true,
+  ],
   [{ t: { a: 'else', b: 'not' } }, { t: { a: { $exist: true, $or: ['x', 'y'] } } }, false],
   [{ s: 'done' }, { s: { $not: { $in: ['cancelled', 'refunded'] } } }, true],
   [{ s: 'cancelled' }, { s: { $not: { $in: ['cancelled', 'refunded'] } } }, false],
@@ -216,7 +238,10 @@ describe('checkWebhookFilter', () => {
 
   it('points at an unknown operator', () => {
     expect(checkWebhookFilter({ payload: { status: { $regex: 'x' } } })).toEqual([
-      { path: '/filter/payload/status/$regex', message: expect.stringMatching(/^unknown operator \$regex; the operators are \$eq/) },
+      {
+        path: '/filter/payload/status/$regex',
+        message: expect.stringMatching(/^unknown operator \$regex; the operators are \$eq/) as string,
+      },
     ]);
     expect(pathsOf({ $nor: [] })).toEqual(['/filter/$nor']);
     expect(pathsOf({ payload: { $exists: true } })).toEqual(['/filter/payload/$exists']);
@@ -252,7 +277,9 @@ describe('checkWebhookFilter', () => {
     expect(checkWebhookFilter(fits)).toEqual([]);
 
     const big = { payload: { title: { $in: 'x'.repeat(WEBHOOK_FILTER_LIMITS.bytes) } } };
-    expect(checkWebhookFilter(big)).toEqual([{ path: '/filter', message: expect.stringMatching(/^is \d+ bytes of JSON; at most 4096$/) }]);
+    expect(checkWebhookFilter(big)).toEqual([
+      { path: '/filter', message: expect.stringMatching(/^is \d+ bytes of JSON; at most 4096$/) as string },
+    ]);
 
     const long = { a: { $in: Array.from({ length: WEBHOOK_FILTER_LIMITS.listItems + 1 }, (_, i) => i) } };
     expect(checkWebhookFilter(long)).toEqual([{ path: '/filter/a/$in', message: 'has 65 items; at most 64' }]);

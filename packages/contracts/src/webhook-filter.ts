@@ -53,7 +53,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const isPrimitive = (v: unknown): v is string | number | boolean | null =>
   v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 const pointer = (base: string, key: string | number) => `${base}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`;
-const describe = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+const describe = (v: unknown) =>
+  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
 /**
  * Every problem of a filter (empty: it may be saved). `base` is the pointer of the filter in the body. A problem
@@ -83,7 +84,8 @@ export function checkWebhookFilter(filter: unknown, base = '/filter'): FilterPro
       return false;
     }
     if (!value.length) problem(path, 'must not be empty');
-    if (value.length > WEBHOOK_FILTER_LIMITS.listItems) problem(path, `has ${value.length} items; at most ${WEBHOOK_FILTER_LIMITS.listItems}`);
+    if (value.length > WEBHOOK_FILTER_LIMITS.listItems)
+      problem(path, `has ${value.length} items; at most ${WEBHOOK_FILTER_LIMITS.listItems}`);
     return true;
   };
   const operand = (op: string, value: unknown, path: string, depth: number) => {
@@ -96,7 +98,8 @@ export function checkWebhookFilter(filter: unknown, base = '/filter'): FilterPro
       case '$gte':
       case '$lt':
       case '$lte':
-        if (typeof value !== 'number' && typeof value !== 'string') problem(path, `must be a number or a string, not ${describe(value)}`);
+        if (typeof value !== 'number' && typeof value !== 'string')
+          problem(path, `must be a number or a string, not ${describe(value)}`);
         return;
       case '$in':
       case '$nin':
@@ -139,7 +142,10 @@ export function checkWebhookFilter(filter: unknown, base = '/filter'): FilterPro
     const comparisons = keys.filter((k) => COMPARISONS.has(k));
     const fields = keys.filter((k) => !k.startsWith('$'));
     if (comparisons.length && fields.length) {
-      problem(path, `mixes operators (${comparisons.join(', ')}) with field names (${fields.join(', ')}); put each in its own condition`);
+      problem(
+        path,
+        `mixes operators (${comparisons.join(', ')}) with field names (${fields.join(', ')}); put each in its own condition`,
+      );
     }
     for (const key of keys) {
       const value = c[key];
@@ -266,7 +272,7 @@ export function matchesWebhookFilter(filter: unknown, input: unknown): boolean {
 function ordered(op: '$gt' | '$gte' | '$lt' | '$lte', x: unknown, y: unknown): boolean {
   const comparable = (typeof x === 'number' && typeof y === 'number') || (typeof x === 'string' && typeof y === 'string');
   if (!comparable) return false;
-  const [a, b] = [x as number | string, y as number | string];
+  const [a, b] = [x, y];
   if (op === '$gt') return a > b;
   if (op === '$gte') return a >= b;
   if (op === '$lt') return a < b;

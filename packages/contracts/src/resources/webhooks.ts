@@ -276,7 +276,10 @@ const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
   }),
   auth: Nullable(WebhookAuthShown),
   filter: Nullable(
-    Type.Object({}, { additionalProperties: true, description: 'the JSON filter events must match to be delivered; null: every event' }),
+    Type.Object(
+      {},
+      { additionalProperties: true, description: 'the JSON filter events must match to be delivered; null: every event' },
+    ),
   ),
   disabledReason: Nullable(StringEnum(DISABLED_REASONS, { description: 'why the service disabled it; null otherwise' })),
   consecutiveFailures: Type.Integer({ minimum: 0, description: 'failed attempts in a row (any success resets it)' }),

@@ -34,7 +34,11 @@ describe('fan-out (fake stores)', () => {
       eventNames: ['entry.*'],
       filter: { payload: { type: { $in: ['bug_report', 'question'] } } },
     });
-    const loud = testSubscription({ createdAt: hourAgo(), eventNames: ['*'], filter: { eventName: { $startsWith: 'release.' } } });
+    const loud = testSubscription({
+      createdAt: hourAgo(),
+      eventNames: ['*'],
+      filter: { eventName: { $startsWith: 'release.' } },
+    });
     const all = testSubscription({ createdAt: hourAgo(), eventNames: ['entry.*'] });
     stores.subscriptions.rows.push(bugs, loud, all);
     const bug = event({ payload: { title: 'Crash', type: 'bug_report' } });
@@ -63,7 +67,10 @@ describe('fan-out (fake stores)', () => {
   it('a filter sees the delivered body: the envelope’s fields, not the internal organizationId or projectId', async () => {
     const stores = createFakeStores();
     const internal = testSubscription({ createdAt: hourAgo(), filter: { projectId: { $exist: true } } });
-    const entity = testSubscription({ createdAt: hourAgo(), filter: { entityType: 'entry', schemaVersion: 1, id: { $exist: false } } });
+    const entity = testSubscription({
+      createdAt: hourAgo(),
+      filter: { entityType: 'entry', schemaVersion: 1, id: { $exist: false } },
+    });
     stores.subscriptions.rows.push(internal, entity);
     const e = event();
     await fanOut(stores, [e], { clockSkewMs: 2000 });

@@ -212,12 +212,14 @@ describe('subscription rules (fake stores)', () => {
     const tooDeep = await failure(subscriptions.update(actor(), created.id as string, { filter: deep }));
     expect(tooDeep).toMatchObject({
       reason: 'validation_error',
-      details: { errors: [{ path: "/filter/a/a/a/a/a/a/a/a/a", message: 'nests deeper than 8 levels' }] },
+      details: { errors: [{ path: '/filter/a/a/a/a/a/a/a/a/a', message: 'nests deeper than 8 levels' }] },
     });
     const tooBig = await failure(
       subscriptions.update(actor(), created.id as string, { filter: { payload: { title: 'x'.repeat(5000) } } }),
     );
-    expect(tooBig).toMatchObject({ details: { errors: [{ path: '/filter', message: expect.stringContaining('bytes') as string }] } });
+    expect(tooBig).toMatchObject({
+      details: { errors: [{ path: '/filter', message: expect.stringContaining('bytes') as string }] },
+    });
     expect(stores.subscriptions.rows[0].filter).toBeNull();
   });
 

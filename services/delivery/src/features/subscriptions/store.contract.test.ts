@@ -165,8 +165,20 @@ describeStoreContract<DeliveryWorld>('SubscriptionStore', {
       const a = randomUUID();
       const b = randomUUID();
       const hour = (h: number) => new Date(Date.UTC(2026, 10, 28, h, 0, 0));
-      await w.stores.subscriptions.addFiltered(new Map([[a, 2], [b, 1]]), new Date(hour(9).getTime() + 10 * MIN));
-      await w.stores.subscriptions.addFiltered(new Map([[a, 3], [b, 0]]), new Date(hour(9).getTime() + 50 * MIN));
+      await w.stores.subscriptions.addFiltered(
+        new Map([
+          [a, 2],
+          [b, 1],
+        ]),
+        new Date(hour(9).getTime() + 10 * MIN),
+      );
+      await w.stores.subscriptions.addFiltered(
+        new Map([
+          [a, 3],
+          [b, 0],
+        ]),
+        new Date(hour(9).getTime() + 50 * MIN),
+      );
       await w.stores.subscriptions.addFiltered(new Map([[a, 4]]), new Date(hour(11).getTime() + MIN));
       await w.stores.subscriptions.addFiltered(new Map(), hour(12));
       expect(await w.stores.subscriptions.filteredSince(a, hour(8))).toBe(9);
