@@ -85,6 +85,7 @@ describe('webhook subscriptions', () => {
       publicKey: null,
       headers: {},
       auth: null,
+      filter: null,
       disabledReason: null,
       consecutiveFailures: 0,
       failingSince: null,

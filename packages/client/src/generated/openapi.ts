@@ -5079,6 +5079,10 @@ export interface components {
                     fingerprintSha256?: string;
                 };
             } | null;
+            /** @description the JSON filter events must match to be delivered; null: every event */
+            filter: {
+                [key: string]: unknown;
+            } | null;
             /**
              * @description why the service disabled it; null otherwise
              * @enum {string|null}
@@ -5145,6 +5149,10 @@ export interface components {
                 certificate?: string;
                 /** @description mtls: the certificate’s private key (unencrypted PEM) */
                 privateKey?: string;
+            } | null;
+            /** @description only events whose body matches this JSON filter are delivered (docs/webhooks.md, "Filters"): field names match the body (`eventName`, `entityType`, `entityId`, `occurredAt`, `actorUserId`, `payload`, …) with exact values, nested objects, or the operators $eq, $neq, $gt, $gte, $lt, $lte, $in, $nin, $startsWith, $endsWith, $exist, $or, $and, $not. At most 4096 bytes, 8 levels, 256 values. On update null (or {}) removes it */
+            filter?: {
+                [key: string]: unknown;
             } | null;
             /**
              * @description how deliveries are signed: hmac-sha256 (default; a shared whsec_ secret) or ed25519 (Standard Webhooks v1a; you get the whpk_ public key). Fixed once created
@@ -5248,6 +5256,8 @@ export interface components {
              * @description when an enabled, failing subscription (failingSince set) is disabled if every attempt keeps failing: failingSince + WEBHOOK_DISABLE_AFTER_HOURS (at the health sweep after it); null otherwise
              */
             disablesAt: string | null;
+            /** @description events the subscription selected by name that its filter kept back (no delivery), counted by the hour: the window’s first hour is counted whole */
+            filtered: number;
         };
         /** @description Optional test event name */
         WebhookTestBody: {
@@ -5263,6 +5273,8 @@ export interface components {
             firedAt: string;
             /** @description present when the delivery failed */
             deliveryError?: string;
+            /** @description present when an eventName was asked for: whether that event passes the subscription’s filter (true without one); when it does not, nothing is sent and deliveryId is null. webhook.test is sent whatever the filter says */
+            filterMatched?: boolean;
         };
         /** @description Webhook subscription update body */
         WebhookUpdate: {
@@ -5315,6 +5327,10 @@ export interface components {
                 /** @description mtls: the certificate’s private key (unencrypted PEM) */
                 privateKey?: string;
             } | null;
+            /** @description only events whose body matches this JSON filter are delivered (docs/webhooks.md, "Filters"): field names match the body (`eventName`, `entityType`, `entityId`, `occurredAt`, `actorUserId`, `payload`, …) with exact values, nested objects, or the operators $eq, $neq, $gt, $gte, $lt, $lte, $in, $nin, $startsWith, $endsWith, $exist, $or, $and, $not. At most 4096 bytes, 8 levels, 256 values. On update null (or {}) removes it */
+            filter?: {
+                [key: string]: unknown;
+            } | null;
         };
         WebhookWithSecret: {
             /** Format: uuid */
@@ -5365,6 +5381,10 @@ export interface components {
                     /** @description SHA-256 of the DER certificate, colon-separated hex */
                     fingerprintSha256?: string;
                 };
+            } | null;
+            /** @description the JSON filter events must match to be delivered; null: every event */
+            filter: {
+                [key: string]: unknown;
             } | null;
             /**
              * @description why the service disabled it; null otherwise

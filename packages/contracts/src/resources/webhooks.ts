@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { WEBHOOK_FILTER_LIMITS } from '../webhook-filter.ts';
 import { Body, DateTime, Nullable, StringEnum, Uuid, YEAR_PATTERN, propertiesOf } from './common.ts';
 
 /** Delivery statuses (docs/decisions-api.md, "Webhook delivery"). */
@@ -16,6 +17,7 @@ export const WEBHOOK_FIELDS = [
   'publicKey',
   'headers',
   'auth',
+  'filter',
   'disabledReason',
   'consecutiveFailures',
   'failingSince',
@@ -37,6 +39,7 @@ export const WEBHOOK_WRITABLE_FIELDS = [
   'ordering',
   'headers',
   'auth',
+  'filter',
 ] as const;
 /**
  * How a subscription authenticates to its receiver (docs/webhooks.md, "Authenticating to your endpoint"):
@@ -89,6 +92,23 @@ export const DELIVERY_ATTEMPT_FIELDS = [
 ] as const;
 /** Filters of the delivery lists (docs/webhooks.md, "Finding what did not arrive"); `since`/`until` bound `createdAt`. */
 export const DELIVERY_FILTERS = ['status', 'eventName', 'since', 'until'] as const;
+
+/**
+ * A subscription's filter on the event's attributes and payload (docs/webhooks.md, "Filters"): Hookdeck Outpost's
+ * JSON filter syntax, matched against the body the subscription would receive (without its `id`). Its rules beyond
+ * a JSON object are checked by `checkWebhookFilter` (webhook-filter.ts) when it is saved.
+ */
+export const WebhookFilterSchema = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    description:
+      'only events whose body matches this JSON filter are delivered (docs/webhooks.md, "Filters"): field names match the body ' +
+      '(`eventName`, `entityType`, `entityId`, `occurredAt`, `actorUserId`, `payload`, …) with exact values, nested objects, or ' +
+      'the operators $eq, $neq, $gt, $gte, $lt, $lte, $in, $nin, $startsWith, $endsWith, $exist, $or, $and, $not. ' +
+      `At most ${WEBHOOK_FILTER_LIMITS.bytes} bytes, ${WEBHOOK_FILTER_LIMITS.depth} levels, ${WEBHOOK_FILTER_LIMITS.nodes} values. On update null (or {}) removes it`,
+  },
+);
 
 const fields = propertiesOf(WEBHOOK_WRITABLE_FIELDS)({
   destinationUrl: Type.String({
@@ -179,6 +199,7 @@ const fields = propertiesOf(WEBHOOK_WRITABLE_FIELDS)({
       },
     ),
   ),
+  filter: Nullable(WebhookFilterSchema),
 });
 
 /**
@@ -254,6 +275,12 @@ const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
       'the custom headers sent with every delivery, their values masked (`****` and, for values of 16 characters or more, the last 4)',
   }),
   auth: Nullable(WebhookAuthShown),
+  filter: Nullable(
+    Type.Object(
+      {},
+      { additionalProperties: true, description: 'the JSON filter events must match to be delivered; null: every event' },
+    ),
+  ),
   disabledReason: Nullable(StringEnum(DISABLED_REASONS, { description: 'why the service disabled it; null otherwise' })),
   consecutiveFailures: Type.Integer({ minimum: 0, description: 'failed attempts in a row (any success resets it)' }),
   failingSince: Nullable(DateTime),
@@ -309,6 +336,12 @@ export const WebhookTestResult = Type.Object({
   eventName: Type.String(),
   firedAt: DateTime,
   deliveryError: Type.Optional(Type.String({ description: 'present when the delivery failed' })),
+  filterMatched: Type.Optional(
+    Type.Boolean({
+      description:
+        'present when an eventName was asked for: whether that event passes the subscription’s filter (true without one); when it does not, nothing is sent and deliveryId is null. webhook.test is sent whatever the filter says',
+    }),
+  ),
 });
 
 /** A delivery record (one event for one subscription, all its attempts). */
@@ -473,6 +506,11 @@ export const WebhookStats = Type.Object(
           'when an enabled, failing subscription (failingSince set) is disabled if every attempt keeps failing: failingSince + WEBHOOK_DISABLE_AFTER_HOURS (at the health sweep after it); null otherwise',
       }),
     ),
+    filtered: Type.Integer({
+      minimum: 0,
+      description:
+        'events the subscription selected by name that its filter kept back (no delivery), counted by the hour: the window’s first hour is counted whole',
+    }),
   },
   { additionalProperties: false, description: "A subscription's delivery statistics" },
 );

@@ -73,6 +73,7 @@ export function createDeliveryService(
         bucketMs,
         buckets: windowMs / bucketMs,
       });
+      const filtered = await stores.subscriptions.filteredSince(subscriptionId, since);
       const count = (status: string) => s.byStatus[status] ?? 0;
       const finished = count('succeeded') + count('failed') + count('dead_letter');
       const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
@@ -115,6 +116,7 @@ export function createDeliveryService(
           failingSince && opts.disableAfterMs !== undefined
             ? new Date(failingSince.getTime() + opts.disableAfterMs).toISOString()
             : null,
+        filtered,
       };
     },
 
