@@ -23,6 +23,8 @@ import { createListenStore } from './features/listen/store.ts';
 import { createFanoutConsumer } from './fanout/consumer.ts';
 import { createDeliveryMetrics } from './metrics.ts';
 import { createHttpSender } from './sender/http-sender.ts';
+import { createDeliverySender } from './sender/destination.ts';
+import { createKafkaDestination } from './sender/kafka-destination.ts';
 import { createWebhookSecretBox } from './shared/webhook-secret-box.ts';
 import { createStores } from './stores.ts';
 
@@ -68,13 +70,18 @@ export function createDeliveryWorker({ config, backend, db, kafka, core, current
   const topics = topicNames(config.topicPrefix);
   const stores = createStores(db);
   const deliveryMetrics = createDeliveryMetrics(metrics, stores.deliveryQueue);
-  const sender = createHttpSender({
+  const http = createHttpSender({
     timeoutMs: config.timeoutMs,
     allowPrivate: config.allowPrivateDestinations,
     production: !config.development,
     maxResponseBytes: config.maxResponseBytes,
     connectionsPerOrigin: config.perDestinationConcurrency,
     clientCertificate: config.clientCertificate,
+  });
+  // The send step: HTTP, or the subscription's broker destination (docs/webhooks.md, "Destinations").
+  const brokerOptions = { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateDestinations };
+  const sender = createDeliverySender(http, {
+    kafka: createKafkaDestination(brokerOptions),
   });
   const instanceId = randomUUID();
   const health = createSubscriptionHealth(stores, {
@@ -212,6 +219,6 @@ export function createDeliveryWorker({ config, backend, db, kafka, core, current
       ...Object.fromEntries(periodic.map(([step, job]) => [step, () => job.stop()])),
       recoveries: () => recovery.stop(),
     },
-    close: { 'http sender': () => sender.close() },
+    close: { 'http sender and broker destinations': () => sender.close() },
   };
 }
