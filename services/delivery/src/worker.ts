@@ -25,6 +25,7 @@ import { createDeliveryMetrics } from './metrics.ts';
 import { createHttpSender } from './sender/http-sender.ts';
 import { createDeliverySender } from './sender/destination.ts';
 import { createKafkaDestination } from './sender/kafka-destination.ts';
+import { createAmqpDestination } from './sender/amqp-destination.ts';
 import { createWebhookSecretBox } from './shared/webhook-secret-box.ts';
 import { createStores } from './stores.ts';
 
@@ -82,6 +83,7 @@ export function createDeliveryWorker({ config, backend, db, kafka, core, current
   const brokerOptions = { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateDestinations };
   const sender = createDeliverySender(http, {
     kafka: createKafkaDestination(brokerOptions),
+    amqp: createAmqpDestination(brokerOptions),
   });
   const instanceId = randomUUID();
   const health = createSubscriptionHealth(stores, {
