@@ -26,6 +26,7 @@ import { createHttpSender } from './sender/http-sender.ts';
 import { createDeliverySender } from './sender/destination.ts';
 import { createKafkaDestination } from './sender/kafka-destination.ts';
 import { createAmqpDestination } from './sender/amqp-destination.ts';
+import { createSqsDestination } from './sender/sqs-destination.ts';
 import { createWebhookSecretBox } from './shared/webhook-secret-box.ts';
 import { createStores } from './stores.ts';
 
@@ -84,6 +85,7 @@ export function createDeliveryWorker({ config, backend, db, kafka, core, current
   const sender = createDeliverySender(http, {
     kafka: createKafkaDestination(brokerOptions),
     amqp: createAmqpDestination(brokerOptions),
+    sqs: createSqsDestination(brokerOptions),
   });
   const instanceId = randomUUID();
   const health = createSubscriptionHealth(stores, {
