@@ -45,9 +45,9 @@ destinationScenarios(
   },
   (ctx) => {
     it('keys each message by its entity: one entity’s events on one partition, in order (ordering per_entity)', async () => {
-      const { cluster: c, subscribe, entry } = ctx();
+      const { cluster: c, subscribe, entry, deliveries } = ctx();
       const org = await c.seedOrg('kafka ordering');
-      await subscribe(org, { type: 'kafka', brokers: requireEnv().brokers, topic }, { ordering: 'per_entity' });
+      const { id } = await subscribe(org, { type: 'kafka', brokers: requireEnv().brokers, topic }, { ordering: 'per_entity' });
       const entityId = await entry(org, 'v0');
       for (let i = 1; i <= 4; i++)
         expect((await c.api(org.key, 'PATCH', `/entries/${entityId}`, { title: `v${i}` })).status).toBe(200);
@@ -56,6 +56,8 @@ destinationScenarios(
         (got) => got.length >= 5,
         30_000,
       );
+      const records = await deliveries(org, id);
+      expect(mine.length, JSON.stringify(records)).toBe(5);
       expect(new Set(mine.map((m) => m.partition)).size).toBe(1);
       expect(mine.map((m) => JSON.parse(m.body).eventName)).toEqual(['entry.created', ...Array(4).fill('entry.updated')]);
       expect(mine.map((m) => JSON.parse(m.body).payload.title)).toEqual(['v0', 'v1', 'v2', 'v3', 'v4']);

@@ -38,7 +38,10 @@ export const DESTINATION_TEST_ENV = {
   WEBHOOK_RETRY_BASE_MS: '250',
   WEBHOOK_RETRY_MAX_STEP_MS: '1000',
   WEBHOOK_RETRY_MAX_AGE_MS: '15000',
-  WEBHOOK_TIMEOUT_MS: '3000',
+  // The sweep that releases an ordered delivery whose turn a race with the fan-out missed (its insert
+  // committing while the one before it was recorded: features/deliveries/ordered-release.ts) runs at this
+  // interval, 60 s by default; the ordering cases here would otherwise wait for it.
+  WEBHOOK_HEALTH_SWEEP_MS: '1000',
 };
 
 type Delivery = { id: string; status: string; attempts: number; error: string | null };

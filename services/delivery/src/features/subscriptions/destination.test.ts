@@ -68,6 +68,7 @@ describe('checkDestinationBody', () => {
     expect(await pointers({ type: 'sqs', queueUrl: 'https://8.8.8.8/1/q', region: 'x', accessKeyId: 'a' })).toEqual([
       '/destination/secretAccessKey',
     ]);
+    expect(await pointers({ type: 'amqp', url: 'amqp:nohost', exchange: 'e', routingKey: 'k' })).toEqual(['/destination/url']);
     expect(await pointers({ type: 'smtp' })).toEqual(['/destination/type']);
   });
 

@@ -135,6 +135,7 @@ export async function checkDestinationBody(value: unknown, checks: DestinationCh
         else if (u.username || u.password)
           problems.push({ path: '/destination/url', message: 'must not carry credentials (give username and password)' });
         else if (u.search || u.hash) problems.push({ path: '/destination/url', message: 'must not have a query or fragment' });
+        else if (!u.hostname) problems.push({ path: '/destination/url', message: 'must name a host' });
         else {
           const problem = await checks.checkHost(u.hostname.replace(/^\[|\]$/g, ''));
           if (problem) problems.push({ path: '/destination/url', message: problem });
