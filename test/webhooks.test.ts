@@ -77,6 +77,7 @@ describe('webhook subscriptions', () => {
     expect(created.body).toEqual({
       id: expect.any(String),
       destinationUrl: 'https://example.com/hooks',
+      destination: { type: 'http', url: 'https://example.com/hooks' },
       eventNames: ['entry.created', 'api_key.created'],
       enabled: true,
       description: 'mine',

@@ -14,15 +14,15 @@ import { testCallRpc } from './features/test-calls/rpc.ts';
 import { listenRpc } from './features/listen/rpc.ts';
 import type { ListenService } from './features/listen/service.ts';
 import type { DeliveryMetrics } from './metrics.ts';
-import { checkDestination } from './sender/address-guard.ts';
-import type { HttpSender } from './sender/http-sender.ts';
+import { checkDestination, checkHost } from './sender/address-guard.ts';
+import type { DeliverySender } from './sender/destination.ts';
 import type { Stores } from './stores.ts';
 
 /** What the delivery service's routes are built from (made in start.ts). */
 export interface DeliveryAppDeps {
   stores: Stores;
   secrets: SecretBox;
-  sender: HttpSender;
+  sender: DeliverySender;
   metrics: DeliveryMetrics;
   /** Which destinations subscriptions may name (sender/address-guard.ts). */
   destinations: { production: boolean; allowPrivate: boolean };
@@ -46,6 +46,8 @@ export function buildDeliveryRoutes(deps: DeliveryAppDeps) {
   const subscriptions = createSubscriptionService(stores, {
     secrets,
     checkDestination: (url) => checkDestination(url, deps.destinations),
+    checkHost: (host) => checkHost(host, deps.destinations),
+    production: deps.destinations.production,
     platformCertificate: sender.platformCertificate,
     audited,
   });

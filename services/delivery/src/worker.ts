@@ -23,6 +23,10 @@ import { createListenStore } from './features/listen/store.ts';
 import { createFanoutConsumer } from './fanout/consumer.ts';
 import { createDeliveryMetrics } from './metrics.ts';
 import { createHttpSender } from './sender/http-sender.ts';
+import { createDeliverySender } from './sender/destination.ts';
+import { createKafkaDestination } from './sender/kafka-destination.ts';
+import { createAmqpDestination } from './sender/amqp-destination.ts';
+import { createSqsDestination } from './sender/sqs-destination.ts';
 import { createWebhookSecretBox } from './shared/webhook-secret-box.ts';
 import { createStores } from './stores.ts';
 
@@ -68,13 +72,20 @@ export function createDeliveryWorker({ config, backend, db, kafka, core, current
   const topics = topicNames(config.topicPrefix);
   const stores = createStores(db);
   const deliveryMetrics = createDeliveryMetrics(metrics, stores.deliveryQueue);
-  const sender = createHttpSender({
+  const http = createHttpSender({
     timeoutMs: config.timeoutMs,
     allowPrivate: config.allowPrivateDestinations,
     production: !config.development,
     maxResponseBytes: config.maxResponseBytes,
     connectionsPerOrigin: config.perDestinationConcurrency,
     clientCertificate: config.clientCertificate,
+  });
+  // The send step: HTTP, or the subscription's broker destination (docs/webhooks.md, "Destinations").
+  const brokerOptions = { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateDestinations };
+  const sender = createDeliverySender(http, {
+    kafka: createKafkaDestination(brokerOptions),
+    amqp: createAmqpDestination(brokerOptions),
+    sqs: createSqsDestination(brokerOptions),
   });
   const instanceId = randomUUID();
   const health = createSubscriptionHealth(stores, {
@@ -213,6 +224,6 @@ export function createDeliveryWorker({ config, backend, db, kafka, core, current
       ...Object.fromEntries(periodic.map(([step, job]) => [step, () => job.stop()])),
       recoveries: () => recovery.stop(),
     },
-    close: { 'http sender': () => sender.close() },
+    close: { 'http sender and broker destinations': () => sender.close() },
   };
 }

@@ -5032,7 +5032,9 @@ export interface components {
         Webhook: {
             /** Format: uuid */
             id: string;
+            /** @description http: the endpoint; other destination types: a readable name of the destination (kafka://…, amqp://…, sqs+https://…) */
             destinationUrl: string;
+            destination: components["schemas"]["WebhookDestinationShown"];
             eventNames: string[];
             enabled: boolean;
             description: string | null;
@@ -5099,13 +5101,60 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        /** @description Webhook subscription create body */
+        /** @description Webhook subscription create body: destinationUrl or destination (exactly one) */
         WebhookCreate: {
             /**
              * Format: uri
              * @description http(s) URL; https only in production; never a private or loopback address
              */
-            destinationUrl: string;
+            destinationUrl?: string;
+            /** @description where deliveries go (default: http, at destinationUrl); credentials are sealed at rest and shown masked. Replaces destinationUrl when given */
+            destination?: {
+                /**
+                 * @description http: url; kafka: brokers, topic (tls, ca, sasl); amqp: url, exchange, routingKey (username, password, ca); sqs: queueUrl, region (accessKeyId, secretAccessKey)
+                 * @enum {string}
+                 */
+                type: "http" | "kafka" | "amqp" | "sqs";
+                /**
+                 * Format: uri
+                 * @description http: the endpoint (as destinationUrl); amqp: amqp://host:port/vhost (amqps:// outside development), without credentials
+                 */
+                url?: string;
+                /** @description kafka: the bootstrap brokers, host:port each; every broker connected to passes the destination rules */
+                brokers?: string[];
+                /** @description kafka: the topic (must exist); key = the entity id */
+                topic?: string;
+                /** @description kafka: TLS to the brokers (required outside development; default true there) */
+                tls?: boolean;
+                /** @description kafka, amqp: a CA certificate bundle (PEM) trusted beside the public CAs */
+                ca?: string;
+                /** @description kafka: SASL login (sealed at rest, the password never shown again) */
+                sasl?: {
+                    /** @enum {string} */
+                    mechanism: "plain" | "scram-sha-256" | "scram-sha-512";
+                    username: string;
+                    password: string;
+                };
+                /** @description amqp: the exchange published to (must exist; "" is the default exchange) */
+                exchange?: string;
+                /** @description amqp: the routing key of every message */
+                routingKey?: string;
+                /** @description amqp: the user */
+                username?: string;
+                /** @description amqp: the password (sealed at rest) */
+                password?: string;
+                /**
+                 * Format: uri
+                 * @description sqs: the queue URL (https outside development); a .fifo queue is sent MessageGroupId = the entity id
+                 */
+                queueUrl?: string;
+                /** @description sqs: the AWS region of the queue */
+                region?: string;
+                /** @description sqs: static credentials (with secretAccessKey); absent: the service’s own AWS credentials (role) */
+                accessKeyId?: string;
+                /** @description sqs: the secret key (sealed at rest) */
+                secretAccessKey?: string;
+            };
             /** @description at least one name from the event vocabulary, or a wildcard: `family.*` (e.g. `entry.*`) or `*` (every event) */
             eventNames: string[];
             description?: string | null;
@@ -5159,6 +5208,34 @@ export interface components {
              * @enum {string}
              */
             signatureScheme?: "hmac-sha256" | "ed25519";
+        };
+        /** @description where deliveries go, secrets masked */
+        WebhookDestinationShown: {
+            /** @enum {string} */
+            type: "http" | "kafka" | "amqp" | "sqs";
+            url?: string;
+            brokers?: string[];
+            topic?: string;
+            tls?: boolean;
+            /** @description whether a CA bundle is set */
+            ca?: boolean;
+            sasl?: {
+                /** @enum {string} */
+                mechanism: "plain" | "scram-sha-256" | "scram-sha-512";
+                username: string;
+                /** @description masked */
+                password: string;
+            };
+            exchange?: string;
+            routingKey?: string;
+            username?: string;
+            /** @description masked */
+            password?: string;
+            queueUrl?: string;
+            region?: string;
+            accessKeyId?: string;
+            /** @description masked */
+            secretAccessKey?: string;
         };
         /** @description Recovery window */
         WebhookRecoverBody: {
@@ -5283,6 +5360,53 @@ export interface components {
              * @description http(s) URL; https only in production; never a private or loopback address
              */
             destinationUrl?: string;
+            /** @description where deliveries go (default: http, at destinationUrl); credentials are sealed at rest and shown masked. Replaces destinationUrl when given */
+            destination?: {
+                /**
+                 * @description http: url; kafka: brokers, topic (tls, ca, sasl); amqp: url, exchange, routingKey (username, password, ca); sqs: queueUrl, region (accessKeyId, secretAccessKey)
+                 * @enum {string}
+                 */
+                type: "http" | "kafka" | "amqp" | "sqs";
+                /**
+                 * Format: uri
+                 * @description http: the endpoint (as destinationUrl); amqp: amqp://host:port/vhost (amqps:// outside development), without credentials
+                 */
+                url?: string;
+                /** @description kafka: the bootstrap brokers, host:port each; every broker connected to passes the destination rules */
+                brokers?: string[];
+                /** @description kafka: the topic (must exist); key = the entity id */
+                topic?: string;
+                /** @description kafka: TLS to the brokers (required outside development; default true there) */
+                tls?: boolean;
+                /** @description kafka, amqp: a CA certificate bundle (PEM) trusted beside the public CAs */
+                ca?: string;
+                /** @description kafka: SASL login (sealed at rest, the password never shown again) */
+                sasl?: {
+                    /** @enum {string} */
+                    mechanism: "plain" | "scram-sha-256" | "scram-sha-512";
+                    username: string;
+                    password: string;
+                };
+                /** @description amqp: the exchange published to (must exist; "" is the default exchange) */
+                exchange?: string;
+                /** @description amqp: the routing key of every message */
+                routingKey?: string;
+                /** @description amqp: the user */
+                username?: string;
+                /** @description amqp: the password (sealed at rest) */
+                password?: string;
+                /**
+                 * Format: uri
+                 * @description sqs: the queue URL (https outside development); a .fifo queue is sent MessageGroupId = the entity id
+                 */
+                queueUrl?: string;
+                /** @description sqs: the AWS region of the queue */
+                region?: string;
+                /** @description sqs: static credentials (with secretAccessKey); absent: the service’s own AWS credentials (role) */
+                accessKeyId?: string;
+                /** @description sqs: the secret key (sealed at rest) */
+                secretAccessKey?: string;
+            };
             /** @description at least one name from the event vocabulary, or a wildcard: `family.*` (e.g. `entry.*`) or `*` (every event) */
             eventNames?: string[];
             description?: string | null;
@@ -5335,7 +5459,9 @@ export interface components {
         WebhookWithSecret: {
             /** Format: uuid */
             id: string;
+            /** @description http: the endpoint; other destination types: a readable name of the destination (kafka://…, amqp://…, sqs+https://…) */
             destinationUrl: string;
+            destination: components["schemas"]["WebhookDestinationShown"];
             eventNames: string[];
             enabled: boolean;
             description: string | null;

@@ -9,6 +9,7 @@ export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead_letter
 export const WEBHOOK_FIELDS = [
   'id',
   'destinationUrl',
+  'destination',
   'eventNames',
   'enabled',
   'description',
@@ -33,6 +34,7 @@ export const DISABLED_REASONS = ['gone', 'failing'] as const;
 /** The fields a subscription body may set, on create and update. */
 export const WEBHOOK_WRITABLE_FIELDS = [
   'destinationUrl',
+  'destination',
   'eventNames',
   'description',
   'enabled',
@@ -48,6 +50,14 @@ export const WEBHOOK_WRITABLE_FIELDS = [
  */
 export const WEBHOOK_AUTH_TYPES = ['bearer', 'basic', 'oauth2', 'mtls'] as const;
 export type WebhookAuthType = (typeof WEBHOOK_AUTH_TYPES)[number];
+/**
+ * Where a subscription's deliveries go (docs/webhooks.md, "Destinations"): an HTTP endpoint (the default, also
+ * given as `destinationUrl`), the customer's Kafka topic, a RabbitMQ (AMQP 0-9-1) exchange, or an Amazon SQS queue.
+ */
+export const WEBHOOK_DESTINATION_TYPES = ['http', 'kafka', 'amqp', 'sqs'] as const;
+export type WebhookDestinationType = (typeof WEBHOOK_DESTINATION_TYPES)[number];
+/** SASL mechanisms of a Kafka destination. */
+export const KAFKA_SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
 /** Bounds of a subscription's custom headers (docs/webhooks.md, "Custom headers"). */
 export const WEBHOOK_HEADER_LIMITS = { count: 20, nameLength: 100, valueLength: 4096 } as const;
 /**
@@ -115,6 +125,84 @@ const fields = propertiesOf(WEBHOOK_WRITABLE_FIELDS)({
     format: 'uri',
     description: 'http(s) URL; https only in production; never a private or loopback address',
   }),
+  destination: Type.Object(
+    {
+      type: StringEnum(WEBHOOK_DESTINATION_TYPES, {
+        description:
+          'http: url; kafka: brokers, topic (tls, ca, sasl); amqp: url, exchange, routingKey (username, password, ca); sqs: queueUrl, region (accessKeyId, secretAccessKey)',
+      }),
+      url: Type.Optional(
+        Type.String({
+          format: 'uri',
+          maxLength: 2048,
+          description:
+            'http: the endpoint (as destinationUrl); amqp: amqp://host:port/vhost (amqps:// outside development), without credentials',
+        }),
+      ),
+      brokers: Type.Optional(
+        Type.Array(Type.String({ minLength: 3, maxLength: 260, description: 'host:port' }), {
+          minItems: 1,
+          maxItems: 10,
+          description: 'kafka: the bootstrap brokers, host:port each; every broker connected to passes the destination rules',
+        }),
+      ),
+      topic: Type.Optional(
+        Type.String({ pattern: '^[A-Za-z0-9._-]{1,249}$', description: 'kafka: the topic (must exist); key = the entity id' }),
+      ),
+      tls: Type.Optional(
+        Type.Boolean({ description: 'kafka: TLS to the brokers (required outside development; default true there)' }),
+      ),
+      ca: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 65_536,
+          description: 'kafka, amqp: a CA certificate bundle (PEM) trusted beside the public CAs',
+        }),
+      ),
+      sasl: Type.Optional(
+        Type.Object(
+          {
+            mechanism: StringEnum(KAFKA_SASL_MECHANISMS),
+            username: Type.String({ minLength: 1, maxLength: 1024 }),
+            password: Type.String({ minLength: 1, maxLength: 4096, writeOnly: true }),
+          },
+          { additionalProperties: false, description: 'kafka: SASL login (sealed at rest, the password never shown again)' },
+        ),
+      ),
+      exchange: Type.Optional(
+        Type.String({ maxLength: 255, description: 'amqp: the exchange published to (must exist; "" is the default exchange)' }),
+      ),
+      routingKey: Type.Optional(Type.String({ maxLength: 255, description: 'amqp: the routing key of every message' })),
+      username: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'amqp: the user' })),
+      password: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 4096, writeOnly: true, description: 'amqp: the password (sealed at rest)' }),
+      ),
+      queueUrl: Type.Optional(
+        Type.String({
+          format: 'uri',
+          maxLength: 2048,
+          description: 'sqs: the queue URL (https outside development); a .fifo queue is sent MessageGroupId = the entity id',
+        }),
+      ),
+      region: Type.Optional(Type.String({ pattern: '^[a-z0-9-]{1,32}$', description: 'sqs: the AWS region of the queue' })),
+      accessKeyId: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 128,
+          description: 'sqs: static credentials (with secretAccessKey); absent: the service’s own AWS credentials (role)',
+        }),
+      ),
+      secretAccessKey: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 1024, writeOnly: true, description: 'sqs: the secret key (sealed at rest)' }),
+      ),
+    },
+    {
+      required: ['type'],
+      additionalProperties: false,
+      description:
+        'where deliveries go (default: http, at destinationUrl); credentials are sealed at rest and shown masked. Replaces destinationUrl when given',
+    },
+  ),
   eventNames: Type.Array(Type.String(), {
     minItems: 1,
     description: 'at least one name from the event vocabulary, or a wildcard: `family.*` (e.g. `entry.*`) or `*` (every event)',
@@ -215,8 +303,8 @@ export const WebhookCreate = Body(
     }),
   },
   {
-    required: ['destinationUrl', 'eventNames'],
-    description: 'Webhook subscription create body',
+    required: ['eventNames'],
+    description: 'Webhook subscription create body: destinationUrl or destination (exactly one)',
   },
 );
 export type WebhookCreateBody = Static<typeof WebhookCreate>;
@@ -255,9 +343,41 @@ export const WebhookAuthShown = Type.Object(
   { description: 'how deliveries authenticate to the receiver, secrets masked' },
 );
 
+/** A subscription's destination as answers show it: its type and settings, secrets masked. */
+export const WebhookDestinationShown = Type.Object(
+  {
+    type: StringEnum(WEBHOOK_DESTINATION_TYPES),
+    url: Type.Optional(Type.String()),
+    brokers: Type.Optional(Type.Array(Type.String())),
+    topic: Type.Optional(Type.String()),
+    tls: Type.Optional(Type.Boolean()),
+    ca: Type.Optional(Type.Boolean({ description: 'whether a CA bundle is set' })),
+    sasl: Type.Optional(
+      Type.Object({
+        mechanism: StringEnum(KAFKA_SASL_MECHANISMS),
+        username: Type.String(),
+        password: Type.String({ description: 'masked' }),
+      }),
+    ),
+    exchange: Type.Optional(Type.String()),
+    routingKey: Type.Optional(Type.String()),
+    username: Type.Optional(Type.String()),
+    password: Type.Optional(Type.String({ description: 'masked' })),
+    queueUrl: Type.Optional(Type.String()),
+    region: Type.Optional(Type.String()),
+    accessKeyId: Type.Optional(Type.String()),
+    secretAccessKey: Type.Optional(Type.String({ description: 'masked' })),
+  },
+  { description: 'where deliveries go, secrets masked' },
+);
+
 const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
   id: Uuid,
-  destinationUrl: Type.String(),
+  destinationUrl: Type.String({
+    description:
+      'http: the endpoint; other destination types: a readable name of the destination (kafka://…, amqp://…, sqs+https://…)',
+  }),
+  destination: WebhookDestinationShown,
   eventNames: Type.Array(Type.String()),
   enabled: Type.Boolean(),
   description: Nullable(Type.String()),

@@ -8,7 +8,7 @@ import type { AttemptStore } from '../features/attempts/store.ts';
 import type { ClaimedDelivery, DeliveryQueueStore } from '../features/deliveries/queue-store.ts';
 import type { DeliveryMetrics } from '../metrics.ts';
 import { attemptDelivery } from '../sender/attempt-delivery.ts';
-import type { HttpSender } from '../sender/http-sender.ts';
+import type { DeliverySender } from '../sender/destination.ts';
 import { createDueListener } from './due-listener.ts';
 import { firstAttemptDelaySeconds } from './first-attempt-delay.ts';
 import { createOriginScheduler } from './origin-scheduler.ts';
@@ -19,7 +19,7 @@ export interface DispatcherOptions {
   deliveries: DeliveryQueueStore;
   /** Where attempts are recorded. */
   attempts: AttemptStore;
-  sender: HttpSender;
+  sender: DeliverySender;
   secrets: SecretBox;
   metrics: DeliveryMetrics;
   logger: Logger;
@@ -60,7 +60,7 @@ export interface Dispatcher {
  * The delivery loop: claims due deliveries with a lease and sends them, as the
  * per-origin scheduler (origin-scheduler.ts) allows, woken by new deliveries (the
  * fan-out, or other replicas through the due listener) and by retries falling due.
- * Each attempt is signed and sent (HttpSender), decided (succeeded, retry, dead
+ * Each attempt is signed and sent (DeliverySender: HTTP or a broker destination), decided (succeeded, retry, dead
  * letter: features/attempts) and recorded in batches (features/attempts/outcome.ts). A receiver's failure is
  * recorded as an attempt with a scheduled retry (or a dead letter), never thrown.
  * The schedule lives in Postgres: the loop only looks for what is due, so a

@@ -186,8 +186,19 @@ export async function checkDestination(
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use http or https';
   if (opts.production && url.protocol !== 'https:') return 'must use https';
   if (url.username || url.password) return 'must not carry credentials';
+  return checkHost(urlHost(url), opts);
+}
+
+/**
+ * Checks a host (a name or an IP literal, without brackets) before it is stored: unless private destinations are
+ * allowed, an IP literal or the name's current DNS answer against the forbidden ranges. The hosts of broker
+ * destinations (Kafka brokers, an AMQP server, an SQS endpoint) take the same check as an HTTP destination's.
+ */
+export async function checkHost(
+  host: string,
+  opts: { allowPrivate: boolean; resolveTimeoutMs?: number },
+): Promise<string | undefined> {
   if (opts.allowPrivate) return undefined;
-  const host = urlHost(url);
   if (net.isIP(host)) {
     const reason = forbiddenAddressReason(host);
     return reason ? `points to a ${reason} address` : undefined;

@@ -1,5 +1,6 @@
 import { contextFrom, inSpan, type SecretBox } from '@cluster/platform';
-import type { HttpSender, SendResult } from './http-sender.ts';
+import type { DeliverySender } from './destination.ts';
+import type { SendResult } from './http-sender.ts';
 import { openReceiver, type ReceiverSettings } from './receiver.ts';
 import { canSign, deliveryHeaders, type DeliveryHeaders } from './signing.ts';
 
@@ -31,7 +32,7 @@ export interface SignableDelivery {
  */
 export async function attemptDelivery(
   d: SignableDelivery,
-  sender: HttpSender,
+  sender: DeliverySender,
   secrets: SecretBox,
 ): Promise<{ result: SendResult; attemptedAt: Date }> {
   const attemptedAt = new Date();
@@ -52,6 +53,7 @@ export async function attemptDelivery(
       const sent = await sender.send(d.destinationUrl, headers, d.body, {
         subscriptionId: d.subscriptionId,
         auth: receiver.auth,
+        destination: receiver.destination ?? null,
       });
       span.setAttribute('http.response.status_code', sent.responseCode ?? 0);
       return sent;

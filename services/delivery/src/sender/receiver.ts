@@ -1,4 +1,5 @@
 import type { SecretBox } from '@cluster/platform';
+import type { BrokerDestination } from './destination.ts';
 
 /**
  * How deliveries authenticate to a subscription's receiver (docs/webhooks.md, "Authenticating to your
@@ -10,10 +11,14 @@ export type ReceiverAuth =
   | { type: 'oauth2'; tokenUrl: string; clientId: string; clientSecret: string; scope?: string; audience?: string }
   | { type: 'mtls'; certificate?: string; privateKey?: string };
 
-/** A subscription's custom headers and receiver authentication, as sealed in `receiverSealed`. */
+/**
+ * A subscription's custom headers and receiver authentication, and its broker destination (Kafka, AMQP, SQS:
+ * sender/destination.ts; absent for HTTP), as sealed in `receiverSealed`.
+ */
 export interface ReceiverSettings {
   headers: Record<string, string>;
   auth: ReceiverAuth | null;
+  destination?: BrokerDestination | null;
 }
 
 /** What the sealed settings are bound to: the subscription, and this purpose (a signing secret's ciphertext does not open here). */
@@ -21,7 +26,7 @@ const bindingOf = (subscriptionId: string) => `${subscriptionId}:receiver`;
 
 /** Seals a subscription's receiver settings, or null when there are none. */
 export function sealReceiver(secrets: SecretBox, subscriptionId: string, settings: ReceiverSettings): string | null {
-  if (!Object.keys(settings.headers).length && !settings.auth) return null;
+  if (!Object.keys(settings.headers).length && !settings.auth && !settings.destination) return null;
   return secrets.seal(JSON.stringify(settings), bindingOf(subscriptionId));
 }
 

@@ -15,7 +15,7 @@ import {
 import type { Actor } from '@cluster/proto';
 import type { DeliveryMetrics } from '../../metrics.ts';
 import { attemptDelivery } from '../../sender/attempt-delivery.ts';
-import type { HttpSender } from '../../sender/http-sender.ts';
+import type { DeliverySender } from '../../sender/destination.ts';
 import { apiWrite } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
 import { recordAttemptOutcome } from '../attempts/outcome.ts';
@@ -34,7 +34,7 @@ const STALE_MS = 30_000;
 
 /** What redeliveries and recoveries need besides the stores. */
 export interface RecoveryPorts {
-  sender: HttpSender;
+  sender: DeliverySender;
   secrets: SecretBox;
   metrics: Pick<DeliveryMetrics, 'deliveries' | 'attemptDuration'>;
   /** Counts one on-demand call of the organization (test-calls/limit.ts), or throws 429. */

@@ -9,8 +9,10 @@ import type { SubscriptionRow } from './store.ts';
  */
 export function presentSubscription(row: SubscriptionRow): JsonObject {
   const view = row.receiverView;
+  // An HTTP subscription's destination is its URL; a broker destination's masked view is kept with the receiver's.
+  const destination = view?.destination ?? { type: 'http', url: row.destinationUrl };
   return rowToJson(
-    { ...row, headers: view?.headers ?? {}, auth: view?.auth ?? null, filter: row.filter ?? null },
+    { ...row, destination, headers: view?.headers ?? {}, auth: view?.auth ?? null, filter: row.filter ?? null },
     { only: WEBHOOK_FIELDS },
   );
 }

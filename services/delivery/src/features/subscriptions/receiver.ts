@@ -3,6 +3,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import { WEBHOOK_AUTH_TYPES, WEBHOOK_HEADER_LIMITS } from '@cluster/contracts';
 import { validation } from '@cluster/platform';
 import type { ReceiverAuth, ReceiverSettings } from '../../sender/receiver.ts';
+import { destinationView, mask } from './destination.ts';
 
 type Problem = { path: string; message: string };
 
@@ -229,7 +230,22 @@ export async function checkReceiver(
 
 /** The settings after an update: given parts replace the stored ones; an auth and an `Authorization` header conflict. */
 export function mergeReceiver(stored: ReceiverSettings, given: Partial<ReceiverSettings>): ReceiverSettings {
-  const merged = { headers: given.headers ?? stored.headers, auth: given.auth === undefined ? stored.auth : given.auth };
+  const merged: ReceiverSettings = {
+    headers: given.headers ?? stored.headers,
+    auth: given.auth === undefined ? stored.auth : given.auth,
+  };
+  const destination = given.destination === undefined ? stored.destination : given.destination;
+  if (destination) {
+    // Headers and auth are HTTP's: a message to a broker carries the signature headers only (docs/webhooks.md, "Destinations").
+    const problems = [
+      ...(Object.keys(merged.headers).length
+        ? [{ path: '/headers', message: `is for HTTP destinations only, not ${destination.type}` }]
+        : []),
+      ...(merged.auth ? [{ path: '/auth', message: `is for HTTP destinations only, not ${destination.type}` }] : []),
+    ];
+    if (problems.length) throw validation(problems);
+    merged.destination = destination;
+  }
   const clash = merged.auth ? Object.keys(merged.headers).find((n) => n.toLowerCase() === 'authorization') : undefined;
   if (clash)
     throw validation([
@@ -238,16 +254,15 @@ export function mergeReceiver(stored: ReceiverSettings, given: Partial<ReceiverS
   return merged;
 }
 
-/** A secret as answers show it: `****`, and its last 4 characters when it has 16 or more. */
-export function mask(value: string): string {
-  return value.length >= 16 ? `****${value.slice(-4)}` : '****';
-}
-
 /** What answers show of receiver settings (stored clear in `receiverView`): names and non-secret parts, secrets masked. */
-export function receiverView(settings: ReceiverSettings): JsonObject | null {
-  if (!Object.keys(settings.headers).length && !settings.auth) return null;
+export function receiverView(settings: ReceiverSettings, destinationUrl = ''): JsonObject | null {
+  if (!Object.keys(settings.headers).length && !settings.auth && !settings.destination) return null;
   const headers = Object.fromEntries(Object.entries(settings.headers).map(([n, v]) => [n, mask(v)]));
-  return { headers, auth: settings.auth ? authView(settings.auth) : null };
+  return {
+    headers,
+    auth: settings.auth ? authView(settings.auth) : null,
+    ...(settings.destination ? { destination: destinationView(destinationUrl, settings.destination) } : {}),
+  };
 }
 
 function authView(auth: ReceiverAuth): JsonObject {

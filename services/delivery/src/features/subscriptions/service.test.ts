@@ -98,6 +98,7 @@ describe('subscription rules (fake stores)', () => {
           actor: match.objectContaining({ organizationId: ORG, userId: 'u1' }),
           metadata: {
             destinationUrl: body.destinationUrl,
+            destinationType: 'http',
             eventNames: ['entry.created', 'entry.updated'],
             signatureScheme: 'hmac-sha256',
           },

@@ -20,6 +20,7 @@ import { subscriptionEvent } from './events.ts';
 import { presentSubscription } from './presenter.ts';
 import { openReceiver, sealReceiver } from '../../sender/receiver.ts';
 import { checkReceiver, mergeReceiver, receiverView } from './receiver.ts';
+import { checkDestinationBody, originOf, type CheckedDestination } from './destination.ts';
 import { lastingSubscriptionInScope, subscriptionInScope } from './scope.ts';
 import type { SubscriptionChanges, SubscriptionRow } from './store.ts';
 
@@ -37,18 +38,17 @@ export interface SubscriptionPorts {
   secrets: SecretBox;
   /** Why a destination URL may not receive webhooks (sender/address-guard.ts `checkDestination`), or undefined. */
   checkDestination(url: string): Promise<string | undefined>;
+  /** Why a broker's host may not be connected to (sender/address-guard.ts `checkHost`), or undefined. */
+  checkHost?(host: string): Promise<string | undefined>;
+  /** Outside CLUSTER_ENV=development: broker destinations need TLS. */
+  production?: boolean;
   /** Whether the platform presents a client certificate of its own (WEBHOOK_CLIENT_CERT_FILE): `auth: {type: "mtls"}` needs it. */
   platformCertificate?: boolean;
   /** Called after a write committed its audit record (wakes the forwarder to the core). */
   audited?: () => void;
 }
 
-/** scheme://host:port of a URL: the unit of the per-destination concurrency bound. */
-export function originOf(url: string): string {
-  const u = new URL(url);
-  const port = u.port || (u.protocol === 'https:' ? '443' : '80');
-  return `${u.protocol}//${u.hostname}:${port}`;
-}
+export { originOf };
 
 /**
  * Unique names and wildcards, in the given order. A wildcard (`*`, `family.*`) that is malformed or
@@ -117,6 +117,28 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
     if (problem) throw validation([{ path: '/destinationUrl', message: problem }]);
   }
 
+  /**
+   * Where a body sends deliveries: `destinationUrl` (HTTP) or `destination` (any type: docs/webhooks.md,
+   * "Destinations"), checked; undefined when it names neither (an update that keeps it).
+   */
+  async function destinationOf(body: WebhookCreateBody | WebhookUpdateBody): Promise<CheckedDestination | undefined> {
+    const hasUrl = 'destinationUrl' in body && body.destinationUrl !== undefined;
+    const hasDestination = 'destination' in body && body.destination !== undefined;
+    if (hasUrl && hasDestination)
+      throw validation([{ path: '/destination', message: 'give destinationUrl or destination, not both' }]);
+    if (hasUrl) {
+      const url = String(body.destinationUrl);
+      await checkUrl(url);
+      return { destinationUrl: url, destinationOrigin: originOf(url), destination: null };
+    }
+    if (!hasDestination) return undefined;
+    return checkDestinationBody(body.destination, {
+      checkUrl: ports.checkDestination,
+      checkHost: ports.checkHost ?? (async () => undefined),
+      production: ports.production ?? false,
+    });
+  }
+
   /** Custom headers and receiver auth of a body, checked (docs/webhooks.md); only the parts it names. */
   const receiverOf = (body: WebhookCreateBody | WebhookUpdateBody) =>
     checkReceiver(body, { checkUrl: ports.checkDestination, platformCertificate: ports.platformCertificate ?? false });
@@ -125,16 +147,22 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
    * The sealed settings and their masked view after `given` replaced parts of what `row` holds (none for a
    * new subscription). Stored settings that no key opens any more can only be replaced whole.
    */
-  function sealedReceiver(id: string, row: SubscriptionRow | undefined, given: Awaited<ReturnType<typeof receiverOf>>) {
+  function sealedReceiver(
+    id: string,
+    row: SubscriptionRow | undefined,
+    given: Awaited<ReturnType<typeof receiverOf>>,
+    destinationUrl: string,
+  ) {
     let stored = { headers: {}, auth: null } as ReturnType<typeof openReceiver>;
-    if (row?.receiverSealed && (given.headers === undefined || given.auth === undefined)) {
+    if (row?.receiverSealed && (given.headers === undefined || given.auth === undefined || given.destination === undefined)) {
       try {
         stored = openReceiver(ports.secrets, id, row.receiverSealed);
       } catch {
         throw validation([
           {
             path: '',
-            message: 'the stored headers and auth can no longer be opened (sealing key retired): send both headers and auth',
+            message:
+              'the stored headers, auth and destination can no longer be opened (sealing key retired): send headers, auth and destination',
           },
         ]);
       }
@@ -142,7 +170,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
     const settings = mergeReceiver(stored, given);
     return {
       receiverSealed: sealReceiver(ports.secrets, id, settings),
-      receiverView: receiverView(settings) as SubscriptionRow['receiverView'],
+      receiverView: receiverView(settings, destinationUrl) as SubscriptionRow['receiverView'],
     };
   }
 
@@ -167,11 +195,12 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       const actor = requireActor(actorIn);
       const eventNames = checkEventNames(body.eventNames);
       const filter = checkFilter(body.filter);
-      const destinationUrl = String(body.destinationUrl);
-      await checkUrl(destinationUrl);
-      const receiver = await receiverOf(body);
+      const target = await destinationOf(body);
+      if (!target) throw validation([{ path: '/destinationUrl', message: 'is required (or give destination)' }]);
+      const { destinationUrl, destinationOrigin } = target;
+      const receiver = { ...(await receiverOf(body)), destination: target.destination };
       const id = randomUUID();
-      const sealed = sealedReceiver(id, undefined, receiver);
+      const sealed = sealedReceiver(id, undefined, receiver, destinationUrl);
       const signatureScheme = body.signatureScheme ?? 'hmac-sha256';
       const credential = newCredential(signatureScheme);
       return write(async (tx) => {
@@ -179,7 +208,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
           id,
           organizationId: actor.organizationId,
           destinationUrl,
-          destinationOrigin: originOf(destinationUrl),
+          destinationOrigin,
           eventNames,
           enabled: body.enabled === undefined ? true : Boolean(body.enabled),
           description: body.description ?? null,
@@ -192,9 +221,16 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
           createdByUserId: actor.userId || null,
         });
         await tx.record(
-          apiWrite(actor, audit('created', id, { destinationUrl, eventNames, signatureScheme }), [
-            subscriptionEvent('webhook.subscription.created', row),
-          ]),
+          apiWrite(
+            actor,
+            audit('created', id, {
+              destinationUrl,
+              destinationType: target.destination?.type ?? 'http',
+              eventNames,
+              signatureScheme,
+            }),
+            [subscriptionEvent('webhook.subscription.created', row)],
+          ),
         );
         return { ...presentSubscription(row), ...credential.shown };
       });
@@ -205,20 +241,20 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       const actor = requireActor(actorIn);
       const values: SubscriptionChanges = {};
       if ('eventNames' in body) values.eventNames = checkEventNames(body.eventNames);
-      if ('destinationUrl' in body) {
-        const url = String(body.destinationUrl);
-        await checkUrl(url);
-        values.destinationUrl = url;
-        values.destinationOrigin = originOf(url);
+      const target = await destinationOf(body);
+      if (target) {
+        values.destinationUrl = target.destinationUrl;
+        values.destinationOrigin = target.destinationOrigin;
       }
       if ('description' in body) values.description = body.description ?? null;
       if ('enabled' in body) values.enabled = Boolean(body.enabled);
       if (body.ordering !== undefined) values.ordering = body.ordering;
       if ('filter' in body) values.filter = checkFilter(body.filter);
-      const receiver = await receiverOf(body);
+      const receiver = { ...(await receiverOf(body)), ...(target ? { destination: target.destination } : {}) };
       return write(async (tx) => {
         const before = await lastingSubscriptionInScope(tx.subscriptions, actor, id, { lock: true });
-        if ('headers' in body || 'auth' in body) Object.assign(values, sealedReceiver(id, before, receiver));
+        if ('headers' in body || 'auth' in body || target)
+          Object.assign(values, sealedReceiver(id, before, receiver, values.destinationUrl ?? before.destinationUrl));
         // Enabling starts afresh: the service's reason to disable and the run of failures are cleared.
         if (values.enabled) Object.assign(values, HEALTHY);
         const row = Object.keys(values).length ? await tx.subscriptions.update(id, values) : before;

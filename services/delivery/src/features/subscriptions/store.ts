@@ -22,11 +22,16 @@ export type SubscriptionRow = {
   /** The secret a rotation replaced, sealed: it still signs beside the new one until previousSecretUntil. */
   previousSecretSealed: string | null;
   previousSecretUntil: Date | null;
-  /** Custom headers and receiver auth, sealed (sender/receiver.ts; migration 013), or null when none. */
+  /** Custom headers, receiver auth and a broker destination, sealed (sender/receiver.ts; migration 013), or null when none. */
   receiverSealed: string | null;
   /** What answers show of them, secrets masked (features/subscriptions/receiver.ts `receiverView`), or null. */
-  receiverView: { headers: Record<string, string>; auth: Record<string, unknown> | null } | null;
-  /** The JSON filter an event's body must match (@cluster/contracts webhook-filter.ts; migration 017), or null: every event. */
+  receiverView: {
+    headers: Record<string, string>;
+    auth: Record<string, unknown> | null;
+    /** A broker destination's settings, secrets masked (features/subscriptions/destination.ts); absent for HTTP. */
+    destination?: Record<string, unknown>;
+  } | null;
+  /** The JSON filter an event's body must match (@cluster/contracts webhook-filter.ts; migration 016), or null: every event. */
   filter: Record<string, unknown> | null;
   /** Health (migration 006): failed attempts in a row, since when every attempt failed, when `failing` was sent. */
   consecutiveFailures: number;

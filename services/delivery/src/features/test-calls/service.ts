@@ -13,7 +13,7 @@ import type { Actor } from '@cluster/proto';
 import type { DeliveryMetrics } from '../../metrics.ts';
 import { attemptDelivery } from '../../sender/attempt-delivery.ts';
 import { recordAttemptOutcome } from '../attempts/outcome.ts';
-import type { HttpSender } from '../../sender/http-sender.ts';
+import type { DeliverySender } from '../../sender/destination.ts';
 import { apiWrite } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
 import { subscriptionInScope } from '../subscriptions/scope.ts';
@@ -21,7 +21,7 @@ import { createCallLimit } from './limit.ts';
 
 /** What a test call needs besides the stores. */
 export interface TestCallPorts {
-  sender: HttpSender;
+  sender: DeliverySender;
   secrets: SecretBox;
   metrics: Pick<DeliveryMetrics, 'deliveries' | 'attemptDuration'>;
   /** Calls per organization per rolling hour. */
