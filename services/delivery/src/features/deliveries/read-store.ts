@@ -10,6 +10,8 @@ export interface DeliveryStats {
   attempts: { total: number; succeeded: number; failed: number; p50: number | null; p95: number | null };
   lastSuccessAt: Date | null;
   lastFailureAt: Date | null;
+  /** Attempts a receiver answered with Retry-After (each paused the subscription), and the pauses asked for, in ms. */
+  pauses: { count: number; ms: number };
 }
 
 /**
@@ -40,6 +42,8 @@ type AttemptFigures = {
   p95: number | null;
   lastSuccessAt: Date | null;
   lastFailureAt: Date | null;
+  pauses: number;
+  pausedMs: number;
 };
 
 /** The API's read model of deliveries in Postgres: records of a subscription, and its statistics. */
@@ -125,7 +129,8 @@ export function createDeliveryReadStore(db: Knex): DeliveryReadStore {
                 percentile_disc(0.5) WITHIN GROUP (ORDER BY a."durationMs") AS p50,
                 percentile_disc(0.95) WITHIN GROUP (ORDER BY a."durationMs") AS p95,
                 max(a."attemptedAt") FILTER (WHERE a.outcome = 'succeeded') AS "lastSuccessAt",
-                max(a."attemptedAt") FILTER (WHERE a.outcome <> 'succeeded') AS "lastFailureAt"
+                max(a."attemptedAt") FILTER (WHERE a.outcome <> 'succeeded') AS "lastFailureAt",
+                count(a."pausedMs")::int AS pauses, COALESCE(sum(a."pausedMs"), 0)::float8 AS "pausedMs"
            FROM delivery.deliveries d JOIN delivery.attempts a ON a."deliveryId" = d.id
           WHERE d."subscriptionId" = ? AND NOT d.test AND d."createdAt" >= ? AND a."attemptedAt" >= ?`,
         [subscriptionId, createdAfter, since],
@@ -135,6 +140,7 @@ export function createDeliveryReadStore(db: Knex): DeliveryReadStore {
         attempts: { total: a.total, succeeded: a.succeeded, failed: a.total - a.succeeded, p50: a.p50, p95: a.p95 },
         lastSuccessAt: a.lastSuccessAt,
         lastFailureAt: a.lastFailureAt,
+        pauses: { count: a.pauses, ms: a.pausedMs },
       };
     },
   };

@@ -56,7 +56,7 @@ export function createDeliveryService(
     /** GET /webhooks/:id/stats: the subscription's deliveries and attempts over the last 24 hours or 7 days. */
     async stats(actorIn: Actor | undefined, subscriptionId: string, query: Record<string, unknown>): Promise<JsonObject> {
       const actor = requireActor(actorIn);
-      await subscriptionInScope(stores.subscriptions, actor, subscriptionId);
+      const subscription = await subscriptionInScope(stores.subscriptions, actor, subscriptionId);
       const window = (query.window ?? '24h') as string;
       if (!Object.hasOwn(STATS_WINDOWS, window)) {
         throw validation([{ path: '/window', message: `must be one of: ${Object.keys(STATS_WINDOWS).join(', ')}` }]);
@@ -84,6 +84,12 @@ export function createDeliveryService(
         },
         lastSuccessAt: iso(s.lastSuccessAt),
         lastFailureAt: iso(s.lastFailureAt),
+        throttling: {
+          pausedUntil:
+            subscription.pausedUntil && new Date(subscription.pausedUntil) > clock() ? iso(subscription.pausedUntil) : null,
+          pauses: s.pauses.count,
+          pausedSeconds: Math.round(s.pauses.ms) / 1000,
+        },
       };
     },
 

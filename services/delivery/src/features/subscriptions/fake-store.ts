@@ -2,7 +2,11 @@ import { fakePage } from '@cluster/db/test-kit';
 import type { SubscriptionRow, SubscriptionStore } from './store.ts';
 
 /** An in-memory SubscriptionStore for unit tests of the rules (no Postgres). */
-export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): SubscriptionStore & { rows: SubscriptionRow[] } {
+export function createFakeSubscriptionStore(
+  rows: SubscriptionRow[] = [],
+): SubscriptionStore & { rows: SubscriptionRow[]; throttled: Set<string> } {
+  /** Subscriptions with a row of throttle state (delivery.throttles). */
+  const throttled = new Set<string>();
   const live = (organizationId: string) => rows.filter((r) => r.organizationId === organizationId && !r.deletedAt);
   const byId = (id: string) => {
     const row = rows.find((r) => r.id === id);
@@ -11,6 +15,7 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
   };
   return {
     rows,
+    throttled,
     async list(organizationId, filter, page) {
       return fakePage(
         live(organizationId).filter(
@@ -37,6 +42,9 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
         disabledAt: null,
         temporary: false,
         listenExpiresAt: null,
+        rateLimit: null,
+        maxInFlight: null,
+        pausedUntil: null,
         ...values,
         createdAt: now,
         updatedAt: now,
@@ -48,6 +56,10 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
     async update(id, values) {
       const row = Object.assign(byId(id), values, { updatedAt: new Date() });
       return { ...row };
+    },
+    async syncThrottle(id, on) {
+      if (on) throttled.add(id);
+      else throttled.delete(id);
     },
     async softDelete(id) {
       Object.assign(byId(id), { deletedAt: new Date(), enabled: false, updatedAt: new Date() });
@@ -69,6 +81,9 @@ export function createFakeSubscriptionStore(rows: SubscriptionRow[] = []): Subsc
           receiverSealed: r.receiverSealed,
           ordering: r.ordering,
           temporary: r.temporary,
+          rateLimit: r.rateLimit,
+          maxInFlight: r.maxInFlight,
+          pausedUntil: r.pausedUntil,
         }));
     },
     async allIds() {

@@ -26,6 +26,11 @@ export type SubscriptionRow = {
   receiverSealed: string | null;
   /** What answers show of them, secrets masked (features/subscriptions/receiver.ts `receiverView`), or null. */
   receiverView: { headers: Record<string, string>; auth: Record<string, unknown> | null } | null;
+  /** Throttling (migration 018): deliveries per second and sent at once at most (null: none), across replicas. */
+  rateLimit: number | null;
+  maxInFlight: number | null;
+  /** A receiver's Retry-After (429/503) paused it until then: its due deliveries are not claimed before. */
+  pausedUntil: Date | null;
   /** Health (migration 006): failed attempts in a row, since when every attempt failed, when `failing` was sent. */
   consecutiveFailures: number;
   failingSince: Date | null;
@@ -59,7 +64,7 @@ export type NewSubscription = Pick<
   | 'secretSealed'
   | 'createdByUserId'
 > &
-  Partial<Pick<SubscriptionRow, 'receiverSealed' | 'receiverView'>>;
+  Partial<Pick<SubscriptionRow, 'receiverSealed' | 'receiverView' | 'rateLimit' | 'maxInFlight'>>;
 
 /** The columns an update may change. */
 export type SubscriptionChanges = Partial<
@@ -77,6 +82,9 @@ export type SubscriptionChanges = Partial<
     | 'previousSecretUntil'
     | 'receiverSealed'
     | 'receiverView'
+    | 'rateLimit'
+    | 'maxInFlight'
+    | 'pausedUntil'
     | 'consecutiveFailures'
     | 'failingSince'
     | 'failingNotifiedAt'
@@ -100,6 +108,9 @@ export type FanoutSubscription = Pick<
   | 'receiverSealed'
   | 'ordering'
   | 'temporary'
+  | 'rateLimit'
+  | 'maxInFlight'
+  | 'pausedUntil'
 >;
 
 /** The columns that hold a sealed signing secret. */
@@ -124,6 +135,11 @@ export interface SubscriptionStore {
   find(organizationId: string, id: string, opts?: { lock?: boolean }): Promise<SubscriptionRow | undefined>;
   insert(values: NewSubscription): Promise<SubscriptionRow>;
   update(id: string, values: SubscriptionChanges): Promise<SubscriptionRow>;
+  /**
+   * Keeps the subscription's row of shared throttle state (delivery.throttles) in step with its limits: present
+   * while it has a rateLimit or a maxInFlight (an unthrottled subscription has none, so its claims pay nothing).
+   */
+  syncThrottle(id: string, throttled: boolean): Promise<void>;
   /** Deletes softly (records stay for the audit trail): disabled and marked deleted. */
   softDelete(id: string): Promise<void>;
   /**
@@ -182,6 +198,10 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
         .returning('*');
       return row;
     },
+    async syncThrottle(id, throttled) {
+      if (throttled) await db.raw('INSERT INTO delivery.throttles ("subscriptionId") VALUES (?) ON CONFLICT DO NOTHING', [id]);
+      else await db('delivery.throttles').where({ subscriptionId: id }).delete();
+    },
     async softDelete(id) {
       await subscriptions().where({ id }).update({ deletedAt: db.fn.now(), enabled: false, updatedAt: db.fn.now() });
     },
@@ -206,8 +226,11 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
           'receiverSealed',
           'ordering',
           'temporary',
+          'rateLimit',
+          'maxInFlight',
+          'pausedUntil',
         )
-        .options(prepared('delivery-fanout-subscriptions-v5'));
+        .options(prepared('delivery-fanout-subscriptions-v6'));
       return rows;
     },
     async allIds() {
