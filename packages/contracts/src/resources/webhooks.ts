@@ -474,7 +474,11 @@ export const WebhookStats = Type.Object(
     throttling: Type.Object(
       {
         pausedUntil: Nullable(
-          Type.String({ format: 'date-time', pattern: YEAR_PATTERN, description: 'the subscription is paused until then (null: not paused now)' }),
+          Type.String({
+            format: 'date-time',
+            pattern: YEAR_PATTERN,
+            description: 'the subscription is paused until then (null: not paused now)',
+          }),
         ),
         pauses: Type.Integer({
           minimum: 0,

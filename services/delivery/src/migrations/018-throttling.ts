@@ -16,9 +16,7 @@ export const throttling: Migration = {
     await knex.raw('ALTER TABLE delivery.subscriptions ADD COLUMN IF NOT EXISTS "rateLimit" integer');
     await knex.raw('ALTER TABLE delivery.subscriptions ADD COLUMN IF NOT EXISTS "maxInFlight" integer');
     await knex.raw('ALTER TABLE delivery.subscriptions ADD COLUMN IF NOT EXISTS "pausedUntil" timestamptz');
-    await knex.raw(
-      'ALTER TABLE delivery.deliveries ADD COLUMN IF NOT EXISTS "throttledAttempts" integer NOT NULL DEFAULT 0',
-    );
+    await knex.raw('ALTER TABLE delivery.deliveries ADD COLUMN IF NOT EXISTS "throttledAttempts" integer NOT NULL DEFAULT 0');
     await knex.raw('ALTER TABLE delivery.attempts ADD COLUMN IF NOT EXISTS "pausedMs" integer');
     await knex.raw(`CREATE TABLE IF NOT EXISTS delivery.throttles (
       "subscriptionId" uuid PRIMARY KEY REFERENCES delivery.subscriptions (id) ON DELETE CASCADE,

@@ -238,7 +238,7 @@ describeStoreContract<DeliveryWorld>('AttemptStore', {
       expect(await health(w, fresh)).toEqual({ consecutiveFailures: 2, failingSince: first, failingNotifiedAt: null });
     },
 
-    async 'records a receiver\'s pause: no failure of the subscription, no backoff step, the subscription paused'(w) {
+    async "records a receiver's pause: no failure of the subscription, no backoff step, the subscription paused"(w) {
       const sub = await addSubscription(w, { maxInFlight: 2 });
       await w.stores.subscriptions.syncThrottle(sub.id, true);
       const [d, e] = await claimNew(w, sub, 2);

@@ -167,8 +167,7 @@ export function createFakeDeliveryQueueStore(
       for (const [id, k] of taken) {
         const s = subscriptions.find((x) => x.id === id)!;
         const t = throttles.get(id)!;
-        if (s.rateLimit !== null)
-          t.nextAt = new Date(Math.max(t.nextAt.getTime(), now.getTime()) + (k * 1000) / s.rateLimit);
+        if (s.rateLimit !== null) t.nextAt = new Date(Math.max(t.nextAt.getTime(), now.getTime()) + (k * 1000) / s.rateLimit);
         for (const [token, until] of t.leases) if (until <= now) t.leases.delete(token);
       }
       const claimed = granted.map(({ r, notBefore, slotted }): ClaimedDelivery => {

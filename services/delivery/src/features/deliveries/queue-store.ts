@@ -94,8 +94,7 @@ export interface ClaimArgs {
 export const THROTTLE_HORIZON_MS = 1000;
 
 /** How many of a throttled subscription's leases (delivery.throttles `leases`, token -> expiry) are live. */
-const LIVE_LEASES = (leases: string) =>
-  `(SELECT count(*) FROM jsonb_each_text(${leases}) e WHERE e.value::timestamptz > now())`;
+const LIVE_LEASES = (leases: string) => `(SELECT count(*) FROM jsonb_each_text(${leases}) e WHERE e.value::timestamptz > now())`;
 
 /** The claim statement's bindings, and its scan window (exported for the plan test). */
 export function claimBindings(args: ClaimArgs): { bindings: Knex.RawBinding[]; scan: number } {
@@ -261,7 +260,9 @@ export interface DeliveryQueueStore {
   /** The earliest future due time (to sleep until), or null when nothing is scheduled. */
   nextDueAt(): Promise<Date | null>;
   /** Gives back leases of claimed deliveries that were never attempted (a replica stopping). */
-  release(claims: (Pick<ClaimedDelivery, 'id' | 'leaseToken'> & Partial<Pick<ClaimedDelivery, 'subscriptionId' | 'slotted'>>)[]): Promise<void>;
+  release(
+    claims: (Pick<ClaimedDelivery, 'id' | 'leaseToken'> & Partial<Pick<ClaimedDelivery, 'subscriptionId' | 'slotted'>>)[],
+  ): Promise<void>;
   /** Subscriptions paused now by a receiver's Retry-After (the paused-subscriptions gauge). */
   countPaused(): Promise<number>;
   /**
