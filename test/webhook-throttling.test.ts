@@ -133,6 +133,10 @@ describe('webhook throttling across two delivery replicas', () => {
     );
     expect(after[0] - before[0]).toBeGreaterThan(0);
     expect(after[1] - before[1]).toBeGreaterThan(0);
+    console.log(
+      `[throttle] rateLimit=${N}: most in any 1 s=${mostWithin(arrivals, 1000)} span=${Math.max(...arrivals) - Math.min(...arrivals)} ms ` +
+        `sent by replica 1=${after[0] - before[0]} replica 2=${after[1] - before[1]}`,
+    );
     const held = await Promise.all(
       [cluster.delivery.port, second.port].map((p) => metric(p, 'delivery_webhook_throttled_total', 'rate_limit')),
     );

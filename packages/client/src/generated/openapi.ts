@@ -5079,6 +5079,15 @@ export interface components {
                     fingerprintSha256?: string;
                 };
             } | null;
+            /** @description deliveries per second at most; null: no limit */
+            rateLimit: number | null;
+            /** @description deliveries sent at once at most; null: no cap */
+            maxInFlight: number | null;
+            /**
+             * Format: date-time
+             * @description the receiver asked for a pause (429 or 503 with Retry-After): no delivery is sent before this time; null or past: not paused
+             */
+            pausedUntil: string | null;
             /**
              * @description why the service disabled it; null otherwise
              * @enum {string|null}
@@ -5146,6 +5155,10 @@ export interface components {
                 /** @description mtls: the certificate’s private key (unencrypted PEM) */
                 privateKey?: string;
             } | null;
+            /** @description at most this many deliveries per second to this subscription (1 to 10000), evenly spaced, across every delivery replica; null (the default) removes the limit */
+            rateLimit?: number | null;
+            /** @description at most this many deliveries to this subscription sent and not yet answered at once (1 to 1000), across every delivery replica; null (the default) removes the cap */
+            maxInFlight?: number | null;
             /**
              * @description how deliveries are signed: hmac-sha256 (default; a shared whsec_ secret) or ed25519 (Standard Webhooks v1a; you get the whpk_ public key). Fixed once created
              * @enum {string}
@@ -5219,6 +5232,18 @@ export interface components {
             lastSuccessAt: string | null;
             /** Format: date-time */
             lastFailureAt: string | null;
+            /** @description throttling the receiver asked for (docs/webhooks.md, "Throttling") */
+            throttling: {
+                /**
+                 * Format: date-time
+                 * @description the subscription is paused until then (null: not paused now)
+                 */
+                pausedUntil: string | null;
+                /** @description attempts in the window the receiver answered 429 or 503 with Retry-After (each paused the subscription) */
+                pauses: number;
+                /** @description the pauses those answers asked for, added up (capped as docs/webhooks.md says) */
+                pausedSeconds: number;
+            };
         };
         /** @description Optional test event name */
         WebhookTestBody: {
@@ -5286,6 +5311,10 @@ export interface components {
                 /** @description mtls: the certificate’s private key (unencrypted PEM) */
                 privateKey?: string;
             } | null;
+            /** @description at most this many deliveries per second to this subscription (1 to 10000), evenly spaced, across every delivery replica; null (the default) removes the limit */
+            rateLimit?: number | null;
+            /** @description at most this many deliveries to this subscription sent and not yet answered at once (1 to 1000), across every delivery replica; null (the default) removes the cap */
+            maxInFlight?: number | null;
         };
         WebhookWithSecret: {
             /** Format: uuid */
@@ -5337,6 +5366,15 @@ export interface components {
                     fingerprintSha256?: string;
                 };
             } | null;
+            /** @description deliveries per second at most; null: no limit */
+            rateLimit: number | null;
+            /** @description deliveries sent at once at most; null: no cap */
+            maxInFlight: number | null;
+            /**
+             * Format: date-time
+             * @description the receiver asked for a pause (429 or 503 with Retry-After): no delivery is sent before this time; null or past: not paused
+             */
+            pausedUntil: string | null;
             /**
              * @description why the service disabled it; null otherwise
              * @enum {string|null}
