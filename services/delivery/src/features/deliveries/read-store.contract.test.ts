@@ -156,6 +156,7 @@ describeStoreContract<DeliveryWorld>('DeliveryReadStore', {
         attempts: { total: 4, succeeded: 2, failed: 2, p50: 20, p95: 40 },
         lastSuccessAt: at(-2000),
         lastFailureAt: at(-1000),
+        pauses: { count: 0, ms: 0 },
       });
       // Attempts of deliveries created before `createdAfter` are not read.
       const bounded = await w.stores.deliveryReads.stats(sub.id, since, fromNow(MIN));
