@@ -141,7 +141,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       return;
     }
     // An ordered delivery that ended made the next one of its key due: look now, not at the next poll.
-    if (kept && d.orderKey && decision.kind !== 'retry') wakeForBacklog();
+    if (kept && d.orderKey && decision.kind !== 'retry' && decision.kind !== 'paused') wakeForBacklog();
   };
 
   /** Starts one delivery the scheduler let go: its slot is freed once sent, its hold once recorded. */
