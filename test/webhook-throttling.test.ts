@@ -106,13 +106,15 @@ describe('webhook throttling across two delivery replicas', () => {
     const patched = await api('PATCH', `/webhooks/${id}`, { maxInFlight: 2, rateLimit: null });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body).toMatchObject({ rateLimit: null, maxInFlight: 2, pausedUntil: null });
+    // Each case's subscriptions go when it ends: the later cases' events are theirs alone.
+    expect((await api('DELETE', `/webhooks/${id}`)).status).toBe(204);
   });
 
   it('never sends more than rateLimit per second in all, and delivers everything', async () => {
-    const N = 5;
-    const TOTAL = 40;
+    const N = 4;
+    const TOTAL = 32;
     const r = await receivers.start();
-    await subscribe(r.url, { rateLimit: N });
+    const id = await subscribe(r.url, { rateLimit: N });
     const before = await Promise.all(
       [cluster.delivery.port, second.port].map((p) => metric(p, 'delivery_webhook_deliveries_total', 'succeeded')),
     );
@@ -123,7 +125,8 @@ describe('webhook throttling across two delivery replicas', () => {
     // Rate slots are 1/N s apart in the database's time, given out by one locked row to both replicas; a
     // replica sends at its slot or a little later (its timer, the event loop, the connection), never before.
     // A window of 1 s can therefore hold the N slots that start in it plus one whose send was late into it
-    // (a lateness under 1/N s = 200 ms): N + 1.
+    // (a lateness under 1/N s = 250 ms; measured here: the first send of a run, on a cold connection and a
+    // loaded machine, about 150 ms): N + 1.
     expect(mostWithin(arrivals, 1000)).toBeLessThanOrEqual(N + 1);
     // And over the whole run the pace held: TOTAL sends take at least (TOTAL - 1) / N seconds (less one slot).
     expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeGreaterThanOrEqual(((TOTAL - 2) * 1000) / N);
@@ -141,18 +144,20 @@ describe('webhook throttling across two delivery replicas', () => {
       [cluster.delivery.port, second.port].map((p) => metric(p, 'delivery_webhook_throttled_total', 'rate_limit')),
     );
     expect(held[0] + held[1]).toBeGreaterThan(0);
+    expect((await api('DELETE', `/webhooks/${id}`)).status).toBe(204);
   }, 90_000);
 
   it('never has more than maxInFlight requests open at once, and delivers everything', async () => {
     const TOTAL = 20;
     const r = await receivers.start();
     r.respond(() => ({ status: 200, body: 'ok', delayMs: 150 }));
-    await subscribe(r.url, { maxInFlight: 2 });
+    const id = await subscribe(r.url, { maxInFlight: 2 });
     await events(TOTAL);
     await r.waitFor(TOTAL, undefined, 60_000);
     expect(ids(r.received).size).toBe(TOTAL);
     expect(r.maxInFlight()).toBeLessThanOrEqual(2);
     expect(r.maxInFlight()).toBe(2);
+    expect((await api('DELETE', `/webhooks/${id}`)).status).toBe(204);
   }, 90_000);
 
   it('pauses a subscription for a 429 with Retry-After: 2, counted as no failure; others, same origin too, go on', async () => {

@@ -246,7 +246,8 @@ export function createFakeDeliveryQueueStore(
       const now = clock();
       const originOf = (r: DeliveryRow) => {
         const s = subOf(r);
-        return live(s) ? s.destinationOrigin : undefined;
+        const heldBack = !!s && (s.rateLimit !== null || (s.pausedUntil !== null && s.pausedUntil > now));
+        return live(s) && !heldBack ? s.destinationOrigin : undefined;
       };
       const dueRows = rows.filter((r) => r.nextAttemptAt && r.nextAttemptAt <= now && originOf(r));
       const sending = new Set(dueRows.filter((r) => !unleased(r, now)).map(originOf));

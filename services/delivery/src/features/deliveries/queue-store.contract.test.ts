@@ -125,12 +125,14 @@ describeStoreContract<DeliveryWorld>('DeliveryQueueStore', {
     },
 
     async 'claims nothing of a paused subscription until its pause ends, and the rest as usual'(w) {
-      const paused = await w.stores.subscriptions.update((await addSubscription(w)).id, { pausedUntil: fromNow(MIN) });
+      const paused = await w.stores.subscriptions.update((await addSubscription(w, {}, X)).id, { pausedUntil: fromNow(MIN) });
       const other = await addSubscription(w);
       await addDue(w, paused, [-2 * MIN]);
       const [o] = await addDue(w, other, [-MIN]);
       expect(await claimIds(w)).toEqual([o]);
       expect(await w.stores.deliveryQueue.countPaused()).toBe(1);
+      // Its due row waits by design: not the loop's overdue work.
+      expect(await w.stores.deliveryQueue.oldestUnservedDueAt()).toBeNull();
     },
 
     async 'holds each destination origin to its cap, else to the default cap, oldest first'(w) {

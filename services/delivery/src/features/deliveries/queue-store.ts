@@ -285,6 +285,7 @@ export interface DeliveryQueueStore {
    * own health (the overdue metric). A receiver that is down has its retries scheduled in the future;
    * a slow one at its concurrency bound has attempts in flight: neither shows here. A stalled or
    * saturated loop (every replica's slots busy, the claims failing) leaves due origins unserved.
+   * Subscriptions paused by their receiver or held to a rateLimit are left out: their rows wait by design.
    */
   oldestUnservedDueAt(): Promise<Date | null>;
 }
@@ -430,6 +431,8 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
                   bool_or(d."lockedUntil" >= now()) AS sending
              FROM delivery.deliveries d
              JOIN delivery.subscriptions s ON s.id = d."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL
+                  -- Rows a receiver's pause or rateLimit holds back wait by design, not for the loop.
+                  AND s."rateLimit" IS NULL AND (s."pausedUntil" IS NULL OR s."pausedUntil" <= now())
             WHERE d."nextAttemptAt" <= now()
             GROUP BY s."destinationOrigin") o
           WHERE o.oldest IS NOT NULL AND NOT coalesce(o.sending, false)`,
