@@ -13,10 +13,10 @@ import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 
 const FIELD_TYPES = {
-  string: { schema: 'NonEmptyString', answer: 'Type.String()', column: 'text', ts: 'string', required: true },
-  text: { schema: 'NullableString', answer: 'NullableString', column: 'text', ts: 'string | null', required: false },
-  integer: { schema: 'Type.Integer()', answer: 'Type.Integer()', column: 'integer', ts: 'number', required: true },
-  boolean: { schema: 'Type.Boolean()', answer: 'Type.Boolean()', column: 'boolean', ts: 'boolean', required: true },
+  string: { schema: 'NonEmptyString', column: 'text', required: true },
+  text: { schema: 'NullableString', column: 'text', required: false },
+  integer: { schema: 'Type.Integer()', column: 'integer', required: true },
+  boolean: { schema: 'Type.Boolean()', column: 'boolean', required: true },
 } as const;
 type FieldType = keyof typeof FIELD_TYPES;
 interface Field {
@@ -121,7 +121,6 @@ const afterLast = (pattern: RegExp, line: string) => (text: string) => {
 };
 
 const parentColumns = parent.columns;
-const answerFields = ['id', ...parentColumns, ...fields.map((f) => f.name), 'createdAt', 'updatedAt'];
 const q = (s: string) => `'${s}'`;
 
 // ---------------------------------------------------------------- contract
@@ -129,28 +128,12 @@ const q = (s: string) => `'${s}'`;
 create(
   `packages/contracts/src/resources/${plural}.ts`,
   `import { Type, type Static } from '@sinclair/typebox';
-import { Body, DateTime, ${fields.some((f) => f.type === 'text') ? 'NullableString, ' : ''}Uuid, propertiesOf } from './common.ts';
+import { Body, DateTime, ${fields.some((f) => f.type === 'text') ? 'NullableString, ' : ''}Uuid, fieldsOf } from './common.ts';
 ${fields.some((f) => f.type === 'string') ? "import { NonEmptyString } from './external-ref.ts';\n" : ''}
-/** Every field of a ${N.singular} answer, in order. */
-export const ${N.CONST}_FIELDS = [${answerFields.map(q).join(', ')}] as const;
-/** The columns a ${N.singular} body may set, in the order of \`changedFields\`. */
-export const ${N.CONST}_WRITABLE_FIELDS = [${fields.map((f) => q(f.name)).join(', ')}] as const;
-
-/** A ${N.singular} of ${N.parentSingular === 'project' ? 'a project' : `an ${N.parentSingular}`}. */
-export const ${N.Pascal} = Type.Object(
-  propertiesOf(${N.CONST}_FIELDS)({
-    id: Uuid,
-${parentColumns.map((c) => `    ${c}: Uuid,`).join('\n')}
-${fields.map((f) => `    ${f.name}: ${FIELD_TYPES[f.type].answer},`).join('\n')}
-    createdAt: DateTime,
-    updatedAt: DateTime,
-  }),
-  { additionalProperties: false },
-);
-
-const ${N.camel}Fields = propertiesOf(${N.CONST}_WRITABLE_FIELDS)({
+/** Every field a ${N.singular} body may set, with its rules, in the order of \`changedFields\`: each written once, here. */
+const ${N.camel}Fields = {
 ${fields.map((f) => `  ${f.name}: ${FIELD_TYPES[f.type].schema},`).join('\n')}
-});
+};
 
 /** POST /${N.parentPath}/:id/${N.plural} body. */
 export const ${N.Pascal}Create = Body(${N.camel}Fields, {
@@ -165,6 +148,23 @@ export type ${N.Pascal}CreateBody = Static<typeof ${N.Pascal}Create>;
 /** PATCH /${N.plural}/:id body. */
 export const ${N.Pascal}Update = Body(${N.camel}Fields, { description: '${N.Pascal} update: only supplied fields change' });
 export type ${N.Pascal}UpdateBody = Static<typeof ${N.Pascal}Update>;
+
+/** The columns a ${N.singular} body may set, in the order of \`changedFields\`: the update body's fields. */
+export const ${N.CONST}_WRITABLE_FIELDS = fieldsOf(${N.Pascal}Update);
+
+/** A ${N.singular} of ${N.parentSingular === 'project' ? 'a project' : `an ${N.parentSingular}`}: its ids, every body field, its timestamps. */
+export const ${N.Pascal} = Type.Object(
+  {
+    id: Uuid,
+${parentColumns.map((c) => `    ${c}: Uuid,`).join('\n')}
+    ...${N.camel}Fields,
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { additionalProperties: false },
+);
+/** Every field of a ${N.singular} answer, in order (what the presenter gives). */
+export const ${N.CONST}_FIELDS = fieldsOf(${N.Pascal});
 `,
 );
 edit(
@@ -285,21 +285,15 @@ const rowType = `${N.Pascal}Row`;
 const parentKey = parentColumns[0];
 create(
   `${feature}/store.ts`,
-  `import type { Knex } from '@cluster/db';
+  `import type { ${N.Pascal}, RowOf } from '@cluster/contracts';
+import type { Knex } from '@cluster/db';
 import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import { findRow, type RowLock } from '${SHARED}/find-by-id.ts';
 import { columnValues, type Values } from '${SHARED}/rows.ts';
 
-/** A ${N.singular} row (every column). */
-export interface ${rowType} {
-  id: string;
-  organizationId: string;
-${parentColumns.map((c) => `  ${c}: string;`).join('\n')}
-${fields.map((f) => `  ${f.name}: ${FIELD_TYPES[f.type].ts};`).join('\n')}
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A ${N.singular} row: every field of its answer (timestamps as Dates), and the organization it belongs to. */
+export type ${rowType} = RowOf<typeof ${N.Pascal}> & { organizationId: string };
 
 /** ${N.Plural} in Postgres: all SQL of the feature. */
 export interface ${N.Pascal}Store {

@@ -142,6 +142,9 @@ describe('delivery rows', () => {
           attemptedAt: r.createdAt,
         })),
     );
+    // Filtered counts (docs/webhooks.md, "Filters"): an hour older than the longest statistics window goes, a recent one stays.
+    await createStores(db).subscriptions.addFiltered(new Map([[sub.id, 4]]), new Date(Date.now() - 8 * DAY));
+    await createStores(db).subscriptions.addFiltered(new Map([[sub.id, 3]]), new Date());
     const metrics = createDeliveryMetrics(createMetrics('retention_test'), createStores(db).deliveryQueue);
     const sweeper = createRetentionSweeper({
       stores: createStores(db),
@@ -169,6 +172,7 @@ describe('delivery rows', () => {
         .sort(),
     );
     expect((await metrics.pruned.get()).values[0].value).toBe(6);
+    expect(await createStores(db).subscriptions.filteredSince(sub.id, new Date(Date.now() - 30 * DAY))).toBe(3);
     // Nothing more to do; 0 keeps everything.
     expect(await sweeper.sweep()).toBe(0);
     const keepAll = createRetentionSweeper({

@@ -13,7 +13,7 @@ type Schema = Record<string, unknown>;
 interface Operation {
   operationId: string;
   tags: string[];
-  parameters: { name: string; in: string; description?: string }[];
+  parameters: { name: string; in: string; description?: string; required?: boolean }[];
   requestBody?: { content: { 'application/json': { schema: Schema } } };
   responses: Record<string, { $ref?: string; content?: { 'application/json'?: { schema: Schema } } }>;
 }
@@ -76,6 +76,22 @@ describe('OpenAPI document', () => {
     expect(apiError).toContain('#/components/schemas/UnknownEventNamesBody');
     for (const answer of Object.values(doc.components.responses))
       expect(JSON.stringify(answer)).toContain('#/components/schemas/ApiError');
+  });
+
+  it("marks a query parameter required exactly when the operation's query schema requires it (GET /search's q)", () => {
+    let required = 0;
+    for (const r of routes) {
+      if (!r.query) continue;
+      const op = doc.paths[`/api/v1${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`][r.method.toLowerCase()];
+      for (const p of op.parameters.filter((x) => x.in === 'query')) {
+        const want = (r.query.required ?? []).includes(p.name);
+        expect(p.required, `${op.operationId} ${p.name}`).toBe(want);
+        if (want) required++;
+      }
+    }
+    expect(required).toBeGreaterThan(0);
+    const search = doc.paths['/api/v1/search'].get;
+    expect(search.parameters.find((p) => p.name === 'q')?.required).toBe(true);
   });
 
   it('declares and describes its tags, and describes every parameter; license and contact are set', () => {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { until } from './support/poll.ts';
 import { createReceivers, type Receiver } from './support/receiver.ts';
 
 // The integrator portal as its users see it (docs/portal.md): a real headless Chromium (driven by
@@ -192,10 +193,28 @@ describe('the integrator portal in a browser', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 2, name: 'Health' }).waitFor();
     await page.getByRole('meter', { name: 'Success rate, last 24h' }).waitFor();
-    await page
-      .getByRole('img', { name: /Latency p50 \d+ ms/ })
-      .first()
-      .waitFor();
+    // The charts over time, read as a screen reader would: their names and descriptions, then the numbers.
+    const described = async (name: string) => {
+      const chart = page.getByRole('img', { name });
+      await chart.waitFor();
+      return (await chart.locator('desc').textContent()) ?? '';
+    };
+    expect(await described('Success rate by hour, last day')).toMatch(
+      /^\d+ of 24 hours with finished deliveries: [1-9]\d* delivered, \d+ failed/,
+    );
+    expect(await described('Attempt latency p50 and p99 by hour, last day')).toMatch(/latest p50 \d+ ms, p99 \d+ ms/);
+    expect(await described('Success rate by day, last week')).toMatch(
+      /^1 of 7 days with finished deliveries: [1-9]\d* delivered/,
+    );
+    expect(await described('Attempt latency p50 and p99 by day, last week')).toMatch(/^1 of 7 days with attempts/);
+    await page.getByText('The numbers, by hour').click();
+    const table = page.getByRole('table', { name: 'Deliveries and latency by hour, last day' });
+    const [delivered, , rate, p50, p99] = (await table.locator('tbody tr').last().locator('td').allTextContents()).map((t) =>
+      t.trim(),
+    );
+    expect(Number(delivered)).toBeGreaterThan(0);
+    expect(rate).toMatch(/^\d+(\.\d)?%$/);
+    expect(Number(p99)).toBeGreaterThanOrEqual(Number(p50));
     expect(await accessibilityProblems(page)).toEqual([]);
     await shoot('health');
 
@@ -235,6 +254,54 @@ describe('the integrator portal in a browser', () => {
     await pager.getByRole('button', { name: 'Previous page' }).click();
     await pager.getByText('Page 1 of 2').waitFor();
   }, 60_000);
+
+  it("shows a failing endpoint's auto-disable countdown on the health page", async () => {
+    const failing = await receivers.start();
+    failing.respond(() => ({ status: 503, body: 'down for maintenance' }));
+    const made = await c.api(org.key, 'POST', '/webhooks', { destinationUrl: failing.url, eventNames: ['entry.created'] });
+    expect(made.status).toBe(201);
+    const id = made.body.id as string;
+    await newEntry('to a failing endpoint');
+    await failing.waitFor(1);
+    await until(
+      () => c.api(org.key, 'GET', `/webhooks/${id}`),
+      (r) => typeof r.body.failingSince === 'string',
+    );
+    const stats = await c.api(org.key, 'GET', `/webhooks/${id}/stats`);
+    const disablesAt = stats.body.disablesAt as string;
+    expect(Date.parse(disablesAt)).toBeGreaterThan(Date.now());
+
+    await goTo('Endpoints');
+    await goTo('Health'); // read again on the way in
+    const card = page.getByRole('article', { name: `Health of ${failing.url}` });
+    const countdown = card.getByTestId('countdown');
+    await countdown.getByText(/will be disabled in (\d+ d )?(\d+ h )?\d+ min/).waitFor({ timeout: 20_000 });
+    expect(await countdown.locator('time').getAttribute('datetime')).toBe(disablesAt);
+    expect(await card.locator('.badge').textContent()).toBe('failing');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    if (SHOTS) await card.screenshot({ path: path.join(SHOTS, 'health-countdown.png') });
+  }, 60_000);
+
+  it('pages through the delivery log', async () => {
+    // Two endpoints listen to entry.created: 13 entries make 26 more deliveries, over the 25 of a page.
+    for (let i = 0; i < 13; i++) await newEntry(`paging ${i}`);
+    const total = () => c.api(org.key, 'GET', '/webhook-deliveries?pageSize=1').then((r) => r.body.total as number);
+    await until(total, (n) => n > 26, 20_000);
+    await goTo('Delivery log');
+    const pager = page.getByRole('navigation', { name: 'Pages of deliveries' });
+    await pager.getByText(/^Page 1 of 2$/).waitFor({ timeout: 20_000 });
+    const rows = page.locator('tr[data-status]');
+    await expect.poll(() => rows.count()).toBe(25);
+    await pager.getByRole('button', { name: 'Next page' }).click();
+    await pager.getByText('Page 2 of 2').waitFor();
+    // The list refreshes every 3 s: it agrees with the API's total once the fan-out has made every delivery.
+    await expect.poll(async () => (await rows.count()) === (await total()) - 25, { timeout: 20_000 }).toBe(true);
+    expect(await pager.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await pager.getByRole('button', { name: 'Previous page' }).click();
+    await pager.getByText('Page 1 of 2').waitFor();
+    await expect.poll(() => rows.count()).toBe(25);
+  }, 90_000);
 
   it('refuses the link a second time', async () => {
     const again = await context.newPage();

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { createReceivers, type Receiver } from './support/receiver.ts';
@@ -77,6 +78,20 @@ async function portal(
   return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
 }
 
+/** A request with headers fetch will not send as given (Host). */
+function rawRequest(method: string, path: string, body: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = httpRequest(`${origin}${path}`, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 const write = (s: Session, method: string, path: string, body?: unknown) =>
   portal(s, method, path, body, { 'x-portal-csrf': s.csrf, origin });
 
@@ -121,6 +136,17 @@ describe('portal sessions', () => {
     expect(wrongCsrf.status).toBe(403);
     const otherOrigin = await portal(s, 'POST', '/webhooks', hook, { 'x-portal-csrf': s.csrf, origin: 'https://evil.example' });
     expect(otherOrigin.status).toBe(403);
+    // The origin is the gateway's public one (here, in development, the loopback host it is reached at),
+    // not one made of the request's Host header: a made-up Host with a matching Origin is refused too.
+    const forgedHost = `evil.example:${new URL(origin).port}`;
+    const viaForgedHost = await rawRequest('POST', '/portal/api/v1/webhooks', JSON.stringify(hook), {
+      host: forgedHost,
+      origin: `http://${forgedHost}`,
+      cookie: s.cookie,
+      'x-portal-csrf': s.csrf,
+      'content-type': 'application/json',
+    });
+    expect([viaForgedHost.status, viaForgedHost.body]).toEqual([403, expect.stringContaining('own origin')]);
 
     const created = await write(s, 'POST', '/webhooks', hook);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -199,6 +225,37 @@ describe('portal sessions', () => {
     expect(anonymous.headers.get('content-security-policy')).toMatch(/frame-ancestors 'self'$/);
     const audit = await c.api(org.key, 'GET', '/audit-events?entityType=portal_settings');
     expect((audit.body.data as unknown[]).length).toBe(1);
+  });
+
+  it("answers 403 forbidden while the organization's API is off (api-v1.md, Errors), both minting and using a session", async () => {
+    const off = await c.seedOrg('Portal API off');
+    const minted = await c.api(off.key, 'POST', '/portal-sessions', {});
+    expect(minted.status).toBe(201);
+    const opened = await open(minted.body.url as string);
+    expect(opened.status).toBe(303);
+    const cookie = opened.headers
+      .getSetCookie()
+      .map((v) => v.split(';')[0])
+      .join('; ');
+    const s = { id: minted.body.id as string, cookie, csrf: '', setCookies: [], csp: '' };
+    expect((await portal(s, 'GET', '/webhooks')).status).toBe(200);
+    await c.admin.setApiEnabled(off.orgId, false);
+    try {
+      // The delivery service remembers a confirmed actor for up to 5 s (docs/security.md): then the core's answer.
+      const refused = await until(
+        () => portal(s, 'GET', '/webhooks'),
+        (r) => r.status !== 200,
+      );
+      expect([refused.status, refused.body.reason, refused.body.message]).toEqual([
+        403,
+        'forbidden',
+        'the v1 API is disabled for this organization',
+      ]);
+      const mint = await c.api(off.key, 'POST', '/portal-sessions', {});
+      expect([mint.status, mint.body.reason]).toEqual([403, 'forbidden']);
+    } finally {
+      await c.admin.setApiEnabled(off.orgId, true);
+    }
   });
 
   it('is minted only by an organization key with write:webhook, with a valid body', async () => {

@@ -18,6 +18,7 @@ import {
 } from '@cluster/platform';
 import { AuditService, AuthService, ProjectService, WebhookService, type Actor } from '@cluster/proto';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { until } from './support/poll.ts';
 import { jsonOf, transportAs } from './support/service-calls.ts';
 
 /**
@@ -330,6 +331,43 @@ describe('the delivery service confirms a token’s actor with the core (issue 3
     expect(await list()).toBe('Unauthenticated');
     // Remembered for seconds, as the gateway remembers a key: not for longer than that and a margin.
     expect(Date.now() - revokedAt).toBeLessThan(10_000);
+  });
+
+  it('refuses an actor naming a portal session that is not live here: unknown, unopened, expired, another’s, or narrower', async () => {
+    const mint = async (body: Record<string, unknown> = {}) => {
+      const res = await c.api(a.key, 'POST', '/portal-sessions', body);
+      expect(res.status).toBe(201);
+      return res.body as { id: string; url: string };
+    };
+    const open = async (url: string) =>
+      expect((await fetch(`${new URL(c.baseUrl).origin}${url}`, { redirect: 'manual' })).status).toBe(303);
+    const naming = (portalSessionId: string, over: Partial<ActorClaims> = {}): ActorClaims => ({
+      ...claimsOf(actorA),
+      permissions: ['read:webhook'],
+      portalSessionId,
+      ...over,
+    });
+    const list = (actor: ActorClaims) => codeOf(webhooksAs(actor).listWebhooks({ actor: { ...actor, requestId: 'r' } }));
+
+    const live = await mint({ access: 'read-only' });
+    await open(live.url);
+    expect(await list(naming(live.id))).toBe('ok');
+    expect(await list(naming(randomUUID()))).toBe('Unauthenticated');
+    expect(await list(naming((await mint()).id))).toBe('Unauthenticated'); // minted, never opened
+    expect(await list({ ...forgedActorOfB(), permissions: ['read:webhook'], portalSessionId: live.id })).toBe('Unauthenticated');
+    // More than the session grants: a permission of the key it lacks, another scope.
+    expect(await list(naming(live.id, { permissions: ['read:webhook', 'write:webhook'] }))).toBe('PermissionDenied');
+    expect(await list(naming(live.id, { scope: 'project', scopedProjectId: a.projectId }))).toBe('PermissionDenied');
+
+    const brief = await mint({ access: 'read-only', lifetimeSeconds: 5 });
+    await open(brief.url);
+    expect(await list(naming(brief.id))).toBe('ok');
+    const refused = await until(
+      () => list(naming(brief.id)),
+      (code) => code !== 'ok',
+      15_000,
+    );
+    expect(refused).toBe('Unauthenticated');
   });
 
   it('refuses an actor whose grants the token overstates (actor_changed), as the core does', async () => {

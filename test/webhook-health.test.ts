@@ -118,6 +118,9 @@ describe('an endpoint that keeps failing', () => {
     );
     expect(failing).toMatchObject({ enabled: true, disabledReason: null });
     expect(typeof failing.failingSince).toBe('string');
+    // The countdown: failingSince + WEBHOOK_DISABLE_AFTER_HOURS (0.002 h = 7.2 s), in the statistics.
+    const countdown = await c.api(org.key, 'GET', `/webhooks/${id}/stats`);
+    expect(countdown.body.disablesAt).toBe(new Date(Date.parse(failing.failingSince as string) + 7_200).toISOString());
     const disabled = await until(
       () => subscription(org, id),
       (s) => s.enabled === false,
@@ -210,8 +213,23 @@ describe('delivery statistics', () => {
     expect(body.attempts.p50DurationMs).toBeGreaterThanOrEqual(0);
     expect(body.attempts.p95DurationMs).toBeGreaterThanOrEqual(body.attempts.p50DurationMs);
     expect(Date.parse(body.lastSuccessAt)).toBeGreaterThan(Date.parse(body.lastFailureAt));
+    expect(body.attempts.p99DurationMs).toBeGreaterThanOrEqual(body.attempts.p95DurationMs);
+    expect(stats.body.disablesAt).toBeNull(); // healthy
+    // The last day by the hour: the deliveries in the last bucket, the buckets `since` + i hours.
+    type Point = { start: string; delivered: number; failed: number; successRatio: number | null; p50DurationMs: number | null };
+    const series = stats.body.series as { bucket: string; points: Point[] };
+    expect(series.bucket).toBe('hour');
+    expect(series.points).toHaveLength(24);
+    expect(series.points.map((p) => Date.parse(p.start) - Date.parse(body.since))).toEqual(
+      Array.from({ length: 24 }, (_, i) => i * 3_600_000),
+    );
+    expect(series.points[23]).toMatchObject({ delivered: 2, failed: 0, successRatio: 1 });
+    expect(series.points[23].p50DurationMs).toBe(body.attempts.p50DurationMs);
+    expect(series.points.slice(0, 23).every((p) => p.delivered + p.failed === 0 && p.successRatio === null)).toBe(true);
     const week = await c.api(org.key, 'GET', `/webhooks/${id}/stats?window=7d`);
     expect(week.body).toMatchObject({ window: '7d', deliveries: { total: 2 }, attempts: { total: 4 } });
+    const days = week.body.series as { bucket: string; points: Point[] };
+    expect([days.bucket, days.points.length, days.points[6].delivered]).toEqual(['day', 7, 2]);
 
     expect((await c.api(org.key, 'GET', `/webhooks/${id}/stats?window=1h`)).status).toBe(400);
     const other = await c.seedOrg('Stats other');

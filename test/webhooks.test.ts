@@ -88,6 +88,7 @@ describe('webhook subscriptions', () => {
       rateLimit: null,
       maxInFlight: null,
       pausedUntil: null,
+      filter: null,
       disabledReason: null,
       consecutiveFailures: 0,
       failingSince: null,

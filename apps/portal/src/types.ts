@@ -44,3 +44,31 @@ export interface Page<T> {
   data: T[];
   total: number;
 }
+/** One bucket of a subscription's statistics series (GET /webhooks/:id/stats). */
+export interface StatsPoint {
+  start: string;
+  delivered: number;
+  failed: number;
+  successRatio: number | null;
+  p50DurationMs: number | null;
+  p99DurationMs: number | null;
+}
+/** GET /webhooks/:id/stats. */
+export interface Stats {
+  window: '24h' | '7d';
+  since: string;
+  deliveries: { total: number; succeeded: number; failed: number; pending: number; dead_letter: number };
+  successRatio: number | null;
+  attempts: {
+    total: number;
+    succeeded: number;
+    failed: number;
+    p50DurationMs: number | null;
+    p95DurationMs: number | null;
+    p99DurationMs: number | null;
+  };
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+  series: { bucket: 'hour' | 'day'; points: StatsPoint[] };
+  disablesAt: string | null;
+}

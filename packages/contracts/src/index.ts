@@ -27,6 +27,7 @@ export * from './entry-references.ts';
 export * from './event-catalogue.ts';
 export * from './webhook-events.ts';
 export * from './event-examples.ts';
+export * from './webhook-filter.ts';
 export * from './resources/evidence.ts';
 export * from './operations/index.ts';
 export * from './field-descriptions.ts';

@@ -1,8 +1,9 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toBinary, create } from '@bufbuild/protobuf';
-import { createClient } from '@connectrpc/connect';
-import { AuthService, AuthenticateRequestSchema } from '@cluster/proto';
+import { Code, createClient } from '@connectrpc/connect';
+import { ActorSchema, AuthService, AuthenticateRequestSchema, WebhookService } from '@cluster/proto';
+import { requestContext } from './context.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { createRpcTransport } from './rpc.ts';
@@ -112,5 +113,47 @@ describe('the service server', () => {
     server.drain();
     expect((await fetch(`${baseUrl}/readyz`)).status).toBe(503);
     expect(await rawCall()).toEqual({ status: 200, connection: 'close' });
+  });
+});
+
+describe('a server stream', () => {
+  // A backend whose Listen yields one message, then fails inside the stream (after its headers went out).
+  const lines: string[] = [];
+  const metrics = createMetrics('stream_test');
+  const streaming = createServiceServer({
+    service: 'stream-test',
+    // No operation rules: the stream's own failure is what is observed here.
+    trust: { verify: createTokenVerifier(devServiceKeys('delivery')), policyOf: () => ({ callers: ['gateway'] }), rules: {} },
+    logger: createLogger('stream-test', 'info', { write: (line: string) => void lines.push(line) }),
+    metrics,
+    ready: async () => ({ ready: true, checks: {} }),
+    routes: (r) =>
+      r.service(WebhookService, {
+        async *listen() {
+          yield { event: 'ready', data: new TextEncoder().encode('{}') };
+          throw new Error('the stream broke');
+        },
+      }),
+  });
+  let url = '';
+  beforeAll(async () => {
+    url = `http://127.0.0.1:${await streaming.listen(0, '127.0.0.1')}`;
+  });
+  afterAll(() => streaming.close());
+
+  it('logs and counts a failure inside the stream as a unary failure is (internal, "rpc failed")', async () => {
+    const client = createClient(WebhookService, createRpcTransport(url, { sign, audience: 'delivery' }));
+    const got: string[] = [];
+    // As the gateway calls it: inside the request's context, whose actor the token carries.
+    const actor = create(ActorSchema, { apiKeyId: 'k1', organizationId: 'org' });
+    await expect(
+      requestContext.run({ requestId: 'r1', actor }, async () => {
+        for await (const m of client.listen({ id: '' })) got.push(m.event);
+      }),
+    ).rejects.toMatchObject({ code: Code.Internal });
+    expect(got).toEqual(['ready']);
+    await expect.poll(() => lines.some((l) => l.includes('"msg":"rpc failed"') && l.includes('the stream broke'))).toBe(true);
+    const counted = (await metrics.rpcRequests.get()).values.find((v) => v.labels.method === 'Listen');
+    expect(counted).toMatchObject({ labels: { code: 'internal' }, value: 1 });
   });
 });

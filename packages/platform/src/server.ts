@@ -2,7 +2,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
-import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
+import { Code, type ConnectError, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import type { Logger } from './logger.ts';
 import { codeName, type Metrics } from './metrics.ts';
@@ -60,19 +60,45 @@ export function createServiceServer(opts: ServiceServerOptions): ServiceServer {
         rpcName,
         { kind: SpanKind.SERVER, parent, attributes: { 'rpc.system': 'connect_rpc', 'rpc.method': method } },
         async () => {
-          try {
-            const res = await next(req);
-            metrics.rpcRequests.inc({ method, code: 'ok' });
-            return res;
-          } catch (err) {
+          const failed = (err: unknown): ConnectError => {
             const connectErr = toConnectError(err);
             if (connectErr.rawMessage === 'internal error') logger.error({ err, method }, 'rpc failed');
             else if (isDependencyUnavailable(err)) logger.warn({ err, method }, 'rpc answered unavailable: a dependency failed');
             metrics.rpcRequests.inc({ method, code: codeName(connectErr.code) });
-            throw connectErr;
-          } finally {
             end();
+            return connectErr;
+          };
+          let res: Awaited<ReturnType<typeof next>>;
+          try {
+            res = await next(req);
+          } catch (err) {
+            throw failed(err);
           }
+          if (!res.stream) {
+            metrics.rpcRequests.inc({ method, code: 'ok' });
+            end();
+            return res;
+          }
+          // A server stream's outcome is known at its end: an error while it runs is logged, counted and
+          // timed as a unary call's failure is, not lost between the handler and the transport.
+          const messages = res.message;
+          async function* observed() {
+            let outcome: 'ok' | 'failed' | undefined;
+            try {
+              yield* messages;
+              outcome = 'ok';
+            } catch (err) {
+              outcome = 'failed';
+              throw failed(err);
+            } finally {
+              // Ended by the caller (a closed connection): counted as canceled, the stream's usual end.
+              if (outcome !== 'failed') {
+                metrics.rpcRequests.inc({ method, code: outcome === 'ok' ? 'ok' : codeName(Code.Canceled) });
+                end();
+              }
+            }
+          }
+          return { ...res, message: observed() };
         },
       ),
     );

@@ -30,6 +30,8 @@ export interface DeliveryAppDeps {
   testLimitPerHour: number;
   /** How long a delivery is retried (bounds the statistics' scan). */
   retryMaxAgeMs: number;
+  /** How long every attempt may fail before a subscription is disabled (WEBHOOK_DISABLE_AFTER_HOURS: the statistics' `disablesAt`). */
+  disableAfterMs?: number;
   /** Called after a write committed its audit record (wakes the forwarder to the core). */
   audited?: () => void;
   /** Redeliveries and recoveries (made in start.ts: they reach the sender loop and the health rules). */
@@ -47,7 +49,7 @@ export function buildDeliveryRoutes(deps: DeliveryAppDeps) {
     platformCertificate: sender.platformCertificate,
     audited,
   });
-  const deliveries = createDeliveryService(stores, { retryMaxAgeMs: deps.retryMaxAgeMs });
+  const deliveries = createDeliveryService(stores, { retryMaxAgeMs: deps.retryMaxAgeMs, disableAfterMs: deps.disableAfterMs });
   const testCalls = createTestCallService(stores, { sender, secrets, metrics, limitPerHour: deps.testLimitPerHour, audited });
   const webhooks: ServiceImpl<typeof WebhookService> = {
     ...subscriptionRpc(subscriptions),

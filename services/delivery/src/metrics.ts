@@ -15,6 +15,8 @@ export interface DeliveryMetrics {
   firstAttemptDelay: Histogram;
   deadLetters: Counter;
   fannedOut: Counter;
+  /** Events a subscription's filter kept back (docs/webhooks.md, "Filters"). */
+  filteredOut: Counter;
   poisonMessages: Counter;
   /** Domain events read, by message shape (`format`): the old envelope's count staying flat ends the transition. */
   eventsConsumed: Counter<'format'>;
@@ -109,6 +111,11 @@ export function createDeliveryMetrics(
     fannedOut: new Counter({
       name: `${p}webhook_fanout_deliveries_total`,
       help: 'Deliveries created from domain events (one per event and matching subscription).',
+      registers,
+    }),
+    filteredOut: new Counter({
+      name: `${p}webhook_filtered_events_total`,
+      help: 'Events a subscription selected by name that its filter kept back (no delivery written).',
       registers,
     }),
     poisonMessages: new Counter({

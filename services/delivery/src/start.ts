@@ -4,6 +4,7 @@ import {
   createTokenSigner,
   createTokenVerifier,
   servedRpcs,
+  type ActorClaims,
   type InternalRpcs,
   type Shutdown,
 } from '@cluster/platform';
@@ -12,6 +13,8 @@ import { createClient } from '@connectrpc/connect';
 import { AuthService, PortalService } from '@cluster/proto';
 import { DEV_SECRET_KEY_MATERIAL, type DeliveryConfig } from './config.ts';
 import { migrations } from './migrations/index.ts';
+import { createPortalSessionCheck } from './features/portal/session-check.ts';
+import { createPortalStore } from './features/portal/store.ts';
 import { createAnswerBox } from './shared/webhook-secret-box.ts';
 import { createDeliveryWorker } from './worker.ts';
 
@@ -37,10 +40,16 @@ export async function startDelivery(config: DeliveryConfig): Promise<{ port: num
   const { kafka, topics: topicsStep } = await backend.connectKafka(config);
   const coreTransport = createRpcTransport(config.coreUrl, { sign: createTokenSigner(config.serviceKeys), audience: 'core' });
   const coreAuth = createClient(AuthService, coreTransport);
-  // Whether a gateway token's actor is its key's current one (asked once per actor every few seconds).
-  const currentActor = createActorConfirmation((actor) =>
+  // Whether a gateway token's actor is its key's current one (asked once per actor every few seconds),
+  // and, when it names a portal session, whether that session is live here (every time: session-check.ts).
+  const confirmActor = createActorConfirmation((actor) =>
     coreAuth.confirmActor({ actor: { ...actor, requestId: '' } }, { timeoutMs: 5_000 }),
   );
+  const portalSession = createPortalSessionCheck(createPortalStore(db));
+  const currentActor = async (claims: ActorClaims): Promise<ActorClaims> => {
+    await portalSession(claims);
+    return confirmActor(claims);
+  };
 
   const worker = createDeliveryWorker({ config, backend, db, kafka, core: coreTransport, currentActor });
   worker.start();

@@ -158,6 +158,7 @@ export function createDeliveryWorker({ config, backend, db, kafka, core, current
     destinations: { production: !config.development, allowPrivate: config.allowPrivateDestinations },
     testLimitPerHour: config.testLimitPerHour,
     retryMaxAgeMs: config.retryMaxAgeMs,
+    disableAfterMs: config.disableAfterMs,
     audited,
   });
 

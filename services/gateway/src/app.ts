@@ -131,7 +131,7 @@ export function buildGateway(deps: GatewayDeps): Koa {
   app.use(createSettingsRoutes(clients, failureLimit));
 
   // The integrator portal (a portal session's cookie, not an API key; docs/portal.md).
-  app.use(createPortal({ routes, clients, limiter, failureLimit }));
+  app.use(createPortal({ routes, clients, limiter, failureLimit, publicBaseUrl: deps.mcp.publicBaseUrl }));
 
   // Inbound code-host webhooks (signed with the organization's secret, not an API key).
   app.use(createCodeHostHooks(clients, failureLimit));

@@ -1,32 +1,56 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { client } from '../api.ts';
+import { LatencyChart, percent, SeriesTable, SuccessChart } from '../charts.tsx';
 import { useWebhooks } from '../data.ts';
-import type { Webhook } from '../types.ts';
+import type { Stats, Webhook } from '../types.ts';
 import { Empty, Failure, Loading, Section, when } from '../ui.tsx';
 
-interface Stats {
-  window: string;
-  deliveries: { total: number; succeeded: number; failed: number; pending: number; dead_letter: number };
-  successRatio: number | null;
-  attempts: { total: number; succeeded: number; failed: number; p50DurationMs: number | null; p95DurationMs: number | null };
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-}
+const WINDOW_NAMES = { '24h': 'last day', '7d': 'last week' } as const;
 
-const percent = (r: number | null) => (r === null ? '—' : `${Math.round(r * 1000) / 10}%`);
-
-function Window({ hook, window }: { hook: Webhook; window: '24h' | '7d' }) {
-  const stats = useQuery({
+const useStats = (hook: Webhook, window: '24h' | '7d') =>
+  useQuery({
     queryKey: ['stats', hook.id, window],
     queryFn: async () => (await client.webhooks.stats(hook.id, { window })) as unknown as Stats,
     refetchInterval: 10_000,
   });
+
+/** "in 3 h 12 min" (or "now") until `iso`. */
+function remaining(iso: string): string {
+  const minutes = Math.round((Date.parse(iso) - Date.now()) / 60_000);
+  if (minutes <= 0) return 'at the next health check';
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  const parts = [days && `${days} d`, hours && `${hours} h`, `${minutes % 60} min`].filter(Boolean);
+  return `in ${parts.join(' ')}`;
+}
+
+/** The auto-disable countdown of a failing endpoint (failingSince + WEBHOOK_DISABLE_AFTER_HOURS: `disablesAt`). */
+function Countdown({ hook, stats }: { hook: Webhook; stats: UseQueryResult<Stats> }) {
+  if (!hook.enabled || !hook.failingSince) return null;
+  const at = stats.data?.disablesAt;
+  return (
+    <p className="warn-text" data-testid="countdown">
+      Every attempt has failed since {when(hook.failingSince)} ({hook.consecutiveFailures} in a row).{' '}
+      {at ? (
+        <>
+          Unless an attempt succeeds first, the endpoint will be disabled {remaining(at)}, at{' '}
+          <time dateTime={at}>{when(at)}</time>.
+        </>
+      ) : (
+        'The endpoint is disabled if it keeps failing.'
+      )}{' '}
+      Fix the receiver, then resend or recover what it missed on the Delivery log page.
+    </p>
+  );
+}
+
+function Window({ window, stats }: { window: '24h' | '7d'; stats: UseQueryResult<Stats> }) {
+  const name = WINDOW_NAMES[window];
   if (stats.isPending) return <Loading what="statistics" />;
   if (stats.isError) return <Failure what="statistics" error={stats.error} retry={() => void stats.refetch()} />;
   const s = stats.data;
-  const p50 = s.attempts.p50DurationMs ?? 0;
-  const p95 = s.attempts.p95DurationMs ?? 0;
-  const scale = Math.max(p95, 1);
+  const { bucket, points } = s.series;
+  const by = bucket === 'hour' ? 'by hour' : 'by day';
   return (
     <div className="window">
       <h4>Last {window === '24h' ? 'day' : 'week'}</h4>
@@ -44,21 +68,44 @@ function Window({ hook, window }: { hook: Webhook; window: '24h' | '7d' }) {
       >
         {percent(s.successRatio)}
       </meter>
-      <svg className="bars" viewBox="0 0 200 44" role="img" aria-label={`Latency p50 ${p50} ms, p95 ${p95} ms`}>
-        <rect x="40" y="4" height="14" width={(160 * p50) / scale} className="bar p50" />
-        <text x="0" y="15">
-          p50
-        </text>
-        <rect x="40" y="26" height="14" width={(160 * p95) / scale} className="bar p95" />
-        <text x="0" y="37">
-          p95
-        </text>
-      </svg>
       <p className="hint">
-        p50 {s.attempts.p50DurationMs ?? '—'} ms · p95 {s.attempts.p95DurationMs ?? '—'} ms · failed attempts {s.attempts.failed}{' '}
-        · last success {when(s.lastSuccessAt)} · last failure {when(s.lastFailureAt)}
+        Attempts: p50 {s.attempts.p50DurationMs ?? '—'} ms · p95 {s.attempts.p95DurationMs ?? '—'} ms · p99{' '}
+        {s.attempts.p99DurationMs ?? '—'} ms · failed {s.attempts.failed} · last success {when(s.lastSuccessAt)} · last failure{' '}
+        {when(s.lastFailureAt)}
       </p>
+      <figure className="chart-figure">
+        <SuccessChart points={points} bucket={bucket} title={`Success rate ${by}, ${name}`} />
+        <figcaption>Success rate {by} (deliveries created in each)</figcaption>
+      </figure>
+      <figure className="chart-figure">
+        <LatencyChart points={points} bucket={bucket} title={`Attempt latency p50 and p99 ${by}, ${name}`} />
+        <figcaption>Attempt latency p50 and p99 {by}</figcaption>
+      </figure>
+      <details>
+        <summary>The numbers, {by}</summary>
+        <SeriesTable points={points} bucket={bucket} caption={`Deliveries and latency ${by}, ${name}`} />
+      </details>
     </div>
+  );
+}
+
+function EndpointHealth({ hook }: { hook: Webhook }) {
+  const day = useStats(hook, '24h');
+  const week = useStats(hook, '7d');
+  return (
+    <article className="card" aria-label={`Health of ${hook.destinationUrl}`}>
+      <h3>
+        <code>{hook.destinationUrl}</code>{' '}
+        <span className={`badge ${hook.enabled ? (hook.failingSince ? 'warn' : 'ok') : 'off'}`}>
+          {hook.enabled ? (hook.failingSince ? 'failing' : 'healthy') : 'disabled'}
+        </span>
+      </h3>
+      <Countdown hook={hook} stats={day} />
+      <div className="windows">
+        <Window window="24h" stats={day} />
+        <Window window="7d" stats={week} />
+      </div>
+    </article>
   );
 }
 
@@ -70,24 +117,7 @@ export function Health() {
       {hooks.isError && <Failure what="endpoints" error={hooks.error} retry={() => void hooks.refetch()} />}
       {hooks.data && hooks.data.data.length === 0 && <Empty>No endpoints yet: create one on the Endpoints page.</Empty>}
       {hooks.data?.data.map((w) => (
-        <article key={w.id} className="card">
-          <h3>
-            <code>{w.destinationUrl}</code>{' '}
-            <span className={`badge ${w.enabled ? (w.failingSince ? 'warn' : 'ok') : 'off'}`}>
-              {w.enabled ? (w.failingSince ? 'failing' : 'healthy') : 'disabled'}
-            </span>
-          </h3>
-          {w.failingSince && (
-            <p className="warn-text">
-              Every attempt has failed since {when(w.failingSince)} ({w.consecutiveFailures} in a row); the endpoint is disabled
-              if it keeps failing.
-            </p>
-          )}
-          <div className="windows">
-            <Window hook={w} window="24h" />
-            <Window hook={w} window="7d" />
-          </div>
-        </article>
+        <EndpointHealth key={w.id} hook={w} />
       ))}
     </Section>
   );

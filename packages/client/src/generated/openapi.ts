@@ -5088,6 +5088,10 @@ export interface components {
              * @description the receiver asked for a pause (429 or 503 with Retry-After): no delivery is sent before this time; null or past: not paused
              */
             pausedUntil: string | null;
+            /** @description the JSON filter events must match to be delivered; null: every event */
+            filter: {
+                [key: string]: unknown;
+            } | null;
             /**
              * @description why the service disabled it; null otherwise
              * @enum {string|null}
@@ -5159,6 +5163,10 @@ export interface components {
             rateLimit?: number | null;
             /** @description at most this many deliveries to this subscription sent and not yet answered at once (1 to 1000), across every delivery replica; null (the default) removes the cap */
             maxInFlight?: number | null;
+            /** @description only events whose body matches this JSON filter are delivered (docs/webhooks.md, "Filters"): field names match the body (`eventName`, `entityType`, `entityId`, `occurredAt`, `actorUserId`, `payload`, …) with exact values, nested objects, or the operators $eq, $neq, $gt, $gte, $lt, $lte, $in, $nin, $startsWith, $endsWith, $exist, $or, $and, $not. At most 4096 bytes, 8 levels, 256 values. On update null (or {}) removes it */
+            filter?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * @description how deliveries are signed: hmac-sha256 (default; a shared whsec_ secret) or ed25519 (Standard Webhooks v1a; you get the whpk_ public key). Fixed once created
              * @enum {string}
@@ -5227,6 +5235,7 @@ export interface components {
                 failed: number;
                 p50DurationMs: number | null;
                 p95DurationMs: number | null;
+                p99DurationMs: number | null;
             };
             /** Format: date-time */
             lastSuccessAt: string | null;
@@ -5244,6 +5253,36 @@ export interface components {
                 /** @description the pauses those answers asked for, added up (capped as docs/webhooks.md says) */
                 pausedSeconds: number;
             };
+            /** @description the window over time */
+            series: {
+                /**
+                 * @description 24h: 24 hourly buckets; 7d: 7 daily buckets
+                 * @enum {string}
+                 */
+                bucket: "hour" | "day";
+                /** @description the window cut into equal buckets, oldest first: bucket i starts at `since` + i buckets */
+                points: {
+                    /** Format: date-time */
+                    start: string;
+                    /** @description deliveries created in the bucket that have succeeded */
+                    delivered: number;
+                    /** @description deliveries created in the bucket that failed or were dead-lettered */
+                    failed: number;
+                    /** @description delivered / (delivered + failed); null when none is finished */
+                    successRatio: number | null;
+                    /** @description median duration of the attempts made in the bucket */
+                    p50DurationMs: number | null;
+                    /** @description 99th percentile duration of the attempts made in the bucket */
+                    p99DurationMs: number | null;
+                }[];
+            };
+            /**
+             * Format: date-time
+             * @description when an enabled, failing subscription (failingSince set) is disabled if every attempt keeps failing: failingSince + WEBHOOK_DISABLE_AFTER_HOURS (at the health sweep after it); null otherwise
+             */
+            disablesAt: string | null;
+            /** @description events the subscription selected by name that its filter kept back (no delivery), counted by the hour: the window’s first hour is counted whole */
+            filtered: number;
         };
         /** @description Optional test event name */
         WebhookTestBody: {
@@ -5259,6 +5298,8 @@ export interface components {
             firedAt: string;
             /** @description present when the delivery failed */
             deliveryError?: string;
+            /** @description present when an eventName was asked for: whether that event passes the subscription’s filter (true without one); when it does not, nothing is sent and deliveryId is null. webhook.test is sent whatever the filter says */
+            filterMatched?: boolean;
         };
         /** @description Webhook subscription update body */
         WebhookUpdate: {
@@ -5315,6 +5356,10 @@ export interface components {
             rateLimit?: number | null;
             /** @description at most this many deliveries to this subscription sent and not yet answered at once (1 to 1000), across every delivery replica; null (the default) removes the cap */
             maxInFlight?: number | null;
+            /** @description only events whose body matches this JSON filter are delivered (docs/webhooks.md, "Filters"): field names match the body (`eventName`, `entityType`, `entityId`, `occurredAt`, `actorUserId`, `payload`, …) with exact values, nested objects, or the operators $eq, $neq, $gt, $gte, $lt, $lte, $in, $nin, $startsWith, $endsWith, $exist, $or, $and, $not. At most 4096 bytes, 8 levels, 256 values. On update null (or {}) removes it */
+            filter?: {
+                [key: string]: unknown;
+            } | null;
         };
         WebhookWithSecret: {
             /** Format: uuid */
@@ -5375,6 +5420,10 @@ export interface components {
              * @description the receiver asked for a pause (429 or 503 with Retry-After): no delivery is sent before this time; null or past: not paused
              */
             pausedUntil: string | null;
+            /** @description the JSON filter events must match to be delivered; null: every event */
+            filter: {
+                [key: string]: unknown;
+            } | null;
             /**
              * @description why the service disabled it; null otherwise
              * @enum {string|null}
@@ -7590,9 +7639,9 @@ export interface operations {
     };
     getSearch: {
         parameters: {
-            query?: {
+            query: {
                 /** @description search text (web search syntax: "phrase", or, -word) */
-                q?: string;
+                q: string;
             };
             header?: never;
             path?: never;

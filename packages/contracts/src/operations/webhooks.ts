@@ -182,7 +182,7 @@ export const webhookOperations: Operation[] = [
       name: 'webhook_stats',
       title: 'Webhook delivery statistics',
       description:
-        'A subscription’s deliveries over the last 24 hours or 7 days: counts by status, success ratio, attempt durations, last success and failure.',
+        'A subscription’s deliveries over the last 24 hours or 7 days: counts by status, success ratio, attempt durations (p50, p95, p99), last success and failure, the window by hour (24h) or by day (7d), and when a failing subscription will be disabled (disablesAt).',
     },
     permission: 'read:webhook',
     orgKeyOnly: true,

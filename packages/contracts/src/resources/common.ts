@@ -1,17 +1,44 @@
-import { Type, type Static, type TObject, type TOptional, type TProperties, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import {
+  Type,
+  type Static,
+  type TObject,
+  type TOptional,
+  type TProperties,
+  type TSchema,
+  type TString,
+  type TUnsafe,
+} from '@sinclair/typebox';
 
 /** A string enum with a flat JSON Schema (`enum`), so validation errors stay readable. */
 export function StringEnum<T extends readonly string[]>(values: T, opts: Record<string, unknown> = {}) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...opts });
 }
 
+/** Type-level marks (no run-time property): a date or timestamp column's schema, and the schema a Nullable wraps. */
+declare const dateColumnMark: unique symbol;
+declare const nullableMark: unique symbol;
+/** The schema of a date or timestamp: a string in JSON, a `Date` in a row (RowOf), as the Postgres driver returns both. */
+export type TDateColumn = TString & { readonly [dateColumnMark]: true };
+/** A Nullable schema, remembering what it wraps (so RowOf maps `Nullable(DateTime)` to `Date | null`). */
+export type TNullable<T extends TSchema> = TUnsafe<Static<T> | null> & { readonly [nullableMark]: T };
+
 /** `T|null` of the spec as a JSON Schema type array. */
-export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+export function Nullable<T extends TSchema>(schema: T): TNullable<T> {
   const s = schema as unknown as Record<string, unknown>;
+  // The casts add the type-level mark only; the schema objects are what Type.Unsafe builds.
   if (Array.isArray(s.enum))
-    return Type.Unsafe<Static<T> | null>({ ...s, type: [s.type, 'null'], enum: [...(s.enum as unknown[]), null] });
-  if (s.type) return Type.Unsafe<Static<T> | null>({ ...s, type: [s.type, 'null'] });
-  return Type.Unsafe<Static<T> | null>({ anyOf: [s, { type: 'null' }] });
+    return Type.Unsafe<Static<T> | null>({
+      ...s,
+      type: [s.type, 'null'],
+      enum: [...(s.enum as unknown[]), null],
+    }) as TNullable<T>;
+  if (s.type) return Type.Unsafe<Static<T> | null>({ ...s, type: [s.type, 'null'] }) as TNullable<T>;
+  return Type.Unsafe<Static<T> | null>({ anyOf: [s, { type: 'null' }] }) as TNullable<T>;
+}
+
+/** Whether `v` is one of `values`: narrows a validated query value to its enum's type. */
+export function isOneOf<T extends string>(values: readonly T[], v: unknown): v is T {
+  return typeof v === 'string' && (values as readonly string[]).includes(v);
 }
 
 /** An id. */
@@ -21,10 +48,10 @@ export const Uuid = Type.String({ format: 'uuid' });
  * valid RFC 3339 or reachable by an offset, but do not round-trip through Postgres and JavaScript dates (400, not 500).
  */
 export const YEAR_PATTERN = '^(?!0000)(?!0001-01-01[Tt ].*\\+(?!00:00))(?!9999-12-31[Tt ].*-(?!00:00))\\d{4}-';
-/** An RFC 3339 timestamp, year 0001..9999. */
-export const DateTime = Type.String({ format: 'date-time', pattern: YEAR_PATTERN });
-/** A calendar date (YYYY-MM-DD), year 0001..9999. */
-export const DateOnly = Type.String({ format: 'date', pattern: YEAR_PATTERN });
+/** An RFC 3339 timestamp, year 0001..9999 (a `Date` in a row: RowOf). */
+export const DateTime = Type.String({ format: 'date-time', pattern: YEAR_PATTERN }) as TDateColumn;
+/** A calendar date (YYYY-MM-DD), year 0001..9999 (a `Date` in a row: RowOf). */
+export const DateOnly = Type.String({ format: 'date', pattern: YEAR_PATTERN }) as TDateColumn;
 /**
  * A body field the spec calls a date but stores as a timestamp (release start and end): a calendar
  * date (YYYY-MM-DD, taken as midnight UTC) or an RFC 3339 date-time. Answers carry the date-time.
@@ -79,6 +106,25 @@ export function fieldsOf<P extends TProperties, X extends keyof P & string = nev
   const except = new Set<string>(opts.except ?? []);
   return Object.freeze(Object.keys(schema.properties).filter((k) => !except.has(k)) as Exclude<keyof P & string, X>[]);
 }
+
+/** A JSON value as a jsonb column holds it. */
+export type JsonColumn = string | number | boolean | null | JsonColumn[] | { [key: string]: JsonColumn };
+
+/** What a row holds for a property's schema: a `Date` for a date or timestamp, JSON for AnyJson, else the answer's value. */
+type RowValue<S extends TSchema> = S extends TDateColumn
+  ? Date
+  : S extends { readonly [nullableMark]: infer I extends TSchema }
+    ? RowValue<I> | null
+    : unknown extends Static<S>
+      ? JsonColumn
+      : Static<S>;
+
+/**
+ * The row type of an answer schema: one property per answered field, dates and timestamps as `Date` (what
+ * the Postgres driver returns), jsonb columns as JSON. A store's row is this, plus the columns it keeps
+ * to itself: `export type LabelRow = RowOf<typeof Label> & { organizationId: string }`.
+ */
+export type RowOf<T extends TObject> = { -readonly [K in keyof T['properties']]-?: RowValue<T['properties'][K]> };
 
 type BodyProperties<T extends TProperties, R extends keyof T> = { [K in keyof T]: K extends R ? T[K] : TOptional<T[K]> };
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { WEBHOOK_FILTER_LIMITS } from '../webhook-filter.ts';
 import { Body, DateTime, Nullable, StringEnum, Uuid, YEAR_PATTERN, propertiesOf } from './common.ts';
 
 /** Delivery statuses (docs/decisions-api.md, "Webhook delivery"). */
@@ -19,6 +20,7 @@ export const WEBHOOK_FIELDS = [
   'rateLimit',
   'maxInFlight',
   'pausedUntil',
+  'filter',
   'disabledReason',
   'consecutiveFailures',
   'failingSince',
@@ -42,6 +44,7 @@ export const WEBHOOK_WRITABLE_FIELDS = [
   'auth',
   'rateLimit',
   'maxInFlight',
+  'filter',
 ] as const;
 /**
  * How a subscription authenticates to its receiver (docs/webhooks.md, "Authenticating to your endpoint"):
@@ -100,6 +103,23 @@ export const DELIVERY_ATTEMPT_FIELDS = [
 ] as const;
 /** Filters of the delivery lists (docs/webhooks.md, "Finding what did not arrive"); `since`/`until` bound `createdAt`. */
 export const DELIVERY_FILTERS = ['status', 'eventName', 'since', 'until'] as const;
+
+/**
+ * A subscription's filter on the event's attributes and payload (docs/webhooks.md, "Filters"): Hookdeck Outpost's
+ * JSON filter syntax, matched against the body the subscription would receive (without its `id`). Its rules beyond
+ * a JSON object are checked by `checkWebhookFilter` (webhook-filter.ts) when it is saved.
+ */
+export const WebhookFilterSchema = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    description:
+      'only events whose body matches this JSON filter are delivered (docs/webhooks.md, "Filters"): field names match the body ' +
+      '(`eventName`, `entityType`, `entityId`, `occurredAt`, `actorUserId`, `payload`, …) with exact values, nested objects, or ' +
+      'the operators $eq, $neq, $gt, $gte, $lt, $lte, $in, $nin, $startsWith, $endsWith, $exist, $or, $and, $not. ' +
+      `At most ${WEBHOOK_FILTER_LIMITS.bytes} bytes, ${WEBHOOK_FILTER_LIMITS.depth} levels, ${WEBHOOK_FILTER_LIMITS.nodes} values. On update null (or {}) removes it`,
+  },
+);
 
 const fields = propertiesOf(WEBHOOK_WRITABLE_FIELDS)({
   destinationUrl: Type.String({
@@ -206,6 +226,7 @@ const fields = propertiesOf(WEBHOOK_WRITABLE_FIELDS)({
         'at most this many deliveries to this subscription sent and not yet answered at once (1 to 1000), across every delivery replica; null (the default) removes the cap',
     }),
   ),
+  filter: Nullable(WebhookFilterSchema),
 });
 
 /**
@@ -291,6 +312,12 @@ const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
         'the receiver asked for a pause (429 or 503 with Retry-After): no delivery is sent before this time; null or past: not paused',
     }),
   ),
+  filter: Nullable(
+    Type.Object(
+      {},
+      { additionalProperties: true, description: 'the JSON filter events must match to be delivered; null: every event' },
+    ),
+  ),
   disabledReason: Nullable(StringEnum(DISABLED_REASONS, { description: 'why the service disabled it; null otherwise' })),
   consecutiveFailures: Type.Integer({ minimum: 0, description: 'failed attempts in a row (any success resets it)' }),
   failingSince: Nullable(DateTime),
@@ -346,6 +373,12 @@ export const WebhookTestResult = Type.Object({
   eventName: Type.String(),
   firedAt: DateTime,
   deliveryError: Type.Optional(Type.String({ description: 'present when the delivery failed' })),
+  filterMatched: Type.Optional(
+    Type.Boolean({
+      description:
+        'present when an eventName was asked for: whether that event passes the subscription’s filter (true without one); when it does not, nothing is sent and deliveryId is null. webhook.test is sent whatever the filter says',
+    }),
+  ),
 });
 
 /** A delivery record (one event for one subscription, all its attempts). */
@@ -426,6 +459,27 @@ export const DeliveryFilters = propertiesOf(DELIVERY_FILTERS)({
 export const STATS_WINDOWS = { '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
 export type StatsWindow = keyof typeof STATS_WINDOWS;
 
+/** The buckets of each window's series: the last day by the hour, the last week by the day (docs/webhooks.md, "Delivery statistics"). */
+export const STATS_BUCKETS = {
+  '24h': { bucket: 'hour', bucketMs: 3_600_000 },
+  '7d': { bucket: 'day', bucketMs: 86_400_000 },
+} as const satisfies Record<StatsWindow, { bucket: string; bucketMs: number }>;
+
+/** One bucket of a subscription's statistics series. */
+const StatsPoint = Type.Object(
+  {
+    start: DateTime,
+    delivered: Type.Integer({ minimum: 0, description: 'deliveries created in the bucket that have succeeded' }),
+    failed: Type.Integer({ minimum: 0, description: 'deliveries created in the bucket that failed or were dead-lettered' }),
+    successRatio: Nullable(
+      Type.Number({ minimum: 0, maximum: 1, description: 'delivered / (delivered + failed); null when none is finished' }),
+    ),
+    p50DurationMs: Nullable(Type.Integer({ description: 'median duration of the attempts made in the bucket' })),
+    p99DurationMs: Nullable(Type.Integer({ description: '99th percentile duration of the attempts made in the bucket' })),
+  },
+  { additionalProperties: false },
+);
+
 /** GET /webhooks/:id/stats query. */
 export const WebhookStatsQuery = Type.Object(
   {
@@ -466,6 +520,7 @@ export const WebhookStats = Type.Object(
         failed: Type.Integer({ minimum: 0 }),
         p50DurationMs: Nullable(Type.Integer()),
         p95DurationMs: Nullable(Type.Integer()),
+        p99DurationMs: Nullable(Type.Integer()),
       },
       { additionalProperties: false, description: 'attempts made in the window' },
     ),
@@ -491,6 +546,28 @@ export const WebhookStats = Type.Object(
       },
       { additionalProperties: false, description: 'throttling the receiver asked for (docs/webhooks.md, "Throttling")' },
     ),
+    series: Type.Object(
+      {
+        bucket: StringEnum(['hour', 'day'], { description: '24h: 24 hourly buckets; 7d: 7 daily buckets' }),
+        points: Type.Array(StatsPoint, {
+          description: 'the window cut into equal buckets, oldest first: bucket i starts at `since` + i buckets',
+        }),
+      },
+      { additionalProperties: false, description: 'the window over time' },
+    ),
+    disablesAt: Nullable(
+      Type.String({
+        format: 'date-time',
+        pattern: YEAR_PATTERN,
+        description:
+          'when an enabled, failing subscription (failingSince set) is disabled if every attempt keeps failing: failingSince + WEBHOOK_DISABLE_AFTER_HOURS (at the health sweep after it); null otherwise',
+      }),
+    ),
+    filtered: Type.Integer({
+      minimum: 0,
+      description:
+        'events the subscription selected by name that its filter kept back (no delivery), counted by the hour: the window’s first hour is counted whole',
+    }),
   },
   { additionalProperties: false, description: "A subscription's delivery statistics" },
 );

@@ -115,13 +115,14 @@ export function createFanoutConsumer(opts: FanoutConsumerOptions): FanoutConsume
           }
         }
         if (!isRunning() || isStale()) return;
-        const { created, handedOff } = await fanOut(opts.stores, events, {
+        const { created, handedOff, filtered } = await fanOut(opts.stores, events, {
           notifier: opts.instanceId,
           clockSkewMs: opts.clockSkewMs,
           handoff: opts.handoff,
           traceparentOf: (e) => traceparents.get(e),
         });
         if (created) metrics.fannedOut.inc(created);
+        if (filtered) metrics.filteredOut.inc(filtered);
         // Deliveries the local delivery loop did not take wait in the table: let it claim them.
         if (created > handedOff) opts.onDeliveries();
         const last = batch.messages[batch.messages.length - 1];

@@ -27,6 +27,56 @@ function event(over: Partial<EventEnvelope> = {}): EventEnvelope {
 const hourAgo = () => new Date(Date.now() - 3_600_000);
 
 describe('fan-out (fake stores)', () => {
+  it('writes a delivery only for events the subscription’s filter matches, and counts the others', async () => {
+    const stores = createFakeStores();
+    const bugs = testSubscription({
+      createdAt: hourAgo(),
+      eventNames: ['entry.*'],
+      filter: { payload: { type: { $in: ['bug_report', 'question'] } } },
+    });
+    const loud = testSubscription({
+      createdAt: hourAgo(),
+      eventNames: ['*'],
+      filter: { eventName: { $startsWith: 'release.' } },
+    });
+    const all = testSubscription({ createdAt: hourAgo(), eventNames: ['entry.*'] });
+    stores.subscriptions.rows.push(bugs, loud, all);
+    const bug = event({ payload: { title: 'Crash', type: 'bug_report' } });
+    const idea = event({ payload: { title: 'Dark mode', type: 'feature_request' } });
+    const untyped = event({ eventName: 'entry.updated', payload: { title: 'x' } });
+    const release = event({ eventName: 'release.created', entityType: 'release', payload: {} });
+    expect(await fanOut(stores, [bug, idea, untyped, release], { clockSkewMs: 2000 })).toEqual({
+      created: 5,
+      handedOff: 0,
+      filtered: 5,
+    });
+    const got = (subId: string) =>
+      stores.deliveryQueue.rows
+        .filter((r) => r.subscriptionId === subId)
+        .map((r) => r.eventId)
+        .sort();
+    expect(got(bugs.id)).toEqual([bug.id]);
+    expect(got(loud.id)).toEqual([release.id]);
+    expect(got(all.id)).toEqual([bug.id, idea.id, untyped.id].sort());
+    const since = hourAgo();
+    expect(await stores.subscriptions.filteredSince(bugs.id, since)).toBe(2);
+    expect(await stores.subscriptions.filteredSince(loud.id, since)).toBe(3);
+    expect(await stores.subscriptions.filteredSince(all.id, since)).toBe(0);
+  });
+
+  it('a filter sees the delivered body: the envelope’s fields, not the internal organizationId or projectId', async () => {
+    const stores = createFakeStores();
+    const internal = testSubscription({ createdAt: hourAgo(), filter: { projectId: { $exist: true } } });
+    const entity = testSubscription({
+      createdAt: hourAgo(),
+      filter: { entityType: 'entry', schemaVersion: 1, id: { $exist: false } },
+    });
+    stores.subscriptions.rows.push(internal, entity);
+    const e = event();
+    await fanOut(stores, [e], { clockSkewMs: 2000 });
+    expect(stores.deliveryQueue.rows.map((r) => r.subscriptionId)).toEqual([entity.id]);
+  });
+
   it('delivers to wildcard subscriptions: `entry.*` gets entry events only, `*` every public event, internal ones never', async () => {
     const stores = createFakeStores();
     const family = testSubscription({ createdAt: hourAgo(), eventNames: ['entry.*'] });
@@ -66,7 +116,7 @@ describe('fan-out (fake stores)', () => {
       await fanOut(stores, [e, event({ eventName: 'project.created' }), event({ eventName: 'entry.updated' })], {
         clockSkewMs: 2000,
       }),
-    ).toEqual({ created: 3, handedOff: 0 });
+    ).toEqual({ created: 3, handedOff: 0, filtered: 0 });
     const mine = stores.deliveryQueue.rows.filter((r) => r.eventId === e.id);
     expect(mine.map((r) => r.subscriptionId).sort()).toEqual([a.id, b.id].sort());
     for (const r of mine) {
@@ -86,7 +136,7 @@ describe('fan-out (fake stores)', () => {
       );
     }
     // Read again (a re-read Kafka message): nothing new.
-    expect(await fanOut(stores, [e], { clockSkewMs: 2000, notifier: 'me' })).toEqual({ created: 0, handedOff: 0 });
+    expect(await fanOut(stores, [e], { clockSkewMs: 2000, notifier: 'me' })).toEqual({ created: 0, handedOff: 0, filtered: 0 });
     expect(stores.deliveryQueue.notified).toEqual(['']);
   });
 
@@ -96,7 +146,7 @@ describe('fan-out (fake stores)', () => {
     stores.subscriptions.rows.push(sub);
     const before = event({ occurredAt: '2026-01-01T00:00:07.999Z' });
     const withinSkew = event({ occurredAt: '2026-01-01T00:00:08.000Z' });
-    expect(await fanOut(stores, [before, withinSkew], { clockSkewMs: 2000 })).toEqual({ created: 1, handedOff: 0 });
+    expect(await fanOut(stores, [before, withinSkew], { clockSkewMs: 2000 })).toEqual({ created: 1, handedOff: 0, filtered: 0 });
     expect(stores.deliveryQueue.rows.map((r) => r.eventId)).toEqual([withinSkew.id]);
   });
 
@@ -116,7 +166,7 @@ describe('fan-out (fake stores)', () => {
       notifier: 'me',
       handoff: { capacity, accept: (ds) => accepted.push(...ds), leaseMs: 30_000 },
     });
-    expect(result).toEqual({ created: 6, handedOff: 2 });
+    expect(result).toEqual({ created: 6, handedOff: 2, filtered: 0 });
     expect(accepted.map((d) => d.destinationOrigin)).toEqual([near.destinationOrigin, near.destinationOrigin]);
     for (const d of accepted) {
       expect(stores.deliveryQueue.rows.find((r) => r.id === d.id)).toMatchObject({
@@ -150,7 +200,7 @@ describe('fan-out (fake stores)', () => {
       [event({ eventName: 'project.updated' }), event({ id: '' })],
       { clockSkewMs: 0 },
     );
-    expect(none).toEqual({ created: 0, handedOff: 0 });
+    expect(none).toEqual({ created: 0, handedOff: 0, filtered: 0 });
     expect(looked).toBe(false);
   });
 });

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { isEventName, selectorsOf, subscribesTo, type EventEnvelope } from '@cluster/contracts';
+import {
+  isEventName,
+  matchesWebhookFilter,
+  selectorsOf,
+  subscribesTo,
+  webhookFilterInput,
+  type EventEnvelope,
+  type WebhookFilterInput,
+} from '@cluster/contracts';
 import { webhookEnvelope } from '../features/deliveries/envelope.ts';
 import { deliveryIdFor } from '../features/deliveries/ids.ts';
 import type { ClaimedDelivery, NewDelivery } from '../features/deliveries/queue-store.ts';
@@ -37,8 +45,10 @@ export interface FanOutOptions {
 
 /**
  * Matches domain events to the enabled subscriptions of their organization that
- * list their name or a wildcard covering it, and writes one delivery per (event, subscription). Its id is
- * derived from that pair, so a re-read message creates nothing new.
+ * list their name or a wildcard covering it, and whose filter (if any) the event's body matches
+ * (docs/webhooks.md, "Filters"), and writes one delivery per (event, subscription). Its id is
+ * derived from that pair, so a re-read message creates nothing new. An event a filter keeps back
+ * writes no delivery; it is added to the subscription's filtered count of the hour (one statement a batch).
  * Each delivery's body is serialised here, once; every attempt sends those bytes.
  * Up to the local delivery loop's capacity, new deliveries are inserted under its
  * lease and handed to it directly; the rest are left due for any replica to claim.
@@ -57,8 +67,8 @@ export async function fanOut(
   stores: Pick<Stores, 'subscriptions' | 'deliveryQueue'>,
   events: EventEnvelope[],
   opts: FanOutOptions,
-): Promise<{ created: number; handedOff: number }> {
-  const none = { created: 0, handedOff: 0 };
+): Promise<{ created: number; handedOff: number; filtered: number }> {
+  const none = { created: 0, handedOff: 0, filtered: 0 };
   const subscribable = events.filter((e) => e.organizationId && e.id && isEventName(e.eventName));
   if (!subscribable.length) return none;
   const orgs = [...new Set(subscribable.map((e) => e.organizationId))];
@@ -71,11 +81,21 @@ export async function fanOut(
   const capacity = new Map<string, number>();
   const handed = new Map<string, ClaimedDelivery>();
   const rows: NewDelivery[] = [];
+  const filtered = new Map<string, number>();
   for (const e of subscribable) {
+    // What a filter sees: the body every subscription of the event would receive, less its delivery id.
+    let view: WebhookFilterInput | undefined;
     for (const s of byOrg.get(e.organizationId) ?? []) {
       if (!subscribesTo(s.eventNames, e.eventName)) continue;
       // Events from before the subscription existed (a replayed topic) are not its business.
       if (Date.parse(e.occurredAt) < new Date(s.createdAt).getTime() - opts.clockSkewMs) continue;
+      if (s.filter) {
+        view ??= webhookFilterInput(webhookEnvelope('', e));
+        if (!matchesWebhookFilter(s.filter, view)) {
+          filtered.set(s.id, (filtered.get(s.id) ?? 0) + 1);
+          continue;
+        }
+      }
       const id = deliveryIdFor(e.id, s.id);
       const row: NewDelivery = {
         id,
@@ -120,5 +140,8 @@ export async function fanOut(
   const inserted = await stores.deliveryQueue.insertMany(rows, { notifier: opts.notifier, leaseMs: opts.handoff?.leaseMs });
   const mine = [...handed.values()].filter((d) => inserted.has(d.id));
   if (mine.length) opts.handoff!.accept(mine);
-  return { created: inserted.size, handedOff: mine.length };
+  // After the deliveries: a batch read again (a crash before its offsets were committed) adds its count again.
+  if (filtered.size) await stores.subscriptions.addFiltered(filtered, new Date());
+  const kept = [...filtered.values()].reduce((a, b) => a + b, 0);
+  return { created: inserted.size, handedOff: mine.length, filtered: kept };
 }

@@ -14,6 +14,7 @@ import { undeliveredIndex } from './012-undelivered-index.ts';
 import { receiverAuth } from './013-receiver-auth.ts';
 import { portalSessions } from './014-portal-sessions.ts';
 import { listen } from './015-listen.ts';
+import { subscriptionFilter } from './016-subscription-filter.ts';
 import { throttling } from './018-throttling.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
@@ -33,5 +34,6 @@ export const migrations: Migration[] = [
   receiverAuth,
   portalSessions,
   listen,
+  subscriptionFilter,
   throttling,
 ];

@@ -50,6 +50,7 @@ export function testSubscription(over: Partial<SubscriptionRow> = {}): Subscript
     publicKey: null,
     receiverSealed: null,
     receiverView: null,
+    filter: null,
     consecutiveFailures: 0,
     failingSince: null,
     failingNotifiedAt: null,

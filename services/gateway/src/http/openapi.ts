@@ -142,12 +142,13 @@ export function buildOpenApi(routes: readonly Operation[]): Record<string, unkno
       description: pathParameterDescription(r.path, name),
       schema: { type: 'string', format: 'uuid' },
     }));
+    const requiredQuery = new Set(r.query?.required ?? []);
     for (const [name, schema] of Object.entries(r.query?.properties ?? {})) {
       const s = schema as { description?: string };
       params.push({
         name,
         in: 'query',
-        required: false,
+        required: requiredQuery.has(name),
         description: s.description ?? PARAMETER_DESCRIPTIONS[name] ?? `Only items whose \`${name}\` is this value`,
         schema: ref(schema)?.schema,
       });

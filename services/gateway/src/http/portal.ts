@@ -6,6 +6,7 @@ import type { Next } from 'koa';
 import { DomainError } from '@cluster/platform';
 import { PortalService, type PortalSessionResponse } from '@cluster/proto';
 import type { Clients } from '../clients.ts';
+import { developmentBaseUrl } from '../mcp/endpoint.ts';
 import { nameRequest, type GatewayContext } from './context.ts';
 import type { FailureLimit } from './failure-limit.ts';
 import { API_PREFIX } from './match-route.ts';
@@ -85,7 +86,19 @@ const UNBUILT = Buffer.from(
     '<body><main><h1>Webhook portal</h1><p>The portal app is not built: run <code>npm run build</code>.</p></main></body></html>',
 );
 
+/**
+ * The origin a portal write must come from: the gateway's public one (PUBLIC_BASE_URL), never one made
+ * of the request's Host header, which a proxy in front rewrites (and which names http:// behind a TLS
+ * terminator); in development without PUBLIC_BASE_URL the request's loopback host, as the tool-protocol
+ * endpoint's base URL (developmentBaseUrl).
+ */
+export function portalWriteOrigin(publicBaseUrl: string | undefined, ctx: GatewayContext): string {
+  return new URL(publicBaseUrl ?? developmentBaseUrl(ctx)).origin;
+}
+
 export interface PortalDeps {
+  /** The gateway's public origin (PUBLIC_BASE_URL); unset only in development. */
+  publicBaseUrl?: string;
   routes: readonly RouteDef[];
   clients: Clients;
   limiter: RateLimiter;
@@ -145,7 +158,8 @@ export function createPortal(deps: PortalDeps) {
     const write = ctx.method !== 'GET' && ctx.method !== 'HEAD';
     // A write comes from the portal's own pages: a browser names their origin; another origin's is refused.
     const origin = ctx.get('origin');
-    if (write && origin && origin !== ctx.origin) throw new DomainError('forbidden', 'a portal write must come from this origin');
+    if (write && origin && origin !== portalWriteOrigin(deps.publicBaseUrl, ctx))
+      throw new DomainError('forbidden', 'a portal write must come from the portal’s own origin');
     const { route, params, allow } = match(ctx.method, ctx.path.slice(PORTAL_API.length));
     if (!route) {
       if (allow.length) {

@@ -1,19 +1,10 @@
+import type { Agreement, RowOf } from '@cluster/contracts';
 import { isUuid, type Knex, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import { findRow } from '../../shared/find-by-id.ts';
 
-/** An agreement row (every column). `projectId` null: organization-wide. */
-export interface AgreementRow {
-  id: string;
-  organizationId: string;
-  projectId: string | null;
-  clientId: string | null;
-  title: string;
-  status: string;
-  signedAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A Agreement row: every field of the contract's Agreement answer (timestamps as Dates), and the columns the core keeps to itself. */
+export type AgreementRow = RowOf<typeof Agreement> & { organizationId: string; clientId: string | null; updatedAt: Date };
 
 /** Agreements in Postgres: all SQL of the feature (read over the API, written by the admin CLI). */
 export interface AgreementStore {

@@ -1,38 +1,12 @@
+import type { Attachment, RowOf } from '@cluster/contracts';
 import type { Knex } from '@cluster/db';
 import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import { findRow, type RowLock } from '../../shared/find-by-id.ts';
 import { columnValues, type Values } from '../../shared/rows.ts';
 
-/** An attachment record (every column; the file itself lives in object storage). */
-export interface AttachmentRow {
-  id: string;
-  entryId: string;
-  projectId: string;
-  organizationId: string;
-  fileName: string;
-  fileSize: string;
-  fileType: string;
-  objectPath: string;
-  uploadedById: string | null;
-  category: string | null;
-  isAiGenerated: string | null;
-  sourceAssistantUploadId: string | null;
-  sourceAssistantConversationId: string | null;
-  linkedByUserId: string | null;
-  addedVia: string | null;
-  attachmentSource: string | null;
-  evidenceSummary: string | null;
-  removedByUserId: string | null;
-  removedVia: string | null;
-  replacementAttachmentId: string | null;
-  replacementOfAttachmentId: string | null;
-  lifecycleReason: string | null;
-  attachmentStatus: string | null;
-  removedAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A Attachment row: every field of the contract's Attachment answer (timestamps as Dates), and the columns the core keeps to itself. */
+export type AttachmentRow = RowOf<typeof Attachment> & { projectId: string; organizationId: string };
 
 /** Attachment records in Postgres: all SQL of the feature. */
 export interface AttachmentStore {

@@ -1,23 +1,11 @@
-import type { JsonValue } from '@bufbuild/protobuf';
-import { AUDIT_EVENT_FILTERS } from '@cluster/contracts';
+import { AUDIT_EVENT_FILTERS, type AuditEvent, type RowOf } from '@cluster/contracts';
 import type { Knex } from '@cluster/db';
 import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import { AUDIT_TABLE } from '../../shared/write.ts';
 
-/** An audit event row (written by every write through `Stores.record`). */
-export interface AuditEventRow {
-  id: string;
-  organizationId: string;
-  projectId: string | null;
-  entityType: string;
-  action: string;
-  entityId: string;
-  entityName: string | null;
-  actorId: string | null;
-  metadata: JsonValue | null;
-  createdAt: Date;
-}
+/** A AuditEvent row: every field of the contract's AuditEvent answer (timestamps as Dates), and the columns the core keeps to itself. */
+export type AuditEventRow = RowOf<typeof AuditEvent> & { organizationId: string; projectId: string | null };
 
 /** The filters of GET /audit-events (the contract's AUDIT_EVENT_FILTERS), each an exact match. */
 export type AuditFilter = Partial<Record<(typeof AUDIT_EVENT_FILTERS)[number], string>>;

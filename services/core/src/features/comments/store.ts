@@ -1,22 +1,12 @@
+import type { Comment, RowOf } from '@cluster/contracts';
 import type { Knex } from '@cluster/db';
 import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import { findRow, type RowLock } from '../../shared/find-by-id.ts';
 import { columnValues, type Values } from '../../shared/rows.ts';
 
-/** A comment row (every column; its text in `body`). */
-export interface CommentRow {
-  id: string;
-  entryId: string;
-  projectId: string;
-  organizationId: string;
-  body: string;
-  authorId: string | null;
-  isInternal: string | null;
-  isAiGenerated: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A Comment row: every field of the contract's Comment answer (timestamps as Dates), and the columns the core keeps to itself. */
+export type CommentRow = RowOf<typeof Comment> & { projectId: string; organizationId: string };
 
 /** Comments in Postgres: all SQL of the feature. */
 export interface CommentStore {

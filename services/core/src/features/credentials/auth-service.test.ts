@@ -139,6 +139,12 @@ describe('auth rules (fake stores)', () => {
     // The session it names travels on for the audit; it never rides on an OAuth grant's actor.
     const portalSessionId = randomUUID();
     expect(await auth.currentActor({ ...narrower, portalSessionId })).toMatchObject({ portalSessionId });
+    // With the organization's API off, a key's actor is actor_changed (the gateway authenticates the key
+    // again and answers 403); a portal session's, which has no key to authenticate again, 403 at once.
+    org.apiEnabled = false;
+    expect(await reasonOf(auth.currentActor(narrower))).toBe('actor_changed');
+    expect(await reasonOf(auth.currentActor({ ...narrower, portalSessionId }))).toBe('forbidden');
+    org.apiEnabled = true;
     expect(await reasonOf(auth.currentActor({ ...actor, portalSessionId, permissions: [...actor.permissions, 'made:up'] }))).toBe(
       'actor_changed',
     );

@@ -109,7 +109,8 @@ export function createAuthService(
      * for a key): 401 when the key is revoked or gone; 409 actor_changed, before anything runs,
      * when its grants (role, scope, permissions) or its organization's API switch changed since
      * the gateway authorized the request with them, so the gateway authorizes again. An actor narrower
-     * than the key's (a portal session's: narrowerActor) is confirmed as it is, never widened.
+     * than the key's (a portal session's: narrowerActor) is confirmed as it is, never widened; a portal
+     * session's actor while the organization's API is off is 403 forbidden, as the gateway answers a key.
      */
     async currentActor(claimed: ActorClaims): Promise<ActorClaims> {
       const row = await currentKey(claimed.apiKeyId);
@@ -120,6 +121,10 @@ export function createAuthService(
         throw new DomainError('invalid_key', 'the OAuth grant was revoked or has expired');
       // Through a grant, the key narrowed to its scopes is the most the actor may claim.
       const current = claimsOfKey(row, grant);
+      // A portal session's call has no key to authenticate again, so the gateway cannot turn actor_changed
+      // into the spec's answer to a switched-off API: the core gives it (403 forbidden, api-v1.md "Errors").
+      if (!row.apiEnabled && claimed.portalSessionId)
+        throw new DomainError('forbidden', 'the v1 API is disabled for this organization');
       if (!row.apiEnabled || !narrowerActor(current, claimed)) {
         throw new DomainError('actor_changed', "the key's grants changed during the request; send it again");
       }

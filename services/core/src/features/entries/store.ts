@@ -1,5 +1,11 @@
-import type { JsonValue } from '@bufbuild/protobuf';
-import { ENTRY_FIELDS, ENTRY_FILTERS, ENTRY_JSON_FIELDS, ENTRY_WRITABLE_FIELDS } from '@cluster/contracts';
+import {
+  ENTRY_FIELDS,
+  ENTRY_FILTERS,
+  ENTRY_JSON_FIELDS,
+  ENTRY_WRITABLE_FIELDS,
+  type Entry,
+  type RowOf,
+} from '@cluster/contracts';
 import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import { commitWrite, insertRowCte, WRITTEN, type WriteRecord } from '@cluster/outbox';
 import type { Page, PageArgs } from '@cluster/platform';
@@ -9,42 +15,8 @@ import type { Values } from '../../shared/rows.ts';
 /** The filters of GET /projects/:id/entries (the contract's ENTRY_FILTERS), each an exact match. */
 export type EntryFilter = Partial<Record<(typeof ENTRY_FILTERS)[number], string>>;
 
-/** An entry row (every column of `entries`; the presenter decides what leaves the core). */
-export interface EntryRow {
-  id: string;
-  projectId: string;
-  organizationId: string;
-  entryNumber: number | null;
-  type: string;
-  title: string;
-  description: string;
-  status: string;
-  priority: string;
-  assignedToId: string | null;
-  releaseId: string | null;
-  creatorId: string | null;
-  typeMetadata: JsonValue | null;
-  deploymentStage: string | null;
-  webLink: string | null;
-  stepsToReproduce: string | null;
-  expectedBehavior: string | null;
-  actualBehavior: string | null;
-  environment: string | null;
-  useCase: string | null;
-  proposedSolution: string | null;
-  lowCost: string | null;
-  mediumCost: string | null;
-  highCost: string | null;
-  committedCost: string | null;
-  committedPosition: string | null;
-  costSource: string | null;
-  costOverrideReason: string | null;
-  statusChangedAt: Date | null;
-  approvalStatus: string | null;
-  costApprovalStatus: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A Entry row: every field of the contract's Entry answer (timestamps as Dates), and the columns the core keeps to itself. */
+export type EntryRow = RowOf<typeof Entry> & { organizationId: string };
 
 /** A new entry as the service builds it: every column a create writes but the number (NEW_ENTRY_COLUMNS). */
 export type NewEntry = Values<EntryRow> & {

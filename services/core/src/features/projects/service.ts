@@ -1,4 +1,10 @@
-import { PROJECT_WRITABLE_FIELDS, type ProjectCreateBody, type ProjectUpdateBody } from '@cluster/contracts';
+import {
+  PROJECT_STATUSES,
+  PROJECT_WRITABLE_FIELDS,
+  isOneOf,
+  type ProjectCreateBody,
+  type ProjectUpdateBody,
+} from '@cluster/contracts';
 import type { Actor } from '@cluster/proto';
 import { requireActor, type PageArgs, presentPage } from '@cluster/platform';
 import { visibleProjectId } from '../../shared/access.ts';
@@ -14,7 +20,7 @@ export function createProjectService(stores: Stores) {
   return {
     async list(actorIn: Actor | undefined, filters: Record<string, unknown>, page: PageArgs) {
       const actor = requireActor(actorIn);
-      const status = typeof filters.status === 'string' ? filters.status : undefined;
+      const status = isOneOf(PROJECT_STATUSES, filters.status) ? filters.status : undefined;
       const rows = await stores.projects.list(actor.organizationId, { id: visibleProjectId(actor), status }, page);
       return presentPage(rows, presentProject);
     },

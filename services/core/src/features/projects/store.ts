@@ -1,65 +1,23 @@
-import type { JsonValue } from '@bufbuild/protobuf';
-import { PROJECT_JSON_FIELDS } from '@cluster/contracts';
+import { PROJECT_JSON_FIELDS, type Project, type RowOf } from '@cluster/contracts';
 import { isUuid, type Knex, jsonbValues, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import { findRow } from '../../shared/find-by-id.ts';
 import type { Values } from '../../shared/rows.ts';
 
-/** A project row (every column of `projects`; the presenter decides what leaves the core). */
-export interface ProjectRow {
-  id: string;
-  organizationId: string;
-  clientId: string;
-  name: string;
-  description: string;
-  status: string;
-  logoUrl: string | null;
-  wikiContent: string | null;
-  chatWebhookUrl: string | null;
-  devUrl: string | null;
-  prodUrl: string | null;
-  hostingAppUrl: string | null;
-  hostingWorkspaceId: string | null;
-  hostingBoardId: string | null;
-  hostingInstanceId: string | null;
-  hostingAppName: string | null;
-  lastAiStatusUpdate: string | null;
-  invoicingMode: string | null;
-  codehostAutoStatusTarget: string | null;
-  autoStatusTargetStatus: string | null;
-  ciCheckRunName: string | null;
-  autoLinkThreshold: string | null;
-  suggestThreshold: string | null;
-  committedCostLockedAt: Date | null;
-  customLinks: JsonValue | null;
-  requireCascadeApproval: boolean;
-  codehostCommentSyncEnabled: boolean;
-  codehostAutoStatusEnabled: boolean;
-  codehostAdvancedEnabled: boolean;
-  enforceDependencyBlocking: boolean;
-  autoStatusOnUnblock: boolean;
-  requireAutoStatusApproval: boolean;
-  ciRequired: boolean;
-  commitScorerEnabled: boolean;
-  flakyOverridesEnabled: boolean;
-  codehostAiSuggesterEnabled: boolean;
-  codehostAiRiskEnabled: boolean;
-  releaseNotesAiEnabled: boolean;
-  statusUpdateAiEnabled: boolean;
-  prDescriptionAiEnabled: boolean;
-  reviewerSuggesterAiEnabled: boolean;
-  commitLinterAiEnabled: boolean;
-  timeBillingEnabled: boolean;
-  scorerRecencyDays: number | null;
-  createdAt: Date;
-  updatedAt: Date;
-  entryCounter: number;
-}
+/**
+ * A project row: every answered field of the contract's Project (timestamps as Dates), the
+ * organization it belongs to, and its entry counter (never answered). The presenter decides what leaves the core.
+ */
+export type ProjectRow = Omit<RowOf<typeof Project>, 'organizationId'> & { organizationId: string; entryCounter: number };
 
 /** Projects in Postgres: all SQL of the feature. */
 export interface ProjectStore {
   /** One page of an organization's projects, optionally only one id and one status. */
-  list(organizationId: string, filter: { id?: string | null; status?: string }, page: PageArgs): Promise<Page<ProjectRow>>;
+  list(
+    organizationId: string,
+    filter: { id?: string | null; status?: ProjectRow['status'] },
+    page: PageArgs,
+  ): Promise<Page<ProjectRow>>;
   /** A project of the organization (locked for the transaction with `lock`), or undefined. Non-UUID ids find nothing. */
   find(organizationId: string, id: string, opts?: { lock?: boolean }): Promise<ProjectRow | undefined>;
   insert(values: Values<ProjectRow>): Promise<ProjectRow>;

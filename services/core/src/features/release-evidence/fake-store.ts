@@ -21,7 +21,8 @@ export function createFakeReleaseEvidenceStore(
               a.organizationId === organizationId &&
               a.entityType === 'entry' &&
               entryIds.includes(a.entityId) &&
-              (a.metadata as { approvals?: unknown } | null)?.approvals !== undefined,
+              a.metadata !== null &&
+              'approvals' in a.metadata,
           )
           // Oldest first, then by id, as the real store orders them (a Date's string would sort by weekday name).
           .sort((a, b) => time(a.createdAt) - time(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))

@@ -1,41 +1,12 @@
-import { RELEASE_FILTERS } from '@cluster/contracts';
+import { RELEASE_FILTERS, type Release, type RowOf } from '@cluster/contracts';
 import type { Knex } from '@cluster/db';
 import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import { findRow, type RowLock } from '../../shared/find-by-id.ts';
 import { columnValues, type Values } from '../../shared/rows.ts';
 
-/** A release row (every column; releasedEventSent: release.released was emitted, once). */
-export interface ReleaseRow {
-  id: string;
-  projectId: string;
-  organizationId: string;
-  name: string;
-  description: string | null;
-  version: string | null;
-  status: string;
-  type: string;
-  startDate: Date;
-  endDate: Date;
-  releasedAt: Date | null;
-  targetAudience: string | null;
-  riskLevel: string | null;
-  rolloutPercentage: string | null;
-  releaseNotes: string | null;
-  retrospectiveNotes: string | null;
-  dependsOnReleaseId: string | null;
-  lowCost: string | null;
-  mediumCost: string | null;
-  highCost: string | null;
-  committedCost: string | null;
-  costUpdatedAt: string | null;
-  costSource: string | null;
-  cascadeAdvance: boolean;
-  releasedEventSent: boolean;
-  creatorId: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A Release row: every field of the contract's Release answer (timestamps as Dates), and the columns the core keeps to itself. */
+export type ReleaseRow = RowOf<typeof Release> & { organizationId: string; releasedEventSent: boolean };
 
 /** The filters of GET /projects/:id/releases (the contract's RELEASE_FILTERS), each an exact match. */
 export type ReleaseFilter = Partial<Record<(typeof RELEASE_FILTERS)[number], string>>;

@@ -1,4 +1,4 @@
-import { NARRATIVE_SOURCES } from '@cluster/contracts';
+import { NARRATIVE_SOURCES, isOneOf } from '@cluster/contracts';
 import { isUuid } from '@cluster/db';
 import { systemWrite } from '../../shared/write.ts';
 import type { Stores } from '../../stores.ts';
@@ -24,7 +24,8 @@ export function createSnapshotAdmin(stores: Stores) {
   return {
     async create(args: SnapshotCreateArgs): Promise<{ id: string }> {
       if (!args.reportType?.trim()) throw new SnapshotAdminError('--report-type is required');
-      if (args.narrativeSource !== undefined && !(NARRATIVE_SOURCES as readonly string[]).includes(args.narrativeSource)) {
+      const { narrativeSource } = args;
+      if (narrativeSource !== undefined && !isOneOf(NARRATIVE_SOURCES, narrativeSource)) {
         throw new SnapshotAdminError('--narrative-source must be ai or template');
       }
       if (!isUuid(args.projectId)) throw new SnapshotAdminError('unknown project');
@@ -42,7 +43,7 @@ export function createSnapshotAdmin(stores: Stores) {
           reportType,
           status: 'ready',
           summary,
-          narrativeSource: given ? (args.narrativeSource ?? null) : 'template',
+          narrativeSource: given ? (narrativeSource ?? null) : 'template',
         });
         await tx.record(
           systemWrite(project.organizationId, {

@@ -1,20 +1,10 @@
+import type { Snapshot, RowOf } from '@cluster/contracts';
 import type { Knex } from '@cluster/db';
 import { paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 
-/** A snapshot row (every column). */
-export interface SnapshotRow {
-  id: string;
-  organizationId: string;
-  projectId: string | null;
-  scopeType: string;
-  scopeId: string;
-  reportType: string;
-  status: string;
-  narrativeSource: string | null;
-  summary: string | null;
-  createdAt: Date;
-}
+/** A Snapshot row: every field of the contract's Snapshot answer (timestamps as Dates), and the columns the core keeps to itself. */
+export type SnapshotRow = RowOf<typeof Snapshot> & { organizationId: string; projectId: string | null };
 
 /** A project's current figures, from which the template narrative is written. */
 export interface ProjectFigures {
@@ -29,16 +19,12 @@ export interface ProjectFigures {
 export interface SnapshotStore {
   /** One page of a project's snapshots. */
   list(projectId: string, page: PageArgs): Promise<Page<SnapshotRow>>;
-  insert(values: {
-    organizationId: string;
-    projectId: string;
-    scopeType: string;
-    scopeId: string;
-    reportType: string;
-    status: string;
-    summary: string;
-    narrativeSource: string | null;
-  }): Promise<SnapshotRow>;
+  insert(
+    values: Pick<SnapshotRow, 'organizationId' | 'scopeType' | 'scopeId' | 'reportType' | 'status' | 'narrativeSource'> & {
+      projectId: string;
+      summary: string;
+    },
+  ): Promise<SnapshotRow>;
   /** The figures of a project as of now (entries by status, releases, wiki pages). */
   projectFigures(projectId: string): Promise<ProjectFigures>;
 }

@@ -1,3 +1,4 @@
+import type { WikiPage, RowOf } from '@cluster/contracts';
 import { type Knex, paginate } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
 import type { ExternalLinkMethods, ExternalLinkRow } from '../../shared/external-ref.ts';
@@ -5,17 +6,8 @@ import { externalLinkMethods } from '../../shared/external-links.ts';
 import { findRow } from '../../shared/find-by-id.ts';
 import { columnValues, type Values } from '../../shared/rows.ts';
 
-/** A wiki page row (every column; the presenter decides what leaves the core). */
-export interface WikiPageRow {
-  id: string;
-  projectId: string;
-  organizationId: string;
-  title: string;
-  content: string | null;
-  creatorId: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A WikiPage row: every field of the contract's WikiPage answer (timestamps as Dates), and the columns the core keeps to itself. */
+export type WikiPageRow = RowOf<typeof WikiPage> & { organizationId: string; creatorId: string | null };
 
 /** Wiki pages in Postgres: all SQL of the feature (pages can be created through an externalRef). */
 export interface WikiStore extends ExternalLinkMethods {

@@ -2,7 +2,7 @@ import { fakePage } from '@cluster/db/test-kit';
 import type { AttemptRow } from '../attempts/store.ts';
 import { UNDELIVERED_STATUSES } from '@cluster/contracts';
 import type { SubscriptionRow } from '../subscriptions/store.ts';
-import type { DeliveryReadStore, DeliverySearch, UndeliveredCount } from './read-store.ts';
+import type { DeliveryReadStore, DeliverySearch, StatsBucket, UndeliveredCount } from './read-store.ts';
 import type { DeliveryRecord, DeliveryRow } from './rows.ts';
 
 /** An attempt of the fake attempt log (attempts/fake-store.ts): an entry and its delivery. */
@@ -76,18 +76,28 @@ export function createFakeDeliveryReadStore(
       return r && deliveryRecord(r);
     },
 
-    async stats(subscriptionId, since, createdAfter) {
+    async stats(subscriptionId, since, createdAfter, cut) {
+      const bucketOf = (at: Date) =>
+        Math.min(Math.max(Math.floor((at.getTime() - since.getTime()) / cut.bucketMs), 0), cut.buckets - 1);
       const byStatus: Record<string, number> = {};
+      const series: StatsBucket[] = Array.from({ length: cut.buckets }, () => ({ byStatus: {}, p50: null, p99: null }));
       for (const r of rows) {
         if (r.subscriptionId !== subscriptionId || r.test || r.createdAt < since) continue;
         byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+        const counts = series[bucketOf(r.createdAt)].byStatus;
+        counts[r.status] = (counts[r.status] ?? 0) + 1;
       }
       const counted = new Set(
         rows.filter((r) => r.subscriptionId === subscriptionId && !r.test && r.createdAt >= createdAfter).map((r) => r.id),
       );
       const attempts = log.filter((a) => counted.has(a.deliveryId) && a.attemptedAt >= since);
       const succeeded = attempts.filter((a) => a.outcome === 'succeeded');
-      const durations = attempts.map((a) => a.durationMs).sort((a, b) => a - b);
+      const sorted = (list: FakeAttemptLogEntry[]) => list.map((a) => a.durationMs).sort((a, b) => a - b);
+      const durations = sorted(attempts);
+      series.forEach((bucket, i) => {
+        const made = sorted(attempts.filter((a) => bucketOf(a.attemptedAt) === i));
+        Object.assign(bucket, { p50: percentileDisc(made, 0.5), p99: percentileDisc(made, 0.99) });
+      });
       const latest = (list: FakeAttemptLogEntry[]) =>
         list.length ? new Date(Math.max(...list.map((a) => a.attemptedAt.getTime()))) : null;
       return {
@@ -98,6 +108,7 @@ export function createFakeDeliveryReadStore(
           failed: attempts.length - succeeded.length,
           p50: percentileDisc(durations, 0.5),
           p95: percentileDisc(durations, 0.95),
+          p99: percentileDisc(durations, 0.99),
         },
         lastSuccessAt: latest(succeeded),
         lastFailureAt: latest(attempts.filter((a) => a.outcome !== 'succeeded')),
@@ -105,6 +116,7 @@ export function createFakeDeliveryReadStore(
           count: attempts.filter((a) => a.pausedMs != null).length,
           ms: attempts.reduce((sum, a) => sum + (a.pausedMs ?? 0), 0),
         },
+        series,
       };
     },
   };

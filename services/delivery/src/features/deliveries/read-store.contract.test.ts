@@ -17,6 +17,7 @@ import { OTHER_ORG } from '../../shared/test-fixtures.ts';
 
 // DeliveryReadStore (the API's records and statistics), against its fake and Postgres.
 const page = { page: 1, pageSize: 2 };
+const HOURLY = { bucketMs: 60 * MIN, buckets: 24 };
 
 describeStoreContract<DeliveryWorld>('DeliveryReadStore', {
   database: useContractDatabase('delivery', migrations),
@@ -150,18 +151,57 @@ describeStoreContract<DeliveryWorld>('DeliveryReadStore', {
         attemptOf(by(d), false, { kind: 'final_failure' }, { durationMs: 20, attemptedAt: at(-4000) }),
       ]);
       const since = fromNow(-24 * 60 * MIN);
-      const stats = await w.stores.deliveryReads.stats(sub.id, since, fromNow(-48 * 60 * MIN - MIN));
+      const stats = await w.stores.deliveryReads.stats(sub.id, since, fromNow(-48 * 60 * MIN - MIN), HOURLY);
+      const empty = { byStatus: {}, p50: null, p99: null };
       expect(stats).toEqual({
         byStatus: { succeeded: 2, failed: 2 },
-        attempts: { total: 4, succeeded: 2, failed: 2, p50: 20, p95: 40 },
+        attempts: { total: 4, succeeded: 2, failed: 2, p50: 20, p95: 40, p99: 40 },
         lastSuccessAt: at(-2000),
         lastFailureAt: at(-1000),
         pauses: { count: 0, ms: 0 },
+        series: [...Array<typeof empty>(23).fill(empty), { byStatus: { succeeded: 2, failed: 2 }, p50: 20, p99: 40 }],
       });
       // Attempts of deliveries created before `createdAfter` are not read.
-      const bounded = await w.stores.deliveryReads.stats(sub.id, since, fromNow(MIN));
-      expect(bounded.attempts).toEqual({ total: 0, succeeded: 0, failed: 0, p50: null, p95: null });
+      const bounded = await w.stores.deliveryReads.stats(sub.id, since, fromNow(MIN), HOURLY);
+      expect(bounded.attempts).toEqual({ total: 0, succeeded: 0, failed: 0, p50: null, p95: null, p99: null });
       expect([bounded.lastSuccessAt, bounded.lastFailureAt]).toEqual([null, null]);
+    },
+
+    async "cuts the window into a series: deliveries by the bucket they were created in, latency by the attempt's"(w) {
+      const sub = await addSubscription(w);
+      const [x, y, z] = await addDue(w, sub, [-MIN, -MIN, -MIN]);
+      const { deliveries } = await w.stores.deliveryQueue.claim({ limit: 10, leaseMs: MIN, defaultCap: 10, caps: new Map() });
+      const by = (id: string) => deliveries.find((d) => d.id === id)!;
+      const since = fromNow(-24 * 60 * MIN);
+      const after = (ms: number) => new Date(since.getTime() + ms);
+      await w.stores.attempts.recordAttempts([
+        attemptOf(by(x), true, { kind: 'succeeded' }, { durationMs: 100, attemptedAt: after(10 * MIN) }),
+        attemptOf(
+          by(y),
+          false,
+          { kind: 'retry', at: fromNow(MIN) },
+          { durationMs: 7, attemptedAt: after(22 * 60 * MIN + 20 * MIN) },
+        ),
+        attemptOf(by(z), true, { kind: 'succeeded' }, { durationMs: 9, attemptedAt: after(23 * 60 * MIN + 30 * MIN) }),
+      ]);
+      await w.patchDelivery(x, { createdAt: after(5 * MIN) });
+      for (const id of [y, z]) await w.patchDelivery(id, { createdAt: after(22 * 60 * MIN + 10 * MIN) });
+      const stats = await w.stores.deliveryReads.stats(sub.id, since, fromNow(-48 * 60 * MIN), HOURLY);
+      expect(stats.series).toHaveLength(24);
+      expect(stats.series[0]).toEqual({ byStatus: { succeeded: 1 }, p50: 100, p99: 100 });
+      expect(stats.series[22]).toEqual({ byStatus: { failed: 1, succeeded: 1 }, p50: 7, p99: 7 });
+      expect(stats.series[23]).toEqual({ byStatus: {}, p50: 9, p99: 9 });
+      expect(
+        stats.series.filter((b, i) => ![0, 22, 23].includes(i) && (b.p50 !== null || Object.keys(b.byStatus).length)),
+      ).toEqual([]);
+      expect(stats.attempts).toMatchObject({ total: 3, succeeded: 2, p50: 9, p99: 100 });
+      // Daily buckets of a week: all three in the last day.
+      const week = await w.stores.deliveryReads.stats(sub.id, fromNow(-7 * 24 * 60 * MIN), fromNow(-8 * 24 * 60 * MIN), {
+        bucketMs: 24 * 60 * MIN,
+        buckets: 7,
+      });
+      expect(week.series[6]).toEqual({ byStatus: { succeeded: 2, failed: 1 }, p50: 9, p99: 100 });
+      expect(week.series[5]).toEqual({ byStatus: {}, p50: null, p99: null });
     },
   },
 });

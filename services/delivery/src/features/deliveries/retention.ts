@@ -1,3 +1,4 @@
+import { STATS_WINDOWS } from '@cluster/contracts';
 import type { Logger, PeriodicJobDefinition } from '@cluster/platform';
 import type { DeliveryMetrics } from '../../metrics.ts';
 import type { Stores } from '../../stores.ts';
@@ -29,7 +30,8 @@ export interface RetentionSweeper {
  * deliveries (and their attempts) created more than `retentionMs` ago, a batch at
  * a time per subscription. Replicas sweep independently; a row two of them reach
  * at once is deleted once. Deliveries still scheduled are never touched, whatever
- * their age (retries end after WEBHOOK_RETRY_MAX_AGE_MS anyway).
+ * their age (retries end after WEBHOOK_RETRY_MAX_AGE_MS anyway). Hourly filtered counts
+ * older than the longest statistics window go too.
  */
 export function createRetentionSweeper(opts: RetentionOptions): RetentionSweeper {
   const { stores, metrics, logger } = opts;
@@ -38,6 +40,8 @@ export function createRetentionSweeper(opts: RetentionOptions): RetentionSweeper
   const sweep = async (signal?: AbortSignal): Promise<number> => {
     if (opts.retentionMs <= 0) return 0;
     const before = new Date(Date.now() - opts.retentionMs);
+    // Filtered counts are only read by the statistics: kept for their longest window and an hour.
+    await stores.subscriptions.pruneFiltered(new Date(Date.now() - Math.max(...Object.values(STATS_WINDOWS)) - 3_600_000));
     let deleted = 0;
     for (const id of await stores.subscriptions.allIds()) {
       for (;;) {

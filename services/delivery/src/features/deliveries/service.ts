@@ -1,5 +1,5 @@
 import type { JsonObject } from '@bufbuild/protobuf';
-import { DELIVERY_STATUSES, STATS_WINDOWS, UNDELIVERED_STATUSES, type StatsWindow } from '@cluster/contracts';
+import { DELIVERY_STATUSES, STATS_BUCKETS, STATS_WINDOWS, UNDELIVERED_STATUSES, type StatsWindow } from '@cluster/contracts';
 import { notFound, requireActor, validation, type Page, type PageArgs } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import type { Stores } from '../../stores.ts';
@@ -45,15 +45,20 @@ function undeliveredOf(counts: readonly UndeliveredCount[]): JsonObject & { tota
 /**
  * Delivery records of a subscription, for GET /webhooks/:id/deliveries[/:deliveryId] and its statistics
  * (GET /webhooks/:id/stats). Rules only; SQL is in the stores. `retryMaxAgeMs` bounds how long before a
- * window its attempts' deliveries can have been created.
+ * window its attempts' deliveries can have been created; `disableAfterMs` (WEBHOOK_DISABLE_AFTER_HOURS)
+ * tells a failing subscription when it is disabled (`disablesAt`).
  */
 export function createDeliveryService(
   stores: Stores,
-  opts: { retryMaxAgeMs: number; clock?: () => Date } = { retryMaxAgeMs: 86_400_000 },
+  opts: { retryMaxAgeMs: number; disableAfterMs?: number; clock?: () => Date } = { retryMaxAgeMs: 86_400_000 },
 ) {
   const clock = opts.clock ?? (() => new Date());
+  const ratio = (succeeded: number, finished: number) => (finished ? Math.round((succeeded / finished) * 10_000) / 10_000 : null);
   return {
-    /** GET /webhooks/:id/stats: the subscription's deliveries and attempts over the last 24 hours or 7 days. */
+    /**
+     * GET /webhooks/:id/stats: the subscription's deliveries and attempts over the last 24 hours or 7 days,
+     * and the window over time (hourly or daily buckets); a failing subscription's `disablesAt`.
+     */
     async stats(actorIn: Actor | undefined, subscriptionId: string, query: Record<string, unknown>): Promise<JsonObject> {
       const actor = requireActor(actorIn);
       const subscription = await subscriptionInScope(stores.subscriptions, actor, subscriptionId);
@@ -61,11 +66,18 @@ export function createDeliveryService(
       if (!Object.hasOwn(STATS_WINDOWS, window)) {
         throw validation([{ path: '/window', message: `must be one of: ${Object.keys(STATS_WINDOWS).join(', ')}` }]);
       }
-      const since = new Date(clock().getTime() - STATS_WINDOWS[window as StatsWindow]);
-      const s = await stores.deliveryReads.stats(subscriptionId, since, new Date(since.getTime() - opts.retryMaxAgeMs));
+      const windowMs = STATS_WINDOWS[window as StatsWindow];
+      const { bucket, bucketMs } = STATS_BUCKETS[window as StatsWindow];
+      const since = new Date(clock().getTime() - windowMs);
+      const s = await stores.deliveryReads.stats(subscriptionId, since, new Date(since.getTime() - opts.retryMaxAgeMs), {
+        bucketMs,
+        buckets: windowMs / bucketMs,
+      });
+      const filtered = await stores.subscriptions.filteredSince(subscriptionId, since);
       const count = (status: string) => s.byStatus[status] ?? 0;
       const finished = count('succeeded') + count('failed') + count('dead_letter');
       const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+      const failingSince = subscription.enabled && subscription.failingSince ? new Date(subscription.failingSince) : null;
       return {
         subscriptionId,
         window,
@@ -74,13 +86,14 @@ export function createDeliveryService(
           total: DELIVERY_STATUSES.reduce((sum, status) => sum + count(status), 0),
           ...Object.fromEntries(DELIVERY_STATUSES.map((status) => [status, count(status)])),
         },
-        successRatio: finished ? Math.round((count('succeeded') / finished) * 10_000) / 10_000 : null,
+        successRatio: ratio(count('succeeded'), finished),
         attempts: {
           total: s.attempts.total,
           succeeded: s.attempts.succeeded,
           failed: s.attempts.failed,
           p50DurationMs: s.attempts.p50,
           p95DurationMs: s.attempts.p95,
+          p99DurationMs: s.attempts.p99,
         },
         lastSuccessAt: iso(s.lastSuccessAt),
         lastFailureAt: iso(s.lastFailureAt),
@@ -90,6 +103,26 @@ export function createDeliveryService(
           pauses: s.pauses.count,
           pausedSeconds: Math.round(s.pauses.ms) / 1000,
         },
+        series: {
+          bucket,
+          points: s.series.map((b, i) => {
+            const delivered = b.byStatus.succeeded ?? 0;
+            const failed = (b.byStatus.failed ?? 0) + (b.byStatus.dead_letter ?? 0);
+            return {
+              start: new Date(since.getTime() + i * bucketMs).toISOString(),
+              delivered,
+              failed,
+              successRatio: ratio(delivered, delivered + failed),
+              p50DurationMs: b.p50,
+              p99DurationMs: b.p99,
+            };
+          }),
+        },
+        disablesAt:
+          failingSince && opts.disableAfterMs !== undefined
+            ? new Date(failingSince.getTime() + opts.disableAfterMs).toISOString()
+            : null,
+        filtered,
       };
     },
 

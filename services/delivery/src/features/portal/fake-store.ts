@@ -33,6 +33,10 @@ export function createFakePortalStore(): PortalStore & { rows: PortalSessionRow[
       const row = rows.find((r) => r.sessionHash === sessionHash && r.expiresAt && r.expiresAt > now);
       return row && { ...row };
     },
+    async findLiveById(id, now) {
+      const row = rows.find((r) => r.id === id && r.openedAt && r.expiresAt && r.expiresAt > now);
+      return row && { ...row };
+    },
     async settings(organizationId) {
       return settings.get(organizationId);
     },

@@ -41,6 +41,13 @@ describeStoreContract<DeliveryWorld>('PortalStore', {
       expect((await w.stores.portal.findLive('session-a', new Date()))?.id).toBe(row.id);
       expect(await w.stores.portal.findLive('session-a', fromNow(2 * 3600 * 1000))).toBeUndefined();
       expect(await w.stores.portal.findLive('session-b', new Date())).toBeUndefined();
+      // By id too (the delivery service's check of an actor's portalSessionId): opened and unexpired only.
+      expect((await w.stores.portal.findLiveById(row.id, new Date()))?.organizationId).toBe(ORG);
+      expect(await w.stores.portal.findLiveById(row.id, fromNow(2 * 3600 * 1000))).toBeUndefined();
+      expect(await w.stores.portal.findLiveById(randomUUID(), new Date())).toBeUndefined();
+      expect(await w.stores.portal.findLiveById('not-a-uuid', new Date())).toBeUndefined();
+      const unopened = await mint(w);
+      expect(await w.stores.portal.findLiveById(unopened.row.id, new Date())).toBeUndefined();
 
       const late = await mint(w, fromNow(-MIN));
       expect(await w.stores.portal.open(late.linkHash, 'session-c', 'csrf-c', new Date())).toBeUndefined();

@@ -1,4 +1,4 @@
-import type { Knex } from '@cluster/db';
+import { isUuid, type Knex } from '@cluster/db';
 
 /** A row of delivery.portal_sessions as stored (migration 014). */
 export type PortalSessionRow = {
@@ -37,6 +37,8 @@ export interface PortalStore {
   open(linkHash: string, sessionHash: string, csrfHash: string, now: Date): Promise<PortalSessionRow | undefined>;
   /** The opened session of a token hash, unless it has expired at `now`. */
   findLive(sessionHash: string, now: Date): Promise<PortalSessionRow | undefined>;
+  /** The opened session of an id, unless it has expired at `now` (or was swept). Non-UUID ids find nothing. */
+  findLiveById(id: string, now: Date): Promise<PortalSessionRow | undefined>;
   settings(organizationId: string): Promise<PortalSettingsRow | undefined>;
   saveSettings(organizationId: string, frameAncestors: string[]): Promise<PortalSettingsRow>;
   /** Deletes sessions whose link and session have both expired before `before`; answers how many. */
@@ -68,6 +70,10 @@ export function createPortalStore(db: Knex): PortalStore {
     },
     async findLive(sessionHash, now) {
       return db<PortalSessionRow>(SESSIONS).where({ sessionHash }).where('expiresAt', '>', now).first();
+    },
+    async findLiveById(id, now) {
+      if (!isUuid(id)) return undefined;
+      return db<PortalSessionRow>(SESSIONS).where({ id }).whereNotNull('openedAt').where('expiresAt', '>', now).first();
     },
     async settings(organizationId) {
       return db<PortalSettingsRow>(SETTINGS).where({ organizationId }).first();

@@ -4,9 +4,12 @@ import type { SubscriptionRow, SubscriptionStore } from './store.ts';
 /** An in-memory SubscriptionStore for unit tests of the rules (no Postgres). */
 export function createFakeSubscriptionStore(
   rows: SubscriptionRow[] = [],
-): SubscriptionStore & { rows: SubscriptionRow[]; throttled: Set<string> } {
+): SubscriptionStore & { rows: SubscriptionRow[]; throttled: Set<string>; filtered: Map<string, number> } {
   /** Subscriptions with a row of throttle state (delivery.throttles). */
   const throttled = new Set<string>();
+  /** Filtered counts by `${subscriptionId} ${hour ISO}`. */
+  const filtered = new Map<string, number>();
+  const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000);
   const live = (organizationId: string) => rows.filter((r) => r.organizationId === organizationId && !r.deletedAt);
   const byId = (id: string) => {
     const row = rows.find((r) => r.id === id);
@@ -16,6 +19,7 @@ export function createFakeSubscriptionStore(
   return {
     rows,
     throttled,
+    filtered,
     async list(organizationId, filter, page) {
       return fakePage(
         live(organizationId).filter(
@@ -35,6 +39,7 @@ export function createFakeSubscriptionStore(
         previousSecretUntil: null,
         receiverSealed: null,
         receiverView: null,
+        filter: null,
         consecutiveFailures: 0,
         failingSince: null,
         failingNotifiedAt: null,
@@ -84,6 +89,7 @@ export function createFakeSubscriptionStore(
           rateLimit: r.rateLimit,
           maxInFlight: r.maxInFlight,
           pausedUntil: r.pausedUntil,
+          filter: r.filter ?? null,
         }));
     },
     async allIds() {
@@ -129,6 +135,31 @@ export function createFakeSubscriptionStore(
     },
     async failingSinceBefore(cutoff) {
       return rows.filter((r) => r.enabled && !r.deletedAt && r.failingSince && r.failingSince < cutoff).map((r) => r.id);
+    },
+    async addFiltered(counts, at) {
+      for (const [id, n] of counts) {
+        if (n <= 0) continue;
+        const key = `${id} ${hourOf(at).toISOString()}`;
+        filtered.set(key, (filtered.get(key) ?? 0) + n);
+      }
+    },
+    async filteredSince(subscriptionId, since) {
+      let sum = 0;
+      for (const [key, n] of filtered) {
+        const [id, hour] = key.split(' ');
+        if (id === subscriptionId && new Date(hour) >= hourOf(since)) sum += n;
+      }
+      return sum;
+    },
+    async pruneFiltered(cutoff) {
+      let n = 0;
+      for (const key of [...filtered.keys()]) {
+        if (new Date(key.split(' ')[1]) < cutoff) {
+          filtered.delete(key);
+          n++;
+        }
+      }
+      return n;
     },
   };
 }

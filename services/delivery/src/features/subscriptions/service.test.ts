@@ -195,6 +195,63 @@ describe('subscription rules (fake stores)', () => {
     expect(stores.subscriptions.rows).toHaveLength(1);
   });
 
+  it('saves a filter, answers it, replaces it on PATCH and clears it with null or {}; keeps it when a PATCH omits it', async () => {
+    const stores = createFakeStores();
+    const { subscriptions } = service(stores);
+    const filter = { payload: { status: { $in: ['done', 'closed'] } }, $not: { actorUserId: null } };
+    const created = await subscriptions.create(actor(), { ...body, filter });
+    expect(created.filter).toEqual(filter);
+    const id = created.id as string;
+    expect(stores.subscriptions.rows[0].filter).toEqual(filter);
+    expect((await subscriptions.update(actor(), id, { description: 'x' })).filter).toEqual(filter);
+    const other = { eventName: { $startsWith: 'entry.' } };
+    expect((await subscriptions.update(actor(), id, { filter: other })).filter).toEqual(other);
+    expect((await subscriptions.update(actor(), id, { filter: null })).filter).toBeNull();
+    await subscriptions.update(actor(), id, { filter: other });
+    expect((await subscriptions.update(actor(), id, { filter: {} })).filter).toBeNull();
+    expect(stores.subscriptions.rows[0].filter).toBeNull();
+    expect((await subscriptions.create(actor(), { ...body, filter: {} })).filter).toBeNull();
+    expect((await subscriptions.create(actor(), body)).filter).toBeNull();
+  });
+
+  it('refuses a bad filter with a validation_error pointing at each bad part, on create and PATCH, writing nothing', async () => {
+    const stores = createFakeStores();
+    const { subscriptions } = service(stores);
+    const bad = await failure(
+      subscriptions.create(actor(), {
+        ...body,
+        filter: { payload: { status: { $regex: 'x' }, amount: { $gt: [1] }, tags: { $in: 5 } }, $or: [] },
+      }),
+    );
+    expect(bad).toMatchObject({
+      reason: 'validation_error',
+      details: {
+        errors: [
+          { path: '/filter/payload/status/$regex', message: expect.stringContaining('unknown operator $regex') as string },
+          { path: '/filter/payload/amount/$gt', message: 'must be a number or a string, not an array' },
+          { path: '/filter/payload/tags/$in', message: expect.stringContaining('must be a list') as string },
+          { path: '/filter/$or', message: 'must not be empty' },
+        ],
+      },
+    });
+    expect(stores.subscriptions.rows).toHaveLength(0);
+    const created = await subscriptions.create(actor(), body);
+    let deep: Record<string, unknown> = { z: 1 };
+    for (let i = 0; i < 9; i++) deep = { a: deep };
+    const tooDeep = await failure(subscriptions.update(actor(), created.id as string, { filter: deep }));
+    expect(tooDeep).toMatchObject({
+      reason: 'validation_error',
+      details: { errors: [{ path: '/filter/a/a/a/a/a/a/a/a/a', message: 'nests deeper than 8 levels' }] },
+    });
+    const tooBig = await failure(
+      subscriptions.update(actor(), created.id as string, { filter: { payload: { title: 'x'.repeat(5000) } } }),
+    );
+    expect(tooBig).toMatchObject({
+      details: { errors: [{ path: '/filter', message: expect.stringContaining('bytes') as string }] },
+    });
+    expect(stores.subscriptions.rows[0].filter).toBeNull();
+  });
+
   it('updates only supplied fields, audits the field names, emits no event, and stops scheduled retries when disabled', async () => {
     const stores = createFakeStores();
     const { subscriptions } = service(stores);

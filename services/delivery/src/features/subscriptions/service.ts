@@ -3,6 +3,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import {
   SECRET_GRACE_DEFAULT_SECONDS,
   WEBHOOK_THROTTLE_LIMITS,
+  checkWebhookFilter,
   eventNamesMatching,
   isEventName,
   isEventNamePattern,
@@ -68,6 +69,18 @@ export function checkEventNames(names: unknown): string[] {
   const invalid = [...new Set(list.filter((n) => !n.includes('*') && !isEventName(n)))];
   if (invalid.length) throw new DomainError('unknown_event_names', `unknown event names: ${invalid.join(', ')}`, { invalid });
   return [...new Set(list)];
+}
+
+/**
+ * The filter of a body as stored: null for none (`null` or `{}`: what clears it on update), else the filter,
+ * checked (webhook-filter.ts of @cluster/contracts): a 400 validation_error names each bad part by its pointer.
+ */
+export function checkFilter(filter: unknown): Record<string, unknown> | null {
+  if (filter === null || filter === undefined) return null;
+  const problems = checkWebhookFilter(filter);
+  if (problems.length) throw validation(problems);
+  const value = filter as Record<string, unknown>;
+  return Object.keys(value).length ? value : null;
 }
 
 /**
@@ -177,6 +190,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
     async create(actorIn: Actor | undefined, body: WebhookCreateBody): Promise<JsonObject> {
       const actor = requireActor(actorIn);
       const eventNames = checkEventNames(body.eventNames);
+      const filter = checkFilter(body.filter);
       const destinationUrl = String(body.destinationUrl);
       await checkUrl(destinationUrl);
       const receiver = await receiverOf(body);
@@ -195,6 +209,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
           enabled: body.enabled === undefined ? true : Boolean(body.enabled),
           description: body.description ?? null,
           ordering: body.ordering ?? 'none',
+          filter,
           signatureScheme,
           publicKey: credential.publicKey,
           secretSealed: ports.secrets.seal(credential.sealable, id),
@@ -228,6 +243,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       if ('enabled' in body) values.enabled = Boolean(body.enabled);
       if (body.ordering !== undefined) values.ordering = body.ordering;
       Object.assign(values, checkThrottle(body));
+      if ('filter' in body) values.filter = checkFilter(body.filter);
       const receiver = await receiverOf(body);
       return write(async (tx) => {
         const before = await lastingSubscriptionInScope(tx.subscriptions, actor, id, { lock: true });

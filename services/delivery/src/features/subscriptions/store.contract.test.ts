@@ -146,9 +146,53 @@ describeStoreContract<DeliveryWorld>('SubscriptionStore', {
         rateLimit: null,
         maxInFlight: null,
         pausedUntil: null,
+        filter: null,
       });
       expect(await w.stores.subscriptions.matching([ORG], ['entry.deleted'])).toEqual([]);
       expect(await w.stores.subscriptions.matching([], ['entry.created'])).toEqual([]);
+    },
+
+    async 'keeps a filter as given, answers it to the fan-out, and clears it with null'(w) {
+      const filter = { payload: { status: { $in: ['done', 'closed'] }, 'a/b': [1, 2.5, null, true] }, $not: { x: {} } };
+      const sub = await addSubscription(w, { filter });
+      const plain = await addSubscription(w);
+      expect(sub.filter).toEqual(filter);
+      expect(plain.filter).toBeNull();
+      const found = await w.stores.subscriptions.matching([ORG], ['entry.created']);
+      expect(found.find((s) => s.id === sub.id)?.filter).toEqual(filter);
+      expect(found.find((s) => s.id === plain.id)?.filter).toBeNull();
+      expect((await w.stores.subscriptions.update(sub.id, { filter: null })).filter).toBeNull();
+    },
+
+    async 'adds filtered counts by the hour, sums them from the hour holding since, and prunes old hours'(w) {
+      const a = randomUUID();
+      const b = randomUUID();
+      const hour = (h: number) => new Date(Date.UTC(2026, 10, 28, h, 0, 0));
+      await w.stores.subscriptions.addFiltered(
+        new Map([
+          [a, 2],
+          [b, 1],
+        ]),
+        new Date(hour(9).getTime() + 10 * MIN),
+      );
+      await w.stores.subscriptions.addFiltered(
+        new Map([
+          [a, 3],
+          [b, 0],
+        ]),
+        new Date(hour(9).getTime() + 50 * MIN),
+      );
+      await w.stores.subscriptions.addFiltered(new Map([[a, 4]]), new Date(hour(11).getTime() + MIN));
+      await w.stores.subscriptions.addFiltered(new Map(), hour(12));
+      expect(await w.stores.subscriptions.filteredSince(a, hour(8))).toBe(9);
+      // The window's first hour counts whole.
+      expect(await w.stores.subscriptions.filteredSince(a, new Date(hour(9).getTime() + 59 * MIN))).toBe(9);
+      expect(await w.stores.subscriptions.filteredSince(a, hour(10))).toBe(4);
+      expect(await w.stores.subscriptions.filteredSince(b, hour(9))).toBe(1);
+      expect(await w.stores.subscriptions.filteredSince(randomUUID(), hour(0))).toBe(0);
+      expect(await w.stores.subscriptions.pruneFiltered(hour(10))).toBe(2);
+      expect(await w.stores.subscriptions.filteredSince(a, hour(0))).toBe(4);
+      expect(await w.stores.subscriptions.filteredSince(b, hour(0))).toBe(0);
     },
 
     async 'walks the secrets not sealed with a prefix in id order, after a cursor, deleted ones too'(w) {

@@ -31,6 +31,8 @@ export type SubscriptionRow = {
   maxInFlight: number | null;
   /** A receiver's Retry-After (429/503) paused it until then: its due deliveries are not claimed before. */
   pausedUntil: Date | null;
+  /** The JSON filter an event's body must match (@cluster/contracts webhook-filter.ts; migration 017), or null: every event. */
+  filter: Record<string, unknown> | null;
   /** Health (migration 006): failed attempts in a row, since when every attempt failed, when `failing` was sent. */
   consecutiveFailures: number;
   failingSince: Date | null;
@@ -64,7 +66,7 @@ export type NewSubscription = Pick<
   | 'secretSealed'
   | 'createdByUserId'
 > &
-  Partial<Pick<SubscriptionRow, 'receiverSealed' | 'receiverView' | 'rateLimit' | 'maxInFlight'>>;
+  Partial<Pick<SubscriptionRow, 'receiverSealed' | 'receiverView' | 'rateLimit' | 'maxInFlight' | 'filter'>>;
 
 /** The columns an update may change. */
 export type SubscriptionChanges = Partial<
@@ -85,6 +87,7 @@ export type SubscriptionChanges = Partial<
     | 'rateLimit'
     | 'maxInFlight'
     | 'pausedUntil'
+    | 'filter'
     | 'consecutiveFailures'
     | 'failingSince'
     | 'failingNotifiedAt'
@@ -111,6 +114,7 @@ export type FanoutSubscription = Pick<
   | 'rateLimit'
   | 'maxInFlight'
   | 'pausedUntil'
+  | 'filter'
 >;
 
 /** The columns that hold a sealed signing secret. */
@@ -169,6 +173,15 @@ export interface SubscriptionStore {
   claimFailingNotices(threshold: number): Promise<SubscriptionRow[]>;
   /** Ids of the enabled subscriptions whose every attempt has failed since before `cutoff`. */
   failingSinceBefore(cutoff: Date): Promise<string[]>;
+  /**
+   * Adds to the events each subscription's filter kept back in the hour of `at` (one statement; rows locked in
+   * subscription order, so two replicas' batches cannot deadlock).
+   */
+  addFiltered(counts: ReadonlyMap<string, number>, at: Date): Promise<void>;
+  /** The events a subscription's filter kept back in the hours from the one holding `since`. */
+  filteredSince(subscriptionId: string, since: Date): Promise<number>;
+  /** Deletes the filtered counts of hours before `cutoff`; returns how many hours were deleted. */
+  pruneFiltered(cutoff: Date): Promise<number>;
 }
 
 /** The knex implementation of SubscriptionStore. */
@@ -229,8 +242,9 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
           'rateLimit',
           'maxInFlight',
           'pausedUntil',
+          'filter',
         )
-        .options(prepared('delivery-fanout-subscriptions-v6'));
+        .options(prepared('delivery-fanout-subscriptions-v7'));
       return rows;
     },
     async allIds() {
@@ -287,6 +301,27 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
         .where('failingSince', '<', cutoff)
         .select('id');
       return rows.map((r) => r.id);
+    },
+    async addFiltered(counts, at) {
+      const ids = [...counts.keys()].filter((id) => (counts.get(id) ?? 0) > 0).sort();
+      if (!ids.length) return;
+      await db.raw(
+        `INSERT INTO delivery.filtered_counts ("subscriptionId", "hour", "count")
+         SELECT s, date_trunc('hour', ?::timestamptz), n FROM unnest(?::uuid[], ?::bigint[]) AS t(s, n) ORDER BY s
+         ON CONFLICT ("subscriptionId", "hour") DO UPDATE SET "count" = filtered_counts."count" + EXCLUDED."count"`,
+        [at, ids, ids.map((id) => counts.get(id) ?? 0)],
+      );
+    },
+    async filteredSince(subscriptionId, since) {
+      const row = await db('delivery.filtered_counts')
+        .where({ subscriptionId })
+        .where('hour', '>=', db.raw("date_trunc('hour', ?::timestamptz)", [since]))
+        .sum<{ n: string | null }>({ n: 'count' })
+        .first();
+      return Number(row?.n ?? 0);
+    },
+    async pruneFiltered(cutoff) {
+      return db('delivery.filtered_counts').where('hour', '<', cutoff).delete();
     },
   };
 }

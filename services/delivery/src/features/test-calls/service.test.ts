@@ -56,6 +56,33 @@ function setup(
 }
 
 describe('test calls (fake stores)', () => {
+  it('answers whether a named event passes the filter, and sends nothing when it does not; webhook.test ignores the filter', async () => {
+    const { stores, sub, sent, calls } = setup();
+    // entry.updated's catalogue example has a title; no title holds "nope".
+    sub.filter = { eventName: 'entry.updated', payload: { title: { $in: 'nope' } } };
+    const kept = await calls.fire(actor(), sub.id, { eventName: 'entry.updated' });
+    expect(kept).toEqual({
+      deliveryId: null,
+      subscriptionId: sub.id,
+      eventName: 'entry.updated',
+      firedAt: '2026-03-01T12:00:00.000Z',
+      filterMatched: false,
+      deliveryError: 'the event does not match the subscription’s filter; nothing was sent',
+    });
+    expect(sent).toHaveLength(0);
+    expect(stores.deliveryQueue.rows).toHaveLength(0);
+    sub.filter = { eventName: 'entry.updated', payload: { title: { $exist: true } } };
+    const passed = await calls.fire(actor(), sub.id, { eventName: 'entry.updated' });
+    expect(passed).toMatchObject({ deliveryId: match.any(String), filterMatched: true });
+    expect(sent).toHaveLength(1);
+    // The connectivity check goes out whatever the filter says, and answers no filterMatched.
+    const plain = await calls.fire(actor(), sub.id, {});
+    expect(plain).not.toHaveProperty('filterMatched');
+    expect(plain.deliveryId).toEqual(match.any(String));
+    expect(sent).toHaveLength(2);
+    expect(EVENT_EXAMPLES.get('entry.updated')?.payload).toHaveProperty('title');
+  });
+
   it('sends a signed synthetic delivery, records it with its attempt, and audits the call', async () => {
     const { stores, sub, sent, calls, audited, metrics } = setup();
     const answer = await calls.fire(actor(), sub.id, { eventName: 'entry.updated' });
@@ -64,6 +91,7 @@ describe('test calls (fake stores)', () => {
       subscriptionId: sub.id,
       eventName: 'entry.updated',
       firedAt: '2026-03-01T12:00:00.000Z',
+      filterMatched: true,
     });
     const [post] = sent;
     expect(post.url).toBe(sub.destinationUrl);

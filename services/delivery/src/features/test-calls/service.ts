@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '@bufbuild/protobuf';
-import { freshEventExample, subscribesTo, type WebhookEnvelope, type WebhookTestRequestBody } from '@cluster/contracts';
+import {
+  freshEventExample,
+  matchesWebhookFilter,
+  subscribesTo,
+  webhookFilterInput,
+  type WebhookEnvelope,
+  type WebhookTestRequestBody,
+} from '@cluster/contracts';
 import { requireActor, validation, type SecretBox } from '@cluster/platform';
 import type { Actor } from '@cluster/proto';
 import type { DeliveryMetrics } from '../../metrics.ts';
@@ -45,7 +52,8 @@ export function testEnvelope(
  * with its outcome. Counted per organization over a rolling hour in Postgres, so
  * the limit holds across replicas. Order of checks: unknown or foreign
  * subscription 404 (not counted), then the limit (429, counted calls only), then
- * the event name (400, counted: it was a call).
+ * the event name (400, counted: it was a call). A named event its filter keeps back is
+ * answered `filterMatched: false` and not sent (counted: it was a call).
  */
 export function createTestCallService(stores: Stores, ports: TestCallPorts) {
   const clock = ports.clock ?? (() => new Date());
@@ -68,9 +76,6 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
         throw validation([{ path: '/eventName', message: `is not selected by this subscription's eventNames` }]);
       }
       const firedAt = clock().toISOString();
-      const result: JsonObject = { deliveryId: null, subscriptionId: sub.id, eventName, firedAt };
-      if (!sub.enabled) return { ...result, deliveryError: 'the subscription is disabled; nothing was sent' };
-
       const deliveryId = randomUUID();
       const envelope = testEnvelope(eventName, {
         deliveryId,
@@ -79,6 +84,21 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
         now: new Date(firedAt),
         subscriptionId: sub.id,
       });
+      // A named event meets the subscription's filter as that event would at fan-out; `webhook.test`, the
+      // connectivity check, is sent whatever the filter says, as it is whatever the eventNames say.
+      const filterMatched =
+        body.eventName === undefined ? undefined : !sub.filter || matchesWebhookFilter(sub.filter, webhookFilterInput(envelope));
+      const result: JsonObject = {
+        deliveryId: null,
+        subscriptionId: sub.id,
+        eventName,
+        firedAt,
+        ...(filterMatched === undefined ? {} : { filterMatched }),
+      };
+      if (!sub.enabled) return { ...result, deliveryError: 'the subscription is disabled; nothing was sent' };
+      if (filterMatched === false) {
+        return { ...result, deliveryError: 'the event does not match the subscription’s filter; nothing was sent' };
+      }
       const delivery = {
         id: deliveryId,
         organizationId: actor.organizationId,
