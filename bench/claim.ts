@@ -5,6 +5,8 @@
 // Seeds BENCH_BACKLOG due deliveries over BENCH_ORIGINS destination origins, then claims
 // the way a refilling sender does (room for BENCH_LIMIT in all, BENCH_CAP more for the
 // origin it is sending to) until the backlog is gone, and prints ms per claim and per row.
+// BENCH_RATE_LIMIT / BENCH_MAX_IN_FLIGHT give every subscription those limits (docs/webhooks.md,
+// "Throttling"), to measure the claim and record of throttled subscriptions (the default: none).
 import { randomUUID } from 'node:crypto';
 import { createDb, ensureDatabase, migrate } from '@cluster/db';
 import { dropDatabase, freshDatabaseUrl } from '../test/support/cluster.ts';
@@ -16,6 +18,8 @@ const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 20000);
 const ORIGINS = Number(process.env.BENCH_ORIGINS ?? 1);
 const LIMIT = Number(process.env.BENCH_LIMIT ?? 160);
 const CAP = Number(process.env.BENCH_CAP ?? 16);
+const RATE_LIMIT = process.env.BENCH_RATE_LIMIT ? Number(process.env.BENCH_RATE_LIMIT) : null;
+const MAX_IN_FLIGHT = process.env.BENCH_MAX_IN_FLIGHT ? Number(process.env.BENCH_MAX_IN_FLIGHT) : null;
 
 const url = freshDatabaseUrl('claim');
 await ensureDatabase(url);
@@ -34,6 +38,12 @@ try {
   const org = randomUUID();
   const subs = await seedSubscriptions(db, org, ORIGINS);
   const stores = createStores(db);
+  if (RATE_LIMIT !== null || MAX_IN_FLIGHT !== null) {
+    for (const id of subs) {
+      await stores.subscriptions.update(id, { rateLimit: RATE_LIMIT, maxInFlight: MAX_IN_FLIGHT });
+      await stores.subscriptions.syncThrottle(id, true);
+    }
+  }
   for (let i = 0; i < BACKLOG; i += 1000) {
     await stores.deliveryQueue.insertMany(
       Array.from({ length: Math.min(1000, BACKLOG - i) }, (_, j) => ({
@@ -79,7 +89,7 @@ try {
   }
   const ms = performance.now() - t0;
   console.log(
-    `${BACKLOG} due deliveries over ${ORIGINS} origin(s): ${claims} claims took ${ms.toFixed(0)} ms (claim, then record the attempts as the sender does)`,
+    `${BACKLOG} due deliveries over ${ORIGINS} origin(s)${RATE_LIMIT !== null || MAX_IN_FLIGHT !== null ? ` (rateLimit ${RATE_LIMIT}, maxInFlight ${MAX_IN_FLIGHT})` : ''}: ${claims} claims took ${ms.toFixed(0)} ms (claim, then record the attempts as the sender does)`,
   );
   console.log(
     `  claims: ${(claiming / claims).toFixed(2)} ms per claim of ${(rows / claims).toFixed(1)} rows, ${((claiming / rows) * 1000).toFixed(0)} us per delivery`,

@@ -50,6 +50,8 @@ export function readDeliveryConfig() {
     retryMaxAgeMs: int('WEBHOOK_RETRY_MAX_AGE_MS', 86_400_000, 1),
     /** Longest wait between two attempts (docs/decisions-api.md: no step longer than 2 h). */
     retryMaxStepMs: int('WEBHOOK_RETRY_MAX_STEP_MS', 7_200_000, 1),
+    /** Longest pause a receiver's Retry-After (429/503) imposes on its subscription (docs/webhooks.md, "Throttling"). */
+    retryAfterMaxMs: int('WEBHOOK_RETRY_AFTER_MAX_MS', 3_600_000, 1000),
     /**
      * A subscription receives events that occurred after its creation; this is the
      * tolerated skew between the core's clock and the database's.

@@ -20,11 +20,12 @@ export function createFakeStores(clock: () => Date = () => new Date()) {
   const written: WriteRecord[] = [];
   const subscriptions = createFakeSubscriptionStore();
   const deliveryRows: DeliveryRow[] = [];
-  const attempts = createFakeAttemptStore(deliveryRows, subscriptions.rows, clock);
+  const deliveryQueue = createFakeDeliveryQueueStore(subscriptions.rows, deliveryRows, clock);
+  const attempts = createFakeAttemptStore(deliveryRows, subscriptions.rows, clock, deliveryQueue.throttles);
   const stores = {
     written,
     subscriptions,
-    deliveryQueue: createFakeDeliveryQueueStore(subscriptions.rows, deliveryRows, clock),
+    deliveryQueue,
     deliveryReads: createFakeDeliveryReadStore(deliveryRows, subscriptions.rows, attempts.log),
     deliveryRetention: createFakeDeliveryRetentionStore(deliveryRows, attempts.log, clock),
     attempts,

@@ -27,12 +27,17 @@ export interface DeliveryMetrics {
   /** Finished deliveries deleted by the retention sweeper. */
   pruned: Counter;
   consumerLag: Gauge<'partition'>;
+  /**
+   * Throttling (docs/webhooks.md, "Throttling"): `retry_after`, attempts a receiver answered 429/503 with
+   * Retry-After (each pauses its subscription); `rate_limit`, deliveries held for their subscription's rate slot.
+   */
+  throttled: Counter<'reason'>;
 }
 
 /** Registers the delivery metrics; the backlog gauges read `deliveries` when scraped. */
 export function createDeliveryMetrics(
   metrics: Metrics,
-  deliveries: Pick<DeliveryQueueStore, 'countScheduled' | 'oldestScheduledAt' | 'oldestUnservedDueAt'>,
+  deliveries: Pick<DeliveryQueueStore, 'countScheduled' | 'oldestScheduledAt' | 'oldestUnservedDueAt' | 'countPaused'>,
 ): DeliveryMetrics {
   const p = metrics.prefix;
   const registers = [metrics.registry];
@@ -66,7 +71,18 @@ export function createDeliveryMetrics(
       return due ? Math.max(0, (Date.now() - new Date(due).getTime()) / 1000) : 0;
     },
   });
+  sqlGauge(metrics, {
+    name: `${p}webhook_paused_subscriptions`,
+    help: 'Subscriptions paused now because their receiver answered 429 or 503 with Retry-After.',
+    read: () => deliveries.countPaused().catch(() => 0),
+  });
   return {
+    throttled: new Counter({
+      name: `${p}webhook_throttled_total`,
+      help: "Throttling: retry_after, attempts a receiver answered 429/503 with Retry-After (its subscription paused); rate_limit, deliveries held for their subscription's rateLimit slot.",
+      labelNames: ['reason'] as const,
+      registers,
+    }),
     deliveries: new Counter({
       name: `${p}webhook_deliveries_total`,
       help: 'Delivery attempts by outcome (succeeded, failed, dead_letter).',

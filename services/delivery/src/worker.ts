@@ -100,7 +100,12 @@ export function createDeliveryWorker({ config, backend, db, kafka, core, current
     secrets,
     logger,
     metrics: deliveryMetrics,
-    retry: { baseMs: config.retryBaseMs, maxAgeMs: config.retryMaxAgeMs, maxStepMs: config.retryMaxStepMs },
+    retry: {
+      baseMs: config.retryBaseMs,
+      maxAgeMs: config.retryMaxAgeMs,
+      maxStepMs: config.retryMaxStepMs,
+      maxPauseMs: config.retryAfterMaxMs,
+    },
     concurrency: config.concurrency,
     perDestinationConcurrency: config.perDestinationConcurrency,
     leaseMs: config.leaseMs,

@@ -5081,6 +5081,15 @@ export interface components {
                     fingerprintSha256?: string;
                 };
             } | null;
+            /** @description deliveries per second at most; null: no limit */
+            rateLimit: number | null;
+            /** @description deliveries sent at once at most; null: no cap */
+            maxInFlight: number | null;
+            /**
+             * Format: date-time
+             * @description the receiver asked for a pause (429 or 503 with Retry-After): no delivery is sent before this time; null or past: not paused
+             */
+            pausedUntil: string | null;
             /** @description the JSON filter events must match to be delivered; null: every event */
             filter: {
                 [key: string]: unknown;
@@ -5199,6 +5208,10 @@ export interface components {
                 /** @description mtls: the certificate’s private key (unencrypted PEM) */
                 privateKey?: string;
             } | null;
+            /** @description at most this many deliveries per second to this subscription (1 to 10000), evenly spaced, across every delivery replica; null (the default) removes the limit */
+            rateLimit?: number | null;
+            /** @description at most this many deliveries to this subscription sent and not yet answered at once (1 to 1000), across every delivery replica; null (the default) removes the cap */
+            maxInFlight?: number | null;
             /** @description only events whose body matches this JSON filter are delivered (docs/webhooks.md, "Filters"): field names match the body (`eventName`, `entityType`, `entityId`, `occurredAt`, `actorUserId`, `payload`, …) with exact values, nested objects, or the operators $eq, $neq, $gt, $gte, $lt, $lte, $in, $nin, $startsWith, $endsWith, $exist, $or, $and, $not. At most 4096 bytes, 8 levels, 256 values. On update null (or {}) removes it */
             filter?: {
                 [key: string]: unknown;
@@ -5305,6 +5318,18 @@ export interface components {
             lastSuccessAt: string | null;
             /** Format: date-time */
             lastFailureAt: string | null;
+            /** @description throttling the receiver asked for (docs/webhooks.md, "Throttling") */
+            throttling: {
+                /**
+                 * Format: date-time
+                 * @description the subscription is paused until then (null: not paused now)
+                 */
+                pausedUntil: string | null;
+                /** @description attempts in the window the receiver answered 429 or 503 with Retry-After (each paused the subscription) */
+                pauses: number;
+                /** @description the pauses those answers asked for, added up (capped as docs/webhooks.md says) */
+                pausedSeconds: number;
+            };
             /** @description the window over time */
             series: {
                 /**
@@ -5451,6 +5476,10 @@ export interface components {
                 /** @description mtls: the certificate’s private key (unencrypted PEM) */
                 privateKey?: string;
             } | null;
+            /** @description at most this many deliveries per second to this subscription (1 to 10000), evenly spaced, across every delivery replica; null (the default) removes the limit */
+            rateLimit?: number | null;
+            /** @description at most this many deliveries to this subscription sent and not yet answered at once (1 to 1000), across every delivery replica; null (the default) removes the cap */
+            maxInFlight?: number | null;
             /** @description only events whose body matches this JSON filter are delivered (docs/webhooks.md, "Filters"): field names match the body (`eventName`, `entityType`, `entityId`, `occurredAt`, `actorUserId`, `payload`, …) with exact values, nested objects, or the operators $eq, $neq, $gt, $gte, $lt, $lte, $in, $nin, $startsWith, $endsWith, $exist, $or, $and, $not. At most 4096 bytes, 8 levels, 256 values. On update null (or {}) removes it */
             filter?: {
                 [key: string]: unknown;
@@ -5508,6 +5537,15 @@ export interface components {
                     fingerprintSha256?: string;
                 };
             } | null;
+            /** @description deliveries per second at most; null: no limit */
+            rateLimit: number | null;
+            /** @description deliveries sent at once at most; null: no cap */
+            maxInFlight: number | null;
+            /**
+             * Format: date-time
+             * @description the receiver asked for a pause (429 or 503 with Retry-After): no delivery is sent before this time; null or past: not paused
+             */
+            pausedUntil: string | null;
             /** @description the JSON filter events must match to be delivered; null: every event */
             filter: {
                 [key: string]: unknown;

@@ -18,6 +18,9 @@ export const WEBHOOK_FIELDS = [
   'publicKey',
   'headers',
   'auth',
+  'rateLimit',
+  'maxInFlight',
+  'pausedUntil',
   'filter',
   'disabledReason',
   'consecutiveFailures',
@@ -41,6 +44,8 @@ export const WEBHOOK_WRITABLE_FIELDS = [
   'ordering',
   'headers',
   'auth',
+  'rateLimit',
+  'maxInFlight',
   'filter',
 ] as const;
 /**
@@ -72,6 +77,12 @@ export const ORDERINGS = ['none', 'per_entity'] as const;
  */
 export const SIGNATURE_SCHEMES = ['hmac-sha256', 'ed25519'] as const;
 export type SignatureSchemeName = (typeof SIGNATURE_SCHEMES)[number];
+/**
+ * Bounds of a subscription's throttling (docs/webhooks.md, "Throttling"): `rateLimit` deliveries per second,
+ * `maxInFlight` deliveries sent at once, both across every delivery replica; and the longest pause a receiver's
+ * Retry-After (on a 429 or 503) can impose.
+ */
+export const WEBHOOK_THROTTLE_LIMITS = { rateLimit: { min: 1, max: 10_000 }, maxInFlight: { min: 1, max: 1000 } } as const;
 /** Filters of the subscription list. */
 export const WEBHOOK_FILTERS = ['enabled', 'temporary'] as const;
 /** Every field of a delivery record answer, in order: never the body's signature or the lease. */
@@ -287,6 +298,22 @@ const fields = propertiesOf(WEBHOOK_WRITABLE_FIELDS)({
       },
     ),
   ),
+  rateLimit: Nullable(
+    Type.Integer({
+      minimum: WEBHOOK_THROTTLE_LIMITS.rateLimit.min,
+      maximum: WEBHOOK_THROTTLE_LIMITS.rateLimit.max,
+      description:
+        'at most this many deliveries per second to this subscription (1 to 10000), evenly spaced, across every delivery replica; null (the default) removes the limit',
+    }),
+  ),
+  maxInFlight: Nullable(
+    Type.Integer({
+      minimum: WEBHOOK_THROTTLE_LIMITS.maxInFlight.min,
+      maximum: WEBHOOK_THROTTLE_LIMITS.maxInFlight.max,
+      description:
+        'at most this many deliveries to this subscription sent and not yet answered at once (1 to 1000), across every delivery replica; null (the default) removes the cap',
+    }),
+  ),
   filter: Nullable(WebhookFilterSchema),
 });
 
@@ -395,6 +422,16 @@ const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
       'the custom headers sent with every delivery, their values masked (`****` and, for values of 16 characters or more, the last 4)',
   }),
   auth: Nullable(WebhookAuthShown),
+  rateLimit: Nullable(Type.Integer({ description: 'deliveries per second at most; null: no limit' })),
+  maxInFlight: Nullable(Type.Integer({ description: 'deliveries sent at once at most; null: no cap' })),
+  pausedUntil: Nullable(
+    Type.String({
+      format: 'date-time',
+      pattern: YEAR_PATTERN,
+      description:
+        'the receiver asked for a pause (429 or 503 with Retry-After): no delivery is sent before this time; null or past: not paused',
+    }),
+  ),
   filter: Nullable(
     Type.Object(
       {},
@@ -609,6 +646,26 @@ export const WebhookStats = Type.Object(
     ),
     lastSuccessAt: Nullable(DateTime),
     lastFailureAt: Nullable(DateTime),
+    throttling: Type.Object(
+      {
+        pausedUntil: Nullable(
+          Type.String({
+            format: 'date-time',
+            pattern: YEAR_PATTERN,
+            description: 'the subscription is paused until then (null: not paused now)',
+          }),
+        ),
+        pauses: Type.Integer({
+          minimum: 0,
+          description: 'attempts in the window the receiver answered 429 or 503 with Retry-After (each paused the subscription)',
+        }),
+        pausedSeconds: Type.Number({
+          minimum: 0,
+          description: 'the pauses those answers asked for, added up (capped as docs/webhooks.md says)',
+        }),
+      },
+      { additionalProperties: false, description: 'throttling the receiver asked for (docs/webhooks.md, "Throttling")' },
+    ),
     series: Type.Object(
       {
         bucket: StringEnum(['hour', 'day'], { description: '24h: 24 hourly buckets; 7d: 7 daily buckets' }),

@@ -77,6 +77,11 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     pollMs: opts.pollMs,
   });
   const running = new Set<Promise<void>>();
+  /** Subscriptions this replica saw a receiver pause (429/503 with Retry-After), until when (ms). */
+  const paused = new Map<string, number>();
+  /** The timer that sends the next delivery held for its rate slot. */
+  let timedTimer: NodeJS.Timeout | undefined;
+  let timedAt = Infinity;
   let stopping = false;
   let loop: Promise<void> | undefined;
   // New deliveries, retries due sooner, freed capacity: each ends the loop's idle wait.
@@ -100,6 +105,14 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 
   /** Sends, then frees the destination slot (via `sent`) before recording, so recording never holds a connection slot. */
   const handle = async (d: ClaimedDelivery, sent: () => void): Promise<void> => {
+    const pausedUntil = paused.get(d.subscriptionId);
+    if (pausedUntil !== undefined && pausedUntil > Date.now()) {
+      // Claimed before its receiver asked for a pause: not sent. Its lease goes back, and the claim leaves it
+      // until the pause ends (the subscription's pausedUntil).
+      sent();
+      await deliveries.release([d]).catch((err) => logger.warn({ err }, 'could not release a lease; it expires'));
+      return;
+    }
     let attempt: Awaited<ReturnType<typeof attemptDelivery>>;
     try {
       attempt = await attemptDelivery(d, sender, secrets);
@@ -113,8 +126,12 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       if (delay !== undefined) metrics.firstAttemptDelay.observe(delay);
     }
     const decision = decideNextStep(opts.retry, d, result, attemptedAt, clock());
+    if (decision.kind === 'paused') {
+      paused.set(d.subscriptionId, decision.until.getTime());
+      metrics.throttled.inc({ reason: 'retry_after' });
+    }
     // Earlier than anything the loop is sleeping towards: let it re-plan its sleep.
-    if (decision.kind === 'retry' && scheduler.retryAt(decision.at.getTime())) wake();
+    if ((decision.kind === 'retry' || decision.kind === 'paused') && scheduler.retryAt(decision.at.getTime())) wake();
     let kept: boolean;
     try {
       kept = await recordAttemptOutcome(outcomePorts, { delivery: d, result, attemptedAt, decision });
@@ -124,7 +141,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       return;
     }
     // An ordered delivery that ended made the next one of its key due: look now, not at the next poll.
-    if (kept && d.orderKey && decision.kind !== 'retry') wakeForBacklog();
+    if (kept && d.orderKey && decision.kind !== 'retry' && decision.kind !== 'paused') wakeForBacklog();
   };
 
   /** Starts one delivery the scheduler let go: its slot is freed once sent, its hold once recorded. */
@@ -156,10 +173,32 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const pump = () => {
     if (stopping) return;
     for (const d of scheduler.takeSendable()) start(d);
+    armTimed();
+  };
+
+  /** Wakes `pump` when the earliest delivery held for its rate slot may go. */
+  const armTimed = () => {
+    const at = scheduler.nextTimedAt();
+    if (at === Infinity || at >= timedAt) return;
+    clearTimeout(timedTimer);
+    timedAt = at;
+    timedTimer = setTimeout(
+      () => {
+        timedAt = Infinity;
+        timedTimer = undefined;
+        pump();
+      },
+      Math.max(0, at - Date.now()),
+    );
   };
 
   /** Queues claimed (or handed-over) deliveries by origin and starts what the slots allow. */
   const enqueue = (claimed: ClaimedDelivery[]) => {
+    const now = Date.now();
+    const waiting = claimed.filter((d) => d.notBefore && new Date(d.notBefore).getTime() > now).length;
+    if (waiting) metrics.throttled.inc({ reason: 'rate_limit' }, waiting);
+    // Forget pauses that ended (the map stays as small as the subscriptions paused lately).
+    for (const [id, until] of paused) if (until <= now) paused.delete(id);
     scheduler.add(claimed);
     pump();
   };
@@ -183,6 +222,9 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
           end();
           metrics.claimed.observe(claimed.length);
           scheduler.claimed(room, claimed, result.more);
+          // A rate-limited subscription's last slot given: claim again then (its next slots are free from there).
+          const lastSlot = Math.max(...claimed.map((d) => (d.notBefore ? new Date(d.notBefore).getTime() : 0)), 0);
+          if (lastSlot > Date.now()) scheduler.retryAt(lastSlot);
           enqueue(claimed);
         }
         backoff = 100;
@@ -225,6 +267,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     },
     async stop() {
       stopping = true;
+      clearTimeout(timedTimer);
       waker.stop();
       await loop;
       // Queued but not started: hand the leases back so another replica sends them now.

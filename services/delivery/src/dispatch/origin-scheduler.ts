@@ -20,6 +20,8 @@ interface Origin<D> {
   inFlight: number;
   queue: D[];
   started: number;
+  /** Deliveries held for their send time (a rate-limited subscription's `notBefore`), not queued yet. */
+  timed: number;
 }
 
 /**
@@ -43,7 +45,7 @@ interface Origin<D> {
  * replicas' retries). While the backlog is clear, freed slots do not send the loop
  * to Postgres for nothing.
  */
-export function createOriginScheduler<D extends { destinationOrigin: string }>(
+export function createOriginScheduler<D extends { destinationOrigin: string; notBefore?: Date | null }>(
   limits: SchedulerLimits,
   clock: () => number = Date.now,
 ) {
@@ -59,6 +61,24 @@ export function createOriginScheduler<D extends { destinationOrigin: string }>(
   let nextDue = Infinity;
   let lastDueCheck = 0;
   let lastClaim = 0;
+  /** Deliveries of rate-limited subscriptions waiting for their send time, earliest first. */
+  const timed: D[] = [];
+  const timeOf = (d: D) => (d.notBefore ? new Date(d.notBefore).getTime() : 0);
+  const originOf = (origin: string): Origin<D> => {
+    const o = origins.get(origin) ?? { inFlight: 0, queue: [], started: 0, timed: 0 };
+    origins.set(origin, o);
+    return o;
+  };
+  /** Queues the timed deliveries whose send time has come. */
+  const releaseTimed = () => {
+    const now = clock();
+    while (timed.length && timeOf(timed[0]) <= now) {
+      const d = timed.shift()!;
+      const o = originOf(d.destinationOrigin);
+      o.timed--;
+      o.queue.push(d);
+    }
+  };
 
   /**
    * What an origin holds against its claim cap: sends in flight and claims waiting. Attempts
@@ -67,22 +87,37 @@ export function createOriginScheduler<D extends { destinationOrigin: string }>(
    */
   const heldBy = (origin: string) => {
     const o = origins.get(origin);
-    return o ? o.inFlight + o.queue.length : 0;
+    return o ? o.inFlight + o.queue.length + o.timed : 0;
   };
 
   return {
-    /** Queues claimed (or handed-over) deliveries by origin; they are held until `finished`. */
+    /**
+     * Queues claimed (or handed-over) deliveries by origin; they are held until `finished`. One with a send
+     * time still ahead (`notBefore`: its subscription's rate slot) waits for it first, counted against its origin.
+     */
     add(deliveries: D[]): void {
+      const now = clock();
       for (const d of deliveries) {
-        const o = origins.get(d.destinationOrigin) ?? { inFlight: 0, queue: [], started: 0 };
-        o.queue.push(d);
-        origins.set(d.destinationOrigin, o);
+        const o = originOf(d.destinationOrigin);
+        if (timeOf(d) > now) {
+          o.timed++;
+          const at = timeOf(d);
+          let i = timed.length;
+          while (i > 0 && timeOf(timed[i - 1]) > at) i--;
+          timed.splice(i, 0, d);
+        } else o.queue.push(d);
         held++;
       }
     },
 
+    /** When the earliest delivery held for its send time may go (ms), or Infinity. */
+    nextTimedAt(): number {
+      return timed.length ? timeOf(timed[0]) : Infinity;
+    },
+
     /** Takes the queued deliveries that may be sent now (free slots of their origin and of the replica), in origin order. */
     takeSendable(): D[] {
+      releaseTimed();
       const out: D[] = [];
       for (const o of origins.values()) {
         while (o.queue.length && o.inFlight < slots && sending < limits.concurrency) {
@@ -117,7 +152,7 @@ export function createOriginScheduler<D extends { destinationOrigin: string }>(
       const o = origins.get(origin);
       if (o) {
         o.started = Math.max(0, o.started - 1);
-        if (o.inFlight === 0 && !o.queue.length && !o.started) origins.delete(origin);
+        if (o.inFlight === 0 && !o.queue.length && !o.started && !o.timed) origins.delete(origin);
       }
       const wasFull = held >= holdTotal;
       held--;
@@ -131,7 +166,8 @@ export function createOriginScheduler<D extends { destinationOrigin: string }>(
 
     /** Takes every queued delivery out (the loop is stopping): their leases go back. */
     drain(): D[] {
-      const queued = [...origins.values()].flatMap((o) => o.queue.splice(0));
+      for (const o of origins.values()) o.timed = 0;
+      const queued = [...timed.splice(0), ...[...origins.values()].flatMap((o) => o.queue.splice(0))];
       held -= queued.length;
       return queued;
     },

@@ -54,6 +54,15 @@ export interface FanOutOptions {
  * lease and handed to it directly; the rest are left due for any replica to claim.
  * Returns how many deliveries were new, and how many of them went to the local loop.
  */
+/** A subscription whose deliveries only the claim may lease (docs/decisions-webhooks.md, "Throttling"). */
+function throttledOrPaused(s: FanoutSubscription): boolean {
+  return (
+    (s.rateLimit ?? null) !== null ||
+    (s.maxInFlight ?? null) !== null ||
+    (s.pausedUntil ? new Date(s.pausedUntil).getTime() > Date.now() : false)
+  );
+}
+
 export async function fanOut(
   stores: Pick<Stores, 'subscriptions' | 'deliveryQueue'>,
   events: EventEnvelope[],
@@ -100,7 +109,8 @@ export async function fanOut(
       };
       // An ordered delivery may have to wait for its turn: the claim decides, never the handoff. A temporary
       // subscription's go down its listener's stream (features/listen), never over HTTP.
-      if (opts.handoff && !row.orderKey && !s.temporary) {
+      // A throttled or paused subscription's deliveries wait for the claim, which applies its limits across replicas.
+      if (opts.handoff && !row.orderKey && !s.temporary && !throttledOrPaused(s)) {
         const free = capacity.get(s.destinationOrigin) ?? opts.handoff.capacity(s.destinationOrigin);
         if (free > 0) {
           row.leaseToken = randomUUID();

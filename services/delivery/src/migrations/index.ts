@@ -15,6 +15,7 @@ import { receiverAuth } from './013-receiver-auth.ts';
 import { portalSessions } from './014-portal-sessions.ts';
 import { listen } from './015-listen.ts';
 import { subscriptionFilter } from './016-subscription-filter.ts';
+import { throttling } from './017-throttling.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
 export const migrations: Migration[] = [
@@ -34,4 +35,5 @@ export const migrations: Migration[] = [
   portalSessions,
   listen,
   subscriptionFilter,
+  throttling,
 ];

@@ -7,6 +7,17 @@ export interface RetryPolicy {
   factor?: number;
   /** Relative jitter, +-20% by default. */
   jitter?: number;
+  /** Longest pause a receiver's Retry-After imposes (WEBHOOK_RETRY_AFTER_MAX_MS, 1 h by default). */
+  maxPauseMs?: number;
+}
+
+/** The default longest pause of a Retry-After, and the shortest (a `Retry-After: 0` must not make a loop). */
+export const DEFAULT_MAX_PAUSE_MS = 3_600_000;
+export const MIN_PAUSE_MS = 1000;
+
+/** How long a receiver's Retry-After pauses its subscription: at least a second, at most `maxPauseMs`. */
+export function pauseMs(policy: Pick<RetryPolicy, 'maxPauseMs'>, retryAfterMs: number): number {
+  return Math.min(Math.max(retryAfterMs, MIN_PAUSE_MS), policy.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS);
 }
 
 /** What to do after a failed attempt. */

@@ -1,3 +1,4 @@
+import type { FakeThrottle } from '../deliveries/fake-queue-store.ts';
 import type { DeliveryRow } from '../deliveries/rows.ts';
 import type { SubscriptionRow } from '../subscriptions/store.ts';
 import type { AttemptRecord, AttemptRow, AttemptStore, DeadLetterMessage } from './store.ts';
@@ -12,8 +13,10 @@ export function createFakeAttemptStore(
   deliveries: DeliveryRow[],
   subscriptions: SubscriptionRow[],
   clock: () => Date = () => new Date(),
-): AttemptStore & { log: (AttemptRow & { deliveryId: string })[]; deadLetters: DeadLetterMessage[] } {
-  const log: (AttemptRow & { deliveryId: string })[] = [];
+  /** The fake queue's throttle state: a recorded slotted delivery gives its in-flight slot back. */
+  throttles?: Map<string, FakeThrottle>,
+): AttemptStore & { log: (AttemptRow & { deliveryId: string; pausedMs?: number | null })[]; deadLetters: DeadLetterMessage[] } {
+  const log: (AttemptRow & { deliveryId: string; pausedMs?: number | null })[] = [];
   const deadLetters: DeadLetterMessage[] = [];
 
   /** ORDER_RELEASE: the next waiting delivery of a finished one's ordered key is due now. */
@@ -37,13 +40,20 @@ export function createFakeAttemptStore(
    * HEALTH_UPDATE, for the recorded attempts of one subscription (one statement's worth): any success
    * ends the run of failures (and its notice), else the failures add to it, failing since the first.
    */
-  const keepHealth = (subscriptionId: string, recorded: AttemptRecord[]) => {
+  const keepHealth = (subscriptionId: string, all: AttemptRecord[]) => {
     const sub = subscriptions.find((s) => s.id === subscriptionId);
     if (!sub) return;
-    if (recorded.some((r) => r.result.ok)) {
+    // A receiver's Retry-After is no failure: it only moves pausedUntil (the latest asked for wins).
+    for (const r of all) {
+      if (r.decision.kind === 'paused' && (!sub.pausedUntil || sub.pausedUntil < r.decision.until))
+        sub.pausedUntil = r.decision.until;
+    }
+    const recorded = all.filter((r) => r.decision.kind !== 'paused');
+    if (all.some((r) => r.result.ok)) {
       Object.assign(sub, { consecutiveFailures: 0, failingSince: null, failingNotifiedAt: null });
       return;
     }
+    if (!recorded.length) return;
     const firstFailure = new Date(Math.min(...recorded.map((r) => r.attemptedAt.getTime())));
     Object.assign(sub, {
       consecutiveFailures: sub.consecutiveFailures + recorded.length,
@@ -68,7 +78,8 @@ export function createFakeAttemptStore(
       responseBody: result.responseBody,
       error: result.error,
       durationMs: result.durationMs,
-      nextAttemptAt: decision.kind === 'retry' && live ? decision.at : null,
+      nextAttemptAt: (decision.kind === 'retry' || decision.kind === 'paused') && live ? decision.at : null,
+      throttledAttempts: (row.throttledAttempts ?? 0) + (decision.kind === 'paused' ? 1 : 0),
       firstAttemptAt: row.firstAttemptAt ?? attemptedAt,
       lastAttemptAt: attemptedAt,
       lockedUntil: null,
@@ -76,6 +87,7 @@ export function createFakeAttemptStore(
       updatedAt: clock(),
     });
     if (row.nextAttemptAt === null) releaseNext(row);
+    if (delivery.slotted) throttles?.get(row.subscriptionId)?.leases.delete(delivery.leaseToken);
     log.push({
       deliveryId: row.id,
       attempt,
@@ -85,6 +97,7 @@ export function createFakeAttemptStore(
       error: result.error,
       durationMs: result.durationMs,
       attemptedAt,
+      pausedMs: decision.kind === 'paused' ? decision.until.getTime() - attemptedAt.getTime() : null,
     });
     return true;
   };
@@ -112,7 +125,7 @@ export function createFakeAttemptStore(
       return log
         .filter((a) => a.deliveryId === deliveryId)
         .sort((a, b) => a.attempt - b.attempt)
-        .map(({ deliveryId: _, ...a }) => a);
+        .map(({ deliveryId: _, pausedMs: __, ...a }) => a);
     },
   };
 }

@@ -37,7 +37,7 @@ describe('the step after an attempt', () => {
     expect(outcomeOf(third)).toBe('failed');
   });
 
-  it('waits at least what a 429/503 asks for', () => {
+  it('waits what a 429/503 with Retry-After asks for: a pause, not a failure', () => {
     const busy = decideNextStep(
       policy,
       { attempts: 0, firstAttemptAt: null },
@@ -46,7 +46,7 @@ describe('the step after an attempt', () => {
       t0,
       half,
     );
-    expect(busy).toEqual({ kind: 'retry', at: at(60_000) });
+    expect(busy).toEqual({ kind: 'paused', at: at(60_000), until: at(60_000) });
   });
 
   it('ends at a 410 Gone, first attempt or not, without a retry (the subscription is disabled)', () => {
@@ -131,5 +131,59 @@ describe('recording a dead letter (fake stores)', () => {
       },
     ]);
     expect(await stores.attempts.listFor(claimed.id)).toEqual([match.objectContaining({ attempt: 16, outcome: 'failed' })]);
+  });
+});
+
+describe('a receiver that asks for a pause (docs/webhooks.md, "Throttling")', () => {
+  const throttled = (retryAfterMs: number | undefined, responseCode = 429) =>
+    failed({ responseCode, error: `HTTP ${responseCode}`, retryAfterMs });
+
+  it('pauses for its Retry-After on a 429 or 503, within 1 s and maxPauseMs, as no backoff step', () => {
+    const d = { attempts: 3, firstAttemptAt: t0, throttledAttempts: 1 };
+    expect(decideNextStep(policy, d, throttled(2000), at(1000), at(1000))).toEqual({
+      kind: 'paused',
+      until: at(3000),
+      at: at(3000),
+    });
+    expect(decideNextStep(policy, d, throttled(2000, 503), at(1000), at(1000))).toMatchObject({ kind: 'paused' });
+    // Retry-After: 0 would make a loop: at least a second.
+    expect(decideNextStep(policy, d, throttled(0), at(0), at(0))).toMatchObject({ until: at(1000) });
+    // A day's pause is cut to the cap (1 h by default, maxPauseMs when set).
+    expect(decideNextStep(policy, d, throttled(86_400_000), at(0), at(0))).toMatchObject({ until: at(3_600_000) });
+    expect(decideNextStep({ ...policy, maxPauseMs: 60_000 }, d, throttled(86_400_000), at(0), at(0))).toMatchObject({
+      until: at(60_000),
+    });
+  });
+
+  it('tries the delivery again at the retry deadline at the latest, and dead-letters a pause past it', () => {
+    const d = { attempts: 9, firstAttemptAt: t0, throttledAttempts: 0 };
+    const late = at(policy.maxAgeMs - 1000);
+    expect(decideNextStep(policy, d, throttled(60_000), late, late)).toEqual({
+      kind: 'paused',
+      until: at(policy.maxAgeMs + 59_000),
+      at: at(policy.maxAgeMs),
+    });
+    const past = at(policy.maxAgeMs);
+    expect(decideNextStep(policy, d, throttled(60_000), past, past)).toEqual({ kind: 'dead_letter' });
+  });
+
+  it('is an ordinary failure without a Retry-After, or on another status', () => {
+    const d = { attempts: 0, firstAttemptAt: null, throttledAttempts: 0 };
+    expect(decideNextStep(policy, d, throttled(undefined), at(0), at(0), half).kind).toBe('retry');
+    expect(decideNextStep(policy, d, failed({ retryAfterMs: 5000 }), at(0), at(0), half).kind).toBe('retry');
+  });
+
+  it('does not let throttled attempts advance the backoff: the next failure waits the step of the failures alone', () => {
+    const afterPauses = decideNextStep(
+      policy,
+      { attempts: 5, firstAttemptAt: t0, throttledAttempts: 5 },
+      failed(),
+      at(0),
+      at(0),
+      half,
+    );
+    const first = decideNextStep(policy, { attempts: 0, firstAttemptAt: t0, throttledAttempts: 0 }, failed(), at(0), at(0), half);
+    expect(afterPauses).toEqual(first);
+    expect(first).toEqual({ kind: 'retry', at: at(policy.baseMs) });
   });
 });

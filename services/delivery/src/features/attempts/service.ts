@@ -1,17 +1,27 @@
 import type { SendResult } from '../../sender/http-sender.ts';
 import type { ClaimedDelivery } from '../deliveries/queue-store.ts';
-import { nextRetry, type RetryPolicy } from './backoff.ts';
+import { nextRetry, pauseMs, type RetryPolicy } from './backoff.ts';
 import type { AttemptDecision } from './store.ts';
 
 /**
+ * Whether an answer is the receiver throttling us: a 429 or 503 with a Retry-After (sender/retry-after.ts
+ * parsed it). Without one, a 429 or 503 is an ordinary failure (docs/webhooks.md, "Throttling").
+ */
+export function isThrottleAnswer(result: Pick<SendResult, 'ok' | 'responseCode' | 'retryAfterMs'>): boolean {
+  return !result.ok && (result.responseCode === 429 || result.responseCode === 503) && result.retryAfterMs !== undefined;
+}
+
+/**
  * The rule after an attempt of a scheduled delivery: a 2xx succeeds; a 410 Gone ends it and
- * disables the subscription (the dispatcher asks subscriptions/health.ts); another failure is
- * retried on the schedule (backoff.ts, honouring a Retry-After) until the
- * delivery's max age after its first attempt, then dead-lettered. Pure.
+ * disables the subscription (the dispatcher asks subscriptions/health.ts); a 429 or 503 with a
+ * Retry-After pauses the subscription that long (at least 1 s, at most `maxPauseMs`) and tries the
+ * delivery again then, as no failure (no backoff step, no health count), within the delivery's
+ * retry deadline; another failure is retried on the schedule (backoff.ts), whose steps count the
+ * failures only, until the delivery's max age after its first attempt, then dead-lettered. Pure.
  */
 export function decideNextStep(
   policy: RetryPolicy,
-  delivery: Pick<ClaimedDelivery, 'attempts' | 'firstAttemptAt'>,
+  delivery: Pick<ClaimedDelivery, 'attempts' | 'firstAttemptAt' | 'throttledAttempts'>,
   result: Pick<SendResult, 'ok' | 'retryAfterMs' | 'responseCode'>,
   attemptedAt: Date,
   now: Date,
@@ -20,8 +30,14 @@ export function decideNextStep(
   if (result.ok) return { kind: 'succeeded' };
   // Standard Webhooks: 410 Gone means the endpoint is gone for good; no retry.
   if (result.responseCode === 410) return { kind: 'gone' };
+  if (isThrottleAnswer(result)) {
+    const deadline = (delivery.firstAttemptAt ?? attemptedAt).getTime() + policy.maxAgeMs;
+    if (now.getTime() >= deadline) return { kind: 'dead_letter' };
+    const until = new Date(now.getTime() + pauseMs(policy, result.retryAfterMs!));
+    return { kind: 'paused', until, at: new Date(Math.min(until.getTime(), deadline)) };
+  }
   const decision = nextRetry(policy, {
-    failedAttempts: delivery.attempts + 1,
+    failedAttempts: delivery.attempts + 1 - (delivery.throttledAttempts ?? 0),
     firstAttemptAt: delivery.firstAttemptAt ?? attemptedAt,
     now,
     retryAfterMs: result.retryAfterMs,

@@ -238,6 +238,34 @@ describeStoreContract<DeliveryWorld>('AttemptStore', {
       expect(await health(w, fresh)).toEqual({ consecutiveFailures: 2, failingSince: first, failingNotifiedAt: null });
     },
 
+    async "records a receiver's pause: no failure of the subscription, no backoff step, the subscription paused"(w) {
+      const sub = await addSubscription(w, { maxInFlight: 2 });
+      await w.stores.subscriptions.syncThrottle(sub.id, true);
+      const [d, e] = await claimNew(w, sub, 2);
+      expect(d.slotted).toBe(true);
+      const until = fromNow(2000);
+      const paused = { kind: 'paused', at: until, until } as const;
+      const throttled = { ...attemptOf(d, false, paused), result: { ...attemptOf(d, false, paused).result, responseCode: 429 } };
+      expect(await w.stores.attempts.recordAttempts([throttled])).toEqual(new Set([d.id]));
+      // And the single-row path (a dead letter's) with the same decision.
+      expect(await w.stores.attempts.recordAttempt(attemptOf(e, false, paused))).toBe(true);
+      expect(await health(w, sub)).toEqual({ consecutiveFailures: 0, failingSince: null, failingNotifiedAt: null });
+      const row = await w.stores.subscriptions.find(sub.organizationId, sub.id);
+      expect(row?.pausedUntil?.getTime()).toBe(until.getTime());
+      const stored = await w.delivery(d.id);
+      expect([stored?.status, stored?.attempts, stored?.throttledAttempts, stored?.nextAttemptAt?.getTime()]).toEqual([
+        'failed',
+        1,
+        1,
+        until.getTime(),
+      ]);
+      // Both slots given back: the third delivery is claimed once the pause is over (here: lifted by hand).
+      await w.stores.subscriptions.update(sub.id, { pausedUntil: null });
+      const [f] = await addDue(w, sub, [-MIN]);
+      const { deliveries } = await w.stores.deliveryQueue.claim({ limit: 10, leaseMs: MIN, defaultCap: 10, caps: new Map() });
+      expect(deliveries.map((x) => x.id)).toEqual([f]);
+    },
+
     async 'makes the next delivery of an ordered key due when a batch ends one'(w) {
       const sub = await addSubscription(w, { ordering: 'per_entity' });
       const [k1, k1b] = [newDelivery(sub, { orderKey: 'entry:1' }), newDelivery(sub, { orderKey: 'entry:1' })];

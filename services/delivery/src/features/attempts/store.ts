@@ -11,6 +11,12 @@ import type { QueryResult } from 'pg';
 export type AttemptDecision =
   | { kind: 'succeeded' }
   | { kind: 'retry'; at: Date }
+  /**
+   * The receiver asked for a pause (429/503 with Retry-After): the subscription is paused `until` then, the
+   * delivery tried again `at` (then, or its last chance at the retry deadline), neither counted as a failure of
+   * the subscription's health nor as a step of the delivery's backoff.
+   */
+  | { kind: 'paused'; at: Date; until: Date }
   | { kind: 'dead_letter' }
   /** The receiver answered 410 Gone: the delivery ends failed and the subscription is disabled (subscriptions/health.ts). */
   | { kind: 'gone' }
@@ -30,7 +36,8 @@ export interface AttemptRecord {
     | 'eventName'
     | 'body'
     | 'destinationUrl'
-  >;
+  > &
+    Partial<Pick<ClaimedDelivery, 'slotted'>>;
   result: SendResult;
   attemptedAt: Date;
   decision: AttemptDecision;
@@ -71,16 +78,28 @@ export type AttemptRow = Pick<AttemptLogRow, (typeof DELIVERY_ATTEMPT_FIELDS)[nu
 
 /**
  * The subscription's health, kept by the same statement as its attempts (h: one row per subscription
- * with `ok` (any attempt succeeded), `failures` and `firstFailure`): a success resets the run of
+ * with `ok` (any attempt succeeded), `failures`, `firstFailure` and `paused`): a success resets the run of
  * failures, failures add to it and start `failingSince`. It writes only when something changes, so a
  * healthy subscription's successes never touch (nor lock) its row. subscriptions/health.ts acts on it.
+ * A receiver's Retry-After is no failure: it only moves `pausedUntil` (the latest pause asked for wins).
  */
 const HEALTH_UPDATE = `
   UPDATE delivery.subscriptions s
      SET "consecutiveFailures" = CASE WHEN h.ok THEN 0 ELSE s."consecutiveFailures" + h.failures END,
-         "failingSince" = CASE WHEN h.ok THEN NULL ELSE COALESCE(s."failingSince", h."firstFailure") END,
-         "failingNotifiedAt" = CASE WHEN h.ok THEN NULL ELSE s."failingNotifiedAt" END`;
-const HEALTH_CHANGES = `(NOT h.ok OR s."consecutiveFailures" > 0 OR s."failingSince" IS NOT NULL)`;
+         "failingSince" = CASE WHEN h.ok THEN NULL WHEN h.failures = 0 THEN s."failingSince"
+                               ELSE COALESCE(s."failingSince", h."firstFailure") END,
+         "failingNotifiedAt" = CASE WHEN h.ok THEN NULL ELSE s."failingNotifiedAt" END,
+         "pausedUntil" = GREATEST(s."pausedUntil", h.paused)`;
+const HEALTH_CHANGES = `((NOT h.ok AND h.failures > 0) OR h.paused IS NOT NULL OR (h.ok AND (s."consecutiveFailures" > 0 OR s."failingSince" IS NOT NULL)))`;
+
+/** Gives back the in-flight slots of recorded deliveries of subscriptions with maxInFlight (delivery.throttles). */
+const SLOTS_RELEASE = (recorded: string) => `
+  UPDATE delivery.throttles t SET leases = t.leases - r.tokens
+    FROM (SELECT "subscriptionId" AS sid, array_agg(token::text) AS tokens FROM ${recorded} GROUP BY "subscriptionId") r
+   WHERE t."subscriptionId" = r.sid
+     AND t."subscriptionId" = ANY(ARRAY(SELECT "subscriptionId" FROM delivery.throttles
+                                         WHERE "subscriptionId" IN (SELECT "subscriptionId" FROM ${recorded})
+                                         ORDER BY "subscriptionId" FOR UPDATE))`;
 
 /** Attempts in Postgres: every attempt recorded with the delivery's next step, and the attempt log. */
 export interface AttemptStore {
@@ -109,7 +128,8 @@ export function createAttemptStore(db: Knex): AttemptStore {
       const { delivery, result, attemptedAt, decision } = args;
       const status: DeliveryStatus =
         decision.kind === 'succeeded' ? 'succeeded' : decision.kind === 'dead_letter' ? 'dead_letter' : 'failed';
-      const nextAttemptAt = decision.kind === 'retry' ? decision.at : null;
+      const nextAttemptAt = decision.kind === 'retry' || decision.kind === 'paused' ? decision.at : null;
+      const pausedUntil = decision.kind === 'paused' ? decision.until : null;
       const attempt = delivery.attempts + 1;
       // One statement, so one round trip and atomic: the delivery's new state, its attempt
       // row and (for a dead letter) the dead-letter topic's message in the outbox, only while
@@ -132,9 +152,10 @@ export function createAttemptStore(db: Knex): AttemptStore {
                          SELECT 1 FROM delivery.subscriptions s WHERE s.id = d."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL)
                        THEN ?::timestamptz ELSE NULL END,
                      "firstAttemptAt" = COALESCE(d."firstAttemptAt", ?::timestamptz), "lastAttemptAt" = ?::timestamptz,
+                     "throttledAttempts" = d."throttledAttempts" + ?,
                      "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
                WHERE d.id = ? AND d."leaseToken" = ?
-              RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt")`,
+              RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt", ?::uuid AS token)`,
               bindings: [
                 status,
                 attempt,
@@ -146,14 +167,16 @@ export function createAttemptStore(db: Knex): AttemptStore {
                 nextAttemptAt,
                 attemptedAt,
                 attemptedAt,
+                pausedUntil ? 1 : 0,
                 delivery.id,
+                delivery.leaseToken,
                 delivery.leaseToken,
               ],
             },
             {
               sql: `attempt_row AS (
-              INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt")
-              SELECT id, ?, ?, ?, ?, ?, ?, ?::timestamptz FROM ${WRITTEN})`,
+              INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt", "pausedMs")
+              SELECT id, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::int FROM ${WRITTEN})`,
               bindings: [
                 attempt,
                 result.ok ? 'succeeded' : 'failed',
@@ -162,16 +185,18 @@ export function createAttemptStore(db: Knex): AttemptStore {
                 result.error,
                 result.durationMs,
                 attemptedAt,
+                pausedUntil ? pausedUntil.getTime() - attemptedAt.getTime() : null,
               ],
             },
             {
               sql: `health AS (${HEALTH_UPDATE}
                 FROM (SELECT "subscriptionId" AS sid, ?::boolean AS ok, CASE WHEN ?::boolean THEN 0 ELSE 1 END AS failures,
-                             ?::timestamptz AS "firstFailure" FROM ${WRITTEN}) h
+                             ?::timestamptz AS "firstFailure", ?::timestamptz AS paused FROM ${WRITTEN}) h
                WHERE s.id = h.sid AND ${HEALTH_CHANGES})`,
-              bindings: [result.ok, result.ok, attemptedAt],
+              bindings: [result.ok, result.ok || pausedUntil !== null, attemptedAt, pausedUntil],
             },
             { sql: `order_release AS (${ORDER_RELEASE(WRITTEN)})`, bindings: [] },
+            ...(delivery.slotted ? [{ sql: `slots AS (${SLOTS_RELEASE(WRITTEN)})`, bindings: [] }] : []),
           ],
         },
       );
@@ -184,8 +209,8 @@ export function createAttemptStore(db: Knex): AttemptStore {
       const { rows } = await db
         .raw<QueryResult<{ id: string }>>(
           `WITH input AS (
-           SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::int[], ?::int[], ?::text[], ?::text[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[])
-             AS i(id, token, status, attempt, "responseCode", "responseBody", error, "durationMs", "nextAttemptAt", "attemptedAt", outcome)
+           SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::int[], ?::int[], ?::text[], ?::text[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::timestamptz[], ?::boolean[])
+             AS i(id, token, status, attempt, "responseCode", "responseBody", error, "durationMs", "nextAttemptAt", "attemptedAt", outcome, paused, slotted)
          ), upd AS (
            UPDATE delivery.deliveries d
               SET status = i.status, attempts = i.attempt, "responseCode" = i."responseCode", "responseBody" = i."responseBody",
@@ -194,19 +219,26 @@ export function createAttemptStore(db: Knex): AttemptStore {
                       SELECT 1 FROM delivery.subscriptions s WHERE s.id = d."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL)
                     THEN i."nextAttemptAt" ELSE NULL END,
                   "firstAttemptAt" = COALESCE(d."firstAttemptAt", i."attemptedAt"), "lastAttemptAt" = i."attemptedAt",
+                  "throttledAttempts" = d."throttledAttempts" + CASE WHEN i.paused IS NULL THEN 0 ELSE 1 END,
                   "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
              FROM input i
             WHERE d.id = i.id AND d."leaseToken" = i.token
            RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt"
          ), ins AS (
-           INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt")
-           SELECT i.id, i.attempt, i.outcome, i."responseCode", i."responseBody", i.error, i."durationMs", i."attemptedAt"
+           INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt", "pausedMs")
+           SELECT i.id, i.attempt, i.outcome, i."responseCode", i."responseBody", i.error, i."durationMs", i."attemptedAt",
+                  (extract(epoch FROM i.paused - i."attemptedAt") * 1000)::int
              FROM input i JOIN upd ON upd.id = i.id
          ), h AS (
+           -- A receiver's Retry-After (paused) is no failure: it only pauses the subscription.
            SELECT upd."subscriptionId" AS sid, bool_or(i.outcome = 'succeeded') AS ok,
-                  count(*) FILTER (WHERE i.outcome <> 'succeeded') AS failures,
-                  min(i."attemptedAt") FILTER (WHERE i.outcome <> 'succeeded') AS "firstFailure"
+                  count(*) FILTER (WHERE i.outcome <> 'succeeded' AND i.paused IS NULL) AS failures,
+                  min(i."attemptedAt") FILTER (WHERE i.outcome <> 'succeeded' AND i.paused IS NULL) AS "firstFailure",
+                  max(i.paused) AS paused
              FROM input i JOIN upd ON upd.id = i.id GROUP BY upd."subscriptionId"
+         ), slotted AS (
+           SELECT upd."subscriptionId", i.token FROM input i JOIN upd ON upd.id = i.id WHERE i.slotted
+         ), slots AS (${SLOTS_RELEASE('slotted')}
          ), health_rows AS (
            -- Locked in id order: two batches of failing subscriptions never wait on each other in a cycle.
            SELECT s.id FROM delivery.subscriptions s JOIN h ON h.sid = s.id
@@ -223,12 +255,14 @@ export function createAttemptStore(db: Knex): AttemptStore {
             col((i) => i.result.responseBody),
             col((i) => i.result.error),
             col((i) => i.result.durationMs),
-            col((i) => (i.decision.kind === 'retry' ? i.decision.at : null)),
+            col((i) => (i.decision.kind === 'retry' || i.decision.kind === 'paused' ? i.decision.at : null)),
             col((i) => i.attemptedAt),
             col((i) => (i.result.ok ? 'succeeded' : 'failed')),
+            col((i) => (i.decision.kind === 'paused' ? i.decision.until : null)),
+            col((i) => i.delivery.slotted ?? false),
           ] as Knex.RawBinding[],
         )
-        .options(prepared('delivery-record-attempts-v4'));
+        .options(prepared('delivery-record-attempts-v5'));
       return new Set(rows.map((r) => r.id));
     },
 

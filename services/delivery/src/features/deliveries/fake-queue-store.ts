@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SubscriptionRow } from '../subscriptions/store.ts';
-import { claimBindings, type ClaimedDelivery, type DeliveryQueueStore } from './queue-store.ts';
+import { claimBindings, THROTTLE_HORIZON_MS, type ClaimedDelivery, type DeliveryQueueStore } from './queue-store.ts';
 import type { DeliveryRow } from './rows.ts';
 
 /** A delivery's lease has lapsed (or it never had one) at `now`. */
@@ -24,6 +24,12 @@ export function waitsBehind(rows: readonly DeliveryRow[], d: DeliveryRow, now: D
   );
 }
 
+/** The fake's row of delivery.throttles: the next rate slot and the live in-flight leases (token -> expiry). */
+export interface FakeThrottle {
+  nextAt: Date;
+  leases: Map<string, Date>;
+}
+
 /**
  * An in-memory DeliveryQueueStore for unit tests (no Postgres), over the fake subscriptions' rows (a
  * claim reads their destination and state) and a table of delivery rows it shares with the other
@@ -35,8 +41,17 @@ export function createFakeDeliveryQueueStore(
   subscriptions: SubscriptionRow[],
   rows: DeliveryRow[] = [],
   clock: () => Date = () => new Date(),
-): DeliveryQueueStore & { rows: DeliveryRow[]; notified: string[] } {
+): DeliveryQueueStore & { rows: DeliveryRow[]; notified: string[]; throttles: Map<string, FakeThrottle> } {
   const notified: string[] = [];
+  /** delivery.throttles: the shared state of subscriptions with a rateLimit or maxInFlight (made on first claim here). */
+  const throttles = new Map<string, FakeThrottle>();
+  const throttleOf = (s: SubscriptionRow): FakeThrottle | undefined => {
+    if (s.rateLimit === null && s.maxInFlight === null) return undefined;
+    const t = throttles.get(s.id) ?? { nextAt: new Date(0), leases: new Map<string, Date>() };
+    throttles.set(s.id, t);
+    return t;
+  };
+  const busy = (t: FakeThrottle, now: Date) => [...t.leases.values()].filter((until) => until > now).length;
   let orderSeq = 0;
   const scheduled = (r: DeliveryRow) => r.nextAttemptAt !== null;
   const due = (r: DeliveryRow, now: Date) => r.nextAttemptAt !== null && r.nextAttemptAt <= now && unleased(r, now);
@@ -46,6 +61,7 @@ export function createFakeDeliveryQueueStore(
   return {
     rows,
     notified,
+    throttles,
     async insertMany(news, opts = {}) {
       const now = clock();
       const before = [...rows];
@@ -103,8 +119,16 @@ export function createFakeDeliveryQueueStore(
       const now = clock();
       const { scan } = claimBindings(args);
       const full = new Set([...args.caps].filter(([, cap]) => cap <= 0).map(([origin]) => origin));
+      const horizon = new Date(now.getTime() + THROTTLE_HORIZON_MS);
+      // Paused subscriptions, and throttled ones with nothing to give now, are not scanned.
+      const idle = (s: SubscriptionRow | undefined) => {
+        if (!s) return false;
+        if (s.pausedUntil && s.pausedUntil > now) return true;
+        const t = throttleOf(s);
+        return !!t && (t.nextAt > horizon || (s.maxInFlight !== null && busy(t, now) >= s.maxInFlight));
+      };
       const dueRows = rows
-        .filter((r) => due(r, now) && !subOf(r)?.temporary && !full.has(subOf(r)?.destinationOrigin ?? ''))
+        .filter((r) => due(r, now) && !subOf(r)?.temporary && !full.has(subOf(r)?.destinationOrigin ?? '') && !idle(subOf(r)))
         .sort(byDue)
         .slice(0, scan);
       const rank = new Map<string, number>();
@@ -126,10 +150,34 @@ export function createFakeDeliveryQueueStore(
         if (rn <= (args.caps.get(s.destinationOrigin) ?? args.defaultCap)) ranked.push(r);
       }
       const picked = ranked.slice(0, args.limit).filter((r) => !waitsBehind(rows, r, now));
-      const claimed = picked.map((r): ClaimedDelivery => {
+      // The throttled subscriptions' rows: rate slots 1/rateLimit s apart up to the horizon, within free in-flight slots.
+      const taken = new Map<string, number>();
+      const granted = picked.flatMap((r) => {
+        const s = subOf(r)!;
+        const t = throttleOf(s);
+        if (!t) return [{ r, notBefore: null, slotted: false }];
+        const n = taken.get(s.id) ?? 0;
+        const base = Math.max(t.nextAt.getTime(), now.getTime());
+        const notBefore = s.rateLimit === null ? null : new Date(base + (n * 1000) / s.rateLimit);
+        if (notBefore && notBefore > horizon) return [];
+        if (s.maxInFlight !== null && n + 1 > s.maxInFlight - busy(t, now)) return [];
+        taken.set(s.id, n + 1);
+        return [{ r, notBefore, slotted: s.maxInFlight !== null }];
+      });
+      for (const [id, k] of taken) {
+        const s = subscriptions.find((x) => x.id === id)!;
+        const t = throttles.get(id)!;
+        if (s.rateLimit !== null) t.nextAt = new Date(Math.max(t.nextAt.getTime(), now.getTime()) + (k * 1000) / s.rateLimit);
+        for (const [token, until] of t.leases) if (until <= now) t.leases.delete(token);
+      }
+      const claimed = granted.map(({ r, notBefore, slotted }): ClaimedDelivery => {
         const s = subOf(r)!;
         Object.assign(r, { lockedUntil: new Date(now.getTime() + args.leaseMs), leaseToken: randomUUID() });
+        if (slotted) throttles.get(s.id)!.leases.set(r.leaseToken!, r.lockedUntil!);
         return {
+          notBefore,
+          slotted,
+          throttledAttempts: r.throttledAttempts ?? 0,
           id: r.id,
           organizationId: r.organizationId,
           subscriptionId: r.subscriptionId,
@@ -161,7 +209,13 @@ export function createFakeDeliveryQueueStore(
       for (const c of claims) {
         const r = rows.find((x) => x.id === c.id && x.leaseToken === c.leaseToken);
         if (r) Object.assign(r, { lockedUntil: null, leaseToken: null });
+        if (c.slotted && c.subscriptionId) throttles.get(c.subscriptionId)?.leases.delete(c.leaseToken);
       }
+    },
+
+    async countPaused() {
+      const now = clock();
+      return subscriptions.filter((s) => live(s) && s.pausedUntil && s.pausedUntil > now).length;
     },
 
     async stopPending(subscriptionId, reason) {
@@ -192,7 +246,8 @@ export function createFakeDeliveryQueueStore(
       const now = clock();
       const originOf = (r: DeliveryRow) => {
         const s = subOf(r);
-        return live(s) ? s.destinationOrigin : undefined;
+        const heldBack = !!s && (s.rateLimit !== null || (s.pausedUntil !== null && s.pausedUntil > now));
+        return live(s) && !heldBack ? s.destinationOrigin : undefined;
       };
       const dueRows = rows.filter((r) => r.nextAttemptAt && r.nextAttemptAt <= now && originOf(r));
       const sending = new Set(dueRows.filter((r) => !unleased(r, now)).map(originOf));

@@ -6,7 +6,7 @@ import type { DeliveryReadStore, DeliverySearch, StatsBucket, UndeliveredCount }
 import type { DeliveryRecord, DeliveryRow } from './rows.ts';
 
 /** An attempt of the fake attempt log (attempts/fake-store.ts): an entry and its delivery. */
-export type FakeAttemptLogEntry = AttemptRow & { deliveryId: string };
+export type FakeAttemptLogEntry = AttemptRow & { deliveryId: string; pausedMs?: number | null };
 
 /** The record of a delivery row: the contract's DELIVERY_FIELDS, named one by one. */
 export function deliveryRecord(r: DeliveryRow): DeliveryRecord {
@@ -112,6 +112,10 @@ export function createFakeDeliveryReadStore(
         },
         lastSuccessAt: latest(succeeded),
         lastFailureAt: latest(attempts.filter((a) => a.outcome !== 'succeeded')),
+        pauses: {
+          count: attempts.filter((a) => a.pausedMs != null).length,
+          ms: attempts.reduce((sum, a) => sum + (a.pausedMs ?? 0), 0),
+        },
         series,
       };
     },

@@ -75,6 +75,9 @@ describeStoreContract<DeliveryWorld>('DeliveryQueueStore', {
           receiverSealed: null,
           traceparent: row.traceparent,
           orderKey: null,
+          throttledAttempts: 0,
+          notBefore: null,
+          slotted: false,
         },
       ]);
       const stored = await w.delivery(row.id);
@@ -82,6 +85,54 @@ describeStoreContract<DeliveryWorld>('DeliveryQueueStore', {
       const lease = (stored?.lockedUntil?.getTime() ?? 0) - before;
       expect(lease).toBeGreaterThan(9 * MIN);
       expect(lease).toBeLessThan(11 * MIN);
+    },
+
+    async 'gives a rate-limited subscription evenly spaced send times up to the horizon, shared by every claim'(w) {
+      const sub = await addSubscription(w, { rateLimit: 4 });
+      await w.stores.subscriptions.syncThrottle(sub.id, true);
+      const free = await addSubscription(w);
+      await addDue(
+        w,
+        sub,
+        Array.from({ length: 10 }, (_, i) => -MIN + i),
+      );
+      const [unthrottled] = await addDue(w, free, [-MIN]);
+      const before = Date.now();
+      const first = await w.stores.deliveryQueue.claim({ limit: 20, leaseMs: MIN, defaultCap: 20, caps: new Map() });
+      const mine = first.deliveries.filter((d) => d.subscriptionId === sub.id);
+      // 1/4 s apart from now, as far as now + 1 s (THROTTLE_HORIZON_MS): five of them.
+      expect(mine).toHaveLength(5);
+      const times = mine.map((d) => d.notBefore!.getTime()).sort((a, b) => a - b);
+      expect(times.slice(1).map((t, i) => t - times[i])).toEqual([250, 250, 250, 250]);
+      expect(times[0]).toBeGreaterThanOrEqual(before - 1000);
+      expect(first.deliveries.find((d) => d.id === unthrottled)?.notBefore).toBeNull();
+      // The next claim (any replica's) finds the next slot beyond the horizon: nothing yet.
+      expect(await claimIds(w, { limit: 20, defaultCap: 20 })).toEqual([]);
+    },
+
+    async 'holds a subscription with maxInFlight to its free slots until a lease is given back'(w) {
+      const sub = await addSubscription(w, { maxInFlight: 2 });
+      await w.stores.subscriptions.syncThrottle(sub.id, true);
+      await addDue(w, sub, [-5 * MIN, -4 * MIN, -3 * MIN, -2 * MIN]);
+      const { deliveries } = await w.stores.deliveryQueue.claim({ limit: 10, leaseMs: MIN, defaultCap: 10, caps: new Map() });
+      expect(deliveries.map((d) => [d.slotted, d.notBefore])).toEqual([
+        [true, null],
+        [true, null],
+      ]);
+      expect(await claimIds(w)).toEqual([]);
+      await w.stores.deliveryQueue.release([deliveries[0]]);
+      expect(await claimIds(w)).toHaveLength(1);
+    },
+
+    async 'claims nothing of a paused subscription until its pause ends, and the rest as usual'(w) {
+      const paused = await w.stores.subscriptions.update((await addSubscription(w, {}, X)).id, { pausedUntil: fromNow(MIN) });
+      const other = await addSubscription(w);
+      await addDue(w, paused, [-2 * MIN]);
+      const [o] = await addDue(w, other, [-MIN]);
+      expect(await claimIds(w)).toEqual([o]);
+      expect(await w.stores.deliveryQueue.countPaused()).toBe(1);
+      // Its due row waits by design: not the loop's overdue work.
+      expect(await w.stores.deliveryQueue.oldestUnservedDueAt()).toBeNull();
     },
 
     async 'holds each destination origin to its cap, else to the default cap, oldest first'(w) {

@@ -69,6 +69,12 @@ export interface ClaimedDelivery {
   receiverSealed?: string | null;
   /** Its ordered key (subscriptions with ordering per_entity), or null. */
   orderKey?: string | null;
+  /** Attempts a receiver answered with Retry-After (they do not advance the backoff: features/attempts/service.ts). */
+  throttledAttempts?: number;
+  /** A rate-limited subscription's: not to be sent before this time (its rate slot), or null. */
+  notBefore?: Date | null;
+  /** A subscription with maxInFlight: the delivery holds one of its in-flight slots (delivery.throttles) until recorded. */
+  slotted?: boolean;
 }
 
 // The sender's hot statements are prepared (@cluster/db `prepared`): they are long CTEs
@@ -80,6 +86,15 @@ export interface ClaimArgs {
   defaultCap: number;
   caps: Map<string, number>;
 }
+
+/**
+ * How far ahead a claim gives a rate-limited subscription's deliveries their send times (`notBefore`): a claim
+ * takes at most `rateLimit` x this (and at least one) of them, and the replica holds each until its time.
+ */
+export const THROTTLE_HORIZON_MS = 1000;
+
+/** How many of a throttled subscription's leases (delivery.throttles `leases`, token -> expiry) are live. */
+const LIVE_LEASES = (leases: string) => `(SELECT count(*) FROM jsonb_each_text(${leases}) e WHERE e.value::timestamptz > now())`;
 
 /** The claim statement's bindings, and its scan window (exported for the plan test). */
 export function claimBindings(args: ClaimArgs): { bindings: Knex.RawBinding[]; scan: number } {
@@ -93,13 +108,25 @@ export function claimBindings(args: ClaimArgs): { bindings: Knex.RawBinding[]; s
   // regardless made a refill of 16 rows read and rank 640.
   const room = caps.reduce((sum, c) => sum + Math.max(0, c), 0) + args.defaultCap;
   const scan = Math.max(100, Math.min(args.limit * 4, room * 2));
-  return { bindings: [origins, caps, full, scan, args.defaultCap, args.limit, args.leaseMs], scan };
+  const horizon = THROTTLE_HORIZON_MS;
+  return {
+    bindings: [origins, caps, full, horizon, scan, args.defaultCap, args.limit, horizon, args.leaseMs],
+    scan,
+  };
 }
 
 /**
  * Reserves due deliveries (see `claim`). Every look-up of a delivery goes by an index:
  * a join of the due rows to the table was once planned as a sequential scan of every
  * delivery, on every claim (test/delivery-claim-plan.test.ts).
+ *
+ * Throttling (docs/decisions-webhooks.md, "Throttling"): a paused subscription's rows are not scanned, nor
+ * those of a throttled one with nothing to give now (its next rate slot beyond the horizon, or every
+ * in-flight slot held). The shared state of the throttled subscriptions among the picked rows
+ * (delivery.throttles) is locked in id order, so it is read as the last claim of any replica left it, and
+ * only as many of their rows are leased as their rate (send times `notBefore`, evenly spaced) and free
+ * in-flight slots allow; the state moves on in the same statement. An unthrottled subscription has no
+ * such row: its rows go through as before.
  */
 export const CLAIM_SQL = `WITH caps AS (
            SELECT * FROM unnest(?::text[], ?::int[]) AS c(origin, cap)
@@ -110,7 +137,12 @@ export const CLAIM_SQL = `WITH caps AS (
              FROM delivery.deliveries d
             WHERE d."nextAttemptAt" <= now()
               AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
-              AND d."subscriptionId" NOT IN (SELECT id FROM delivery.subscriptions WHERE "destinationOrigin" = ANY(?::text[]) OR temporary)
+              AND d."subscriptionId" NOT IN (
+                SELECT id FROM delivery.subscriptions WHERE "destinationOrigin" = ANY(?::text[]) OR temporary OR "pausedUntil" > now()
+                UNION ALL
+                SELECT t."subscriptionId" FROM delivery.throttles t JOIN delivery.subscriptions s ON s.id = t."subscriptionId"
+                 WHERE t."nextAt" > now() + (? * interval '1 millisecond')
+                    OR (s."maxInFlight" IS NOT NULL AND ${LIVE_LEASES('t.leases')} >= s."maxInFlight"))
             ORDER BY d."nextAttemptAt"
             LIMIT ?
          ), ranked AS (
@@ -130,7 +162,7 @@ export const CLAIM_SQL = `WITH caps AS (
               SELECT due.id FROM due JOIN delivery.subscriptions s ON s.id = due."subscriptionId"
                WHERE NOT (s.enabled AND s."deletedAt" IS NULL)))
          ), picked AS (
-           SELECT d.id FROM delivery.deliveries d
+           SELECT d.id, d."subscriptionId", d."nextAttemptAt" FROM delivery.deliveries d
             WHERE d.id = ANY(ARRAY(SELECT id FROM ranked WHERE rn <= cap ORDER BY "nextAttemptAt" LIMIT ?))
               AND d."nextAttemptAt" <= now()
               AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
@@ -140,14 +172,66 @@ export const CLAIM_SQL = `WITH caps AS (
                  WHERE e."subscriptionId" = d."subscriptionId" AND e."orderKey" = d."orderKey" AND e."orderSeq" < d."orderSeq"
                    AND ${UNFINISHED}))
             FOR UPDATE SKIP LOCKED
+         ), tstate AS (
+           -- The throttled subscriptions' shared state, locked in id order (claims and attempt records never wait
+           -- on each other in a cycle); a row another claim held is read as that claim left it.
+           SELECT t."subscriptionId", t."nextAt", t.leases FROM delivery.throttles t
+            WHERE t."subscriptionId" = ANY(ARRAY(SELECT "subscriptionId" FROM picked))
+            ORDER BY t."subscriptionId" FOR UPDATE
+         ), tsub AS (
+           SELECT ts."subscriptionId", ts.leases, s."rateLimit" AS rate, s."maxInFlight" AS slots,
+                  GREATEST(ts."nextAt", now()) AS base, ${LIVE_LEASES('ts.leases')} AS busy
+             FROM tstate ts JOIN delivery.subscriptions s ON s.id = ts."subscriptionId"
+         ), granted AS (
+           SELECT p.id, NULL::timestamptz AS "notBefore", false AS slotted FROM picked p
+            WHERE p."subscriptionId" NOT IN (SELECT "subscriptionId" FROM tsub)
+           UNION ALL
+           -- A throttled subscription's rows, oldest due first: each rate slot 1/rateLimit s after the one before,
+           -- as far as the horizon, and no more than its free in-flight slots.
+           SELECT n.id, n."notBefore", n.slots IS NOT NULL FROM (
+             SELECT p.id, t.slots, t.busy, row_number() OVER w AS n,
+                    t.base + (row_number() OVER w - 1) * (interval '1 second' / t.rate) AS "notBefore"
+               FROM picked p JOIN tsub t ON t."subscriptionId" = p."subscriptionId"
+             WINDOW w AS (PARTITION BY p."subscriptionId" ORDER BY p."nextAttemptAt", p.id)) n
+            WHERE (n.slots IS NULL OR n.n <= n.slots - n.busy)
+              AND (n."notBefore" IS NULL OR n."notBefore" <= now() + (? * interval '1 millisecond'))
+         ), leased AS (
+           UPDATE delivery.deliveries d
+              SET "lockedUntil" = now() + (? * interval '1 millisecond'), "leaseToken" = gen_random_uuid()
+             FROM granted g, delivery.subscriptions s
+            WHERE d.id = g.id AND s.id = d."subscriptionId"
+           RETURNING d.id, d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
+                     d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", s."previousSecretSealed", s."previousSecretUntil", s."receiverSealed", d.traceparent, d."orderKey",
+                     d."throttledAttempts", d."lockedUntil", g."notBefore", g.slotted
+         ), took AS (
+           -- The shared state moves on: the next rate slot after those granted, the granted leases added (lapsed ones dropped).
+           UPDATE delivery.throttles t
+              SET "nextAt" = CASE WHEN x.rate IS NULL THEN t."nextAt" ELSE x.base + x.k * (interval '1 second' / x.rate) END,
+                  leases = (SELECT COALESCE(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
+                              FROM jsonb_each_text(x.leases) e WHERE e.value::timestamptz > now()) || x.added
+             FROM (SELECT ts."subscriptionId", ts.rate, ts.base, ts.leases, count(*) AS k,
+                          COALESCE(jsonb_object_agg(l."leaseToken"::text, l."lockedUntil") FILTER (WHERE l.slotted), '{}'::jsonb) AS added
+                     FROM tsub ts JOIN leased l ON l."subscriptionId" = ts."subscriptionId"
+                    GROUP BY ts."subscriptionId", ts.rate, ts.base, ts.leases) x
+            WHERE t."subscriptionId" = x."subscriptionId"
          )
-         UPDATE delivery.deliveries d
-            SET "lockedUntil" = now() + (? * interval '1 millisecond'), "leaseToken" = gen_random_uuid()
-           FROM picked, delivery.subscriptions s
-          WHERE d.id = picked.id AND s.id = d."subscriptionId"
-         RETURNING d.id, d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
-                   d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", s."previousSecretSealed", s."previousSecretUntil", s."receiverSealed", d.traceparent, d."orderKey",
-                   (SELECT count(*) FROM due)::int AS scanned`;
+         SELECT l.*, (SELECT count(*) FROM due)::int AS scanned FROM leased l`;
+
+/**
+ * Gives back in-flight slots (delivery.throttles `leases`) of the given lease tokens, per subscription; rows
+ * locked in id order like the claim's. Bindings: releaseSlotsBindings.
+ */
+export const RELEASE_SLOTS_SQL = `UPDATE delivery.throttles t SET leases = t.leases - r.tokens
+   FROM (SELECT x.sid, array_agg(x.token) AS tokens FROM unnest(?::uuid[], ?::text[]) AS x(sid, token) GROUP BY x.sid) r
+  WHERE t."subscriptionId" = r.sid
+    AND t."subscriptionId" = ANY(ARRAY(SELECT "subscriptionId" FROM delivery.throttles
+                                        WHERE "subscriptionId" = ANY(?::uuid[]) ORDER BY "subscriptionId" FOR UPDATE))`;
+
+/** The bindings of RELEASE_SLOTS_SQL for these slotted deliveries. */
+export function releaseSlotsBindings(slotted: Pick<ClaimedDelivery, 'subscriptionId' | 'leaseToken'>[]): Knex.RawBinding[] {
+  const sids = slotted.map((c) => c.subscriptionId);
+  return [sids, slotted.map((c) => c.leaseToken), sids] as Knex.RawBinding[];
+}
 
 /**
  * The delivery work queue in Postgres: the durable retry schedule of deliveries. `nextAttemptAt` says
@@ -176,7 +260,11 @@ export interface DeliveryQueueStore {
   /** The earliest future due time (to sleep until), or null when nothing is scheduled. */
   nextDueAt(): Promise<Date | null>;
   /** Gives back leases of claimed deliveries that were never attempted (a replica stopping). */
-  release(claims: { id: string; leaseToken: string }[]): Promise<void>;
+  release(
+    claims: (Pick<ClaimedDelivery, 'id' | 'leaseToken'> & Partial<Pick<ClaimedDelivery, 'subscriptionId' | 'slotted'>>)[],
+  ): Promise<void>;
+  /** Subscriptions paused now by a receiver's Retry-After (the paused-subscriptions gauge). */
+  countPaused(): Promise<number>;
   /**
    * Stops every scheduled attempt of a subscription (disabled or deleted); returns how many. One whose
    * attempt is being recorded at this moment is left to the claim's `orphaned` step, never waited for.
@@ -197,12 +285,13 @@ export interface DeliveryQueueStore {
    * own health (the overdue metric). A receiver that is down has its retries scheduled in the future;
    * a slow one at its concurrency bound has attempts in flight: neither shows here. A stalled or
    * saturated loop (every replica's slots busy, the claims failing) leaves due origins unserved.
+   * Subscriptions paused by their receiver or held to a rateLimit are left out: their rows wait by design.
    */
   oldestUnservedDueAt(): Promise<Date | null>;
 }
 
 /** What the claim statement returns: a claimed delivery and the size of the scan it came from. */
-type ClaimResultRow = ClaimedDelivery & { scanned: number };
+type ClaimResultRow = ClaimedDelivery & { scanned: number; lockedUntil: Date };
 
 /** The knex implementation of DeliveryQueueStore. */
 export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
@@ -263,8 +352,8 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
     async claim(args) {
       if (args.limit <= 0) return { deliveries: [], more: false };
       const { bindings, scan } = claimBindings(args);
-      const { rows } = await db.raw<QueryResult<ClaimResultRow>>(CLAIM_SQL, bindings).options(prepared('delivery-claim-v5'));
-      const claimed = rows.map(({ scanned: _, ...d }): ClaimedDelivery => d);
+      const { rows } = await db.raw<QueryResult<ClaimResultRow>>(CLAIM_SQL, bindings).options(prepared('delivery-claim-v6'));
+      const claimed = rows.map(({ scanned: _, lockedUntil: __, ...d }): ClaimedDelivery => d);
       return { deliveries: claimed, more: rows.length > 0 && rows[0].scanned >= scan };
     },
 
@@ -283,6 +372,18 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
           WHERE d.id = c.id AND d."leaseToken" = c.token`,
         [claims.map((c) => c.id), claims.map((c) => c.leaseToken)],
       );
+      // Their in-flight slots too (subscriptions with maxInFlight), so another replica may take them now.
+      const slotted = claims.flatMap((c) => (c.slotted && c.subscriptionId ? [{ ...c, subscriptionId: c.subscriptionId }] : []));
+      if (slotted.length) await db.raw(RELEASE_SLOTS_SQL, releaseSlotsBindings(slotted));
+    },
+
+    async countPaused() {
+      const [row] = await db('delivery.subscriptions')
+        .where('pausedUntil', '>', db.fn.now())
+        .where({ enabled: true })
+        .whereNull('deletedAt')
+        .count<{ n: number }[]>({ n: '*' });
+      return Number(row?.n ?? 0);
     },
 
     async stopPending(subscriptionId, reason) {
@@ -330,6 +431,8 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
                   bool_or(d."lockedUntil" >= now()) AS sending
              FROM delivery.deliveries d
              JOIN delivery.subscriptions s ON s.id = d."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL
+                  -- Rows a receiver's pause or rateLimit holds back wait by design, not for the loop.
+                  AND s."rateLimit" IS NULL AND (s."pausedUntil" IS NULL OR s."pausedUntil" <= now())
             WHERE d."nextAttemptAt" <= now()
             GROUP BY s."destinationOrigin") o
           WHERE o.oldest IS NOT NULL AND NOT coalesce(o.sending, false)`,

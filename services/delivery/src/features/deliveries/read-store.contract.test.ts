@@ -158,6 +158,7 @@ describeStoreContract<DeliveryWorld>('DeliveryReadStore', {
         attempts: { total: 4, succeeded: 2, failed: 2, p50: 20, p95: 40, p99: 40 },
         lastSuccessAt: at(-2000),
         lastFailureAt: at(-1000),
+        pauses: { count: 0, ms: 0 },
         series: [...Array<typeof empty>(23).fill(empty), { byStatus: { succeeded: 2, failed: 2 }, p50: 20, p99: 40 }],
       });
       // Attempts of deliveries created before `createdAfter` are not read.

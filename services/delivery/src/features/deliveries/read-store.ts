@@ -17,6 +17,8 @@ export interface DeliveryStats {
   attempts: { total: number; succeeded: number; failed: number; p50: number | null; p95: number | null; p99: number | null };
   lastSuccessAt: Date | null;
   lastFailureAt: Date | null;
+  /** Attempts a receiver answered with Retry-After (each paused the subscription), and the pauses asked for, in ms. */
+  pauses: { count: number; ms: number };
   /** The window cut into `buckets` equal buckets from `since` (bucket i starts at since + i * bucketMs). */
   series: StatsBucket[];
 }
@@ -57,6 +59,8 @@ type AttemptCounts = EdgeCounts & {
   succeeded: number;
   lastSuccessAt: Date | null;
   lastFailureAt: Date | null;
+  pauses: number;
+  pausedMs: number;
 };
 
 /**
@@ -174,7 +178,8 @@ export function createDeliveryReadStore(db: Knex): DeliveryReadStore {
         `SELECT a."durationMs" AS ms, count(*)::int AS n,
                 count(*) FILTER (WHERE a.outcome = 'succeeded')::int AS succeeded,
                 max(a."attemptedAt") FILTER (WHERE a.outcome = 'succeeded') AS "lastSuccessAt",
-                max(a."attemptedAt") FILTER (WHERE a.outcome <> 'succeeded') AS "lastFailureAt"
+                max(a."attemptedAt") FILTER (WHERE a.outcome <> 'succeeded') AS "lastFailureAt",
+                count(a."pausedMs")::int AS pauses, COALESCE(sum(a."pausedMs"), 0)::float8 AS "pausedMs"
                 ${edges.length ? `, ${before('a."attemptedAt"')}` : ''}
            FROM delivery.deliveries d JOIN delivery.attempts a ON a."deliveryId" = d.id
           WHERE d."subscriptionId" = ? AND NOT d.test AND d."createdAt" >= ? AND a."attemptedAt" >= ?
@@ -190,7 +195,14 @@ export function createDeliveryReadStore(db: Knex): DeliveryReadStore {
         });
       }
       const later = (x: Date | null, y: Date | null) => (x === null || (y !== null && y > x) ? y : x);
-      const a = { total: 0, succeeded: 0, lastSuccessAt: null as Date | null, lastFailureAt: null as Date | null };
+      const a = {
+        total: 0,
+        succeeded: 0,
+        lastSuccessAt: null as Date | null,
+        lastFailureAt: null as Date | null,
+        pauses: 0,
+        pausedMs: 0,
+      };
       const whole = new Map<number, number>();
       const histograms = series.map(() => new Map<number, number>());
       for (const r of rows) {
@@ -198,6 +210,8 @@ export function createDeliveryReadStore(db: Knex): DeliveryReadStore {
         a.succeeded += r.succeeded;
         a.lastSuccessAt = later(a.lastSuccessAt, r.lastSuccessAt);
         a.lastFailureAt = later(a.lastFailureAt, r.lastFailureAt);
+        a.pauses += r.pauses;
+        a.pausedMs += r.pausedMs;
         if (r.ms === null) continue;
         whole.set(r.ms, r.n);
         perBucket(r).forEach((n, i) => {
@@ -214,6 +228,7 @@ export function createDeliveryReadStore(db: Knex): DeliveryReadStore {
         attempts: { total: a.total, succeeded: a.succeeded, failed: a.total - a.succeeded, p50, p95, p99 },
         lastSuccessAt: a.lastSuccessAt,
         lastFailureAt: a.lastFailureAt,
+        pauses: { count: a.pauses, ms: a.pausedMs },
         series,
       };
     },

@@ -38,6 +38,8 @@ export type DeliveryRow = {
   /** For a subscription with ordering `per_entity`: `entityType:entityId`, and its place in that order. */
   orderKey: string | null;
   orderSeq: number | null;
+  /** Attempts a receiver answered with Retry-After (migration 017): not steps of the backoff. */
+  throttledAttempts?: number;
 };
 
 /** A delivery record as the API shows it: the columns of the contract's DELIVERY_FIELDS (never its body or lease). */

@@ -97,6 +97,12 @@ export function createDeliveryService(
         },
         lastSuccessAt: iso(s.lastSuccessAt),
         lastFailureAt: iso(s.lastFailureAt),
+        throttling: {
+          pausedUntil:
+            subscription.pausedUntil && new Date(subscription.pausedUntil) > clock() ? iso(subscription.pausedUntil) : null,
+          pauses: s.pauses.count,
+          pausedSeconds: Math.round(s.pauses.ms) / 1000,
+        },
         series: {
           bucket,
           points: s.series.map((b, i) => {

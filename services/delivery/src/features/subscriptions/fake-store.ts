@@ -4,7 +4,9 @@ import type { SubscriptionRow, SubscriptionStore } from './store.ts';
 /** An in-memory SubscriptionStore for unit tests of the rules (no Postgres). */
 export function createFakeSubscriptionStore(
   rows: SubscriptionRow[] = [],
-): SubscriptionStore & { rows: SubscriptionRow[]; filtered: Map<string, number> } {
+): SubscriptionStore & { rows: SubscriptionRow[]; throttled: Set<string>; filtered: Map<string, number> } {
+  /** Subscriptions with a row of throttle state (delivery.throttles). */
+  const throttled = new Set<string>();
   /** Filtered counts by `${subscriptionId} ${hour ISO}`. */
   const filtered = new Map<string, number>();
   const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000);
@@ -16,6 +18,7 @@ export function createFakeSubscriptionStore(
   };
   return {
     rows,
+    throttled,
     filtered,
     async list(organizationId, filter, page) {
       return fakePage(
@@ -44,6 +47,9 @@ export function createFakeSubscriptionStore(
         disabledAt: null,
         temporary: false,
         listenExpiresAt: null,
+        rateLimit: null,
+        maxInFlight: null,
+        pausedUntil: null,
         ...values,
         createdAt: now,
         updatedAt: now,
@@ -55,6 +61,10 @@ export function createFakeSubscriptionStore(
     async update(id, values) {
       const row = Object.assign(byId(id), values, { updatedAt: new Date() });
       return { ...row };
+    },
+    async syncThrottle(id, on) {
+      if (on) throttled.add(id);
+      else throttled.delete(id);
     },
     async softDelete(id) {
       Object.assign(byId(id), { deletedAt: new Date(), enabled: false, updatedAt: new Date() });
@@ -76,6 +86,9 @@ export function createFakeSubscriptionStore(
           receiverSealed: r.receiverSealed,
           ordering: r.ordering,
           temporary: r.temporary,
+          rateLimit: r.rateLimit,
+          maxInFlight: r.maxInFlight,
+          pausedUntil: r.pausedUntil,
           filter: r.filter ?? null,
         }));
     },

@@ -23,6 +23,35 @@ function service(stores: FakeStores, refused: Record<string, string> = {}) {
 const body = { destinationUrl: 'https://hooks.example.com/in', eventNames: ['entry.created', 'entry.updated', 'entry.created'] };
 
 describe('subscription rules (fake stores)', () => {
+  it('keeps rateLimit and maxInFlight, with a row of throttle state only while one is set, and refuses them out of bounds', async () => {
+    const stores = createFakeStores();
+    const { subscriptions } = service(stores);
+    const created = await subscriptions.create(actor(), { ...body, rateLimit: 10 });
+    expect(created).toMatchObject({ rateLimit: 10, maxInFlight: null, pausedUntil: null });
+    const id = created.id as string;
+    expect(stores.subscriptions.throttled.has(id)).toBe(true);
+    expect(await subscriptions.update(actor(), id, { rateLimit: null, maxInFlight: 3 })).toMatchObject({
+      rateLimit: null,
+      maxInFlight: 3,
+    });
+    expect(stores.subscriptions.throttled.has(id)).toBe(true);
+    await subscriptions.update(actor(), id, { maxInFlight: null });
+    expect(stores.subscriptions.throttled.has(id)).toBe(false);
+    const plain = await subscriptions.create(actor(), body);
+    expect(stores.subscriptions.throttled.has(plain.id as string)).toBe(false);
+    for (const bad of [
+      { rateLimit: 0 },
+      { rateLimit: 10_001 },
+      { rateLimit: 1.5 },
+      { maxInFlight: 1001 },
+      { maxInFlight: '2' },
+    ]) {
+      const err = await failure(subscriptions.create(actor(), { ...body, ...(bad as object) }));
+      expect(err).toMatchObject({ reason: 'validation_error' });
+      expect(JSON.stringify(err)).toContain(`/${Object.keys(bad)[0]}`);
+    }
+  });
+
   it('seals custom headers and receiver auth, shows them masked, and keeps the part a PATCH does not name', async () => {
     const stores = createFakeStores();
     const { subscriptions } = service(stores);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '@bufbuild/protobuf';
 import {
   SECRET_GRACE_DEFAULT_SECONDS,
+  WEBHOOK_THROTTLE_LIMITS,
   checkWebhookFilter,
   eventNamesMatching,
   isEventName,
@@ -94,6 +95,29 @@ function newCredential(scheme: string): { sealable: string; publicKey: string | 
   }
   const secret = newSigningSecret();
   return { sealable: secret, publicKey: null, shown: { hmacSecret: secret } };
+}
+
+/**
+ * A body's `rateLimit` and `maxInFlight` (docs/webhooks.md, "Throttling"), only those it names: an integer
+ * within WEBHOOK_THROTTLE_LIMITS, or null (no limit). The gateway's schema says the same; this holds for any caller.
+ */
+export function checkThrottle(body: { rateLimit?: unknown; maxInFlight?: unknown }): {
+  rateLimit?: number | null;
+  maxInFlight?: number | null;
+} {
+  const out: { rateLimit?: number | null; maxInFlight?: number | null } = {};
+  const problems: { path: string; message: string }[] = [];
+  for (const name of ['rateLimit', 'maxInFlight'] as const) {
+    if (!(name in body) || body[name] === undefined) continue;
+    const value = body[name];
+    const { min, max } = WEBHOOK_THROTTLE_LIMITS[name];
+    if (value === null) out[name] = null;
+    else if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+      problems.push({ path: `/${name}`, message: `must be an integer from ${min} to ${max}, or null` });
+    else out[name] = value;
+  }
+  if (problems.length) throw validation(problems);
+  return out;
 }
 
 const audit = (action: string, entityId: string, metadata?: Record<string, unknown>): AuditRecord => ({
@@ -199,6 +223,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       if (!target) throw validation([{ path: '/destinationUrl', message: 'is required (or give destination)' }]);
       const { destinationUrl, destinationOrigin } = target;
       const receiver = { ...(await receiverOf(body)), destination: target.destination };
+      const throttle = checkThrottle(body);
       const id = randomUUID();
       const sealed = sealedReceiver(id, undefined, receiver, destinationUrl);
       const signatureScheme = body.signatureScheme ?? 'hmac-sha256';
@@ -218,8 +243,11 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
           publicKey: credential.publicKey,
           secretSealed: ports.secrets.seal(credential.sealable, id),
           ...sealed,
+          rateLimit: throttle.rateLimit ?? null,
+          maxInFlight: throttle.maxInFlight ?? null,
           createdByUserId: actor.userId || null,
         });
+        if (row.rateLimit !== null || row.maxInFlight !== null) await tx.subscriptions.syncThrottle(id, true);
         await tx.record(
           apiWrite(
             actor,
@@ -249,6 +277,7 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
       if ('description' in body) values.description = body.description ?? null;
       if ('enabled' in body) values.enabled = Boolean(body.enabled);
       if (body.ordering !== undefined) values.ordering = body.ordering;
+      Object.assign(values, checkThrottle(body));
       if ('filter' in body) values.filter = checkFilter(body.filter);
       const receiver = { ...(await receiverOf(body)), ...(target ? { destination: target.destination } : {}) };
       return write(async (tx) => {
@@ -258,6 +287,8 @@ export function createSubscriptionService(stores: Stores, ports: SubscriptionPor
         // Enabling starts afresh: the service's reason to disable and the run of failures are cleared.
         if (values.enabled) Object.assign(values, HEALTHY);
         const row = Object.keys(values).length ? await tx.subscriptions.update(id, values) : before;
+        const throttled = (row: SubscriptionRow) => row.rateLimit !== null || row.maxInFlight !== null;
+        if (throttled(row) !== throttled(before)) await tx.subscriptions.syncThrottle(id, throttled(row));
         if (before.enabled && !row.enabled) await tx.deliveryQueue.stopPending(id, 'retries stopped: subscription disabled');
         await tx.record(apiWrite(actor, audit('updated', id, { fields: Object.keys(body) })));
         return presentSubscription(row);

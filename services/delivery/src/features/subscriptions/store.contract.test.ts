@@ -143,6 +143,9 @@ describeStoreContract<DeliveryWorld>('SubscriptionStore', {
         receiverSealed: null,
         ordering: 'none',
         temporary: false,
+        rateLimit: null,
+        maxInFlight: null,
+        pausedUntil: null,
         filter: null,
       });
       expect(await w.stores.subscriptions.matching([ORG], ['entry.deleted'])).toEqual([]);

@@ -31,6 +31,11 @@ export type SubscriptionRow = {
     /** A broker destination's settings, secrets masked (features/subscriptions/destination.ts); absent for HTTP. */
     destination?: Record<string, unknown>;
   } | null;
+  /** Throttling (migration 017): deliveries per second and sent at once at most (null: none), across replicas. */
+  rateLimit: number | null;
+  maxInFlight: number | null;
+  /** A receiver's Retry-After (429/503) paused it until then: its due deliveries are not claimed before. */
+  pausedUntil: Date | null;
   /** The JSON filter an event's body must match (@cluster/contracts webhook-filter.ts; migration 016), or null: every event. */
   filter: Record<string, unknown> | null;
   /** Health (migration 006): failed attempts in a row, since when every attempt failed, when `failing` was sent. */
@@ -66,7 +71,7 @@ export type NewSubscription = Pick<
   | 'secretSealed'
   | 'createdByUserId'
 > &
-  Partial<Pick<SubscriptionRow, 'receiverSealed' | 'receiverView' | 'filter'>>;
+  Partial<Pick<SubscriptionRow, 'receiverSealed' | 'receiverView' | 'rateLimit' | 'maxInFlight' | 'filter'>>;
 
 /** The columns an update may change. */
 export type SubscriptionChanges = Partial<
@@ -84,6 +89,9 @@ export type SubscriptionChanges = Partial<
     | 'previousSecretUntil'
     | 'receiverSealed'
     | 'receiverView'
+    | 'rateLimit'
+    | 'maxInFlight'
+    | 'pausedUntil'
     | 'filter'
     | 'consecutiveFailures'
     | 'failingSince'
@@ -108,6 +116,9 @@ export type FanoutSubscription = Pick<
   | 'receiverSealed'
   | 'ordering'
   | 'temporary'
+  | 'rateLimit'
+  | 'maxInFlight'
+  | 'pausedUntil'
   | 'filter'
 >;
 
@@ -133,6 +144,11 @@ export interface SubscriptionStore {
   find(organizationId: string, id: string, opts?: { lock?: boolean }): Promise<SubscriptionRow | undefined>;
   insert(values: NewSubscription): Promise<SubscriptionRow>;
   update(id: string, values: SubscriptionChanges): Promise<SubscriptionRow>;
+  /**
+   * Keeps the subscription's row of shared throttle state (delivery.throttles) in step with its limits: present
+   * while it has a rateLimit or a maxInFlight (an unthrottled subscription has none, so its claims pay nothing).
+   */
+  syncThrottle(id: string, throttled: boolean): Promise<void>;
   /** Deletes softly (records stay for the audit trail): disabled and marked deleted. */
   softDelete(id: string): Promise<void>;
   /**
@@ -200,6 +216,10 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
         .returning('*');
       return row;
     },
+    async syncThrottle(id, throttled) {
+      if (throttled) await db.raw('INSERT INTO delivery.throttles ("subscriptionId") VALUES (?) ON CONFLICT DO NOTHING', [id]);
+      else await db('delivery.throttles').where({ subscriptionId: id }).delete();
+    },
     async softDelete(id) {
       await subscriptions().where({ id }).update({ deletedAt: db.fn.now(), enabled: false, updatedAt: db.fn.now() });
     },
@@ -224,9 +244,12 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
           'receiverSealed',
           'ordering',
           'temporary',
+          'rateLimit',
+          'maxInFlight',
+          'pausedUntil',
           'filter',
         )
-        .options(prepared('delivery-fanout-subscriptions-v6'));
+        .options(prepared('delivery-fanout-subscriptions-v7'));
       return rows;
     },
     async allIds() {
