@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { requireEnv, startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { until } from './support/poll.ts';
 import { createReceivers, type Receiver } from './support/receiver.ts';
 
@@ -47,8 +47,8 @@ afterAll(async () => {
   await c?.stop();
 });
 
-async function mint(body: Record<string, unknown> = {}): Promise<string> {
-  const res = await c.api(org.key, 'POST', '/portal-sessions', body);
+async function mint(body: Record<string, unknown> = {}, key = org.key): Promise<string> {
+  const res = await c.api(key, 'POST', '/portal-sessions', body);
   expect(res.status).toBe(201);
   return `${origin}${res.body.url as string}`;
 }
@@ -355,4 +355,55 @@ describe('the integrator portal in a browser', () => {
     expect(blocked.join('\n')).toMatch(/frame-ancestors/);
     await ctx.close();
   }, 60_000);
+
+  it("keeps a broker endpoint's destination when its description is edited, and shows a receiver's limits and pause", async () => {
+    // An organization of its own: its two endpoints are the whole list.
+    const other = await c.seedOrg('Portal destinations');
+    const kafka = await c.api(other.key, 'POST', '/webhooks', {
+      destination: { type: 'kafka', brokers: requireEnv().brokers, topic: 'portal-browser-destination' },
+      eventNames: ['release.created'],
+    });
+    expect(kafka.status).toBe(201);
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const p = await ctx.newPage();
+    await p.goto(await mint({}, other.key));
+    await p.getByRole('heading', { level: 2, name: 'Endpoints' }).waitFor();
+    await p.getByRole('button', { name: 'Edit', exact: true }).click();
+    const form = p.getByRole('form', { name: 'Edit the endpoint' });
+    expect(await form.getByLabel('Endpoint URL').getAttribute('readonly')).not.toBeNull();
+    await form.getByText(/delivers to a kafka destination/).waitFor();
+    await form.getByLabel('Description').fill('to our Kafka');
+    await form.getByRole('button', { name: 'Save endpoint' }).click();
+    await form.waitFor({ state: 'detached' });
+    const after = await c.api(other.key, 'GET', `/webhooks/${kafka.body.id as string}`);
+    expect(after.body).toMatchObject({ description: 'to our Kafka', destination: { type: 'kafka' } });
+
+    // A receiver that asked to be paused (429 with Retry-After), on an endpoint limited to 5 a second.
+    const slow = await receivers.start();
+    slow.respond(() => ({ status: 429, headers: { 'retry-after': '600' }, body: 'slow down' }));
+    const limited = await c.api(other.key, 'POST', '/webhooks', {
+      destinationUrl: slow.url,
+      eventNames: ['entry.created'],
+      rateLimit: 5,
+    });
+    expect(limited.status).toBe(201);
+    const entry = await c.api(other.key, 'POST', `/projects/${other.projectId}/entries`, {
+      title: 'x',
+      description: '-',
+      type: 'feedback',
+    });
+    expect(entry.status).toBe(201);
+    await until(
+      () => c.api(other.key, 'GET', `/webhooks/${limited.body.id as string}`),
+      (r) => typeof r.body.pausedUntil === 'string',
+      20_000,
+    );
+    await p.getByRole('navigation', { name: 'Portal pages' }).getByRole('button', { name: 'Health' }).click();
+    const card = p.getByRole('article', { name: `Health of ${slow.url}` });
+    const line = card.getByTestId('throttling');
+    await line.getByText(/Paused at the receiver’s request/).waitFor({ timeout: 20_000 });
+    expect(await line.textContent()).toMatch(/Limited to at most 5 deliveries a second/);
+    expect(await accessibilityProblems(p)).toEqual([]);
+    await ctx.close();
+  }, 90_000);
 });

@@ -9,6 +9,13 @@ export interface Webhook {
   disabledReason: string | null;
   consecutiveFailures: number;
   failingSince: string | null;
+  /** Where deliveries go: `http` (destinationUrl) or a broker (Kafka, AMQP, SQS), whose settings the API changes. */
+  destination?: { type: 'http' | 'kafka' | 'amqp' | 'sqs' };
+  /** Filter, throttling and the receiver's pause (docs/webhooks.md). */
+  filter?: Record<string, unknown> | null;
+  rateLimit?: number | null;
+  maxInFlight?: number | null;
+  pausedUntil?: string | null;
   createdAt: string;
 }
 export interface EventType {
@@ -71,4 +78,8 @@ export interface Stats {
   lastFailureAt: string | null;
   series: { bucket: 'hour' | 'day'; points: StatsPoint[] };
   disablesAt: string | null;
+  /** Events the subscription's filter kept back in the window. */
+  filtered?: number;
+  /** Pauses the receiver asked for with Retry-After in the window. */
+  throttling?: { pausedUntil: string | null; pauses: number; pausedSeconds: number };
 }

@@ -65,7 +65,12 @@ function EndpointForm({
   const save = useMutation({
     mutationFn: () =>
       (editing
-        ? client.webhooks.update(editing.id, { destinationUrl: url, eventNames: events, description: description || null })
+        ? client.webhooks.update(editing.id, {
+            // The URL only when it changed: a broker destination (Kafka, AMQP, SQS) keeps its settings.
+            ...(url !== editing.destinationUrl ? { destinationUrl: url } : {}),
+            eventNames: events,
+            description: description || null,
+          })
         : client.webhooks.create({
             destinationUrl: url,
             eventNames: events,
@@ -87,6 +92,8 @@ function EndpointForm({
     save.mutate();
   };
   const title = editing ? 'Edit endpoint' : 'New endpoint';
+  // A broker destination's URL is a name (kafka://broker/topic), not an address the portal can edit.
+  const broker = Boolean(editing?.destination && editing.destination.type !== 'http');
   return (
     <form onSubmit={submit} className="card" aria-label={editing ? 'Edit the endpoint' : 'Create an endpoint'}>
       <h3>{title}</h3>
@@ -95,11 +102,19 @@ function EndpointForm({
         <input
           type="url"
           required
+          readOnly={broker}
+          aria-describedby={broker ? 'broker-note' : undefined}
           value={url}
           onChange={(e) => setUrl(e.target.value)}
           placeholder="https://hooks.example.com/feedback"
         />
       </label>
+      {broker && (
+        <p className="hint" id="broker-note">
+          This endpoint delivers to a {editing?.destination?.type} destination; its broker settings are changed through the API
+          (docs/webhooks.md, “Destinations”).
+        </p>
+      )}
       <label>
         Description
         <input value={description} onChange={(e) => setDescription(e.target.value)} />

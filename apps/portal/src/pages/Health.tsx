@@ -44,6 +44,28 @@ function Countdown({ hook, stats }: { hook: Webhook; stats: UseQueryResult<Stats
   );
 }
 
+/** The receiver's own throttling: a pause it asked for with Retry-After, the subscription's limits. */
+function Throttling({ hook, stats }: { hook: Webhook; stats: UseQueryResult<Stats> }) {
+  const t = stats.data?.throttling;
+  const pausedUntil = t?.pausedUntil ?? hook.pausedUntil ?? null;
+  const limits = [
+    hook.rateLimit ? `at most ${hook.rateLimit} deliveries a second` : null,
+    hook.maxInFlight ? `at most ${hook.maxInFlight} at once` : null,
+  ].filter(Boolean);
+  if (!pausedUntil && !t?.pauses && !limits.length) return null;
+  return (
+    <p className="hint" data-testid="throttling">
+      {pausedUntil && Date.parse(pausedUntil) > Date.now() && (
+        <>
+          Paused at the receiver’s request (Retry-After) until <time dateTime={pausedUntil}>{when(pausedUntil)}</time>.{' '}
+        </>
+      )}
+      {t?.pauses ? `The receiver asked for ${t.pauses} pauses in the last day (${Math.round(t.pausedSeconds)} s). ` : ''}
+      {limits.length ? `Limited to ${limits.join(', ')}.` : ''}
+    </p>
+  );
+}
+
 function Window({ window, stats }: { window: '24h' | '7d'; stats: UseQueryResult<Stats> }) {
   const name = WINDOW_NAMES[window];
   if (stats.isPending) return <Loading what="statistics" />;
@@ -101,6 +123,7 @@ function EndpointHealth({ hook }: { hook: Webhook }) {
         </span>
       </h3>
       <Countdown hook={hook} stats={day} />
+      <Throttling hook={hook} stats={day} />
       <div className="windows">
         <Window window="24h" stats={day} />
         <Window window="7d" stats={week} />
