@@ -1,53 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { WEBHOOK_FILTER_LIMITS } from '../webhook-filter.ts';
-import { Body, DateTime, Nullable, StringEnum, Uuid, YEAR_PATTERN, propertiesOf } from './common.ts';
+import { Body, DateTime, Nullable, StringEnum, Uuid, YEAR_PATTERN, fieldsOf, propertiesOf } from './common.ts';
 
 /** Delivery statuses (docs/decisions-api.md, "Webhook delivery"). */
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead_letter'] as const;
 
-/** Every field of a subscription answer, in order: never its secret (shown once, on create and rotation). */
-export const WEBHOOK_FIELDS = [
-  'id',
-  'destinationUrl',
-  'destination',
-  'eventNames',
-  'enabled',
-  'description',
-  'ordering',
-  'signatureScheme',
-  'publicKey',
-  'headers',
-  'auth',
-  'rateLimit',
-  'maxInFlight',
-  'pausedUntil',
-  'filter',
-  'disabledReason',
-  'consecutiveFailures',
-  'failingSince',
-  'temporary',
-  'createdAt',
-  'updatedAt',
-] as const;
 /**
  * Why the service disabled a subscription (docs/webhooks.md): `gone`, its endpoint answered 410 Gone;
  * `failing`, every attempt failed for WEBHOOK_DISABLE_AFTER_HOURS. Null while enabled, or disabled by a PATCH.
  */
 export const DISABLED_REASONS = ['gone', 'failing'] as const;
-/** The fields a subscription body may set, on create and update. */
-export const WEBHOOK_WRITABLE_FIELDS = [
-  'destinationUrl',
-  'destination',
-  'eventNames',
-  'description',
-  'enabled',
-  'ordering',
-  'headers',
-  'auth',
-  'rateLimit',
-  'maxInFlight',
-  'filter',
-] as const;
 /**
  * How a subscription authenticates to its receiver (docs/webhooks.md, "Authenticating to your endpoint"):
  * a static bearer token, HTTP basic credentials, an OAuth2 client-credentials token fetched from the
@@ -85,32 +47,6 @@ export type SignatureSchemeName = (typeof SIGNATURE_SCHEMES)[number];
 export const WEBHOOK_THROTTLE_LIMITS = { rateLimit: { min: 1, max: 10_000 }, maxInFlight: { min: 1, max: 1000 } } as const;
 /** Filters of the subscription list. */
 export const WEBHOOK_FILTERS = ['enabled', 'temporary'] as const;
-/** Every field of a delivery record answer, in order: never the body's signature or the lease. */
-export const DELIVERY_FIELDS = [
-  'id',
-  'subscriptionId',
-  'eventName',
-  'eventId',
-  'status',
-  'attempts',
-  'responseCode',
-  'responseBody',
-  'error',
-  'durationMs',
-  'nextAttemptAt',
-  'createdAt',
-  'updatedAt',
-] as const;
-/** Every field of one attempt in a delivery's attempt log, in order. */
-export const DELIVERY_ATTEMPT_FIELDS = [
-  'attempt',
-  'outcome',
-  'responseCode',
-  'responseBody',
-  'error',
-  'durationMs',
-  'attemptedAt',
-] as const;
 /** Filters of the delivery lists (docs/webhooks.md, "Finding what did not arrive"); `since`/`until` bound `createdAt`. */
 export const DELIVERY_FILTERS = ['status', 'eventName', 'since', 'until'] as const;
 
@@ -131,7 +67,8 @@ export const WebhookFilterSchema = Type.Object(
   },
 );
 
-const fields = propertiesOf(WEBHOOK_WRITABLE_FIELDS)({
+/** Every field a subscription body may set, on create and update, in the order of `changedFields`. */
+const fields = {
   destinationUrl: Type.String({
     format: 'uri',
     description: 'http(s) URL; https only in production; never a private or loopback address',
@@ -315,7 +252,7 @@ const fields = propertiesOf(WEBHOOK_WRITABLE_FIELDS)({
     }),
   ),
   filter: Nullable(WebhookFilterSchema),
-});
+};
 
 /**
  * POST /webhooks body: unknown event names answer 400 `{error: 'unknown_event_names', invalid}`. `signatureScheme`
@@ -339,6 +276,8 @@ export type WebhookCreateBody = Static<typeof WebhookCreate>;
 /** PATCH /webhooks/:id body: every field optional; only supplied fields change. */
 export const WebhookUpdate = Body(fields, { description: 'Webhook subscription update body' });
 export type WebhookUpdateBody = Static<typeof WebhookUpdate>;
+/** The fields a subscription body may set, on create and update: the update body's. */
+export const WEBHOOK_WRITABLE_FIELDS = fieldsOf(WebhookUpdate);
 
 /** A subscription's receiver authentication as answers show it: the type and what is no secret; secrets masked. */
 export const WebhookAuthShown = Type.Object(
@@ -398,7 +337,7 @@ export const WebhookDestinationShown = Type.Object(
   { description: 'where deliveries go, secrets masked' },
 );
 
-const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
+const webhookFields = {
   id: Uuid,
   destinationUrl: Type.String({
     description:
@@ -446,10 +385,12 @@ const webhookFields = propertiesOf(WEBHOOK_FIELDS)({
   }),
   createdAt: DateTime,
   updatedAt: DateTime,
-});
+};
 
 /** A subscription as every call but create and rotation returns it: without the secret. */
 export const Webhook = Type.Object(webhookFields);
+/** Every field of a subscription answer, in order: never its secret (shown once, on create and rotation). */
+export const WEBHOOK_FIELDS = fieldsOf(Webhook);
 
 /**
  * Create and rotate-secret answers: the subscription plus, for hmac-sha256, its signing secret, shown this once.
@@ -502,41 +443,43 @@ export const WebhookTestResult = Type.Object({
 });
 
 /** A delivery record (one event for one subscription, all its attempts). */
-export const Delivery = Type.Object(
-  propertiesOf(DELIVERY_FIELDS)({
-    id: Uuid,
-    subscriptionId: Uuid,
-    eventName: Type.String(),
-    eventId: Nullable(Uuid),
-    status: StringEnum(DELIVERY_STATUSES),
-    attempts: Type.Integer(),
-    responseCode: Nullable(Type.Integer()),
-    responseBody: Nullable(Type.String({ description: 'first 4 KiB' })),
-    error: Nullable(Type.String()),
-    durationMs: Nullable(Type.Integer()),
-    nextAttemptAt: Nullable(DateTime),
-    createdAt: DateTime,
-    updatedAt: DateTime,
-  }),
-);
+export const Delivery = Type.Object({
+  id: Uuid,
+  subscriptionId: Uuid,
+  eventName: Type.String(),
+  eventId: Nullable(Uuid),
+  status: StringEnum(DELIVERY_STATUSES),
+  attempts: Type.Integer(),
+  responseCode: Nullable(Type.Integer()),
+  responseBody: Nullable(Type.String({ description: 'first 4 KiB' })),
+  error: Nullable(Type.String()),
+  durationMs: Nullable(Type.Integer()),
+  nextAttemptAt: Nullable(DateTime),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+
+/** Every field of a delivery record answer, in order: never the body's signature or the lease. */
+export const DELIVERY_FIELDS = fieldsOf(Delivery);
+
+/** One attempt in a delivery's attempt log. */
+const DeliveryAttempt = Type.Object({
+  attempt: Type.Integer(),
+  outcome: StringEnum(['succeeded', 'failed']),
+  responseCode: Nullable(Type.Integer()),
+  responseBody: Nullable(Type.String()),
+  error: Nullable(Type.String()),
+  durationMs: Type.Integer(),
+  attemptedAt: DateTime,
+});
+/** Every field of one attempt in a delivery's attempt log, in order. */
+export const DELIVERY_ATTEMPT_FIELDS = fieldsOf(DeliveryAttempt);
 
 /** One delivery by id, with its attempt log. */
 export const DeliveryDetail = Type.Intersect([
   Delivery,
   Type.Object({
-    attemptLog: Type.Array(
-      Type.Object(
-        propertiesOf(DELIVERY_ATTEMPT_FIELDS)({
-          attempt: Type.Integer(),
-          outcome: StringEnum(['succeeded', 'failed']),
-          responseCode: Nullable(Type.Integer()),
-          responseBody: Nullable(Type.String()),
-          error: Nullable(Type.String()),
-          durationMs: Type.Integer(),
-          attemptedAt: DateTime,
-        }),
-      ),
-    ),
+    attemptLog: Type.Array(DeliveryAttempt),
   }),
 ]);
 
