@@ -14,10 +14,10 @@ function Detail({ delivery, canWrite }: { delivery: Delivery; canWrite: boolean 
   const queries = useQueryClient();
   const detail = useQuery({
     queryKey: ['delivery', delivery.id],
-    queryFn: async () => (await client.webhooks.getDelivery(delivery.subscriptionId, delivery.id)) as unknown as Delivery,
+    queryFn: async () => await client.webhooks.getDelivery(delivery.subscriptionId, delivery.id),
   });
   const resend = useMutation({
-    mutationFn: () => client.webhooks.redeliver(delivery.subscriptionId, delivery.id) as unknown as Promise<Delivery>,
+    mutationFn: () => client.webhooks.redeliver(delivery.subscriptionId, delivery.id),
     onSuccess: (d) => {
       queries.setQueryData(['delivery', delivery.id], d);
       void queries.invalidateQueries({ queryKey: ['deliveries'] });

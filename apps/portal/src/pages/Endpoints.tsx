@@ -185,7 +185,7 @@ export function Endpoints({ canWrite }: { canWrite: boolean }) {
     onSuccess: refresh,
   });
   const rotate = useMutation({
-    mutationFn: (w: Webhook) => client.webhooks.rotateSecret(w.id, {}) as unknown as Promise<Webhook & { hmacSecret?: string }>,
+    mutationFn: (w: Webhook) => client.webhooks.rotateSecret(w.id, {}),
     onSuccess: (w) => {
       setShown({ id: w.id, label: w.hmacSecret ? 'New secret' : 'New public key', value: w.hmacSecret ?? w.publicKey ?? '' });
       refresh();

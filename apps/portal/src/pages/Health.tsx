@@ -10,7 +10,7 @@ const WINDOW_NAMES = { '24h': 'last day', '7d': 'last week' } as const;
 const useStats = (hook: Webhook, window: '24h' | '7d') =>
   useQuery({
     queryKey: ['stats', hook.id, window],
-    queryFn: async () => (await client.webhooks.stats(hook.id, { window })) as unknown as Stats,
+    queryFn: async () => await client.webhooks.stats(hook.id, { window }),
     refetchInterval: 10_000,
   });
 
