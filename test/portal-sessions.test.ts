@@ -227,7 +227,7 @@ describe('portal sessions', () => {
     expect((audit.body.data as unknown[]).length).toBe(1);
   });
 
-  it("answers 403 forbidden while the organization's API is off (api-v1.md, Errors), both minting and using a session", async () => {
+  it("answers 403 forbidden while the organization's API is off (docs/portal.md, “The portal’s API”), both minting and using a session", async () => {
     const off = await c.seedOrg('Portal API off');
     const minted = await c.api(off.key, 'POST', '/portal-sessions', {});
     expect(minted.status).toBe(201);

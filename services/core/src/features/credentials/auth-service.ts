@@ -122,7 +122,7 @@ export function createAuthService(
       // Through a grant, the key narrowed to its scopes is the most the actor may claim.
       const current = claimsOfKey(row, grant);
       // A portal session's call has no key to authenticate again, so the gateway cannot turn actor_changed
-      // into the spec's answer to a switched-off API: the core gives it (403 forbidden, api-v1.md "Errors").
+      // into the spec's answer to a switched-off API: the core gives it (403 forbidden: docs/portal.md, "The portal's API").
       if (!row.apiEnabled && claimed.portalSessionId)
         throw new DomainError('forbidden', 'the v1 API is disabled for this organization');
       if (!row.apiEnabled || !narrowerActor(current, claimed)) {
