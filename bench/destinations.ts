@@ -10,17 +10,17 @@
 // "pipeline alone"), and times the first commit to the last delivery recorded `succeeded` (the broker
 // acknowledged it: Kafka acks=all, RabbitMQ's confirm, SQS's MessageId; HTTP a 2xx). Knobs: BENCH_INJECTED
 // (300), BENCH_WATCHERS (4), BENCH_TYPES (http,kafka,amqp,sqs).
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { connect } from 'amqplib';
 import { createDb } from '@cluster/db';
-import { commitWrite } from '@cluster/outbox';
 import { requireEnv } from '../test/support/cluster.ts';
 import { startReceiver, type Receiver } from '../test/support/receiver.ts';
 import { startRabbitMq, type RabbitMq } from '../test/support/rabbitmq.ts';
 import { startElasticMq, type ElasticMq } from '../test/support/elasticmq.ts';
 import { requiredField } from './support/fields.ts';
 import { startBenchCluster } from './support/cluster.ts';
+import { injectEntryCreated } from './support/inject.ts';
 
 const INJECTED = Number(process.env.BENCH_INJECTED ?? 300);
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 4);
@@ -87,21 +87,7 @@ async function main() {
             )
           ).rows[0].n,
         );
-      const inject = async (count: number) =>
-        core.transaction((trx) =>
-          commitWrite(trx, 'core', {
-            rows: [],
-            events: Array.from({ length: count }, (_, i) => ({
-              eventName: 'entry.created',
-              entityType: 'entry',
-              entityId: randomUUID(),
-              organizationId: org.orgId,
-              projectId: org.projectIds[0],
-              actorUserId: null,
-              payload: { entryId: randomUUID(), projectId: org.projectIds[0], title: `Injected #${i}`, type: 'bug_report' },
-            })),
-          }),
-        );
+      const inject = (count: number) => injectEntryCreated(core, org, count);
       // Warm-up (connections, producers, JIT), not counted.
       await inject(50);
       while ((await succeeded()) < 50 * WATCHERS) await sleep(100);

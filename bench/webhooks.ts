@@ -15,11 +15,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { createDb } from '@cluster/db';
-import { commitWrite } from '@cluster/outbox';
 import { startReceiver, type Receiver } from '../test/support/receiver.ts';
 import { jsonField, requiredField, stringField } from './support/fields.ts';
 import { deliveryHeaders } from '../services/delivery/src/sender/signing.ts';
 import { entryWriter, startBenchCluster } from './support/cluster.ts';
+import { injectEntryCreated } from './support/inject.ts';
 
 const WRITES = Number(process.env.BENCH_WRITES ?? 400);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 400);
@@ -140,20 +140,7 @@ async function main() {
         const before = r.received.length;
         meter.start();
         const injectedStart = performance.now();
-        await db.transaction((trx) =>
-          commitWrite(trx, 'core', {
-            rows: [],
-            events: Array.from({ length: INJECTED }, (_, i) => ({
-              eventName: 'entry.created',
-              entityType: 'entry',
-              entityId: randomUUID(),
-              organizationId: org.orgId,
-              projectId: org.projectIds[0],
-              actorUserId: null,
-              payload: { entryId: randomUUID(), projectId: org.projectIds[0], title: `Injected #${i}`, type: 'bug_report' },
-            })),
-          }),
-        );
+        await injectEntryCreated(db, org, INJECTED);
         const injected = INJECTED * WATCHERS;
         await r.waitFor(before + injected, () => true, 300_000);
         const seconds = (performance.now() - injectedStart) / 1000;

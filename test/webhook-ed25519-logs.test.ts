@@ -29,15 +29,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-async function api(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${cluster.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, text, body: text ? JSON.parse(text) : undefined };
-}
+const api = (method: string, path: string, body?: unknown) => cluster.api(key, method, path, body);
 
 describe('an ed25519 subscription, with the services logging at debug', () => {
   it('delivers, retries, tests and rotates without any log line holding the private key', async () => {

@@ -45,15 +45,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-async function api(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${cluster.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, text, body: text ? JSON.parse(text) : undefined };
-}
+const api = (method: string, path: string, body?: unknown) => cluster.api(key, method, path, body);
 
 /** Creates a subscription to user.updated (the bursts' events) with these extra fields. */
 async function subscribe(url: string, extra: Record<string, unknown> = {}): Promise<string> {

@@ -3,6 +3,7 @@ import { createAdminOperations } from '@cluster/core';
 import { createDb } from '@cluster/db';
 import { serviceProcess, type ServiceProcess } from '../faults/support.ts';
 import { dropDatabase, freshDatabaseUrl, requireEnv } from './cluster.ts';
+import type { Json } from './json.ts';
 import { buildServices } from './processes.ts';
 
 /**
@@ -20,10 +21,36 @@ export interface ProcessCluster {
   baseUrl: string;
   /** A new organization with an admin user and an organization key, minted as the admin CLI does. */
   newOrg(name: string): Promise<{ key: string; orgId: string }>;
+  /** Fetch against /api/v1 with a key: the status, the answer's text and its JSON. */
+  api(key: string, method: string, path: string, body?: unknown): Promise<ProcessApiResponse>;
   /** The services' last log lines. */
   tails(): string;
   /** Stops the services and drops the database. */
   stop(): Promise<void>;
+}
+
+export interface ProcessApiResponse {
+  status: number;
+  text: string;
+  /** The answer's JSON, as the in-process cluster's ApiResponse gives it. */
+  body: Json;
+}
+
+/** Fetch against the gateway's /api/v1 (`baseUrl`) with a key. */
+async function keyedFetch(
+  baseUrl: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<ProcessApiResponse> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, text, body: text ? JSON.parse(text) : undefined };
 }
 
 /**
@@ -92,6 +119,7 @@ export async function startProcessCluster(
       topicPrefix,
       baseUrl: `http://127.0.0.1:${gateway.port}/api/v1`,
       newOrg: (name) => mintOrgKey(databaseUrl, name),
+      api: (key, method, path, body) => keyedFetch(`http://127.0.0.1:${gateway.port}/api/v1`, key, method, path, body),
       tails: () => procs.map((p) => `---- ${p.tail()}`).join('\n'),
       stop,
     };

@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, type ReactNode } from 'react';
 import type { StatsPoint } from './types.ts';
 
 // Small hand-written SVG charts of a subscription's statistics series (GET /webhooks/:id/stats, docs/portal.md):
@@ -61,9 +61,29 @@ function YGrid({ ticks }: { ticks: { at: number; label: string }[] }) {
   );
 }
 
+/** A chart's frame: an image (role="img") named by its title and described in words, its grid, its time axis. */
+function ChartFrame(props: {
+  title: string;
+  description: string;
+  ticks: { at: number; label: string }[];
+  bucket: 'hour' | 'day';
+  span: number;
+  children: ReactNode;
+}) {
+  const id = useId();
+  return (
+    <svg className="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby={`${id}t`} aria-describedby={`${id}d`}>
+      <title id={`${id}t`}>{props.title}</title>
+      <desc id={`${id}d`}>{props.description}</desc>
+      <YGrid ticks={props.ticks} />
+      {props.children}
+      <XAxis bucket={props.bucket} span={props.span} />
+    </svg>
+  );
+}
+
 /** Success rate per bucket: a bar per bucket with finished deliveries (a red line at the bottom for 0%). */
 export function SuccessChart({ points, bucket, title }: { points: StatsPoint[]; bucket: 'hour' | 'day'; title: string }) {
-  const id = useId();
   const bw = PLOT_W / Math.max(points.length, 1);
   const finished = points.filter((p) => p.successRatio !== null);
   const lowest = finished.reduce<StatsPoint | undefined>(
@@ -78,16 +98,17 @@ export function SuccessChart({ points, bucket, title }: { points: StatsPoint[]; 
       )}); lowest ${percent(lowest!.successRatio)} (${bucketLabel(lowest!.start, bucket)}).`
     : `No finished deliveries in any of the ${points.length} ${bucket}s.`;
   return (
-    <svg className="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby={`${id}t`} aria-describedby={`${id}d`}>
-      <title id={`${id}t`}>{title}</title>
-      <desc id={`${id}d`}>{description}</desc>
-      <YGrid
-        ticks={[
-          { at: 0, label: '0%' },
-          { at: 0.5, label: '50%' },
-          { at: 1, label: '100%' },
-        ]}
-      />
+    <ChartFrame
+      title={title}
+      description={description}
+      ticks={[
+        { at: 0, label: '0%' },
+        { at: 0.5, label: '50%' },
+        { at: 1, label: '100%' },
+      ]}
+      bucket={bucket}
+      span={points.length}
+    >
       {points.map((p, i) =>
         p.successRatio === null ? null : (
           <rect
@@ -100,14 +121,12 @@ export function SuccessChart({ points, bucket, title }: { points: StatsPoint[]; 
           />
         ),
       )}
-      <XAxis bucket={bucket} span={points.length} />
-    </svg>
+    </ChartFrame>
   );
 }
 
 /** Attempt latency per bucket: a p50 and a p99 line (points joined where neighbours have attempts). */
 export function LatencyChart({ points, bucket, title }: { points: StatsPoint[]; bucket: 'hour' | 'day'; title: string }) {
-  const id = useId();
   const bw = PLOT_W / Math.max(points.length, 1);
   const measured = points.filter((p) => p.p50DurationMs !== null);
   const max = niceCeiling(Math.max(1, ...measured.map((p) => p.p99DurationMs ?? p.p50DurationMs ?? 0)));
@@ -146,19 +165,19 @@ export function LatencyChart({ points, bucket, title }: { points: StatsPoint[]; 
       } ms (${bucketLabel(latest!.start, bucket)}); highest p99 ${worst!.p99DurationMs} ms (${bucketLabel(worst!.start, bucket)}).`
     : `No attempts in any of the ${points.length} ${bucket}s.`;
   return (
-    <svg className="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby={`${id}t`} aria-describedby={`${id}d`}>
-      <title id={`${id}t`}>{title}</title>
-      <desc id={`${id}d`}>{description}</desc>
-      <YGrid
-        ticks={[
-          { at: 0, label: '0 ms' },
-          { at: 0.5, label: `${max / 2} ms` },
-          { at: 1, label: `${max} ms` },
-        ]}
-      />
+    <ChartFrame
+      title={title}
+      description={description}
+      ticks={[
+        { at: 0, label: '0 ms' },
+        { at: 0.5, label: `${max / 2} ms` },
+        { at: 1, label: `${max} ms` },
+      ]}
+      bucket={bucket}
+      span={points.length}
+    >
       {series((p) => p.p99DurationMs, 'p99')}
       {series((p) => p.p50DurationMs, 'p50')}
-      <XAxis bucket={bucket} span={points.length} />
       <g className="legend">
         <rect className="key p50" x={W - RIGHT - 92} y={TOP} width={10} height={4} />
         <text x={W - RIGHT - 78} y={TOP + 5}>
@@ -169,7 +188,7 @@ export function LatencyChart({ points, bucket, title }: { points: StatsPoint[]; 
           p99
         </text>
       </g>
-    </svg>
+    </ChartFrame>
   );
 }
 
