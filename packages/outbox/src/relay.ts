@@ -85,19 +85,23 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   let generation = -1;
   let rotation = 0;
 
-  /** One batch of `slot`, oldest first, leaving out rows of an entity with an older row in another slot. */
-  const publishSlot = async (c: RelaySession, slot: number): Promise<number> => {
-    const { rows: batch } = await c.query<OutboxRow & { seq: number }>(
-      `SELECT o.seq, o.topic, o.key, o.envelope, o.headers FROM ${table} o
+  // The batch's two statements, named: parsed and planned once per connection, not once per batch.
+  const READ = {
+    name: `${schema}-outbox-read-v1`,
+    text: `SELECT o.seq, o.topic, o.key, o.envelope, o.headers FROM ${table} o
         WHERE o.slot = $1
           AND NOT EXISTS (SELECT 1 FROM ${table} p WHERE p.key = o.key AND p.seq < o.seq AND p.slot <> $1)
         ORDER BY o.seq LIMIT $2`,
-      [slot, batchSize],
-    );
+  };
+  const DELETE = { name: `${schema}-outbox-delete-v1`, text: `DELETE FROM ${table} WHERE seq = ANY($1::bigint[])` };
+
+  /** One batch of `slot`, oldest first, leaving out rows of an entity with an older row in another slot. */
+  const publishSlot = async (c: RelaySession, slot: number): Promise<number> => {
+    const { rows: batch } = await c.query<OutboxRow & { seq: number }>(READ, [slot, batchSize]);
     if (!batch.length) return 0;
     await publisher.publish(batch);
     // Deleted only once the broker has them all: a crash before this republishes, never loses.
-    await c.query(`DELETE FROM ${table} WHERE seq = ANY($1::bigint[])`, [batch.map((r) => r.seq)]);
+    await c.query(DELETE, [batch.map((r) => r.seq)]);
     counters.published.inc(batch.length);
     return batch.length;
   };
