@@ -47,6 +47,12 @@ export const ORDER_RELEASE = (finished: string) => `
               ORDER BY w."orderSeq" LIMIT 1)
        FROM ${finished} f WHERE f."orderKey" IS NOT NULL AND f."nextAttemptAt" IS NULL))`;
 
+/** An ordered key of one subscription (the chain ORDER_RELEASE walks). */
+export interface OrderedKey {
+  subscriptionId: string;
+  orderKey: string;
+}
+
 /** A delivery reserved for one replica to attempt now. */
 export interface ClaimedDelivery {
   id: string;
@@ -271,10 +277,13 @@ export interface DeliveryQueueStore {
    */
   stopPending(subscriptionId: string, reason: string): Promise<number>;
   /**
-   * Makes due every waiting ordered delivery none of whose earlier ones is unfinished (the safety net
-   * of ORDER_RELEASE, for a release that raced a fan-out insert); returns how many.
+   * Makes due every waiting ordered delivery none of whose earlier ones is unfinished; returns how
+   * many. Without `keys`, of every ordered key: the sweep, the safety net of ORDER_RELEASE. With
+   * `keys`, of those keys only: what the fan-out runs after inserting ordered deliveries, and the
+   * sender after recording the end of one, each in a statement of its own after its commit, so
+   * that a release racing an insert is not missed (docs/decisions-webhooks.md, "Ordering is a chain").
    */
-  releaseWaiting(): Promise<number>;
+  releaseWaiting(keys?: readonly OrderedKey[]): Promise<number>;
   /** Deliveries of a status with an attempt scheduled (the backlog metrics). */
   countScheduled(status: DeliveryStatus): Promise<number>;
   /** When the oldest delivery with an attempt scheduled was created, or null when none is. */
@@ -401,14 +410,17 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
       return rowCount ?? 0;
     },
 
-    async releaseWaiting() {
+    async releaseWaiting(keys) {
+      if (keys && !keys.length) return 0;
       const { rowCount } = await db.raw<QueryResult>(
         `UPDATE delivery.deliveries w SET "nextAttemptAt" = now(), "updatedAt" = now()
           WHERE w."orderKey" IS NOT NULL AND w.status = 'pending' AND w."nextAttemptAt" IS NULL AND NOT w.test
+            ${keys ? `AND (w."subscriptionId", w."orderKey") IN (SELECT * FROM unnest(?::uuid[], ?::text[]))` : ''}
             AND NOT EXISTS (
               SELECT 1 FROM delivery.deliveries e
                WHERE e."subscriptionId" = w."subscriptionId" AND e."orderKey" = w."orderKey" AND e."orderSeq" < w."orderSeq"
                  AND ${UNFINISHED})`,
+        keys ? [keys.map((k) => k.subscriptionId), keys.map((k) => k.orderKey)] : [],
       );
       return rowCount ?? 0;
     },
