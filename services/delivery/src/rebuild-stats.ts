@@ -14,7 +14,9 @@ try {
   const started = Date.now();
   const from = new Date(started - 8 * 86_400_000);
   await rebuildStatsRollup(db, from);
-  const [{ n }] = (await db.raw<{ rows: { n: number }[] }>('SELECT count(*)::int AS n FROM delivery.stats_hourly WHERE hour >= ?', [from])).rows;
+  const [{ n }] = (
+    await db.raw<{ rows: { n: number }[] }>('SELECT count(*)::int AS n FROM delivery.stats_hourly WHERE hour >= ?', [from])
+  ).rows;
   process.stdout.write(`${JSON.stringify({ from: from.toISOString(), rows: n, ms: Date.now() - started })}\n`);
 } finally {
   await db.destroy();

@@ -540,9 +540,7 @@ const StatsPoint = Type.Object(
     successRatio: Nullable(
       Type.Number({ minimum: 0, maximum: 1, description: 'delivered / (delivered + failed); null when none is finished' }),
     ),
-    p50DurationMs: Nullable(
-      Type.Integer({ description: `median duration of the attempts made in the bucket (${BUCKETED})` }),
-    ),
+    p50DurationMs: Nullable(Type.Integer({ description: `median duration of the attempts made in the bucket (${BUCKETED})` })),
     p99DurationMs: Nullable(
       Type.Integer({ description: `99th percentile duration of the attempts made in the bucket (${BUCKETED})` }),
     ),

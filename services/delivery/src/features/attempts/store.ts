@@ -218,7 +218,9 @@ export function createAttemptStore(db: Knex): AttemptStore {
               bindings: [result.ok, result.ok || pausedUntil !== null, attemptedAt, pausedUntil],
             },
             { sql: `order_release AS (${ORDER_RELEASE(WRITTEN)} RETURNING n.id)`, bindings: [] },
-            ...(delivery.slotted ? [{ sql: `slots AS (${SLOTS_RELEASE(WRITTEN)} RETURNING t."subscriptionId")`, bindings: [] }] : []),
+            ...(delivery.slotted
+              ? [{ sql: `slots AS (${SLOTS_RELEASE(WRITTEN)} RETURNING t."subscriptionId")`, bindings: [] }]
+              : []),
             {
               sql: `recorded AS (
               SELECT w.*, ?::boolean AS ok, ?::int AS "pausedMs", ?::timestamptz AS "attemptedAt", ?::int AS "durationMs"

@@ -87,7 +87,8 @@ export function createFakeDeliveryReadStore(
     async stats(subscriptionId, since, cut) {
       // What the rollup holds, from a scan (the rule the Postgres store's rollup keeps): the deliveries created
       // since `since` by status now, the attempts made since then, durations bucketed as DURATION_BOUNDS.
-      const bucketOf = (at: Date) => Math.min(Math.max(Math.floor((at.getTime() - since.getTime()) / cut.bucketMs), 0), cut.buckets - 1);
+      const bucketOf = (at: Date) =>
+        Math.min(Math.max(Math.floor((at.getTime() - since.getTime()) / cut.bucketMs), 0), cut.buckets - 1);
       const from = kept.prunedBefore && kept.prunedBefore > since ? kept.prunedBefore : since;
       const all = [...rows, ...kept.deliveries];
       const byStatus: Record<string, number> = {};
@@ -120,7 +121,14 @@ export function createFakeDeliveryReadStore(
         list.length ? new Date(Math.max(...list.map((a) => a.attemptedAt.getTime()))) : null;
       return {
         byStatus,
-        attempts: { total: attempts.length, succeeded: succeeded.length, failed: attempts.length - succeeded.length, p50, p95, p99 },
+        attempts: {
+          total: attempts.length,
+          succeeded: succeeded.length,
+          failed: attempts.length - succeeded.length,
+          p50,
+          p95,
+          p99,
+        },
         lastSuccessAt: latest(succeeded),
         lastFailureAt: latest(attempts.filter((a) => a.outcome !== 'succeeded')),
         pauses: {

@@ -174,7 +174,9 @@ describeStoreContract<DeliveryWorld>('DeliveryReadStore', {
       expect([later.byStatus, later.lastSuccessAt, later.lastFailureAt]).toEqual([{}, null, null]);
     },
 
-    async 'answers from its rollup what a scan of the deliveries and attempts gives, after retries, redeliveries, stops and two recorders at once'(w) {
+    async 'answers from its rollup what a scan of the deliveries and attempts gives, after retries, redeliveries, stops and two recorders at once'(
+      w,
+    ) {
       const [a, b] = [await addSubscription(w), await addSubscription(w)];
       const idsA = await addDue(w, a, [-MIN, -MIN, -MIN, -MIN, -MIN, -MIN, -MIN, -MIN]);
       const idsB = await addDue(w, b, [-MIN, -MIN, -MIN, -MIN]);
@@ -191,9 +193,13 @@ describeStoreContract<DeliveryWorld>('DeliveryReadStore', {
       const first = await claim();
       const by = (list: typeof first, id: string) => list.find((d) => d.id === id)!;
       const now = Date.now();
-      const ok = (d: (typeof first)[number], ms: number) => attemptOf(d, true, { kind: 'succeeded' }, { durationMs: ms, attemptedAt: new Date(now - ms) });
-      const fail = (d: (typeof first)[number], ms: number, decision: Parameters<typeof attemptOf>[2] = { kind: 'retry', at: fromNow(-MIN) }) =>
-        attemptOf(d, false, decision, { durationMs: ms, attemptedAt: new Date(now - ms) });
+      const ok = (d: (typeof first)[number], ms: number) =>
+        attemptOf(d, true, { kind: 'succeeded' }, { durationMs: ms, attemptedAt: new Date(now - ms) });
+      const fail = (
+        d: (typeof first)[number],
+        ms: number,
+        decision: Parameters<typeof attemptOf>[2] = { kind: 'retry', at: fromNow(-MIN) },
+      ) => attemptOf(d, false, decision, { durationMs: ms, attemptedAt: new Date(now - ms) });
       // Two recorders at once, each with both subscriptions' deliveries (in opposite orders): they share the rollup's rows.
       await Promise.all([
         w.stores.attempts.recordAttempts([
@@ -259,9 +265,18 @@ describeStoreContract<DeliveryWorld>('DeliveryReadStore', {
           counts[i] += 1;
         }
         const [p50, p95, p99] = bucketPercentiles(counts, [0.5, 0.95, 0.99]);
-        return { byStatus, attempts: { total: durations.length, succeeded, failed: durations.length - succeeded, p50, p95, p99 } };
+        return {
+          byStatus,
+          attempts: { total: durations.length, succeeded, failed: durations.length - succeeded, p50, p95, p99 },
+        };
       };
-      const pendingA = (await w.stores.deliveryReads.list(a.organizationId, { subscriptionId: a.id, status: 'pending' }, { page: 1, pageSize: 10 })).data;
+      const pendingA = (
+        await w.stores.deliveryReads.list(
+          a.organizationId,
+          { subscriptionId: a.id, status: 'pending' },
+          { page: 1, pageSize: 10 },
+        )
+      ).data;
       const since = sinceOf(24 * HOUR);
       for (const [sub, ids] of [
         [a.id, [...idsA, ...pendingA.map((d) => d.id).filter((id) => id !== test.id)]],

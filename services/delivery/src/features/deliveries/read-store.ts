@@ -145,11 +145,21 @@ export function createDeliveryReadStore(db: Knex): DeliveryReadStore {
         .where('hour', '>=', since)
         .select('hour', 'pending', 'succeeded', 'failed', 'dead_letter', 'attempts', 'attemptsSucceeded', 'pauses', 'pausedMs')
         .select('lastSuccessAt', 'lastFailureAt', 'durations');
-      const series = Array.from({ length: cut.buckets }, () => ({ byStatus: {} as Record<string, number>, durations: [] as number[] }));
+      const series = Array.from({ length: cut.buckets }, (): { byStatus: Record<string, number>; durations: number[] } => ({
+        byStatus: {},
+        durations: [],
+      }));
       const byStatus: Record<string, number> = {};
       const durations: number[] = [];
       const later = (x: Date | null, y: Date | null) => (x === null || (y !== null && y > x) ? y : x);
-      const a = { total: 0, succeeded: 0, lastSuccessAt: null as Date | null, lastFailureAt: null as Date | null, pauses: 0, pausedMs: 0 };
+      const a = {
+        total: 0,
+        succeeded: 0,
+        lastSuccessAt: null as Date | null,
+        lastFailureAt: null as Date | null,
+        pauses: 0,
+        pausedMs: 0,
+      };
       for (const r of rows) {
         const i = Math.min(Math.floor((new Date(r.hour).getTime() - since.getTime()) / cut.bucketMs), cut.buckets - 1);
         for (const status of ['pending', 'succeeded', 'failed', 'dead_letter'] as const) {

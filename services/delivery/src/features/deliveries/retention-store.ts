@@ -35,7 +35,9 @@ export function createDeliveryRetentionStore(db: Knex): DeliveryRetentionStore {
       return rowCount ?? 0;
     },
     async pruneStats(cutoff) {
-      await db('delivery.stats_hourly').where('hour', '<', db.raw("date_trunc('hour', ?::timestamptz)", [cutoff])).delete();
+      await db('delivery.stats_hourly')
+        .where('hour', '<', db.raw("date_trunc('hour', ?::timestamptz)", [cutoff]))
+        .delete();
     },
   };
 }

@@ -82,7 +82,9 @@ export function addHistogram(a: number[], b: readonly (number | null)[]): number
  */
 export const STATUS_DELTA = (before: string, after: string) =>
   ['pending', 'succeeded', 'failed', 'dead_letter']
-    .map((s) => `((${after})::text IS NOT DISTINCT FROM '${s}')::int - ((${before})::text IS NOT DISTINCT FROM '${s}')::int AS ${s}`)
+    .map(
+      (s) => `((${after})::text IS NOT DISTINCT FROM '${s}')::int - ((${before})::text IS NOT DISTINCT FROM '${s}')::int AS ${s}`,
+    )
     .join(', ');
 
 /** The attempt columns of a delta row that carries no attempt. */
