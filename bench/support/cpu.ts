@@ -14,7 +14,7 @@ function cpuMs(pid: number): number {
 }
 
 /** Every process whose command line passes `test` (Postgres backends come and go, so they are summed). */
-function pidsWhere(test: (cmdline: string) => boolean): number[] {
+export function pidsWhere(test: (cmdline: string) => boolean): number[] {
   return readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
     .filter((d) => {

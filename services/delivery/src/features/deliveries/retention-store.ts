@@ -10,6 +10,12 @@ export interface DeliveryRetentionStore {
    * (subscriptionId, createdAt) index finds them, so a sweep reads only what it deletes.
    */
   pruneFinished(subscriptionId: string, before: Date, limit: number): Promise<number>;
+  /**
+   * Deletes the hourly statistics rollup's hours before `cutoff` (migration 019): the statistics read no
+   * further back than their longest window. The hours of deliveries deleted by `pruneFinished` stay until
+   * then: the statistics of a window count its deliveries whatever the retention.
+   */
+  pruneStats(cutoff: Date): Promise<void>;
 }
 
 /** The knex implementation of DeliveryRetentionStore. */
@@ -27,6 +33,11 @@ export function createDeliveryRetentionStore(db: Knex): DeliveryRetentionStore {
         [subscriptionId, before, limit],
       );
       return rowCount ?? 0;
+    },
+    async pruneStats(cutoff) {
+      await db('delivery.stats_hourly')
+        .where('hour', '<', db.raw("date_trunc('hour', ?::timestamptz)", [cutoff]))
+        .delete();
     },
   };
 }

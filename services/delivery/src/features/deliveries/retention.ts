@@ -30,8 +30,8 @@ export interface RetentionSweeper {
  * deliveries (and their attempts) created more than `retentionMs` ago, a batch at
  * a time per subscription. Replicas sweep independently; a row two of them reach
  * at once is deleted once. Deliveries still scheduled are never touched, whatever
- * their age (retries end after WEBHOOK_RETRY_MAX_AGE_MS anyway). Hourly filtered counts
- * older than the longest statistics window go too.
+ * their age (retries end after WEBHOOK_RETRY_MAX_AGE_MS anyway). Hourly filtered counts and
+ * statistics rollup rows older than the longest statistics window go too.
  */
 export function createRetentionSweeper(opts: RetentionOptions): RetentionSweeper {
   const { stores, metrics, logger } = opts;
@@ -40,8 +40,10 @@ export function createRetentionSweeper(opts: RetentionOptions): RetentionSweeper
   const sweep = async (signal?: AbortSignal): Promise<number> => {
     if (opts.retentionMs <= 0) return 0;
     const before = new Date(Date.now() - opts.retentionMs);
-    // Filtered counts are only read by the statistics: kept for their longest window and an hour.
-    await stores.subscriptions.pruneFiltered(new Date(Date.now() - Math.max(...Object.values(STATS_WINDOWS)) - 3_600_000));
+    // Filtered counts and the statistics rollup are only read by the statistics: kept for their longest window and an hour.
+    const statsCutoff = new Date(Date.now() - Math.max(...Object.values(STATS_WINDOWS)) - 3_600_000);
+    await stores.subscriptions.pruneFiltered(statsCutoff);
+    await stores.deliveryRetention.pruneStats(statsCutoff);
     let deleted = 0;
     for (const id of await stores.subscriptions.allIds()) {
       for (;;) {
