@@ -27,19 +27,31 @@ describe('an ordered delivery inserted while its predecessor’s end is being re
       new Set([first.id]),
     );
 
-    // The fan-out inserts the next one meanwhile: the first looks unfinished, so it waits.
+    // The fan-out inserts the next one meanwhile: the first looks unfinished to it, so it waits. The
+    // insert's statistics rollup row is the one the record holds (same subscription and hour), so the
+    // insert blocks on it until the record commits; either way its snapshot was taken before.
     const next = newDelivery(sub, { orderKey: key.orderKey });
-    await w.stores.deliveryQueue.insertMany([next]);
-    expect((await w.delivery(next.id))?.nextAttemptAt).toBeNull();
-    // The fan-out's look after its commit: the first is still unfinished for it.
-    expect(await w.stores.deliveryQueue.releaseWaiting([key])).toBe(0);
-
+    let inserted = false;
+    const inserting = w.stores.deliveryQueue.insertMany([next]).then(() => (inserted = true));
+    const blocked = async () =>
+      (
+        await db.raw<{ rows: unknown[] }>(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        )
+      ).rows.length > 0;
+    await expect.poll(async () => inserted || (await blocked()), { timeout: 5000 }).toBe(true);
+    if (inserted) {
+      // Not blocked (the hour turned between the two): the fan-out's look, before the record commits, finds nothing.
+      expect((await w.delivery(next.id))?.nextAttemptAt).toBeNull();
+      expect(await w.stores.deliveryQueue.releaseWaiting([key])).toBe(0);
+    }
     await record.commit();
+    await inserting;
     // Both statements have committed and the next one still waits: the race (before: until the sweep).
     expect(await w.delivery(first.id)).toMatchObject({ status: 'succeeded', nextAttemptAt: null });
     expect((await w.delivery(next.id))?.nextAttemptAt).toBeNull();
 
-    // The sender's look after its commit sees both commits and releases it.
+    // The look after the later commit (here the fan-out's or the sender's: the same statement) sees both and releases it.
     expect(await w.stores.deliveryQueue.releaseWaiting([key])).toBe(1);
     expect((await w.delivery(next.id))?.nextAttemptAt).not.toBeNull();
   });
