@@ -61,11 +61,7 @@ export interface IncomingMessage {
 export interface BenchClient {
   producer(): Promise<{ send(topic: string, messages: OutgoingMessage[]): Promise<void>; close(): Promise<void> }>;
   /** A member of `groupId` reading `topic` from its start; resolves once it has joined and been assigned. */
-  consumer(
-    topic: string,
-    groupId: string,
-    onBatch: (messages: IncomingMessage[]) => void,
-  ): Promise<{ close(): Promise<void> }>;
+  consumer(topic: string, groupId: string, onBatch: (messages: IncomingMessage[]) => void): Promise<{ close(): Promise<void> }>;
 }
 
 /** The relay's message of an entry.created event: a CloudEvent in binary mode, with the write's trace. */
@@ -377,7 +373,8 @@ async function main(): Promise<void> {
         resolve(text);
       });
     });
-    for (const line of out.split('\n')) if (line.startsWith('RESULT ')) rows.push(JSON.parse(line.slice(7)) as Figures & { client: string });
+    for (const line of out.split('\n'))
+      if (line.startsWith('RESULT ')) rows.push(JSON.parse(line.slice(7)) as Figures & { client: string });
   }
   console.log(`\n| client | phase | messages/s | client CPU ms/msg | broker CPU ms/msg | p50 / p99 ms |`);
   console.log(`|---|---|---|---|---|---|`);

@@ -37,7 +37,7 @@ export function listenerPid(port: number): number | undefined {
   const hex = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
   const inodes = new Set<string>();
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = '';
+    let text: string;
     try {
       text = readFileSync(table, 'utf8');
     } catch {
