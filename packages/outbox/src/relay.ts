@@ -22,6 +22,14 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   idleMs?: number;
   /**
+   * Shortest time between the starts of two batches that are not full (OUTBOX_RELAY_LINGER_MS,
+   * default 0): rows committed meanwhile go out in one produce request rather than one each, which
+   * saves the broker a produce and a consumer fetch per row, and Postgres a read and a delete. A row
+   * after a quiet spell goes at once; under load a row waits at most this long
+   * (bench/README.md, "Kafka client and broker cost").
+   */
+  lingerMs?: number;
+  /**
    * Most bytes of messages in one produce request (default 512 KiB); a larger
    * message goes alone. Keeps every record batch under the topic's limit.
    */
@@ -137,6 +145,7 @@ export function createOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     step: relayBatch,
     batchSize,
     idleMs,
+    lingerMs: opts.lingerMs,
     backoff: { initialMs: 200, maxMs: 5000 },
     onError: async (err, consecutiveFailures) => {
       counters.failures.inc();
