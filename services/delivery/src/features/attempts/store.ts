@@ -60,7 +60,7 @@ export interface DeadLetterMessage {
   envelope: unknown;
 }
 
-/** A row of delivery.attempts as stored (migration 001): one attempt of a delivery. */
+/** A row of delivery.attempts as stored (migrations 001 and 018): one attempt of a delivery. */
 export type AttemptLogRow = {
   seq: number;
   deliveryId: string;
@@ -71,6 +71,8 @@ export type AttemptLogRow = {
   error: string | null;
   durationMs: number;
   attemptedAt: Date;
+  /** Its delivery's createdAt, the partition key (migration 018). */
+  deliveryCreatedAt: Date;
 };
 
 /** An entry of the attempt log of a delivery: the contract's DELIVERY_ATTEMPT_FIELDS. */
@@ -155,7 +157,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
                      "throttledAttempts" = d."throttledAttempts" + ?,
                      "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
                WHERE d.id = ? AND d."leaseToken" = ?
-              RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt", ?::uuid AS token)`,
+              RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt", d."createdAt", ?::uuid AS token)`,
               bindings: [
                 status,
                 attempt,
@@ -175,8 +177,8 @@ export function createAttemptStore(db: Knex): AttemptStore {
             },
             {
               sql: `attempt_row AS (
-              INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt", "pausedMs")
-              SELECT id, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::int FROM ${WRITTEN})`,
+              INSERT INTO delivery.attempts ("deliveryId", "deliveryCreatedAt", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt", "pausedMs")
+              SELECT id, "createdAt", ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::int FROM ${WRITTEN})`,
               bindings: [
                 attempt,
                 result.ok ? 'succeeded' : 'failed',
@@ -223,10 +225,10 @@ export function createAttemptStore(db: Knex): AttemptStore {
                   "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
              FROM input i
             WHERE d.id = i.id AND d."leaseToken" = i.token
-           RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt"
+           RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt", d."createdAt"
          ), ins AS (
-           INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt", "pausedMs")
-           SELECT i.id, i.attempt, i.outcome, i."responseCode", i."responseBody", i.error, i."durationMs", i."attemptedAt",
+           INSERT INTO delivery.attempts ("deliveryId", "deliveryCreatedAt", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt", "pausedMs")
+           SELECT i.id, upd."createdAt", i.attempt, i.outcome, i."responseCode", i."responseBody", i.error, i."durationMs", i."attemptedAt",
                   (extract(epoch FROM i.paused - i."attemptedAt") * 1000)::int
              FROM input i JOIN upd ON upd.id = i.id
          ), h AS (
@@ -262,7 +264,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
             col((i) => i.delivery.slotted ?? false),
           ] as Knex.RawBinding[],
         )
-        .options(prepared('delivery-record-attempts-v5'));
+        .options(prepared('delivery-record-attempts-v6'));
       return new Set(rows.map((r) => r.id));
     },
 

@@ -25,6 +25,12 @@ export interface NewDelivery extends Pick<
    * waits (pending, nothing scheduled) until the one before it ends (ORDER_RELEASE).
    */
   orderKey?: string | null;
+  /**
+   * The delivery's time and partition key (migration 018): the domain event's `occurredAt`, the same at
+   * every fan-out of the pair, so the primary key (id, createdAt) finds a delivery written before. Absent
+   * (a test delivery, an event without a valid time): now.
+   */
+  createdAt?: Date | null;
 }
 
 /**
@@ -242,7 +248,9 @@ export function releaseSlotsBindings(slotted: Pick<ClaimedDelivery, 'subscriptio
 export interface DeliveryQueueStore {
   /**
    * Inserts deliveries, ignoring ids that already exist (a fan-out's ids are
-   * derived from (eventId, subscriptionId)), and notifies the delivery loops when
+   * derived from (eventId, subscriptionId), its `createdAt` is the event's time: the
+   * primary key (id, createdAt) finds the row; a row without `createdAt` is looked up
+   * by id), and notifies the delivery loops when
    * any new one is free to claim, in one statement. Rows with a lease token are
    * held for `leaseMs` from now. The notification carries `notifier` so a loop
    * can ignore its own process's.
@@ -307,10 +315,10 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
           .raw<QueryResult<{ id: string }>>(
             `WITH input AS (
              SELECT i.*, row_number() OVER (PARTITION BY i.sub, i.okey ORDER BY i.ord) AS nth
-               FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::boolean[], ?::uuid[], ?::text[], ?::text[])
-                 WITH ORDINALITY AS i(id, org, sub, event, name, body, test, token, trace, okey, ord)
+               FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::boolean[], ?::uuid[], ?::text[], ?::text[], ?::timestamptz[])
+                 WITH ORDINALITY AS i(id, org, sub, event, name, body, test, token, trace, okey, at, ord)
            ), ins AS (
-             INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, test, "leaseToken", "lockedUntil", status, "nextAttemptAt", traceparent, "orderKey", "orderSeq")
+             INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, test, "leaseToken", "lockedUntil", status, "nextAttemptAt", traceparent, "orderKey", "orderSeq", "createdAt")
              SELECT i.id, i.org, i.sub, i.event, i.name, i.body, i.test, i.token,
                     CASE WHEN i.token IS NOT NULL AND NOT i.test THEN now() + (? * interval '1 millisecond') END,
                     'pending',
@@ -320,10 +328,14 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
                            SELECT 1 FROM delivery.deliveries e
                             WHERE e."subscriptionId" = i.sub AND e."orderKey" = i.okey AND ${UNFINISHED})) THEN NULL
                          ELSE now() END,
-                    i.trace, i.okey, CASE WHEN i.okey IS NOT NULL THEN nextval('delivery.delivery_order_seq') END
+                    i.trace, i.okey, CASE WHEN i.okey IS NOT NULL THEN nextval('delivery.delivery_order_seq') END,
+                    COALESCE(i.at, now())
                -- (orderSeq rises with the events' order within each key: the window above sorted by it.)
                FROM input i
-             ON CONFLICT (id) DO NOTHING
+              -- A row without its time (now) cannot meet its earlier self in the key: looked up by id (every partition).
+              WHERE i.at IS NOT NULL OR NOT EXISTS (SELECT 1 FROM delivery.deliveries x WHERE x.id = i.id)
+             -- The partition key is part of the primary key (migration 018): the event's time, the same at every fan-out.
+             ON CONFLICT (id, "createdAt") DO NOTHING
              RETURNING id, "leaseToken" IS NULL AS free
            ), n AS (SELECT count(*) FILTER (WHERE free) AS free FROM ins)
            SELECT ins.id, CASE WHEN n.free > 0 THEN pg_notify(?, ?) END AS notified FROM ins, n`,
@@ -338,12 +350,13 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
               col((r) => r.leaseToken ?? null),
               col((r) => r.traceparent ?? null),
               col((r) => r.orderKey ?? null),
+              col((r) => r.createdAt ?? null),
               opts.leaseMs ?? 0,
               DUE_CHANNEL,
               opts.notifier ?? '',
             ] as Knex.RawBinding[],
           )
-          .options(prepared('delivery-insert-many-v4'));
+          .options(prepared('delivery-insert-many-v5'));
         for (const r of res) inserted.add(r.id);
       }
       return inserted;

@@ -181,10 +181,12 @@ export function createDeliveryReadStore(db: Knex): DeliveryReadStore {
                 max(a."attemptedAt") FILTER (WHERE a.outcome <> 'succeeded') AS "lastFailureAt",
                 count(a."pausedMs")::int AS pauses, COALESCE(sum(a."pausedMs"), 0)::float8 AS "pausedMs"
                 ${edges.length ? `, ${before('a."attemptedAt"')}` : ''}
-           FROM delivery.deliveries d JOIN delivery.attempts a ON a."deliveryId" = d.id
-          WHERE d."subscriptionId" = ? AND NOT d.test AND d."createdAt" >= ? AND a."attemptedAt" >= ?
+           FROM delivery.deliveries d
+           JOIN delivery.attempts a ON a."deliveryId" = d.id AND a."deliveryCreatedAt" = d."createdAt"
+          -- The window bounds both partition keys (migration 018): only the window's days are read.
+          WHERE d."subscriptionId" = ? AND NOT d.test AND d."createdAt" >= ? AND a."deliveryCreatedAt" >= ? AND a."attemptedAt" >= ?
           GROUP BY a."durationMs"`,
-        [...edges, subscriptionId, createdAfter, since],
+        [...edges, subscriptionId, createdAfter, createdAfter, since],
       );
       const series: StatsBucket[] = Array.from({ length: cut.buckets }, () => ({ byStatus: {}, p50: null, p99: null }));
       const byStatus: Record<string, number> = {};

@@ -1,0 +1,224 @@
+import type { Knex, Migration } from '@cluster/db';
+
+/** Days of daily partitions the migration makes behind today at most; older rows go to one archive partition. */
+const DAILY_BEHIND = 45;
+/** Days of partitions made ahead of today (the service's partition job keeps as many: features/deliveries/partitions.ts). */
+export const PARTITIONS_AHEAD_DAYS = 7;
+
+/**
+ * What a delivery still needs (never dropped with its partition; docs/decisions-webhooks.md, "Partitioned
+ * delivery log"): an attempt scheduled, a live lease, or an ordered delivery waiting for its turn.
+ */
+export const UNFINISHED_ROW = `("nextAttemptAt" IS NOT NULL OR "lockedUntil" > now() OR (status = 'pending' AND "orderKey" IS NOT NULL AND NOT test))`;
+
+/** `sql` inside a single-quoted SQL string (a format() template in a function's body). */
+const quoted = (sql: string) => sql.replace(/'/g, "''");
+
+/**
+ * The partitioned delivery log (docs/decisions-webhooks.md, "Partitioned delivery log"): `deliveries` is
+ * range-partitioned by day on `createdAt`, which the fan-out now sets to the domain event's `occurredAt`
+ * (deterministic for an (event, subscription) pair, so the primary key (id, createdAt) keeps the fan-out
+ * idempotent across re-reads and replicas); `attempts` by the same day on `deliveryCreatedAt`, its
+ * delivery's `createdAt`, so a day's attempts sit in the partition of the same day and go with it.
+ *
+ * - Existing rows are copied; an event delivery's `createdAt` becomes its body's `occurredAt` (what a fan-out
+ *   of the same event after this migration computes), so an event read again across the upgrade finds its row.
+ *   A new column, `writtenAt`, keeps when the row was written (the old `createdAt`; now() for new rows).
+ * - Daily partitions from the oldest day with rows (at most DAILY_BEHIND days back; older rows in one
+ *   `_archive` partition) to PARTITIONS_AHEAD_DAYS ahead, and a `_default` partition of each table, so an
+ *   insert never fails for lack of a partition (an event from before the oldest partition, or far ahead).
+ * - The attempts' foreign key becomes two triggers (`delivery_attempts_follow`): a deleted delivery deletes
+ *   its attempts (the cascade), and a delivery whose `createdAt` changes takes its attempts along. A foreign
+ *   key to a partitioned table would make every partition drop a detach that validates the attempts under
+ *   an exclusive lock on the table, and DETACH CONCURRENTLY is refused beside a default partition.
+ * - The service's role creates and drops partitions only through two SECURITY DEFINER functions of the
+ *   owner (delivery_partition_create, delivery_partition_drop), each under an advisory lock: it keeps no DDL right.
+ *
+ * Not expand-only: a replica of the release before fails its fan-out insert (ON CONFLICT (id) has no unique
+ * index left to match) until it is replaced; the Kafka messages it could not fan out are read again by the
+ * new release, nothing is lost. One transaction, which copies both tables (measured in bench/README.md,
+ * "Partitioned delivery log").
+ */
+export const partitionedDeliveries: Migration = {
+  name: '018-partitioned-deliveries',
+  async up(knex: Knex) {
+    await knex.raw('ALTER TABLE delivery.attempts DROP CONSTRAINT IF EXISTS attempts_deliveryid_foreign');
+    await knex.raw('ALTER SEQUENCE delivery.attempts_seq_seq OWNED BY NONE');
+    await knex.raw('ALTER TABLE delivery.attempts RENAME TO attempts_unpartitioned');
+    await knex.raw('ALTER TABLE delivery.deliveries RENAME TO deliveries_unpartitioned');
+    // writtenAt: when the row was written (what createdAt was before), for the pipeline's stages (bench/webhooks.ts).
+    await knex.raw(`CREATE TABLE delivery.deliveries (LIKE delivery.deliveries_unpartitioned INCLUDING DEFAULTS,
+      "writtenAt" timestamptz NOT NULL DEFAULT now()) PARTITION BY RANGE ("createdAt")`);
+    await knex.raw(`CREATE TABLE delivery.attempts (LIKE delivery.attempts_unpartitioned INCLUDING DEFAULTS,
+      "deliveryCreatedAt" timestamptz NOT NULL) PARTITION BY RANGE ("deliveryCreatedAt")`);
+    // Half-empty pages as before (migration 003): a claim's update stays heap-only. Set per partition.
+    await knex.raw('CREATE TABLE delivery.deliveries_default PARTITION OF delivery.deliveries DEFAULT WITH (fillfactor = 50)');
+    await knex.raw('CREATE TABLE delivery.attempts_default PARTITION OF delivery.attempts DEFAULT');
+
+    // A day's partitions of both tables, [day, day + 1) in UTC, attached (SHARE UPDATE EXCLUSIVE on the parent:
+    // the service's reads and writes go on); rows the default partitions took for that day move in.
+    await knex.raw(`
+      CREATE FUNCTION delivery.delivery_partition_create(p_day date, p_lock_timeout_ms int DEFAULT 2000) RETURNS boolean
+      LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+      DECLARE
+        lo timestamptz := p_day::timestamp AT TIME ZONE 'UTC';
+        hi timestamptz := (p_day + 1)::timestamp AT TIME ZONE 'UTC';
+        d text := 'deliveries_p' || to_char(p_day, 'YYYYMMDD');
+        a text := 'attempts_p' || to_char(p_day, 'YYYYMMDD');
+        strays boolean;
+      BEGIN
+        PERFORM set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
+        PERFORM pg_advisory_xact_lock(hashtext('delivery-partitions'));
+        IF to_regclass('delivery.' || d) IS NOT NULL THEN RETURN false; END IF;
+        strays := EXISTS (SELECT 1 FROM delivery.deliveries_default WHERE "createdAt" >= lo AND "createdAt" < hi)
+               OR EXISTS (SELECT 1 FROM delivery.attempts_default WHERE "deliveryCreatedAt" >= lo AND "deliveryCreatedAt" < hi);
+        IF strays THEN
+          DROP TABLE IF EXISTS pg_temp.partition_moved_d, pg_temp.partition_moved_a;
+          CREATE TEMP TABLE partition_moved_d (LIKE delivery.deliveries);
+          CREATE TEMP TABLE partition_moved_a (LIKE delivery.attempts);
+          -- Attempts first: deleting their deliveries would delete them (delivery_attempts_follow).
+          WITH m AS (DELETE FROM delivery.attempts_default WHERE "deliveryCreatedAt" >= lo AND "deliveryCreatedAt" < hi RETURNING *)
+          INSERT INTO partition_moved_a SELECT * FROM m;
+          WITH m AS (DELETE FROM delivery.deliveries_default WHERE "createdAt" >= lo AND "createdAt" < hi RETURNING *)
+          INSERT INTO partition_moved_d SELECT * FROM m;
+        END IF;
+        EXECUTE format('CREATE TABLE delivery.%I (LIKE delivery.deliveries INCLUDING DEFAULTS) WITH (fillfactor = 50)', d);
+        EXECUTE format('ALTER TABLE delivery.deliveries ATTACH PARTITION delivery.%I FOR VALUES FROM (%L) TO (%L)', d, lo, hi);
+        EXECUTE format('CREATE TABLE delivery.%I (LIKE delivery.attempts INCLUDING DEFAULTS)', a);
+        EXECUTE format('ALTER TABLE delivery.attempts ATTACH PARTITION delivery.%I FOR VALUES FROM (%L) TO (%L)', a, lo, hi);
+        IF strays THEN
+          INSERT INTO delivery.deliveries SELECT * FROM partition_moved_d;
+          INSERT INTO delivery.attempts SELECT * FROM partition_moved_a;
+          DROP TABLE pg_temp.partition_moved_d, pg_temp.partition_moved_a;
+        END IF;
+        RETURN true;
+      END $fn$`);
+
+    // Drops a partition of both tables (`p20261128` or `archive`) whose rows the caller found expired. Its
+    // unfinished deliveries (UNFINISHED_ROW) and their attempts move to the default partitions first, when
+    // there are at most p_max_kept of them; more, and nothing is dropped (-1). Returns the rows moved.
+    await knex.raw(`
+      CREATE FUNCTION delivery.delivery_partition_drop(p_suffix text, p_max_kept int, p_lock_timeout_ms int DEFAULT 2000) RETURNS int
+      LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+      DECLARE
+        d text := 'deliveries_' || p_suffix;
+        a text := 'attempts_' || p_suffix;
+        kept int;
+      BEGIN
+        IF p_suffix !~ '^(p[0-9]{8}|archive)$' THEN RAISE EXCEPTION 'not a delivery partition: %', p_suffix; END IF;
+        PERFORM set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
+        PERFORM pg_advisory_xact_lock(hashtext('delivery-partitions'));
+        IF to_regclass('delivery.' || d) IS NULL THEN RETURN 0; END IF;
+        -- Counted before any lock beyond a read's: a partition with too much still to do is left alone.
+        EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM delivery.%I WHERE ${quoted(UNFINISHED_ROW)} LIMIT %s) s', d, p_max_kept + 1)
+          INTO kept;
+        IF kept > p_max_kept THEN RETURN -1; END IF;
+        -- DROP of a partition locks its table exclusively: taken here, in the order the service's statements
+        -- take them (deliveries, then attempts), and given up after lock_timeout (the next sweep tries again).
+        LOCK TABLE delivery.deliveries, delivery.attempts IN ACCESS EXCLUSIVE MODE;
+        DROP TABLE IF EXISTS pg_temp.partition_kept_d, pg_temp.partition_kept_a;
+        EXECUTE format('CREATE TEMP TABLE partition_kept_d AS SELECT * FROM delivery.%I WHERE ${quoted(UNFINISHED_ROW)}', d);
+        EXECUTE format('CREATE TEMP TABLE partition_kept_a AS SELECT t.* FROM delivery.%I t
+                         WHERE ("deliveryId", "deliveryCreatedAt") IN (SELECT id, "createdAt" FROM partition_kept_d)', a);
+        EXECUTE format('DROP TABLE delivery.%I', a);
+        EXECUTE format('DROP TABLE delivery.%I', d);
+        -- The day has no partition now: its kept rows land in the default partitions.
+        INSERT INTO delivery.deliveries SELECT * FROM partition_kept_d;
+        INSERT INTO delivery.attempts SELECT * FROM partition_kept_a;
+        SELECT count(*) INTO kept FROM partition_kept_d;
+        DROP TABLE pg_temp.partition_kept_d, pg_temp.partition_kept_a;
+        RETURN kept;
+      END $fn$`);
+    await knex.raw('REVOKE ALL ON FUNCTION delivery.delivery_partition_create(date, int) FROM PUBLIC');
+    await knex.raw('REVOKE ALL ON FUNCTION delivery.delivery_partition_drop(text, int, int) FROM PUBLIC');
+
+    // The old rows: an event delivery's createdAt becomes its event's occurredAt (the envelope's, first in the body).
+    const columns = (
+      await knex.raw<{ rows: { name: string }[] }>(
+        `SELECT attname AS name FROM pg_attribute
+          WHERE attrelid = 'delivery.deliveries'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+      )
+    ).rows.map((r) => r.name);
+    const occurredAt = `substring(body from '"occurredAt":"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9]{2}:[0-9]{2}))"')`;
+    const createdAt = `CASE WHEN "eventId" IS NOT NULL AND ${occurredAt} IS NOT NULL THEN ${occurredAt}::timestamptz ELSE "createdAt" END`;
+    const list = columns.map((c) => `"${c}"`).join(', ');
+    const values = columns
+      .map((c) => (c === 'createdAt' ? `${createdAt} AS "createdAt"` : c === 'writtenAt' ? `"createdAt" AS "writtenAt"` : `"${c}"`))
+      .join(', ');
+    const {
+      rows: [span],
+    } = await knex.raw<{ rows: { oldest: string | null; today: string }[] }>(
+      `SELECT (min("createdAt") AT TIME ZONE 'UTC')::date::text AS oldest, (now() AT TIME ZONE 'UTC')::date::text AS today
+         FROM delivery.deliveries_unpartitioned`,
+    );
+    // A day back for events that occurred before the row was written (a lagging fan-out).
+    const first = await knex.raw<{ rows: { first: string; archive: boolean }[] }>(
+      `SELECT GREATEST(COALESCE(?::date, ?::date) - 1, ?::date - ?::int)::text AS first,
+              COALESCE(?::date, ?::date) - 1 < ?::date - ?::int AS archive`,
+      [span.oldest, span.today, span.today, DAILY_BEHIND, span.oldest, span.today, span.today, DAILY_BEHIND],
+    );
+    const { first: firstDay, archive } = first.rows[0];
+    if (archive) {
+      const bound = `'${firstDay}'::timestamp AT TIME ZONE 'UTC'`;
+      const to = (await knex.raw<{ rows: { to: string }[] }>(`SELECT (${bound})::text AS to`)).rows[0].to;
+      await knex.raw(
+        `CREATE TABLE delivery.deliveries_archive PARTITION OF delivery.deliveries FOR VALUES FROM (MINVALUE) TO ('${to}') WITH (fillfactor = 50)`,
+      );
+      await knex.raw(`CREATE TABLE delivery.attempts_archive PARTITION OF delivery.attempts FOR VALUES FROM (MINVALUE) TO ('${to}')`);
+    }
+    await knex.raw(
+      `SELECT delivery.delivery_partition_create(d::date) FROM generate_series(?::date, ?::date + ?::int, interval '1 day') d`,
+      [firstDay, span.today, PARTITIONS_AHEAD_DAYS],
+    );
+    await knex.raw(`INSERT INTO delivery.deliveries (${list}) SELECT ${values} FROM delivery.deliveries_unpartitioned`);
+    const attemptColumns = (
+      await knex.raw<{ rows: { name: string }[] }>(
+        `SELECT attname AS name FROM pg_attribute
+          WHERE attrelid = 'delivery.attempts_unpartitioned'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+      )
+    ).rows.map((r) => `"${r.name}"`);
+    await knex.raw(
+      `INSERT INTO delivery.attempts (${attemptColumns.join(', ')}, "deliveryCreatedAt")
+       SELECT ${attemptColumns.map((c) => `a.${c}`).join(', ')}, d."createdAt"
+         FROM delivery.attempts_unpartitioned a JOIN delivery.deliveries d ON d.id = a."deliveryId"`,
+    );
+    await knex.raw('DROP TABLE delivery.attempts_unpartitioned');
+    await knex.raw('DROP TABLE delivery.deliveries_unpartitioned');
+
+    // The indexes of migrations 001, 008 and 012, each with the partition key where it must be unique.
+    await knex.raw('ALTER TABLE delivery.deliveries ADD CONSTRAINT deliveries_pkey PRIMARY KEY (id, "createdAt")');
+    await knex.raw(
+      'CREATE INDEX deliveries_subscriptionid_createdat_id_index ON delivery.deliveries ("subscriptionId", "createdAt", id)',
+    );
+    await knex.raw('CREATE INDEX deliveries_due ON delivery.deliveries ("nextAttemptAt") WHERE "nextAttemptAt" IS NOT NULL');
+    await knex.raw(`CREATE INDEX deliveries_ordered ON delivery.deliveries ("subscriptionId", "orderKey", "orderSeq")
+      WHERE "orderKey" IS NOT NULL`);
+    await knex.raw(`CREATE INDEX deliveries_undelivered ON delivery.deliveries ("organizationId", status, "createdAt", id)
+      WHERE status IN ('pending', 'failed', 'dead_letter')`);
+    await knex.raw(`ALTER TABLE delivery.deliveries ADD CONSTRAINT deliveries_subscriptionid_foreign
+      FOREIGN KEY ("subscriptionId") REFERENCES delivery.subscriptions (id) ON DELETE CASCADE`);
+    // (deliveryId, attempt) was unique; with the partition key it is the primary key (one index, not two).
+    await knex.raw('ALTER TABLE delivery.attempts ADD CONSTRAINT attempts_pkey PRIMARY KEY ("deliveryId", "deliveryCreatedAt", attempt)');
+    await knex.raw('ALTER SEQUENCE delivery.attempts_seq_seq OWNED BY delivery.attempts.seq');
+
+    // The cascade and the follow of a moved delivery (invoker's rights: the service's role deletes and updates attempts).
+    await knex.raw(`
+      CREATE FUNCTION delivery.delivery_attempts_follow() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          DELETE FROM delivery.attempts WHERE "deliveryId" = OLD.id AND "deliveryCreatedAt" = OLD."createdAt";
+          RETURN OLD;
+        END IF;
+        UPDATE delivery.attempts SET "deliveryCreatedAt" = NEW."createdAt"
+         WHERE "deliveryId" = OLD.id AND "deliveryCreatedAt" = OLD."createdAt";
+        RETURN NEW;
+      END $fn$`);
+    await knex.raw(`CREATE TRIGGER deliveries_attempts_cascade AFTER DELETE ON delivery.deliveries
+      FOR EACH ROW EXECUTE FUNCTION delivery.delivery_attempts_follow()`);
+    // Only an UPDATE that sets createdAt fires it (none of the service's does): the hot path pays nothing.
+    await knex.raw(`CREATE TRIGGER deliveries_attempts_rekey BEFORE UPDATE OF "createdAt" ON delivery.deliveries
+      FOR EACH ROW WHEN (OLD."createdAt" IS DISTINCT FROM NEW."createdAt") EXECUTE FUNCTION delivery.delivery_attempts_follow()`);
+    await knex.raw('ANALYZE delivery.deliveries');
+    await knex.raw('ANALYZE delivery.attempts');
+  },
+};
