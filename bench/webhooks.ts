@@ -197,10 +197,9 @@ async function main() {
     );
     // Where the time goes: event commit -> delivery row (relay, Kafka, fan-out) -> first attempt (sender pickup) -> arrival.
     const ddb = createDb(databaseUrl, { schema: 'delivery', poolMax: 1 });
-    // writtenAt: when the fan-out wrote the row (createdAt is the event's own time since migration 018).
     const stored: { id: string; createdAt: Date; firstAttemptAt: Date; body: string }[] = await ddb('delivery.deliveries')
       .where({ subscriptionId: requiredField(watch.body, 'id') })
-      .select('id', { createdAt: 'writtenAt' }, 'firstAttemptAt', 'body');
+      .select('id', 'createdAt', 'firstAttemptAt', 'body');
     const rows = stored.filter((row) => answeredAt.has(jsonField(row.body, 'entityId') ?? '')); // not the warm-up's
     await ddb.destroy();
     const arrival = new Map(r2.received.map((g) => [stringField(g.body, 'id') ?? '', g.arrivedAt]));

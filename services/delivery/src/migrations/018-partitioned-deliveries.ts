@@ -9,7 +9,7 @@ export const PARTITIONS_AHEAD_DAYS = 7;
  * What a delivery still needs (never dropped with its partition; docs/decisions-webhooks.md, "Partitioned
  * delivery log"): an attempt scheduled, a live lease, or an ordered delivery waiting for its turn.
  */
-export const UNFINISHED_ROW = `("nextAttemptAt" IS NOT NULL OR "lockedUntil" > now() OR (status = 'pending' AND "orderKey" IS NOT NULL AND NOT test))`;
+export const UNFINISHED_ROW = `("nextAttemptAt" IS NOT NULL OR COALESCE("lockedUntil" > now(), false) OR (status = 'pending' AND "orderKey" IS NOT NULL AND NOT test))`;
 
 /** `sql` inside a single-quoted SQL string (a format() template in a function's body). */
 const quoted = (sql: string) => sql.replace(/'/g, "''");
@@ -23,7 +23,6 @@ const quoted = (sql: string) => sql.replace(/'/g, "''");
  *
  * - Existing rows are copied; an event delivery's `createdAt` becomes its body's `occurredAt` (what a fan-out
  *   of the same event after this migration computes), so an event read again across the upgrade finds its row.
- *   A new column, `writtenAt`, keeps when the row was written (the old `createdAt`; now() for new rows).
  * - Daily partitions from the oldest day with rows (at most DAILY_BEHIND days back; older rows in one
  *   `_archive` partition) to PARTITIONS_AHEAD_DAYS ahead, and a `_default` partition of each table, so an
  *   insert never fails for lack of a partition (an event from before the oldest partition, or far ahead).
@@ -46,9 +45,9 @@ export const partitionedDeliveries: Migration = {
     await knex.raw('ALTER SEQUENCE delivery.attempts_seq_seq OWNED BY NONE');
     await knex.raw('ALTER TABLE delivery.attempts RENAME TO attempts_unpartitioned');
     await knex.raw('ALTER TABLE delivery.deliveries RENAME TO deliveries_unpartitioned');
-    // writtenAt: when the row was written (what createdAt was before), for the pipeline's stages (bench/webhooks.ts).
-    await knex.raw(`CREATE TABLE delivery.deliveries (LIKE delivery.deliveries_unpartitioned INCLUDING DEFAULTS,
-      "writtenAt" timestamptz NOT NULL DEFAULT now()) PARTITION BY RANGE ("createdAt")`);
+    await knex.raw(
+      `CREATE TABLE delivery.deliveries (LIKE delivery.deliveries_unpartitioned INCLUDING DEFAULTS) PARTITION BY RANGE ("createdAt")`,
+    );
     await knex.raw(`CREATE TABLE delivery.attempts (LIKE delivery.attempts_unpartitioned INCLUDING DEFAULTS,
       "deliveryCreatedAt" timestamptz NOT NULL) PARTITION BY RANGE ("deliveryCreatedAt")`);
     // Half-empty pages as before (migration 003): a claim's update stays heap-only. Set per partition.
@@ -142,9 +141,7 @@ export const partitionedDeliveries: Migration = {
     const occurredAt = `substring(body from '"occurredAt":"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9]{2}:[0-9]{2}))"')`;
     const createdAt = `CASE WHEN "eventId" IS NOT NULL AND ${occurredAt} IS NOT NULL THEN ${occurredAt}::timestamptz ELSE "createdAt" END`;
     const list = columns.map((c) => `"${c}"`).join(', ');
-    const values = columns
-      .map((c) => (c === 'createdAt' ? `${createdAt} AS "createdAt"` : c === 'writtenAt' ? `"createdAt" AS "writtenAt"` : `"${c}"`))
-      .join(', ');
+    const values = columns.map((c) => (c === 'createdAt' ? `${createdAt} AS "createdAt"` : `"${c}"`)).join(', ');
     const {
       rows: [span],
     } = await knex.raw<{ rows: { oldest: string | null; today: string }[] }>(

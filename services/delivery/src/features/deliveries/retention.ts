@@ -122,7 +122,7 @@ export function createPartitionKeeper(opts: PartitionKeeperOptions): { ensure():
   return {
     ensure,
     job: {
-      name: 'delivery_partitions',
+      name: 'partition_upkeep',
       what: 'delivery partition upkeep',
       intervalMs: opts.intervalMs,
       firstDelayMs: Math.min(5_000, Math.ceil(opts.intervalMs / 10)),

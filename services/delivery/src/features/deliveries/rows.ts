@@ -34,8 +34,6 @@ export type DeliveryRow = {
   /** The domain event's time (its occurredAt; now() for a test delivery): the partition key (migration 018). */
   createdAt: Date;
   updatedAt: Date;
-  /** When the row was written (migration 018). */
-  writtenAt?: Date;
   /** W3C trace context of the event, if it had one. */
   traceparent: string | null;
   /** For a subscription with ordering `per_entity`: `entityType:entityId`, and its place in that order. */
