@@ -8,9 +8,11 @@
 // BENCH_SUBSCRIPTIONS subscriptions (default 100) of which the "busy" one holds a fifth; 2,000 of the newest
 // are due. Then times, median of BENCH_RUNS (default 5) after one untimed run: the sender's claim of 16 rows
 // and the record of their attempts, the delivery log's page, a delivery and its attempts, the organization's
-// search, the busy subscription's statistics, and the retention of the oldest day (the old sweep: batches of
-// 1,000 per subscription). Then migrates to 018 (timed: the conversion of the populated tables), times the same,
-// and the retention of the next oldest day by dropping its partition. Prints markdown tables.
+// search, the busy subscription's statistics, and the retention of the oldest whole week (the old sweep: batches
+// of 1,000 per subscription). Then migrates to 018 (timed: the conversion of the populated tables), times the
+// same, and the retention of the next week by dropping its partition. Prints a markdown table.
+// BENCH_BEFORE_STORES: the path of services/delivery/src/stores.ts in a checkout before migration 018 (the
+// "before" column's record and statistics statements; without it those two rows have no "before" figure).
 import { randomUUID } from 'node:crypto';
 import { STATS_BUCKETS } from '@cluster/contracts';
 import { createDb, ensureDatabase, migrate, type Knex } from '@cluster/db';
@@ -47,7 +49,10 @@ async function wal(): Promise<string> {
   return (await db.raw<{ rows: { lsn: string }[] }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn;
 }
 async function walSince(lsn: string): Promise<string> {
-  const { rows } = await db.raw<{ rows: { bytes: string }[] }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ?::pg_lsn) AS bytes', [lsn]);
+  const { rows } = await db.raw<{ rows: { bytes: string }[] }>(
+    'SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ?::pg_lsn) AS bytes',
+    [lsn],
+  );
   return `${(Number(rows[0].bytes) / 2 ** 20).toFixed(0)} MiB`;
 }
 
@@ -65,8 +70,10 @@ async function timed(phase: string, label: string, run: () => Promise<unknown>, 
   record(label, phase, times[Math.floor(times.length / 2)].toFixed(1));
 }
 
-async function measure(phase: string, org: string, subs: string[], reader: Knex) {
-  const stores = createStores(reader);
+type MakeStores = typeof createStores;
+
+async function measure(phase: string, org: string, subs: string[], reader: Knex, make: MakeStores, whole: boolean) {
+  const stores = make(reader);
   const claimArgs = { limit: 16, leaseMs: 60_000, defaultCap: 48, caps: new Map<string, number>() };
   let claimed: Awaited<ReturnType<typeof stores.deliveryQueue.claim>>['deliveries'] = [];
   await timed(
@@ -77,17 +84,18 @@ async function measure(phase: string, org: string, subs: string[], reader: Knex)
     },
     () => stores.deliveryQueue.release(claimed),
   );
-  await timed(phase, 'claim + record of 16 attempts, retry in an hour (ms)', async () => {
-    const { deliveries } = await stores.deliveryQueue.claim(claimArgs);
-    await stores.attempts.recordAttempts(
-      deliveries.map((d) => ({
-        delivery: d,
-        result: { ok: false, responseCode: 503, responseBody: 'busy', error: null, durationMs: 12 },
-        attemptedAt: new Date(),
-        decision: { kind: 'retry', at: new Date(Date.now() + 3_600_000) },
-      })),
-    );
-  });
+  if (whole)
+    await timed(phase, 'claim + record of 16 attempts, retry in an hour (ms)', async () => {
+      const { deliveries } = await stores.deliveryQueue.claim(claimArgs);
+      await stores.attempts.recordAttempts(
+        deliveries.map((d) => ({
+          delivery: d,
+          result: { ok: false, responseCode: 503, responseBody: 'busy', error: null, durationMs: 12 },
+          attemptedAt: new Date(),
+          decision: { kind: 'retry', at: new Date(Date.now() + 3_600_000) },
+        })),
+      );
+    });
   const busy = subs[0];
   const [some] = await reader('delivery.deliveries').where({ subscriptionId: subs[1] }).orderBy('createdAt', 'desc').limit(1);
   await timed(phase, 'a delivery and its attempts, by id (ms)', async () => {
@@ -109,10 +117,12 @@ async function measure(phase: string, org: string, subs: string[], reader: Knex)
   await timed(phase, 'undelivered summary, last 24h (ms)', () =>
     stores.deliveryReads.undelivered(org, { since: new Date(Date.now() - DAY) }),
   );
-  for (const [window, ms] of [
-    ['24h', DAY],
-    ['7d', 7 * DAY],
-  ] as const) {
+  for (const [window, ms] of whole
+    ? ([
+        ['24h', DAY],
+        ['7d', 7 * DAY],
+      ] as const)
+    : []) {
     const since = new Date(Date.now() - ms);
     const cut = { bucketMs: STATS_BUCKETS[window].bucketMs, buckets: ms / STATS_BUCKETS[window].bucketMs };
     await timed(phase, `stats of the busy subscription, ${window} (ms)`, () =>
@@ -127,8 +137,9 @@ try {
   const subs = await seedSubscriptions(db, org, SUBSCRIPTIONS);
   await db('delivery.subscriptions').update({ createdAt: new Date(Date.now() - (DAYS + 1) * DAY) });
   const seeded = Date.now();
-  // Row g was created g/ROWS of DAYS ago: the newest 2,000 are due now, 3% failed (1% of them retrying in an
-  // hour), 1% dead-lettered, the rest succeeded; 20% took two attempts. The body carries its event's time.
+  // Row g was created g/ROWS of DAYS ago: the newest 2,000 are due now, 3% failed (a third of those of the last
+  // day retrying in an hour, as retries end within WEBHOOK_RETRY_MAX_AGE_MS, and one in 10,000 older ones, as
+  // a recovery would), 1% dead-lettered, the rest succeeded; 20% took two attempts. The body carries its event's time.
   for (let from = 1; from <= ROWS; from += CHUNK) {
     await db.raw(
       `INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, status, attempts,
@@ -139,23 +150,25 @@ try {
                 || to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '","payload":{"padding":"${'x'.repeat(120)}"}}',
               CASE WHEN g <= 2000 THEN 'pending' WHEN g % 100 < 96 THEN 'succeeded' WHEN g % 100 < 99 THEN 'failed' ELSE 'dead_letter' END,
               CASE WHEN g <= 2000 THEN 0 WHEN g % 100 < 80 THEN 1 ELSE 2 END,
-              CASE WHEN g <= 2000 THEN now() - interval '1 second' WHEN g % 100 = 96 THEN now() + interval '1 hour' END,
+              CASE WHEN g <= 2000 THEN now() - interval '1 second' WHEN g % 100 = 96 AND (g <= ? OR g % 10000 = 96) THEN now() + interval '1 hour' END,
               t, t
          FROM generate_series(?::int, ?::int) AS g, LATERAL (SELECT now() - (g::float / ? * (? * interval '1 day')) AS t) x`,
-      [org, subs, SUBSCRIPTIONS, from, Math.min(ROWS, from + CHUNK - 1), ROWS, DAYS],
+      [org, subs, SUBSCRIPTIONS, Math.ceil(ROWS / DAYS), from, Math.min(ROWS, from + CHUNK - 1), ROWS, DAYS],
     );
     console.error(`seeded ${Math.min(ROWS, from + CHUNK - 1)} deliveries, ${seconds(seeded)} s`);
   }
+  const anchor = Date.now();
   for (let from = 0; from < DAYS; from++) {
-    // A day of deliveries at a time: their attempts.
+    // A day of deliveries at a time (the last window open to the past): their attempts.
+    const lower = from === DAYS - 1 ? new Date(0) : new Date(anchor - (from + 1) * DAY);
     await db.raw(
       `INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "durationMs", "attemptedAt")
        SELECT d.id, a.n, CASE WHEN d.status = 'succeeded' AND a.n = d.attempts THEN 'succeeded' ELSE 'failed' END,
               CASE WHEN d.status = 'succeeded' AND a.n = d.attempts THEN 200 ELSE 503 END,
               (abs(hashtext(d.id::text)) % 400) + 5, d."createdAt" + (a.n - 1) * interval '5 seconds'
          FROM delivery.deliveries d CROSS JOIN LATERAL generate_series(1, d.attempts) AS a(n)
-        WHERE d."createdAt" >= now() - (? * interval '1 day') AND d."createdAt" < now() - (? * interval '1 day')`,
-      [from + 1, from],
+        WHERE d."createdAt" >= ? AND d."createdAt" < ?`,
+      [lower, new Date(anchor - from * DAY)],
     );
   }
   await db.raw('VACUUM ANALYZE delivery.deliveries');
@@ -166,30 +179,37 @@ try {
   const before = migrations[BEFORE - 1].name;
   const after = migrations[BEFORE].name;
   const reader = createDb(url, { schema: 'delivery', poolMax: 2 });
-  await measure(before, org, subs, reader);
+  // The stores as they were at 017 (a checkout before this change): the record and the statistics statements
+  // name the attempts' new column. Without one, those two are left out of the "before" column.
+  const old = process.env.BENCH_BEFORE_STORES
+    ? ((await import(process.env.BENCH_BEFORE_STORES)) as { createStores: MakeStores }).createStores
+    : undefined;
+  await measure(before, org, subs, reader, old ?? createStores, old !== undefined);
 
-  // Retention of a whole day, as the sweep of 017 did it: per subscription, batches of 1,000, oldest first. The
-  // oldest day is partial (the log starts mid-day): it goes first, untimed; then the next, whole, day is timed.
+  // Retention of a whole week, as the sweep of 017 did it: per subscription, batches of 1,000, oldest first. The
+  // oldest week is partial (the log starts mid-week): it goes first, untimed; then the next, whole, week is timed.
   const stores = createStores(reader);
-  const { rows: oldest } = await db.raw<{ rows: { day: Date }[] }>(
-    `SELECT date_trunc('day', min("createdAt"), 'UTC') AS day FROM delivery.deliveries`,
+  const { rows: oldest } = await db.raw<{ rows: { week: Date }[] }>(
+    `SELECT date_trunc('week', min("createdAt"), 'UTC') AS week FROM delivery.deliveries`,
   );
-  const day1 = new Date(oldest[0].day.getTime() + DAY);
+  const week1 = new Date(oldest[0].week.getTime() + 7 * DAY);
+  const week2 = new Date(week1.getTime() + 7 * DAY);
   const sweep = async (cut: Date) => {
     let deleted = 0;
-    for (const sub of subs) for (let n = 1000; n === 1000; deleted += n) n = await stores.deliveryRetention.pruneFinished(sub, cut, 1000);
+    for (const sub of subs)
+      for (let n = 1000; n === 1000; deleted += n) n = await stores.deliveryRetention.pruneFinished(sub, cut, 1000);
     return deleted;
   };
-  await sweep(day1);
-  const [{ n: dayRows }] = await db('delivery.deliveries')
-    .where('createdAt', '>=', day1)
-    .andWhere('createdAt', '<', new Date(day1.getTime() + DAY))
+  await sweep(week1);
+  const [{ n: weekRows }] = await db('delivery.deliveries')
+    .where('createdAt', '>=', week1)
+    .andWhere('createdAt', '<', week2)
     .count<{ n: string }[]>({ n: '*' });
   let lsn = await wal();
   let t = Date.now();
-  const deleted = await sweep(new Date(day1.getTime() + DAY));
-  record('retention of a day (s)', before, `${seconds(t)} (${deleted} of its ${dayRows} rows deleted)`);
-  record('retention of a day: WAL written', before, await walSince(lsn));
+  const deleted = await sweep(week2);
+  record('retention of a week (s)', before, `${seconds(t)} (${deleted} of its ${weekRows} rows deleted)`);
+  record('retention of a week: WAL written', before, await walSince(lsn));
   record('tables and indexes', before, await size());
 
   t = Date.now();
@@ -204,21 +224,29 @@ try {
     .whereNotNull('lastAttemptAt')
     .andWhere('createdAt', '>', new Date(Date.now() - DAY))
     .update({ nextAttemptAt: new Date(Date.now() - 1000), lockedUntil: null, leaseToken: null });
-  await measure(after, org, subs, reader2);
+  await measure(after, org, subs, reader2, createStores, true);
 
-  // The next whole day, by dropping its partition.
-  const suffix = `p${new Date(day1.getTime() + DAY).toISOString().slice(0, 10).replace(/-/g, '')}`;
-  const { rows: counted } = await db.raw<{ rows: { n: number }[] }>(`SELECT count(*)::int AS n FROM delivery.deliveries_${suffix}`);
+  // The next whole week, by dropping its partition (named by its Monday).
+  const suffix = `p${week2.toISOString().slice(0, 10).replace(/-/g, '')}`;
+  const { rows: counted } = await db.raw<{ rows: { n: number }[] }>(
+    `SELECT count(*)::int AS n FROM delivery.deliveries_${suffix}`,
+  );
   const stores2 = createStores(reader2);
   lsn = await wal();
   t = Date.now();
   const kept = await stores2.deliveryRetention.dropPartition(suffix, MAX_KEPT_PER_PARTITION);
-  record('retention of a day (s)', after, `${((Date.now() - t) / 1000).toFixed(3)} (partition of ${counted[0].n} rows dropped, ${kept} kept)`);
-  record('retention of a day: WAL written', after, await walSince(lsn));
+  record(
+    'retention of a week (s)',
+    after,
+    `${((Date.now() - t) / 1000).toFixed(3)} (partition of ${counted[0].n} rows dropped, ${kept} kept)`,
+  );
+  record('retention of a week: WAL written', after, await walSince(lsn));
   record('tables and indexes', after, await size());
   await reader2.destroy();
 
-  console.log(`\n${ROWS} deliveries over ${DAYS} days, ${SUBSCRIPTIONS} subscriptions (the busy one a fifth), median of ${RUNS}\n`);
+  console.log(
+    `\n${ROWS} deliveries over ${DAYS} days, ${SUBSCRIPTIONS} subscriptions (the busy one a fifth), median of ${RUNS}\n`,
+  );
   console.log(`| | ${before} | ${after} |\n|---|---|---|`);
   for (const [label, v] of results) console.log(`| ${label} | ${v[before] ?? ''} | ${v[after] ?? ''} |`);
 } finally {

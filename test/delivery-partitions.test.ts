@@ -37,10 +37,11 @@ afterAll(async () => {
   for (const url of urls) await dropDatabase(url);
 });
 
-/** The UTC day of `d` as a partition suffix (p20261128). */
-const suffixOf = (d: Date) => `p${d.toISOString().slice(0, 10).replace(/-/g, '')}`;
-/** Midnight UTC starting the day of `d`. */
-const dayStart = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+/** Midnight UTC starting the week (Monday) of `d`. */
+const weekStart = (d: Date) =>
+  new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - ((d.getUTCDay() + 6) % 7)));
+/** The partition suffix of the week of `d` (p20261123, its Monday). */
+const suffixOf = (d: Date) => `p${weekStart(d).toISOString().slice(0, 10).replace(/-/g, '')}`;
 
 /** The partition a delivery row lies in. */
 async function partitionOf(db: Knex, id: string): Promise<string | undefined> {
@@ -98,7 +99,13 @@ describe('migration 018', () => {
     const id = deliveryIdFor(e.id, sub);
     const rows = [
       // Fanned out 1.5 s after its event: its createdAt becomes the event's time.
-      { id, eventId: e.id, body: JSON.stringify(webhookEnvelope(id, e)), createdAt: new Date(now - 5 * DAY), status: 'succeeded' },
+      {
+        id,
+        eventId: e.id,
+        body: JSON.stringify(webhookEnvelope(id, e)),
+        createdAt: new Date(now - 5 * DAY),
+        status: 'succeeded',
+      },
       // Older than the migration's daily partitions (45 days): the archive partition.
       ...[60, 50].map((days) => ({
         id: randomUUID(),
@@ -140,13 +147,13 @@ describe('migration 018', () => {
     for (const a of attempts) expect(a.deliveryCreatedAt.getTime()).toBe(byId.get(a.deliveryId)!.createdAt.getTime());
     expect(await createStores(db).attempts.listFor(id)).toHaveLength(1);
 
-    // Daily partitions from the oldest day kept daily to a week ahead, the archive, the default.
+    // Weekly partitions from the oldest week kept to a week ahead, the archive, the default.
     const days = await partitions(db, 'deliveries');
     expect(days).toContain('deliveries_archive');
     expect(days).toContain('deliveries_default');
     expect(days).toContain(`deliveries_${suffixOf(new Date(now + 7 * DAY))}`);
     expect(days).toContain(`deliveries_${suffixOf(new Date(now - 45 * DAY))}`);
-    expect(days).not.toContain(`deliveries_${suffixOf(new Date(now - 46 * DAY))}`);
+    expect(days).not.toContain(`deliveries_${suffixOf(new Date(now - 52 * DAY))}`);
     expect((await partitions(db, 'attempts')).map((n) => n.replace(/^attempts_/, ''))).toEqual(
       days.map((n) => n.replace(/^deliveries_/, '')),
     );
@@ -196,8 +203,9 @@ describe('the partitioned delivery log', () => {
     expect((await fanOut(createStores(db), [e], { clockSkewMs: 2000 })).created).toBe(0);
   });
 
-  it('keeps one delivery per (event, subscription) at a day boundary, however often and when the event is read', async () => {
-    const midnight = dayStart(new Date());
+  it('keeps one delivery per (event, subscription) at a week boundary, however often and when the event is read', async () => {
+    const midnight = weekStart(new Date());
+    await createStores(db).deliveryRetention.ensurePartitions(new Date(midnight.getTime() - 1), 0);
     const late = event(new Date(midnight.getTime() - 1));
     const early = event(midnight);
     const stores = createStores(db);
@@ -208,18 +216,16 @@ describe('the partitioned delivery log', () => {
     ]);
     expect(runs[0].created + runs[1].created).toBe(2);
     expect((await fanOut(stores, [late, early, late], { clockSkewMs: 2000 })).created).toBe(0);
-    expect(await partitionOf(db, deliveryIdFor(late.id, sub))).toBe(
-      `deliveries_${suffixOf(new Date(midnight.getTime() - 1))}`,
-    );
+    expect(await partitionOf(db, deliveryIdFor(late.id, sub))).toBe(`deliveries_${suffixOf(new Date(midnight.getTime() - 1))}`);
     expect(await partitionOf(db, deliveryIdFor(early.id, sub))).toBe(`deliveries_${suffixOf(midnight)}`);
     const [{ n }] = await db('delivery.deliveries').whereIn('eventId', [late.id, early.id]).count({ n: '*' });
     expect(Number(n)).toBe(2);
   });
 
-  it('drops a day past the retention with its attempts, and keeps its still scheduled delivery, which the sweep deletes once finished', async () => {
+  it('drops a week past the retention with its attempts, and keeps its still scheduled delivery, which the sweep deletes once finished', async () => {
     const stores = createStores(db);
     const old = new Date(Date.now() - 40 * DAY);
-    // The partition of a day 40 days back, as a service running then would have made it.
+    // The partition of the week 40 days back, as a service running then would have made it.
     expect(await stores.deliveryRetention.ensurePartitions(old, 0)).toBe(1);
     const part = suffixOf(old);
     const row = (extra: Record<string, unknown>) => ({
@@ -248,7 +254,7 @@ describe('the partitioned delivery log', () => {
       })),
     );
     for (const r of all) expect(await partitionOf(db, r.id)).toBe(`deliveries_${part}`);
-    // A recent day stays: 29 days back is within the retention.
+    // A recent week stays: 29 days back is within the retention.
     const recent = new Date(Date.now() - 29 * DAY);
     expect(await stores.deliveryRetention.ensurePartitions(recent, 0)).toBe(1);
     const young = row({ createdAt: recent, status: 'succeeded' });
@@ -264,7 +270,7 @@ describe('the partitioned delivery log', () => {
         intervalMs: 3_600_000,
         maxKeptPerPartition,
       });
-    // More unfinished rows than allowed to move: the day waits.
+    // More unfinished rows than allowed to move: the week waits.
     await sweeper(1).sweep();
     expect(await partitions(db, 'deliveries')).toContain(`deliveries_${part}`);
     expect((await metrics.partitionsDropped.get()).values[0].value).toBe(0);
@@ -283,7 +289,12 @@ describe('the partitioned delivery log', () => {
     expect(await partitionOf(db, scheduled.id)).toBe('deliveries_default');
     expect(left.find((r) => r.id === scheduled.id)).toMatchObject({ status: 'failed', attempts: 1 });
     expect(await stores.attempts.listFor(scheduled.id)).toHaveLength(1);
-    expect(await db('delivery.attempts').whereIn('deliveryId', done.map((r) => r.id))).toEqual([]);
+    expect(
+      await db('delivery.attempts').whereIn(
+        'deliveryId',
+        done.map((r) => r.id),
+      ),
+    ).toEqual([]);
     expect(await partitionOf(db, young.id)).toBe(`deliveries_${suffixOf(recent)}`);
 
     // Once it has finished, the next sweep deletes it, with its attempts, from the default partition.

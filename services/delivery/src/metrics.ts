@@ -24,9 +24,9 @@ export interface DeliveryMetrics {
   claimDuration: Histogram;
   claimed: Histogram;
   handedOff: Counter;
-  /** Finished deliveries deleted one by one by the retention sweeper (those outside the daily partitions). */
+  /** Finished deliveries deleted one by one by the retention sweeper (those outside the weekly partitions). */
   pruned: Counter;
-  /** Daily partitions of the delivery log created ahead, and dropped past the retention (migration 018). */
+  /** Weekly partitions of the delivery log created ahead, and dropped past the retention (migration 018). */
   partitionsCreated: Counter;
   partitionsDropped: Counter;
   /** Unfinished deliveries moved out of a partition being dropped, to the default partition. */
@@ -163,17 +163,17 @@ export function createDeliveryMetrics(
     }),
     partitionsCreated: new Counter({
       name: `${p}webhook_partitions_created_total`,
-      help: "Daily partitions of the delivery log (deliveries and attempts) created ahead of their day by this replica's partition job.",
+      help: "Weekly partitions of the delivery log (deliveries and attempts) created ahead of their week by this replica's partition job.",
       registers,
     }),
     partitionsDropped: new Counter({
       name: `${p}webhook_partitions_dropped_total`,
-      help: 'Daily partitions of the delivery log dropped by the retention sweep once their whole day was past the retention.',
+      help: 'Weekly partitions of the delivery log dropped by the retention sweep once their whole week was past the retention.',
       registers,
     }),
     partitionRowsKept: new Counter({
       name: `${p}webhook_partition_rows_kept_total`,
-      help: 'Unfinished deliveries (an attempt scheduled or in flight) moved to the default partition when their day was dropped.',
+      help: 'Unfinished deliveries (an attempt scheduled or in flight) moved to the default partition when their week was dropped.',
       registers,
     }),
     consumerLag: new Gauge({

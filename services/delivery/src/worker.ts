@@ -199,7 +199,7 @@ export function createDeliveryWorker({ config, backend, db, kafka, core, current
       retentionMs: config.retentionDays * 86_400_000,
       intervalMs: config.retentionSweepMs,
     }).job,
-    // The delivery log's daily partitions, made ahead of their day (migration 018), whatever the retention.
+    // The delivery log's weekly partitions, made ahead of their week (migration 018), whatever the retention.
     'partition keeper': createPartitionKeeper({
       stores,
       metrics: deliveryMetrics,

@@ -1,8 +1,8 @@
 import type { Knex, Migration } from '@cluster/db';
 
-/** Days of daily partitions the migration makes behind today at most; older rows go to one archive partition. */
-const DAILY_BEHIND = 45;
-/** Days of partitions made ahead of today (the service's partition job keeps as many: features/deliveries/partitions.ts). */
+/** How far back (days) the migration makes weekly partitions at most; older rows go to one archive partition. */
+const WEEKLY_BEHIND_DAYS = 45;
+/** Days ahead of today whose (weekly) partitions exist: the service's partition job keeps them (features/deliveries/retention.ts). */
 export const PARTITIONS_AHEAD_DAYS = 7;
 
 /**
@@ -16,14 +16,14 @@ const quoted = (sql: string) => sql.replace(/'/g, "''");
 
 /**
  * The partitioned delivery log (docs/decisions-webhooks.md, "Partitioned delivery log"): `deliveries` is
- * range-partitioned by day on `createdAt`, which the fan-out now sets to the domain event's `occurredAt`
+ * range-partitioned by week (Monday to Monday, UTC) on `createdAt`, which the fan-out now sets to the domain event's `occurredAt`
  * (deterministic for an (event, subscription) pair, so the primary key (id, createdAt) keeps the fan-out
- * idempotent across re-reads and replicas); `attempts` by the same day on `deliveryCreatedAt`, its
- * delivery's `createdAt`, so a day's attempts sit in the partition of the same day and go with it.
+ * idempotent across re-reads and replicas); `attempts` by the same weeks on `deliveryCreatedAt`, its
+ * delivery's `createdAt`, so a week's attempts sit in the partition of the same week and go with it.
  *
  * - Existing rows are copied; an event delivery's `createdAt` becomes its body's `occurredAt` (what a fan-out
  *   of the same event after this migration computes), so an event read again across the upgrade finds its row.
- * - Daily partitions from the oldest day with rows (at most DAILY_BEHIND days back; older rows in one
+ * - Weekly partitions from the oldest week with rows (at most WEEKLY_BEHIND_DAYS back; older rows in one
  *   `_archive` partition) to PARTITIONS_AHEAD_DAYS ahead, and a `_default` partition of each table, so an
  *   insert never fails for lack of a partition (an event from before the oldest partition, or far ahead).
  * - The attempts' foreign key becomes two triggers (`delivery_attempts_follow`): a deleted delivery deletes
@@ -54,16 +54,17 @@ export const partitionedDeliveries: Migration = {
     await knex.raw('CREATE TABLE delivery.deliveries_default PARTITION OF delivery.deliveries DEFAULT WITH (fillfactor = 50)');
     await knex.raw('CREATE TABLE delivery.attempts_default PARTITION OF delivery.attempts DEFAULT');
 
-    // A day's partitions of both tables, [day, day + 1) in UTC, attached (SHARE UPDATE EXCLUSIVE on the parent:
-    // the service's reads and writes go on); rows the default partitions took for that day move in.
+    // The partitions of both tables for the week (Monday 00:00 UTC to the next) of a day, attached (SHARE UPDATE
+    // EXCLUSIVE on the parent: the service's reads and writes go on); rows the default partitions took for it move in.
     await knex.raw(`
       CREATE FUNCTION delivery.delivery_partition_create(p_day date, p_lock_timeout_ms int DEFAULT 2000) RETURNS boolean
       LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
       DECLARE
-        lo timestamptz := p_day::timestamp AT TIME ZONE 'UTC';
-        hi timestamptz := (p_day + 1)::timestamp AT TIME ZONE 'UTC';
-        d text := 'deliveries_p' || to_char(p_day, 'YYYYMMDD');
-        a text := 'attempts_p' || to_char(p_day, 'YYYYMMDD');
+        monday date := date_trunc('week', p_day::timestamp)::date;
+        lo timestamptz := monday::timestamp AT TIME ZONE 'UTC';
+        hi timestamptz := (monday + 7)::timestamp AT TIME ZONE 'UTC';
+        d text := 'deliveries_p' || to_char(monday, 'YYYYMMDD');
+        a text := 'attempts_p' || to_char(monday, 'YYYYMMDD');
         strays boolean;
       BEGIN
         PERFORM set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
@@ -93,7 +94,7 @@ export const partitionedDeliveries: Migration = {
         RETURN true;
       END $fn$`);
 
-    // Drops a partition of both tables (`p20261128` or `archive`) whose rows the caller found expired. Its
+    // Drops a partition of both tables (`p20261123`, named by its Monday, or `archive`) whose rows the caller found expired. Its
     // unfinished deliveries (UNFINISHED_ROW) and their attempts move to the default partitions first, when
     // there are at most p_max_kept of them; more, and nothing is dropped (-1). Returns the rows moved.
     await knex.raw(`
@@ -121,7 +122,7 @@ export const partitionedDeliveries: Migration = {
                          WHERE ("deliveryId", "deliveryCreatedAt") IN (SELECT id, "createdAt" FROM partition_kept_d)', a);
         EXECUTE format('DROP TABLE delivery.%I', a);
         EXECUTE format('DROP TABLE delivery.%I', d);
-        -- The day has no partition now: its kept rows land in the default partitions.
+        -- The week has no partition now: its kept rows land in the default partitions.
         INSERT INTO delivery.deliveries SELECT * FROM partition_kept_d;
         INSERT INTO delivery.attempts SELECT * FROM partition_kept_a;
         SELECT count(*) INTO kept FROM partition_kept_d;
@@ -148,11 +149,11 @@ export const partitionedDeliveries: Migration = {
       `SELECT (min("createdAt") AT TIME ZONE 'UTC')::date::text AS oldest, (now() AT TIME ZONE 'UTC')::date::text AS today
          FROM delivery.deliveries_unpartitioned`,
     );
-    // A day back for events that occurred before the row was written (a lagging fan-out).
+    // A day back for events that occurred before the row was written (a lagging fan-out); weeks start on Monday.
     const first = await knex.raw<{ rows: { first: string; archive: boolean }[] }>(
-      `SELECT GREATEST(COALESCE(?::date, ?::date) - 1, ?::date - ?::int)::text AS first,
-              COALESCE(?::date, ?::date) - 1 < ?::date - ?::int AS archive`,
-      [span.oldest, span.today, span.today, DAILY_BEHIND, span.oldest, span.today, span.today, DAILY_BEHIND],
+      `SELECT date_trunc('week', GREATEST(COALESCE(?::date, ?::date) - 1, ?::date - ?::int))::date::text AS first,
+              COALESCE(?::date, ?::date) - 1 < date_trunc('week', ?::date - ?::int)::date AS archive`,
+      [span.oldest, span.today, span.today, WEEKLY_BEHIND_DAYS, span.oldest, span.today, span.today, WEEKLY_BEHIND_DAYS],
     );
     const { first: firstDay, archive } = first.rows[0];
     if (archive) {
@@ -161,10 +162,12 @@ export const partitionedDeliveries: Migration = {
       await knex.raw(
         `CREATE TABLE delivery.deliveries_archive PARTITION OF delivery.deliveries FOR VALUES FROM (MINVALUE) TO ('${to}') WITH (fillfactor = 50)`,
       );
-      await knex.raw(`CREATE TABLE delivery.attempts_archive PARTITION OF delivery.attempts FOR VALUES FROM (MINVALUE) TO ('${to}')`);
+      await knex.raw(
+        `CREATE TABLE delivery.attempts_archive PARTITION OF delivery.attempts FOR VALUES FROM (MINVALUE) TO ('${to}')`,
+      );
     }
     await knex.raw(
-      `SELECT delivery.delivery_partition_create(d::date) FROM generate_series(?::date, ?::date + ?::int, interval '1 day') d`,
+      `SELECT delivery.delivery_partition_create(d::date) FROM generate_series(?::date, ?::date + ?::int, interval '7 days') d`,
       [firstDay, span.today, PARTITIONS_AHEAD_DAYS],
     );
     await knex.raw(`INSERT INTO delivery.deliveries (${list}) SELECT ${values} FROM delivery.deliveries_unpartitioned`);
@@ -195,7 +198,9 @@ export const partitionedDeliveries: Migration = {
     await knex.raw(`ALTER TABLE delivery.deliveries ADD CONSTRAINT deliveries_subscriptionid_foreign
       FOREIGN KEY ("subscriptionId") REFERENCES delivery.subscriptions (id) ON DELETE CASCADE`);
     // (deliveryId, attempt) was unique; with the partition key it is the primary key (one index, not two).
-    await knex.raw('ALTER TABLE delivery.attempts ADD CONSTRAINT attempts_pkey PRIMARY KEY ("deliveryId", "deliveryCreatedAt", attempt)');
+    await knex.raw(
+      'ALTER TABLE delivery.attempts ADD CONSTRAINT attempts_pkey PRIMARY KEY ("deliveryId", "deliveryCreatedAt", attempt)',
+    );
     await knex.raw('ALTER SEQUENCE delivery.attempts_seq_seq OWNED BY delivery.attempts.seq');
 
     // The cascade and the follow of a moved delivery (invoker's rights: the service's role deletes and updates attempts).

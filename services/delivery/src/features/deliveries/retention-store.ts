@@ -12,12 +12,12 @@ export interface DeliveryRetentionStore {
    */
   pruneFinished(subscriptionId: string, before: Date, limit: number): Promise<number>;
   /**
-   * Creates the missing daily partitions of `deliveries` and `attempts` (migration 018) for the UTC day of `from`
+   * Creates the missing weekly partitions of `deliveries` and `attempts` (migration 018) of the weeks holding the UTC day of `from`
    * and the `days` days after it; returns how many days were created. Idempotent across replicas (the
-   * partition functions take an advisory lock); rows the default partitions took for such a day move in.
+   * partition functions take an advisory lock); rows the default partitions took for such a week move in.
    */
   ensurePartitions(from: Date, days: number): Promise<number>;
-  /** The partitions (their suffix: `p20261128`, `archive`) whose every row was created before `before`, oldest first. */
+  /** The partitions (their suffix: `p20261123`, named by its Monday, `archive`) whose every row was created before `before`, oldest first. */
   expiredPartitions(before: Date): Promise<string[]>;
   /**
    * Drops a partition of both tables (docs/decisions-webhooks.md, "Partitioned delivery log"): its unfinished
@@ -27,7 +27,7 @@ export interface DeliveryRetentionStore {
    */
   dropPartition(suffix: string, maxKept: number): Promise<number | null>;
   /**
-   * Deletes up to `limit` finished deliveries created before `before` that lie outside the daily partitions
+   * Deletes up to `limit` finished deliveries created before `before` that lie outside the weekly partitions
    * (the default partition: kept rows of dropped days, events older than every partition), oldest first, with
    * their attempts. Returns how many.
    */

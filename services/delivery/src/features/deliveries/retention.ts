@@ -23,7 +23,7 @@ export interface RetentionOptions {
 /** The retention sweep of one replica. */
 export interface RetentionSweeper {
   /**
-   * One pass: drops the expired daily partitions, then deletes the expired finished rows outside them, in
+   * One pass: drops the expired weekly partitions, then deletes the expired finished rows outside them, in
    * batches; returns how many rows it deleted one by one (fewer when `signal` aborts it). Partitions dropped
    * count in `metrics.partitionsDropped`, not here.
    */
@@ -40,7 +40,7 @@ export const MAX_KEPT_PER_PARTITION = 10_000;
 
 /**
  * Keeps the delivery log bounded (docs/decisions-webhooks.md, "Partitioned delivery log"): every `intervalMs`,
- * drops each daily partition of `deliveries` and `attempts` whose whole day was created more than `retentionMs`
+ * drops each weekly partition of `deliveries` and `attempts` whose whole week was created more than `retentionMs`
  * ago (a catalog change, not a row delete), after moving its still unfinished deliveries, with their attempts,
  * to the default partition; then deletes, a batch at a time, the finished rows of the default partition past
  * the retention. Deliveries still scheduled are never touched, whatever their age. Replicas sweep
@@ -60,7 +60,10 @@ export function createRetentionSweeper(opts: RetentionOptions): RetentionSweeper
       if (signal?.aborted) return 0;
       const kept = await stores.deliveryRetention.dropPartition(suffix, opts.maxKeptPerPartition ?? MAX_KEPT_PER_PARTITION);
       if (kept === null) {
-        logger.warn({ partition: suffix }, 'delivery partition past its retention left: too many of its deliveries are unfinished');
+        logger.warn(
+          { partition: suffix },
+          'delivery partition past its retention left: too many of its deliveries are unfinished',
+        );
         continue;
       }
       metrics.partitionsDropped.inc();
@@ -107,10 +110,10 @@ export interface PartitionKeeperOptions {
 }
 
 /**
- * Creates the daily partitions of the delivery log ahead of time (docs/decisions-webhooks.md, "Partitioned
- * delivery log"): every `intervalMs`, today's and the next `aheadDays` days' partitions that are missing.
+ * Creates the weekly partitions of the delivery log ahead of time (docs/decisions-webhooks.md, "Partitioned
+ * delivery log"): every `intervalMs`, the partitions of the weeks of today and of the next `aheadDays` days that are missing.
  * Every replica runs it; the partition function's advisory lock makes it idempotent across them. Whatever it
- * misses, an insert still lands (in the default partition), and the day's partition takes those rows when made.
+ * misses, an insert still lands (in the default partition), and the week's partition takes those rows when made.
  */
 export function createPartitionKeeper(opts: PartitionKeeperOptions): { ensure(): Promise<number>; job: PeriodicJobDefinition } {
   const ensure = async (): Promise<number> => {
