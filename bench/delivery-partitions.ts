@@ -97,7 +97,11 @@ async function measure(phase: string, org: string, subs: string[], reader: Knex,
       );
     });
   const busy = subs[0];
-  const [some] = await reader('delivery.deliveries').where({ subscriptionId: subs[1] }).orderBy('createdAt', 'desc').limit(1);
+  const [some] = await reader('delivery.deliveries')
+    .where({ subscriptionId: subs[1] })
+    .orderBy('createdAt', 'desc')
+    .limit(1)
+    .select<{ id: string }[]>('id');
   await timed(phase, 'a delivery and its attempts, by id (ms)', async () => {
     await stores.deliveryReads.find(org, subs[1], some.id);
     await stores.attempts.listFor(some.id);
