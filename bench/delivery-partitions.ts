@@ -11,7 +11,7 @@
 // search, the busy subscription's statistics, and the retention of the oldest whole week (the old sweep: batches
 // of 1,000 per subscription). Then migrates to 018 (timed: the conversion of the populated tables), times the
 // same, and the retention of the next week by dropping its partition. Prints a markdown table.
-// BENCH_BEFORE_STORES: the path of services/delivery/src/stores.ts in a checkout before migration 018 (the
+// BENCH_KEEP=1 keeps the database. BENCH_BEFORE_STORES: the path of services/delivery/src/stores.ts in a checkout before migration 018 (the
 // "before" column's record and statistics statements; without it those two rows have no "before" figure).
 import { randomUUID } from 'node:crypto';
 import { STATS_BUCKETS } from '@cluster/contracts';
@@ -255,5 +255,7 @@ try {
   for (const [label, v] of results) console.log(`| ${label} | ${v[before] ?? ''} | ${v[after] ?? ''} |`);
 } finally {
   await db.destroy();
-  await dropDatabase(url);
+  // BENCH_KEEP=1 leaves the database for a look at its plans (its name is printed).
+  if (process.env.BENCH_KEEP) console.log(`kept ${url}`);
+  else await dropDatabase(url);
 }

@@ -240,8 +240,15 @@ describe('the partitioned delivery log', () => {
     });
     const done = Array.from({ length: 3 }, () => row({ status: 'succeeded', attempts: 1 }));
     const scheduled = row({ status: 'failed', attempts: 1, nextAttemptAt: new Date(Date.now() + 60_000) });
-    const leased = row({ status: 'pending', lockedUntil: new Date(Date.now() + 60_000), leaseToken: randomUUID() });
-    const all = [...done, scheduled, leased];
+    // An attempt in flight (due, leased), and an ordered delivery waiting for its turn (nothing scheduled).
+    const leased = row({
+      status: 'pending',
+      nextAttemptAt: new Date(),
+      lockedUntil: new Date(Date.now() + 60_000),
+      leaseToken: randomUUID(),
+    });
+    const waiting = row({ status: 'pending', orderKey: 'entry:1', orderSeq: 1 });
+    const all = [...done, scheduled, leased, waiting];
     await db('delivery.deliveries').insert(all);
     await db('delivery.attempts').insert(
       [...done, scheduled].map((r) => ({
@@ -279,12 +286,12 @@ describe('the partitioned delivery log', () => {
     expect(await partitions(db, 'deliveries')).not.toContain(`deliveries_${part}`);
     expect(await partitions(db, 'attempts')).not.toContain(`attempts_${part}`);
     expect((await metrics.partitionsDropped.get()).values[0].value).toBe(1);
-    expect((await metrics.partitionRowsKept.get()).values[0].value).toBe(2);
+    expect((await metrics.partitionRowsKept.get()).values[0].value).toBe(3);
     const left = await db('delivery.deliveries').whereIn(
       'id',
       all.map((r) => r.id),
     );
-    expect(left.map((r) => r.id).sort()).toEqual([scheduled.id, leased.id].sort());
+    expect(left.map((r) => r.id).sort()).toEqual([scheduled.id, leased.id, waiting.id].sort());
     // Kept whole, in the default partition, with its attempt log.
     expect(await partitionOf(db, scheduled.id)).toBe('deliveries_default');
     expect(left.find((r) => r.id === scheduled.id)).toMatchObject({ status: 'failed', attempts: 1 });
@@ -303,6 +310,7 @@ describe('the partitioned delivery log', () => {
     expect(await db('delivery.deliveries').where({ id: scheduled.id })).toEqual([]);
     expect(await db('delivery.attempts').where({ deliveryId: scheduled.id })).toEqual([]);
     expect(await partitionOf(db, leased.id)).toBe('deliveries_default');
+    expect(await partitionOf(db, waiting.id)).toBe('deliveries_default');
     expect((await metrics.pruned.get()).values[0].value).toBe(1);
   });
 
