@@ -12,17 +12,15 @@ export const PARTITIONS_AHEAD_DAYS = 7;
 export const UNFINISHED_ROW = `("nextAttemptAt" IS NOT NULL OR COALESCE("lockedUntil" > now(), false) OR (status = 'pending' AND "orderKey" IS NOT NULL AND NOT test))`;
 
 /**
- * The unfinished deliveries of a partition being dropped, found through its partial indexes (deliveries_due,
- * deliveries_ordered) rather than by a scan of the week, which would hold the drop's exclusive lock for seconds
- * (5 s for a week of 2.3 million rows: bench/README.md). A finished delivery under a live lease (a redelivery in
- * flight) is not among them: no index holds it, and its record finds the row gone (the redelivery answers 404).
- * `%1$I` is the partition.
+ * The unfinished deliveries of the week [lo, hi) being dropped, as rows `x` of delivery.deliveries, found
+ * through its partial indexes (deliveries_due, deliveries_ordered) rather than by a scan of the week, which
+ * would hold the drop's exclusive lock for seconds (5 s for a week of 2.3 million rows: bench/README.md). A
+ * finished delivery under a live lease (a redelivery in flight) is not among them: no index holds it, and its
+ * record finds the row gone (the redelivery answers 404).
  */
-const KEPT_ROWS = `SELECT * FROM delivery.%1$I WHERE "nextAttemptAt" IS NOT NULL
-  UNION ALL SELECT * FROM delivery.%1$I WHERE "orderKey" IS NOT NULL AND "nextAttemptAt" IS NULL AND status = 'pending' AND NOT test`;
-
-/** `sql` inside a single-quoted SQL string (a format() template in a function's body). */
-const quoted = (sql: string) => sql.replace(/'/g, "''");
+const KEPT_ROWS = `SELECT x FROM delivery.deliveries x WHERE x."createdAt" >= lo AND x."createdAt" < hi AND x."nextAttemptAt" IS NOT NULL
+  UNION ALL SELECT x FROM delivery.deliveries x WHERE x."createdAt" >= lo AND x."createdAt" < hi
+    AND x."orderKey" IS NOT NULL AND x."nextAttemptAt" IS NULL AND x.status = 'pending' AND NOT x.test`;
 
 /**
  * The partitioned delivery log (docs/decisions-webhooks.md, "Partitioned delivery log"): `deliveries` is
@@ -76,6 +74,8 @@ export const partitionedDeliveries: Migration = {
         d text := 'deliveries_p' || to_char(monday, 'YYYYMMDD');
         a text := 'attempts_p' || to_char(monday, 'YYYYMMDD');
         strays boolean;
+        md delivery.deliveries[];
+        ma delivery.attempts[];
       BEGIN
         PERFORM set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
         PERFORM pg_advisory_xact_lock(hashtext('delivery-partitions'));
@@ -83,24 +83,19 @@ export const partitionedDeliveries: Migration = {
         strays := EXISTS (SELECT 1 FROM delivery.deliveries_default WHERE "createdAt" >= lo AND "createdAt" < hi)
                OR EXISTS (SELECT 1 FROM delivery.attempts_default WHERE "deliveryCreatedAt" >= lo AND "deliveryCreatedAt" < hi);
         IF strays THEN
-          DROP TABLE IF EXISTS pg_temp.partition_moved_d, pg_temp.partition_moved_a;
-          CREATE TEMP TABLE partition_moved_d (LIKE delivery.deliveries);
-          CREATE TEMP TABLE partition_moved_a (LIKE delivery.attempts);
-          -- Attempts first: deleting their deliveries would delete them (delivery_attempts_follow).
-          WITH m AS (DELETE FROM delivery.attempts_default WHERE "deliveryCreatedAt" >= lo AND "deliveryCreatedAt" < hi RETURNING *)
-          INSERT INTO partition_moved_a SELECT * FROM m;
-          WITH m AS (DELETE FROM delivery.deliveries_default WHERE "createdAt" >= lo AND "createdAt" < hi RETURNING *)
-          INSERT INTO partition_moved_d SELECT * FROM m;
+          -- Held in variables (no temporary table: a hardened database refuses TEMP). Attempts first: deleting
+          -- their deliveries would delete them (delivery_attempts_follow).
+          WITH m AS (DELETE FROM delivery.attempts y WHERE y."deliveryCreatedAt" >= lo AND y."deliveryCreatedAt" < hi RETURNING y)
+          SELECT array_agg(m.y) INTO ma FROM m;
+          WITH m AS (DELETE FROM delivery.deliveries x WHERE x."createdAt" >= lo AND x."createdAt" < hi RETURNING x)
+          SELECT array_agg(m.x) INTO md FROM m;
         END IF;
         EXECUTE format('CREATE TABLE delivery.%I (LIKE delivery.deliveries INCLUDING DEFAULTS) WITH (fillfactor = 50)', d);
         EXECUTE format('ALTER TABLE delivery.deliveries ATTACH PARTITION delivery.%I FOR VALUES FROM (%L) TO (%L)', d, lo, hi);
         EXECUTE format('CREATE TABLE delivery.%I (LIKE delivery.attempts INCLUDING DEFAULTS)', a);
         EXECUTE format('ALTER TABLE delivery.attempts ATTACH PARTITION delivery.%I FOR VALUES FROM (%L) TO (%L)', a, lo, hi);
-        IF strays THEN
-          INSERT INTO delivery.deliveries SELECT * FROM partition_moved_d;
-          INSERT INTO delivery.attempts SELECT * FROM partition_moved_a;
-          DROP TABLE pg_temp.partition_moved_d, pg_temp.partition_moved_a;
-        END IF;
+        IF md IS NOT NULL THEN INSERT INTO delivery.deliveries SELECT * FROM unnest(md); END IF;
+        IF ma IS NOT NULL THEN INSERT INTO delivery.attempts SELECT * FROM unnest(ma); END IF;
         RETURN true;
       END $fn$`);
 
@@ -114,28 +109,37 @@ export const partitionedDeliveries: Migration = {
         d text := 'deliveries_' || p_suffix;
         a text := 'attempts_' || p_suffix;
         kept int;
+        bound text;
+        lo timestamptz;
+        hi timestamptz;
+        kd delivery.deliveries[];
+        ka delivery.attempts[];
       BEGIN
         IF p_suffix !~ '^(p[0-9]{8}|archive)$' THEN RAISE EXCEPTION 'not a delivery partition: %', p_suffix; END IF;
         PERFORM set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
         PERFORM pg_advisory_xact_lock(hashtext('delivery-partitions'));
         IF to_regclass('delivery.' || d) IS NULL THEN RETURN 0; END IF;
+        -- Its bounds, as Postgres prints them: FOR VALUES FROM ('...' | MINVALUE) TO ('...').
+        SELECT pg_get_expr(relpartbound, oid) INTO bound FROM pg_class WHERE oid = to_regclass('delivery.' || d);
+        lo := COALESCE(substring(bound from 'FROM \\(''([^'']+)''\\)')::timestamptz, '-infinity');
+        hi := substring(bound from 'TO \\(''([^'']+)''\\)')::timestamptz;
         -- Counted before any lock beyond a read's: a partition with too much still to do is left alone.
-        EXECUTE format('SELECT count(*) FROM (${quoted(KEPT_ROWS)} LIMIT %2$s) s', d, p_max_kept + 1) INTO kept;
+        SELECT count(*) INTO kept FROM (${KEPT_ROWS} LIMIT p_max_kept + 1) s;
         IF kept > p_max_kept THEN RETURN -1; END IF;
         -- DROP of a partition locks its table exclusively: taken here, in the order the service's statements
         -- take them (deliveries, then attempts), and given up after lock_timeout (the next sweep tries again).
         LOCK TABLE delivery.deliveries, delivery.attempts IN ACCESS EXCLUSIVE MODE;
-        DROP TABLE IF EXISTS pg_temp.partition_kept_d, pg_temp.partition_kept_a;
-        EXECUTE format('CREATE TEMP TABLE partition_kept_d AS ${quoted(KEPT_ROWS)}', d);
-        EXECUTE format('CREATE TEMP TABLE partition_kept_a AS SELECT t.* FROM delivery.%I t
-                         WHERE ("deliveryId", "deliveryCreatedAt") IN (SELECT id, "createdAt" FROM partition_kept_d)', a);
+        -- Held in variables (no temporary table: a hardened database refuses TEMP).
+        SELECT array_agg(s.x) INTO kd FROM (${KEPT_ROWS}) s;
+        SELECT array_agg(y) INTO ka FROM delivery.attempts y
+         WHERE y."deliveryCreatedAt" >= lo AND y."deliveryCreatedAt" < hi
+           AND (y."deliveryId", y."deliveryCreatedAt") IN (SELECT k.id, k."createdAt" FROM unnest(kd) k);
         EXECUTE format('DROP TABLE delivery.%I', a);
         EXECUTE format('DROP TABLE delivery.%I', d);
         -- The week has no partition now: its kept rows land in the default partitions.
-        INSERT INTO delivery.deliveries SELECT * FROM partition_kept_d;
-        INSERT INTO delivery.attempts SELECT * FROM partition_kept_a;
-        SELECT count(*) INTO kept FROM partition_kept_d;
-        DROP TABLE pg_temp.partition_kept_d, pg_temp.partition_kept_a;
+        IF kd IS NOT NULL THEN INSERT INTO delivery.deliveries SELECT * FROM unnest(kd); END IF;
+        IF ka IS NOT NULL THEN INSERT INTO delivery.attempts SELECT * FROM unnest(ka); END IF;
+        kept := COALESCE(array_length(kd, 1), 0);
         RETURN kept;
       END $fn$`);
     await knex.raw('REVOKE ALL ON FUNCTION delivery.delivery_partition_create(date, int) FROM PUBLIC');
