@@ -129,8 +129,10 @@ async function measure(phase: string, org: string, subs: string[], reader: Knex,
     : []) {
     const since = new Date(Date.now() - ms);
     const cut = { bucketMs: STATS_BUCKETS[window].bucketMs, buckets: ms / STATS_BUCKETS[window].bucketMs };
+    // The stores before migration 019 took the window's scan bound too (the rollup's read does not).
+    const stats = stores.deliveryReads.stats as (...args: unknown[]) => Promise<unknown>;
     await timed(phase, `stats of the busy subscription, ${window} (ms)`, () =>
-      stores.deliveryReads.stats(busy, since, new Date(since.getTime() - DAY), cut),
+      stats.length === 4 ? stats(busy, since, new Date(since.getTime() - DAY), cut) : stats(busy, since, cut),
     );
   }
 }

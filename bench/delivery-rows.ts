@@ -4,7 +4,8 @@
 //
 // For BENCH_DELIVERIES deliveries (fanned out BENCH_FANOUT at a time, one origin), each
 // lifecycle runs the sender's statements against a fresh schema and prints the CPU of
-// all Postgres processes, the WAL written and this client's CPU, per delivery:
+// the bench database's Postgres backends (and apart, of every other Postgres process on the machine),
+// the WAL written and this client's CPU, per delivery:
 //
 // - claimed:   the fan-out inserts due rows; the sender claims BENCH_CLAIM at a time
 //              (a lease), then records a 2xx for each (status, attempt row).
@@ -22,7 +23,7 @@ import { migrations } from '../services/delivery/src/migrations/index.ts';
 import type { AttemptRecord } from '../services/delivery/src/features/attempts/store.ts';
 import type { ClaimedDelivery, NewDelivery } from '../services/delivery/src/features/deliveries/queue-store.ts';
 import { createStores, type Stores } from '../services/delivery/src/stores.ts';
-import { cpuMeter, pidsMatching } from './support/cpu.ts';
+import { cpuMeter, pidsWhere } from './support/cpu.ts';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20000);
 const FANOUT = Number(process.env.BENCH_FANOUT ?? 256);
@@ -76,8 +77,13 @@ async function lifecycle(name: string, run: (db: Knex, stores: Stores, rows: () 
     const stores = createStores(db);
     await run(db, stores, rows); // warm-up: plans, caches
     await db.raw('TRUNCATE delivery.deliveries CASCADE');
+    // The backends of this bench's database apart from the rest of the server (checkpointer, WAL writer, and
+    // on a shared machine other sessions' servers and databases, which the name 'postgres' also matches).
+    const database = new URL(url).pathname.slice(1);
+    const ofBench = (cmdline: string) => cmdline.startsWith('postgres: ') && cmdline.includes(` ${database} `);
     const meter = cpuMeter([
-      ['postgres (all processes)', () => pidsMatching('postgres')],
+      ['postgres (bench database)', () => pidsWhere(ofBench)],
+      ['postgres (rest, all servers)', () => pidsWhere((cmdline) => cmdline.includes('postgres') && !ofBench(cmdline))],
       ['bench (client)', () => [process.pid]],
     ]);
     const [{ lsn: walBefore }] = (await db.raw<{ rows: { lsn: string }[] }>('SELECT pg_current_wal_lsn() AS lsn')).rows;

@@ -29,7 +29,13 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 /** Entry points by service: output name (without .js) -> source file under src/. */
 const ENTRY_POINTS = {
   core: { main: 'main.ts', run: 'run.ts', 'admin-cli': 'admin/cli.ts', migrate: 'migrate.ts' },
-  delivery: { main: 'main.ts', run: 'run.ts', migrate: 'migrate.ts', 'reseal-secrets': 'reseal-secrets.ts' },
+  delivery: {
+    main: 'main.ts',
+    run: 'run.ts',
+    migrate: 'migrate.ts',
+    'reseal-secrets': 'reseal-secrets.ts',
+    'rebuild-stats': 'rebuild-stats.ts',
+  },
   evidence: { main: 'main.ts', run: 'run.ts', migrate: 'migrate.ts', 'admin-cli': 'admin-cli.ts' },
   gateway: { main: 'main.ts', run: 'run.ts' },
 };

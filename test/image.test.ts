@@ -109,6 +109,7 @@ describe('the image', () => {
       'delivery/dist/migrate.js',
       'core/dist/admin-cli.js',
       'delivery/dist/reseal-secrets.js',
+      'delivery/dist/rebuild-stats.js',
     ])
       expect(existsSync(path.join(app, 'services', entry)), entry).toBe(true);
     for (const s of SERVICES) expect(existsSync(path.join(app, 'services', s, 'src')), `${s} sources`).toBe(false);

@@ -209,7 +209,10 @@ describe('delivery statistics', () => {
       attempts: { total: 4, succeeded: 2, failed: 2 },
     });
     const body = stats.body as { since: string; attempts: Record<string, number>; lastSuccessAt: string; lastFailureAt: string };
-    expect(Date.now() - Date.parse(body.since)).toBeGreaterThanOrEqual(86_400_000);
+    // The window is whole hours of the clock, the current one last: it starts 23 to 24 hours ago, on the hour.
+    expect(Date.parse(body.since) % 3_600_000).toBe(0);
+    expect(Date.now() - Date.parse(body.since)).toBeGreaterThan(23 * 3_600_000);
+    expect(Date.now() - Date.parse(body.since)).toBeLessThanOrEqual(24 * 3_600_000);
     expect(body.attempts.p50DurationMs).toBeGreaterThanOrEqual(0);
     expect(body.attempts.p95DurationMs).toBeGreaterThanOrEqual(body.attempts.p50DurationMs);
     expect(Date.parse(body.lastSuccessAt)).toBeGreaterThan(Date.parse(body.lastFailureAt));

@@ -16,7 +16,11 @@ export interface RelayConnection {
 export interface RelaySession {
   /** Counts the connections this relay opened: a new one means its backend changed (docs/decisions.md). */
   readonly generation: number;
-  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /** A statement's text, or a named one (`{ name, text }`: parsed and planned once per connection). */
+  query<R extends pg.QueryResultRow>(
+    text: string | { name: string; text: string },
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>>;
 }
 
 /**
@@ -51,9 +55,13 @@ export function createRelayConnection(opts: {
   };
 
   /** Runs a query on `c`; a failure of any kind (a timeout, a broken socket, an SQL error) ends `c`. */
-  const run = async <R extends pg.QueryResultRow>(c: pg.Client, text: string, values?: unknown[]) => {
+  const run = async <R extends pg.QueryResultRow>(
+    c: pg.Client,
+    text: string | { name: string; text: string },
+    values?: unknown[],
+  ) => {
     try {
-      return await c.query<R>(text, values);
+      return await c.query<R>(typeof text === 'string' ? { text, values } : { ...text, values });
     } catch (err) {
       forget(c);
       await destroyClient(c);

@@ -67,4 +67,36 @@ describe('createBatchLoop', () => {
     expect(finished).toBe(true);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
+
+  it('lingerMs spaces batches that are not full: wake-ups within it share the next batch, full batches do not wait', async () => {
+    const began: number[] = [];
+    let full = 2;
+    const loop = createBatchLoop({
+      step: async () => {
+        began.push(performance.now());
+        return full-- > 0 ? 10 : 1;
+      },
+      batchSize: 10,
+      idleMs: 60_000,
+      lingerMs: 150,
+      backoff: { initialMs: 1, maxMs: 1 },
+      onError: () => {},
+    });
+    loop.start();
+    await until(() => began.length === 3); // two full batches back to back, then a short one
+    expect(began[1] - began[0]).toBeLessThan(100);
+    expect(began[2] - began[1]).toBeLessThan(100);
+    // Wake-ups right after the short batch: one more batch, not before 150 ms after the last began.
+    for (let i = 0; i < 5; i++) loop.wake();
+    await until(() => began.length === 4);
+    expect(began[3] - began[2]).toBeGreaterThanOrEqual(145);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(began.length).toBe(4); // the five wake-ups made one batch
+    // After a quiet spell longer than the linger, a wake-up goes at once.
+    const woke = performance.now();
+    loop.wake();
+    await until(() => began.length === 5);
+    expect(began[4] - woke).toBeLessThan(100);
+    await loop.stop();
+  });
 });

@@ -7,11 +7,11 @@
 import { createHash, createPrivateKey, createPublicKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { create, toBinary, type DescMessage, type JsonObject, type MessageShape } from '@bufbuild/protobuf';
 import { createContextKey, type Interceptor } from '@connectrpc/connect';
-import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import { ActorSchema, type Actor } from '@cluster/proto';
 import type { ActorClaims } from './actor-claims.ts';
 import { CALL_HEADERS } from './call-headers.ts';
 import { requestContext } from './context.ts';
+import { signEdDsaJwt, verifyEdDsaJwt, type JwtClaims } from './eddsa-jwt.ts';
 import { DomainError } from './errors.ts';
 import { enforceInput, enforceRule, OPERATION_RULES, type OperationRule } from './operation-rules.ts';
 
@@ -158,17 +158,19 @@ export function createTokenSigner(keys: ServiceKeys, clock: () => number = Date.
     const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
     if (hit && hit.expiresAt - now > REUSE_MARGIN_S) return hit.token;
     const expiresAt = now + TOKEN_TTL_S;
-    const token = await new SignJWT({
-      ...(actor ? { act: claimsOf(actor) } : {}),
-      ...(method ? { mth: method } : {}),
-      ...(digest ? { dig: digest } : {}),
-    })
-      .setProtectedHeader({ alg: 'EdDSA', kid })
-      .setIssuer(keys.self)
-      .setAudience(audience)
-      .setIssuedAt(now)
-      .setExpirationTime(expiresAt)
-      .sign(keys.signingKey);
+    const token = signEdDsaJwt(
+      {
+        ...(actor ? { act: claimsOf(actor) } : {}),
+        ...(method ? { mth: method } : {}),
+        ...(digest ? { dig: digest } : {}),
+        iss: keys.self,
+        aud: audience,
+        iat: now,
+        exp: expiresAt,
+      },
+      kid,
+      keys.signingKey,
+    );
     if (cacheKey !== undefined) remember(cache, cacheKey, { token, expiresAt });
     return token;
   };
@@ -209,35 +211,26 @@ export function createTokenVerifier(keys: ServiceKeys, clock: () => number = Dat
     const now = clock();
     const hit = cache.get(token);
     if (hit && hit.expiresAt > now) return hit.call;
-    let verified;
+    let verified: { kid: string; claims: JwtClaims };
     try {
-      verified = await jwtVerify(
-        token,
-        (header) => {
-          const entry = header.kid ? byKid.get(header.kid) : undefined;
-          if (!entry) throw new joseErrors.JWSSignatureVerificationFailed('unknown key');
-          return entry.key;
-        },
-        {
-          algorithms: ['EdDSA'],
-          audience: keys.self,
-          requiredClaims: ['iss', 'aud', 'iat', 'exp'],
-          maxTokenAge: TOKEN_TTL_S + CLOCK_TOLERANCE_S,
-          clockTolerance: CLOCK_TOLERANCE_S,
-          currentDate: new Date(now),
-        },
-      );
+      verified = verifyEdDsaJwt(token, {
+        keyFor: (kid) => byKid.get(kid)?.key,
+        audience: keys.self,
+        maxTokenAgeS: TOKEN_TTL_S + CLOCK_TOLERANCE_S,
+        clockToleranceS: CLOCK_TOLERANCE_S,
+        now,
+      });
     } catch {
       throw unauthorized('the service token is invalid or expired');
     }
-    const { payload, protectedHeader } = verified;
+    const { claims: payload, kid } = verified;
     // A token lives TOKEN_TTL_S at most, whatever its own exp says: one minted for longer (by whoever
     // holds a key) is refused, and none is honoured from the cache past its issue time plus that.
-    const issuedAt = payload.iat ?? 0;
-    const expiresAt = payload.exp ?? 0;
+    const issuedAt = payload.iat as number;
+    const expiresAt = payload.exp as number;
     if (expiresAt - issuedAt > TOKEN_TTL_S) throw unauthorized(`a service token lives ${TOKEN_TTL_S} s at most`);
     // The key that verified the signature is listed for one service: the token must be that service's.
-    const caller = byKid.get(protectedHeader.kid ?? '')?.service;
+    const caller = byKid.get(kid)?.service;
     if (!caller || payload.iss !== caller) throw unauthorized('the service token is not signed by its issuer');
     const call: VerifiedCall = {
       caller,

@@ -27,6 +27,8 @@ export function readCoreConfig() {
     /** The serving pool's size (DB_POOL_MAX): a share of the server's connection budget (docs/deploy.md, "Connection budget"). */
     dbPoolMax: int('DB_POOL_MAX', 10, 1, 1000),
     relayIdleMs: int('OUTBOX_RELAY_IDLE_MS', 1000, 10),
+    /** Shortest time between two relay batches that are not full: rows committed meanwhile share one produce request. */
+    relayLingerMs: int('OUTBOX_RELAY_LINGER_MS', 0, 0, 1000),
     /** Slots of the core's outbox, each led by one relay (docs/decisions.md, "Transactional outbox"). */
     relaySlots: int('OUTBOX_RELAY_SLOTS', 1, 1, 1024),
     /** How long a relay's slot lease holds without renewal: a frozen relay's slots move after it. */

@@ -32,6 +32,7 @@ export async function startCore(
     logger,
     metrics,
     idleMs: config.relayIdleMs,
+    lingerMs: config.relayLingerMs,
     slots: config.relaySlots,
     leaseMs: config.relayLeaseMs,
     topicPrefix: config.topicPrefix,

@@ -28,8 +28,6 @@ export interface DeliveryAppDeps {
   destinations: { production: boolean; allowPrivate: boolean };
   /** Test calls per organization per hour. */
   testLimitPerHour: number;
-  /** How long a delivery is retried (bounds the statistics' scan). */
-  retryMaxAgeMs: number;
   /** How long every attempt may fail before a subscription is disabled (WEBHOOK_DISABLE_AFTER_HOURS: the statistics' `disablesAt`). */
   disableAfterMs?: number;
   /** Called after a write committed its audit record (wakes the forwarder to the core). */
@@ -51,7 +49,7 @@ export function buildDeliveryRoutes(deps: DeliveryAppDeps) {
     platformCertificate: sender.platformCertificate,
     audited,
   });
-  const deliveries = createDeliveryService(stores, { retryMaxAgeMs: deps.retryMaxAgeMs, disableAfterMs: deps.disableAfterMs });
+  const deliveries = createDeliveryService(stores, { disableAfterMs: deps.disableAfterMs });
   const testCalls = createTestCallService(stores, { sender, secrets, metrics, limitPerHour: deps.testLimitPerHour, audited });
   const webhooks: ServiceImpl<typeof WebhookService> = {
     ...subscriptionRpc(subscriptions),

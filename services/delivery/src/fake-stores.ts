@@ -2,7 +2,7 @@ import { createFakeRecoveryStore } from './features/recovery/fake-store.ts';
 import type { WriteRecord } from '@cluster/outbox';
 import { createFakeAttemptStore } from './features/attempts/fake-store.ts';
 import { createFakeDeliveryQueueStore } from './features/deliveries/fake-queue-store.ts';
-import { createFakeDeliveryReadStore } from './features/deliveries/fake-read-store.ts';
+import { createFakeDeliveryReadStore, type FakeStatsKept } from './features/deliveries/fake-read-store.ts';
 import { createFakeDeliveryRetentionStore } from './features/deliveries/fake-retention-store.ts';
 import type { DeliveryRow } from './features/deliveries/rows.ts';
 import { createFakeSubscriptionStore } from './features/subscriptions/fake-store.ts';
@@ -22,12 +22,14 @@ export function createFakeStores(clock: () => Date = () => new Date()) {
   const deliveryRows: DeliveryRow[] = [];
   const deliveryQueue = createFakeDeliveryQueueStore(subscriptions.rows, deliveryRows, clock);
   const attempts = createFakeAttemptStore(deliveryRows, subscriptions.rows, clock, deliveryQueue.throttles);
+  // What the statistics rollup keeps beyond the rows (the retention's deletions), shared by the two stores.
+  const statsKept: FakeStatsKept = { deliveries: [], log: [], prunedBefore: null };
   const stores = {
     written,
     subscriptions,
     deliveryQueue,
-    deliveryReads: createFakeDeliveryReadStore(deliveryRows, subscriptions.rows, attempts.log),
-    deliveryRetention: createFakeDeliveryRetentionStore(deliveryRows, attempts.log, clock),
+    deliveryReads: createFakeDeliveryReadStore(deliveryRows, subscriptions.rows, attempts.log, statsKept),
+    deliveryRetention: createFakeDeliveryRetentionStore(deliveryRows, attempts.log, clock, statsKept),
     attempts,
     testCalls: createFakeTestCallStore(),
     recovery: createFakeRecoveryStore(deliveryRows, subscriptions.rows, clock),

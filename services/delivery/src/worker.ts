@@ -168,7 +168,6 @@ export function createDeliveryWorker({ config, backend, db, kafka, core, current
     metrics: deliveryMetrics,
     destinations: { production: !config.development, allowPrivate: config.allowPrivateDestinations },
     testLimitPerHour: config.testLimitPerHour,
-    retryMaxAgeMs: config.retryMaxAgeMs,
     disableAfterMs: config.disableAfterMs,
     audited,
   });

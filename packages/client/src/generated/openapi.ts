@@ -5293,7 +5293,10 @@ export interface components {
             subscriptionId: string;
             /** @enum {string} */
             window: "24h" | "7d";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description start of the window: a whole hour (UTC), 23 (24h) or 167 (7d) hours before the current one
+             */
             since: string;
             /** @description deliveries created in the window, by their status now (test deliveries excluded) */
             deliveries: {
@@ -5310,8 +5313,11 @@ export interface components {
                 total: number;
                 succeeded: number;
                 failed: number;
+                /** @description ms, rounded down to a bucket: exact below 32 ms, at most 6.25% below the exact value above */
                 p50DurationMs: number | null;
+                /** @description ms, rounded down to a bucket: exact below 32 ms, at most 6.25% below the exact value above */
                 p95DurationMs: number | null;
+                /** @description ms, rounded down to a bucket: exact below 32 ms, at most 6.25% below the exact value above */
                 p99DurationMs: number | null;
             };
             /** Format: date-time */
@@ -5347,9 +5353,9 @@ export interface components {
                     failed: number;
                     /** @description delivered / (delivered + failed); null when none is finished */
                     successRatio: number | null;
-                    /** @description median duration of the attempts made in the bucket */
+                    /** @description median duration of the attempts made in the bucket (ms, rounded down to a bucket: exact below 32 ms, at most 6.25% below the exact value above) */
                     p50DurationMs: number | null;
-                    /** @description 99th percentile duration of the attempts made in the bucket */
+                    /** @description 99th percentile duration of the attempts made in the bucket (ms, rounded down to a bucket: exact below 32 ms, at most 6.25% below the exact value above) */
                     p99DurationMs: number | null;
                 }[];
             };

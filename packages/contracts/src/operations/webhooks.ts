@@ -182,7 +182,7 @@ export const webhookOperations: Operation[] = [
       name: 'webhook_stats',
       title: 'Webhook delivery statistics',
       description:
-        'A subscription’s deliveries over the last 24 hours or 7 days: counts by status, success ratio, attempt durations (p50, p95, p99), last success and failure, the window by hour (24h) or by day (7d), and when a failing subscription will be disabled (disablesAt).',
+        'A subscription’s deliveries over the last 24 hours or 7 days (whole hours of the clock, the current one last): counts by status, success ratio, attempt durations (p50, p95, p99, rounded down to a bucket of at most 1/16 of the value), last success and failure, the window by hour (24h) or by day (7d), and when a failing subscription will be disabled (disablesAt).',
     },
     permission: 'read:webhook',
     orgKeyOnly: true,

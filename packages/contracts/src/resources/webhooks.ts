@@ -528,6 +528,9 @@ export const STATS_BUCKETS = {
   '7d': { bucket: 'day', bucketMs: 86_400_000 },
 } as const satisfies Record<StatsWindow, { bucket: string; bucketMs: number }>;
 
+/** How the statistics' percentiles are rounded (the hourly rollup's duration buckets, docs/webhooks.md "Delivery statistics"). */
+const BUCKETED = 'ms, rounded down to a bucket: exact below 32 ms, at most 6.25% below the exact value above';
+
 /** One bucket of a subscription's statistics series. */
 const StatsPoint = Type.Object(
   {
@@ -537,8 +540,10 @@ const StatsPoint = Type.Object(
     successRatio: Nullable(
       Type.Number({ minimum: 0, maximum: 1, description: 'delivered / (delivered + failed); null when none is finished' }),
     ),
-    p50DurationMs: Nullable(Type.Integer({ description: 'median duration of the attempts made in the bucket' })),
-    p99DurationMs: Nullable(Type.Integer({ description: '99th percentile duration of the attempts made in the bucket' })),
+    p50DurationMs: Nullable(Type.Integer({ description: `median duration of the attempts made in the bucket (${BUCKETED})` })),
+    p99DurationMs: Nullable(
+      Type.Integer({ description: `99th percentile duration of the attempts made in the bucket (${BUCKETED})` }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -558,7 +563,11 @@ export const WebhookStats = Type.Object(
   {
     subscriptionId: Uuid,
     window: StringEnum(Object.keys(STATS_WINDOWS) as StatsWindow[]),
-    since: DateTime,
+    since: Type.String({
+      format: 'date-time',
+      pattern: YEAR_PATTERN,
+      description: 'start of the window: a whole hour (UTC), 23 (24h) or 167 (7d) hours before the current one',
+    }),
     deliveries: Type.Object(
       {
         total: Type.Integer({ minimum: 0 }),
@@ -581,9 +590,9 @@ export const WebhookStats = Type.Object(
         total: Type.Integer({ minimum: 0 }),
         succeeded: Type.Integer({ minimum: 0 }),
         failed: Type.Integer({ minimum: 0 }),
-        p50DurationMs: Nullable(Type.Integer()),
-        p95DurationMs: Nullable(Type.Integer()),
-        p99DurationMs: Nullable(Type.Integer()),
+        p50DurationMs: Nullable(Type.Integer({ description: BUCKETED })),
+        p95DurationMs: Nullable(Type.Integer({ description: BUCKETED })),
+        p99DurationMs: Nullable(Type.Integer({ description: BUCKETED })),
       },
       { additionalProperties: false, description: 'attempts made in the window' },
     ),

@@ -141,7 +141,14 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       return;
     }
     // An ordered delivery that ended made the next one of its key due: look now, not at the next poll.
-    if (kept && d.orderKey && decision.kind !== 'retry' && decision.kind !== 'paused') wakeForBacklog();
+    if (kept && d.orderKey && decision.kind !== 'retry' && decision.kind !== 'paused') {
+      // Its record's release could not see a next one the fan-out was inserting at that moment; this
+      // statement, after the commit, can (the fan-out does the same after its insert): docs/decisions-webhooks.md, "Ordering is a chain".
+      await deliveries
+        .releaseWaiting([{ subscriptionId: d.subscriptionId, orderKey: d.orderKey }])
+        .catch((err) => logger.warn({ err }, 'could not release the next ordered delivery; the sweep will'));
+      wakeForBacklog();
+    }
   };
 
   /** Starts one delivery the scheduler let go: its slot is freed once sent, its hold once recorded. */

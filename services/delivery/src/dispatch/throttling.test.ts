@@ -1,59 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { createLogger, createMetrics, type SecretBox } from '@cluster/platform';
 import { describe, expect, it } from 'vitest';
-import { createFakeStores, type FakeStores } from '../fake-stores.ts';
-import { createDeliveryMetrics } from '../metrics.ts';
-import type { HttpSender, SendResult } from '../sender/http-sender.ts';
-import { ORG, testSubscription } from '../shared/test-fixtures.ts';
-import type { SubscriptionRow } from '../features/subscriptions/store.ts';
-import { createDispatcher } from './dispatcher.ts';
+import { createFakeStores } from '../fake-stores.ts';
+import { loop, subscribe } from './loop-kit.ts';
 
 // The delivery loop over the in-memory stores (their claim applies a subscription's limits as CLAIM_SQL does,
 // held to it by queue-store.contract.test.ts): what a throttled or paused subscription gets, on the real clock.
-
-const secrets = { open: () => 'secret', seal: () => 'sealed', keyIds: ['k'] } satisfies SecretBox;
-
-/** A loop over `stores` whose sender answers with `answer` and notes when each delivery of a subscription went. */
-function loop(stores: FakeStores, answer: (url: string, n: number) => Partial<SendResult> = () => ({})) {
-  const sent: { url: string; at: number }[] = [];
-  const sender: HttpSender = {
-    send: async (url) => {
-      sent.push({ url, at: Date.now() });
-      return { ok: true, responseCode: 200, responseBody: '', error: null, durationMs: 1, ...answer(url, sent.length - 1) };
-    },
-    close: async () => {},
-  };
-  const dispatcher = createDispatcher({
-    deliveries: stores.deliveryQueue,
-    attempts: stores.attempts,
-    sender,
-    secrets,
-    metrics: createDeliveryMetrics(createMetrics('delivery'), stores.deliveryQueue),
-    logger: createLogger('delivery', 'silent'),
-    retry: { baseMs: 1000, maxAgeMs: 60_000, maxStepMs: 10_000 },
-    concurrency: 16,
-    perDestinationConcurrency: 16,
-    leaseMs: 10_000,
-    pollMs: 20,
-  });
-  return { dispatcher, sent };
-}
-
-async function subscribe(stores: FakeStores, over: Partial<SubscriptionRow>, n: number): Promise<SubscriptionRow> {
-  const sub = testSubscription(over);
-  stores.subscriptions.rows.push(sub);
-  await stores.deliveryQueue.insertMany(
-    Array.from({ length: n }, () => ({
-      id: randomUUID(),
-      organizationId: ORG,
-      subscriptionId: sub.id,
-      eventId: randomUUID(),
-      eventName: 'entry.created',
-      body: '{}',
-    })),
-  );
-  return sub;
-}
 
 describe('the delivery loop and a throttled subscription (fake stores)', () => {
   it('sends a rate-limited subscription one delivery per 1/rateLimit s, and another subscription at once', async () => {

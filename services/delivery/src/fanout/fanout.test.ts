@@ -140,6 +140,25 @@ describe('fan-out (fake stores)', () => {
     expect(stores.deliveryQueue.notified).toEqual(['']);
   });
 
+  it('looks again for waiting ordered deliveries of the keys it wrote, after its insert, and only for ordered ones', async () => {
+    const stores = createFakeStores();
+    const ordered = testSubscription({ createdAt: hourAgo(), ordering: 'per_entity' });
+    stores.subscriptions.rows.push(ordered, testSubscription({ createdAt: hourAgo() }));
+    const looks: unknown[] = [];
+    const release = stores.deliveryQueue.releaseWaiting.bind(stores.deliveryQueue);
+    stores.deliveryQueue.releaseWaiting = async (keys) => {
+      looks.push(keys);
+      return release(keys);
+    };
+    const entityId = randomUUID();
+    await fanOut(stores, [event({ entityId }), event({ entityId })], { clockSkewMs: 2000 });
+    expect(looks).toEqual([[{ subscriptionId: ordered.id, orderKey: `entry:${entityId}` }]]);
+    // Unordered subscriptions only: no look, no statement.
+    ordered.enabled = false;
+    await fanOut(stores, [event()], { clockSkewMs: 2000 });
+    expect(looks).toHaveLength(1);
+  });
+
   it('leaves out events from before the subscription existed, beyond the clock skew', async () => {
     const stores = createFakeStores();
     const sub = testSubscription({ createdAt: new Date('2026-01-01T00:00:10Z') });

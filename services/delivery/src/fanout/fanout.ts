@@ -10,7 +10,7 @@ import {
 } from '@cluster/contracts';
 import { webhookEnvelope } from '../features/deliveries/envelope.ts';
 import { deliveryIdFor } from '../features/deliveries/ids.ts';
-import type { ClaimedDelivery, NewDelivery } from '../features/deliveries/queue-store.ts';
+import type { ClaimedDelivery, NewDelivery, OrderedKey } from '../features/deliveries/queue-store.ts';
 import type { FanoutSubscription } from '../features/subscriptions/store.ts';
 import type { Stores } from '../stores.ts';
 
@@ -142,10 +142,24 @@ export async function fanOut(
     }
   }
   const inserted = await stores.deliveryQueue.insertMany(rows, { notifier: opts.notifier, leaseMs: opts.handoff?.leaseMs });
+  // An ordered delivery written to wait behind one whose end was being recorded at that moment: that
+  // record's release could not see it, so look again now that it is committed (docs/decisions-webhooks.md,
+  // "Ordering is a chain"). Every ordered row of the batch, inserted now or before: a batch read again after a
+  // failure here looks again too.
+  const ordered = uniqueKeys(rows.filter((r) => r.orderKey));
+  if (ordered.length) await stores.deliveryQueue.releaseWaiting(ordered);
   const mine = [...handed.values()].filter((d) => inserted.has(d.id));
   if (mine.length) opts.handoff!.accept(mine);
   // After the deliveries: a batch read again (a crash before its offsets were committed) adds its count again.
   if (filtered.size) await stores.subscriptions.addFiltered(filtered, new Date());
   const kept = [...filtered.values()].reduce((a, b) => a + b, 0);
   return { created: inserted.size, handedOff: mine.length, filtered: kept };
+}
+
+/** The distinct ordered keys of `rows`. */
+function uniqueKeys(rows: NewDelivery[]): OrderedKey[] {
+  const keys = new Map<string, OrderedKey>();
+  for (const r of rows)
+    keys.set(`${r.subscriptionId}\n${r.orderKey}`, { subscriptionId: r.subscriptionId, orderKey: r.orderKey! });
+  return [...keys.values()];
 }

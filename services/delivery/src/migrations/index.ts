@@ -17,6 +17,7 @@ import { listen } from './015-listen.ts';
 import { subscriptionFilter } from './016-subscription-filter.ts';
 import { throttling } from './017-throttling.ts';
 import { partitionedDeliveries } from './018-partitioned-deliveries.ts';
+import { statsRollup } from './019-stats-rollup.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
 export const migrations: Migration[] = [
@@ -38,4 +39,5 @@ export const migrations: Migration[] = [
   subscriptionFilter,
   throttling,
   partitionedDeliveries,
+  statsRollup,
 ];

@@ -7,6 +7,7 @@ import { createFakeStores } from '../fake-stores.ts';
 import type { AttemptRecord } from '../features/attempts/store.ts';
 import type { ClaimedDelivery, NewDelivery } from '../features/deliveries/queue-store.ts';
 import type { DeliveryRow } from '../features/deliveries/rows.ts';
+import { rebuildStatsRollup } from '../features/deliveries/stats-rollup.ts';
 import type { RecoveryRow } from '../features/recovery/store.ts';
 import type { NewSubscription, SubscriptionRow } from '../features/subscriptions/store.ts';
 import { createStores, type Stores } from '../stores.ts';
@@ -58,6 +59,12 @@ export async function postgresDeliveryWorld(db: Knex): Promise<DeliveryWorld> {
     stores: createStores(db),
     async patchDelivery(id, values) {
       await db<DeliveryRow>('delivery.deliveries').where({ id }).update(values);
+      // A creation time or status set by hand, as no statement sets it: the subscription's statistics rollup
+      // is written again from the tables, so it holds what the statements would have kept.
+      if (['createdAt', 'status', 'test'].some((k) => k in values)) {
+        const row = await db<DeliveryRow>('delivery.deliveries').where({ id }).first('subscriptionId');
+        if (row) await rebuildStatsRollup(db, null, row.subscriptionId);
+      }
     },
     async delivery(id) {
       return db<DeliveryRow>('delivery.deliveries').where({ id }).first();

@@ -4,6 +4,7 @@ import { LOGICAL_TOPICS } from '@cluster/kafka';
 import { commitWrite, WRITTEN } from '@cluster/outbox';
 import type { SendResult } from '../../sender/http-sender.ts';
 import { ORDER_RELEASE, type ClaimedDelivery } from '../deliveries/queue-store.ts';
+import { ATTEMPT_DELTA, NO_ATTEMPT, NO_STATUS, ROLLUP_UPSERT, STATUS_DELTA } from '../deliveries/stats-rollup.ts';
 import type { DeliveryStatus } from '../deliveries/rows.ts';
 import type { QueryResult } from 'pg';
 
@@ -103,6 +104,21 @@ const SLOTS_RELEASE = (recorded: string) => `
                                          WHERE "subscriptionId" IN (SELECT "subscriptionId" FROM ${recorded})
                                          ORDER BY "subscriptionId" FOR UPDATE))`;
 
+/**
+ * The statistics rollup's deltas of recorded attempts (features/deliveries/stats-rollup.ts): `recorded` has a
+ * row per recorded attempt with its delivery's "subscriptionId", "createdAt", test, status (new) and
+ * "priorStatus" (locked before the update, so it is the status this statement replaced), and the attempt's
+ * ok, "pausedMs", "attemptedAt" and "durationMs". The attempt counts in the hour it was made; a change of
+ * status moves the delivery in the hour it was created. Test deliveries are not counted.
+ */
+const RECORDED_DELTAS = (recorded: string) => `(
+  SELECT r."subscriptionId" AS sub, date_trunc('hour', r."attemptedAt") AS hour, ${NO_STATUS},
+         ${ATTEMPT_DELTA('r.ok', 'r."pausedMs"', 'r."attemptedAt"', 'r."durationMs"')}
+    FROM ${recorded} r WHERE NOT r.test
+  UNION ALL
+  SELECT r."subscriptionId", date_trunc('hour', r."createdAt"), ${STATUS_DELTA('r."priorStatus"', 'r.status')}, ${NO_ATTEMPT}
+    FROM ${recorded} r WHERE NOT r.test AND r.status IS DISTINCT FROM r."priorStatus")`;
+
 /** Attempts in Postgres: every attempt recorded with the delivery's next step, and the attempt log. */
 export interface AttemptStore {
   /**
@@ -147,7 +163,10 @@ export function createAttemptStore(db: Knex): AttemptStore {
         {
           ctes: [
             {
-              sql: `${WRITTEN} AS (
+              // Locked first and read as it is now: the status this statement replaces, for the rollup.
+              sql: `prior AS (
+              SELECT d.id, d.status FROM delivery.deliveries d WHERE d.id = ? AND d."leaseToken" = ? FOR UPDATE
+            ), ${WRITTEN} AS (
               UPDATE delivery.deliveries d
                  SET status = ?, attempts = ?, "responseCode" = ?, "responseBody" = ?, error = ?, "durationMs" = ?,
                      "nextAttemptAt" = CASE WHEN ?::timestamptz IS NOT NULL AND EXISTS (
@@ -156,9 +175,13 @@ export function createAttemptStore(db: Knex): AttemptStore {
                      "firstAttemptAt" = COALESCE(d."firstAttemptAt", ?::timestamptz), "lastAttemptAt" = ?::timestamptz,
                      "throttledAttempts" = d."throttledAttempts" + ?,
                      "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
-               WHERE d.id = ? AND d."leaseToken" = ?
-              RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt", d."createdAt", ?::uuid AS token)`,
+                FROM prior p
+               WHERE d.id = p.id AND d."leaseToken" = ?
+              RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt", ?::uuid AS token,
+                        d."createdAt", d.test, d.status, p.status AS "priorStatus")`,
               bindings: [
+                delivery.id,
+                delivery.leaseToken,
                 status,
                 attempt,
                 result.responseCode,
@@ -170,7 +193,6 @@ export function createAttemptStore(db: Knex): AttemptStore {
                 attemptedAt,
                 attemptedAt,
                 pausedUntil ? 1 : 0,
-                delivery.id,
                 delivery.leaseToken,
                 delivery.leaseToken,
               ],
@@ -194,11 +216,32 @@ export function createAttemptStore(db: Knex): AttemptStore {
               sql: `health AS (${HEALTH_UPDATE}
                 FROM (SELECT "subscriptionId" AS sid, ?::boolean AS ok, CASE WHEN ?::boolean THEN 0 ELSE 1 END AS failures,
                              ?::timestamptz AS "firstFailure", ?::timestamptz AS paused FROM ${WRITTEN}) h
-               WHERE s.id = h.sid AND ${HEALTH_CHANGES})`,
+               WHERE s.id = h.sid AND ${HEALTH_CHANGES} RETURNING s.id)`,
               bindings: [result.ok, result.ok || pausedUntil !== null, attemptedAt, pausedUntil],
             },
-            { sql: `order_release AS (${ORDER_RELEASE(WRITTEN)})`, bindings: [] },
-            ...(delivery.slotted ? [{ sql: `slots AS (${SLOTS_RELEASE(WRITTEN)})`, bindings: [] }] : []),
+            { sql: `order_release AS (${ORDER_RELEASE(WRITTEN)} RETURNING n.id)`, bindings: [] },
+            ...(delivery.slotted
+              ? [{ sql: `slots AS (${SLOTS_RELEASE(WRITTEN)} RETURNING t."subscriptionId")`, bindings: [] }]
+              : []),
+            {
+              sql: `recorded AS (
+              SELECT w.*, ?::boolean AS ok, ?::int AS "pausedMs", ?::timestamptz AS "attemptedAt", ?::int AS "durationMs"
+                FROM ${WRITTEN} w)`,
+              bindings: [
+                result.ok,
+                pausedUntil ? pausedUntil.getTime() - attemptedAt.getTime() : null,
+                attemptedAt,
+                result.durationMs,
+              ],
+            },
+            {
+              // The rollup last: after the subscription's and the throttle's rows are locked (see ROLLUP_UPSERT).
+              sql: `stats AS (${ROLLUP_UPSERT(
+                RECORDED_DELTAS('recorded'),
+                `(SELECT count(*) FROM health) + (SELECT count(*) FROM order_release)${delivery.slotted ? ' + (SELECT count(*) FROM slots)' : ''} >= 0`,
+              )})`,
+              bindings: [],
+            },
           ],
         },
       );
@@ -213,6 +256,10 @@ export function createAttemptStore(db: Knex): AttemptStore {
           `WITH input AS (
            SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::int[], ?::int[], ?::text[], ?::text[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::timestamptz[], ?::boolean[])
              AS i(id, token, status, attempt, "responseCode", "responseBody", error, "durationMs", "nextAttemptAt", "attemptedAt", outcome, paused, slotted)
+         ), prior AS (
+           -- Locked first, in id order, and read as they are now: the status this statement replaces (the rollup's).
+           SELECT d.id, d.status FROM delivery.deliveries d JOIN input i ON i.id = d.id AND d."leaseToken" = i.token
+            ORDER BY d.id FOR UPDATE OF d
          ), upd AS (
            UPDATE delivery.deliveries d
               SET status = i.status, attempts = i.attempt, "responseCode" = i."responseCode", "responseBody" = i."responseBody",
@@ -223,9 +270,9 @@ export function createAttemptStore(db: Knex): AttemptStore {
                   "firstAttemptAt" = COALESCE(d."firstAttemptAt", i."attemptedAt"), "lastAttemptAt" = i."attemptedAt",
                   "throttledAttempts" = d."throttledAttempts" + CASE WHEN i.paused IS NULL THEN 0 ELSE 1 END,
                   "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
-             FROM input i
+             FROM input i JOIN prior p ON p.id = i.id
             WHERE d.id = i.id AND d."leaseToken" = i.token
-           RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt", d."createdAt"
+           RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt", d."createdAt", d.test, d.status, p.status AS "priorStatus"
          ), ins AS (
            INSERT INTO delivery.attempts ("deliveryId", "deliveryCreatedAt", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt", "pausedMs")
            SELECT i.id, upd."createdAt", i.attempt, i.outcome, i."responseCode", i."responseBody", i.error, i."durationMs", i."attemptedAt",
@@ -240,13 +287,23 @@ export function createAttemptStore(db: Knex): AttemptStore {
              FROM input i JOIN upd ON upd.id = i.id GROUP BY upd."subscriptionId"
          ), slotted AS (
            SELECT upd."subscriptionId", i.token FROM input i JOIN upd ON upd.id = i.id WHERE i.slotted
-         ), slots AS (${SLOTS_RELEASE('slotted')}
+         ), slots AS (${SLOTS_RELEASE('slotted')} RETURNING t."subscriptionId"
          ), health_rows AS (
            -- Locked in id order: two batches of failing subscriptions never wait on each other in a cycle.
            SELECT s.id FROM delivery.subscriptions s JOIN h ON h.sid = s.id
             WHERE ${HEALTH_CHANGES} ORDER BY s.id FOR UPDATE OF s
-         ), health AS (${HEALTH_UPDATE} FROM h JOIN health_rows r ON r.id = h.sid WHERE s.id = h.sid AND ${HEALTH_CHANGES}
-         ), order_release AS (${ORDER_RELEASE('upd')})
+         ), health AS (${HEALTH_UPDATE} FROM h JOIN health_rows r ON r.id = h.sid WHERE s.id = h.sid AND ${HEALTH_CHANGES} RETURNING s.id
+         ), order_release AS (${ORDER_RELEASE('upd')} RETURNING n.id
+         ), recorded AS (
+           SELECT upd.*, i.outcome = 'succeeded' AS ok, (extract(epoch FROM i.paused - i."attemptedAt") * 1000)::int AS "pausedMs",
+                  i."attemptedAt", i."durationMs"
+             FROM input i JOIN upd ON upd.id = i.id
+         ), stats AS (${ROLLUP_UPSERT(
+           RECORDED_DELTAS('recorded'),
+           // The rollup's rows last, after the subscriptions' and throttles' (see ROLLUP_UPSERT).
+           '(SELECT count(*) FROM health) + (SELECT count(*) FROM slots) + (SELECT count(*) FROM order_release) >= 0',
+         )}
+         )
          SELECT id FROM upd`,
           [
             col((i) => i.delivery.id),

@@ -224,10 +224,13 @@ export function createFakeDeliveryQueueStore(
       return stopped.length;
     },
 
-    async releaseWaiting() {
+    async releaseWaiting(keys) {
       const now = clock();
+      const inScope = (w: DeliveryRow) =>
+        !keys || keys.some((k) => k.subscriptionId === w.subscriptionId && k.orderKey === w.orderKey);
       const waiting = rows.filter(
-        (w) => w.orderKey !== null && w.status === 'pending' && !scheduled(w) && !w.test && !waitsBehind(rows, w, now),
+        (w) =>
+          w.orderKey !== null && w.status === 'pending' && !scheduled(w) && !w.test && inScope(w) && !waitsBehind(rows, w, now),
       );
       for (const w of waiting) Object.assign(w, { nextAttemptAt: now, updatedAt: now });
       return waiting.length;

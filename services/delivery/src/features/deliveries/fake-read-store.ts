@@ -4,9 +4,20 @@ import { UNDELIVERED_STATUSES } from '@cluster/contracts';
 import type { SubscriptionRow } from '../subscriptions/store.ts';
 import type { DeliveryReadStore, DeliverySearch, StatsBucket, UndeliveredCount } from './read-store.ts';
 import type { DeliveryRecord, DeliveryRow } from './rows.ts';
+import { bucketPercentiles, durationBucket } from './stats-rollup.ts';
 
 /** An attempt of the fake attempt log (attempts/fake-store.ts): an entry and its delivery. */
 export type FakeAttemptLogEntry = AttemptRow & { deliveryId: string; pausedMs?: number | null };
+
+/**
+ * What the fake statistics count besides the live rows, as the real rollup does: the deliveries and attempts
+ * the retention deleted (fake-retention-store.ts), and the hour before which the rollup was pruned.
+ */
+export interface FakeStatsKept {
+  deliveries: DeliveryRow[];
+  log: FakeAttemptLogEntry[];
+  prunedBefore: Date | null;
+}
 
 /** The record of a delivery row: the contract's DELIVERY_FIELDS, named one by one. */
 export function deliveryRecord(r: DeliveryRow): DeliveryRecord {
@@ -27,19 +38,16 @@ export function deliveryRecord(r: DeliveryRow): DeliveryRecord {
   };
 }
 
-/** percentile_disc(p): the first value whose cumulative share reaches p (a duration that occurred). */
-function percentileDisc(sorted: number[], p: number): number | null {
-  return sorted.length ? sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] : null;
-}
-
 /**
  * An in-memory DeliveryReadStore for unit tests, over the fake delivery rows and the fake attempt
- * log (for the statistics' attempt figures). Held to the real store by read-store.contract.test.ts.
+ * log (for the statistics' attempt figures, computed by a scan: what the real store's rollup must equal).
+ * Held to the real store by read-store.contract.test.ts.
  */
 export function createFakeDeliveryReadStore(
   rows: DeliveryRow[],
   subscriptions: readonly SubscriptionRow[],
   log: readonly FakeAttemptLogEntry[] = [],
+  kept: FakeStatsKept = { deliveries: [], log: [], prunedBefore: null },
 ): DeliveryReadStore {
   const matching = (organizationId: string, f: DeliverySearch) =>
     rows.filter(
@@ -76,28 +84,39 @@ export function createFakeDeliveryReadStore(
       return r && deliveryRecord(r);
     },
 
-    async stats(subscriptionId, since, createdAfter, cut) {
+    async stats(subscriptionId, since, cut) {
+      // What the rollup holds, from a scan (the rule the Postgres store's rollup keeps): the deliveries created
+      // since `since` by status now, the attempts made since then, durations bucketed as DURATION_BOUNDS.
       const bucketOf = (at: Date) =>
         Math.min(Math.max(Math.floor((at.getTime() - since.getTime()) / cut.bucketMs), 0), cut.buckets - 1);
+      const from = kept.prunedBefore && kept.prunedBefore > since ? kept.prunedBefore : since;
+      const all = [...rows, ...kept.deliveries];
       const byStatus: Record<string, number> = {};
       const series: StatsBucket[] = Array.from({ length: cut.buckets }, () => ({ byStatus: {}, p50: null, p99: null }));
-      for (const r of rows) {
-        if (r.subscriptionId !== subscriptionId || r.test || r.createdAt < since) continue;
+      for (const r of all) {
+        if (r.subscriptionId !== subscriptionId || r.test || r.createdAt < from) continue;
         byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
         const counts = series[bucketOf(r.createdAt)].byStatus;
         counts[r.status] = (counts[r.status] ?? 0) + 1;
       }
-      const counted = new Set(
-        rows.filter((r) => r.subscriptionId === subscriptionId && !r.test && r.createdAt >= createdAfter).map((r) => r.id),
-      );
-      const attempts = log.filter((a) => counted.has(a.deliveryId) && a.attemptedAt >= since);
+      const counted = new Set(all.filter((r) => r.subscriptionId === subscriptionId && !r.test).map((r) => r.id));
+      const attempts = [...log, ...kept.log].filter((a) => counted.has(a.deliveryId) && a.attemptedAt >= from);
       const succeeded = attempts.filter((a) => a.outcome === 'succeeded');
-      const sorted = (list: FakeAttemptLogEntry[]) => list.map((a) => a.durationMs).sort((a, b) => a - b);
-      const durations = sorted(attempts);
+      const histogram = (list: FakeAttemptLogEntry[]) => {
+        const counts: number[] = [];
+        for (const a of list) {
+          const b = durationBucket(a.durationMs);
+          for (let i = counts.length; i <= b; i++) counts.push(0);
+          counts[b] += 1;
+        }
+        return counts;
+      };
+      const whole = histogram(attempts);
       series.forEach((bucket, i) => {
-        const made = sorted(attempts.filter((a) => bucketOf(a.attemptedAt) === i));
-        Object.assign(bucket, { p50: percentileDisc(made, 0.5), p99: percentileDisc(made, 0.99) });
+        const [p50, p99] = bucketPercentiles(histogram(attempts.filter((a) => bucketOf(a.attemptedAt) === i)), [0.5, 0.99]);
+        Object.assign(bucket, { p50, p99 });
       });
+      const [p50, p95, p99] = bucketPercentiles(whole, [0.5, 0.95, 0.99]);
       const latest = (list: FakeAttemptLogEntry[]) =>
         list.length ? new Date(Math.max(...list.map((a) => a.attemptedAt.getTime()))) : null;
       return {
@@ -106,9 +125,9 @@ export function createFakeDeliveryReadStore(
           total: attempts.length,
           succeeded: succeeded.length,
           failed: attempts.length - succeeded.length,
-          p50: percentileDisc(durations, 0.5),
-          p95: percentileDisc(durations, 0.95),
-          p99: percentileDisc(durations, 0.99),
+          p50,
+          p95,
+          p99,
         },
         lastSuccessAt: latest(succeeded),
         lastFailureAt: latest(attempts.filter((a) => a.outcome !== 'succeeded')),

@@ -339,7 +339,15 @@ describeStoreContract<DeliveryWorld>('DeliveryQueueStore', {
       await w.stores.deliveryQueue.insertMany([a, b, c]);
       expect(await w.stores.deliveryQueue.releaseWaiting()).toBe(0);
       await w.patchDelivery(a.id, { status: 'succeeded', nextAttemptAt: null, attempts: 1 });
-      expect(await w.stores.deliveryQueue.releaseWaiting()).toBe(1);
+      // Scoped to other keys (another key of the subscription, the same key of another one): nothing.
+      expect(await w.stores.deliveryQueue.releaseWaiting([])).toBe(0);
+      expect(
+        await w.stores.deliveryQueue.releaseWaiting([
+          { subscriptionId: sub.id, orderKey: 'entry:2' },
+          { subscriptionId: crypto.randomUUID(), orderKey: 'entry:1' },
+        ]),
+      ).toBe(0);
+      expect(await w.stores.deliveryQueue.releaseWaiting([{ subscriptionId: sub.id, orderKey: 'entry:1' }])).toBe(1);
       expect((await w.delivery(b.id))?.nextAttemptAt).not.toBeNull();
       expect((await w.delivery(c.id))?.nextAttemptAt).toBeNull();
     },

@@ -1,6 +1,7 @@
 import { prepared, type Knex } from '@cluster/db';
 import type { QueryResult } from 'pg';
 import type { DeliveryRow, DeliveryStatus } from './rows.ts';
+import { NO_ATTEMPT, ROLLUP_UPSERT, STATUS_DELTA } from './stats-rollup.ts';
 
 /** Notification channel that wakes sender loops when deliveries become due. */
 export const DUE_CHANNEL = 'delivery_due';
@@ -52,6 +53,12 @@ export const ORDER_RELEASE = (finished: string) => `
                 AND w.status = 'pending' AND w."nextAttemptAt" IS NULL AND NOT w.test
               ORDER BY w."orderSeq" LIMIT 1)
        FROM ${finished} f WHERE f."orderKey" IS NOT NULL AND f."nextAttemptAt" IS NULL))`;
+
+/** An ordered key of one subscription (the chain ORDER_RELEASE walks). */
+export interface OrderedKey {
+  subscriptionId: string;
+  orderKey: string;
+}
 
 /** A delivery reserved for one replica to attempt now. */
 export interface ClaimedDelivery {
@@ -122,6 +129,15 @@ export function claimBindings(args: ClaimArgs): { bindings: Knex.RawBinding[]; s
 }
 
 /**
+ * The statistics rollup's deltas of stopped deliveries (stats-rollup.ts): `stopped` returns their id,
+ * "subscriptionId", "createdAt", test and status (new), `prior` their id and status before, read under lock.
+ */
+const STOPPED_DELTAS = (stopped: string, prior: string) => `(
+  SELECT x."subscriptionId" AS sub, date_trunc('hour', x."createdAt") AS hour, ${STATUS_DELTA('p.status', 'x.status')}, ${NO_ATTEMPT}
+    FROM ${stopped} x JOIN ${prior} p ON p.id = x.id
+   WHERE NOT x.test AND x.status IS DISTINCT FROM p.status)`;
+
+/**
  * Reserves due deliveries (see `claim`). Every look-up of a delivery goes by an index:
  * a join of the due rows to the table was once planned as a sequential scan of every
  * delivery, on every claim (test/delivery-claim-plan.test.ts).
@@ -158,15 +174,21 @@ export const CLAIM_SQL = `WITH caps AS (
              FROM due
              JOIN delivery.subscriptions s ON s.id = due."subscriptionId" AND s.enabled AND s."deletedAt" IS NULL
              LEFT JOIN caps ON caps.origin = s."destinationOrigin"
-         ), orphaned AS (
+         ), orphans AS (
            -- Rows that a fan-out wrote while their subscription was being disabled or deleted: stop them.
            -- (id = ANY(ARRAY(...)) keeps both lookups on the primary key: a join here was planned
-           -- as a sequential scan of every delivery, on every claim.)
-           UPDATE delivery.deliveries d
-              SET "nextAttemptAt" = NULL, status = 'failed', error = 'retries stopped: subscription disabled or deleted', "updatedAt" = now()
-            WHERE d.id = ANY(ARRAY(
+           -- as a sequential scan of every delivery, on every claim.) Locked first and read as they are now:
+           -- the status replaced, for the statistics rollup.
+           SELECT o.id, o.status FROM delivery.deliveries o
+            WHERE o.id = ANY(ARRAY(
               SELECT due.id FROM due JOIN delivery.subscriptions s ON s.id = due."subscriptionId"
                WHERE NOT (s.enabled AND s."deletedAt" IS NULL)))
+            ORDER BY o.id FOR UPDATE
+         ), orphaned AS (
+           UPDATE delivery.deliveries d
+              SET "nextAttemptAt" = NULL, status = 'failed', error = 'retries stopped: subscription disabled or deleted', "updatedAt" = now()
+            WHERE d.id = ANY(ARRAY(SELECT id FROM orphans))
+           RETURNING d.id, d."subscriptionId", d."createdAt", d.test, d.status
          ), picked AS (
            SELECT d.id, d."subscriptionId", d."nextAttemptAt" FROM delivery.deliveries d
             WHERE d.id = ANY(ARRAY(SELECT id FROM ranked WHERE rn <= cap ORDER BY "nextAttemptAt" LIMIT ?))
@@ -220,6 +242,9 @@ export const CLAIM_SQL = `WITH caps AS (
                      FROM tsub ts JOIN leased l ON l."subscriptionId" = ts."subscriptionId"
                     GROUP BY ts."subscriptionId", ts.rate, ts.base, ts.leases) x
             WHERE t."subscriptionId" = x."subscriptionId"
+         ), orphan_stats AS (
+           -- The stopped orphans in the statistics rollup, its rows locked after the throttles' (see ROLLUP_UPSERT).
+           ${ROLLUP_UPSERT(STOPPED_DELTAS('orphaned', 'orphans'), '(SELECT count(*) FROM tstate) >= 0')}
          )
          SELECT l.*, (SELECT count(*) FROM due)::int AS scanned FROM leased l`;
 
@@ -279,10 +304,13 @@ export interface DeliveryQueueStore {
    */
   stopPending(subscriptionId: string, reason: string): Promise<number>;
   /**
-   * Makes due every waiting ordered delivery none of whose earlier ones is unfinished (the safety net
-   * of ORDER_RELEASE, for a release that raced a fan-out insert); returns how many.
+   * Makes due every waiting ordered delivery none of whose earlier ones is unfinished; returns how
+   * many. Without `keys`, of every ordered key: the sweep, the safety net of ORDER_RELEASE. With
+   * `keys`, of those keys only: what the fan-out runs after inserting ordered deliveries, and the
+   * sender after recording the end of one, each in a statement of its own after its commit, so
+   * that a release racing an insert is not missed (docs/decisions-webhooks.md, "Ordering is a chain").
    */
-  releaseWaiting(): Promise<number>;
+  releaseWaiting(keys?: readonly OrderedKey[]): Promise<number>;
   /** Deliveries of a status with an attempt scheduled (the backlog metrics). */
   countScheduled(status: DeliveryStatus): Promise<number>;
   /** When the oldest delivery with an attempt scheduled was created, or null when none is. */
@@ -336,7 +364,11 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
               WHERE i.at IS NOT NULL OR NOT EXISTS (SELECT 1 FROM delivery.deliveries x WHERE x.id = i.id)
              -- The partition key is part of the primary key (migration 018): the event's time, the same at every fan-out.
              ON CONFLICT (id, "createdAt") DO NOTHING
-             RETURNING id, "leaseToken" IS NULL AS free
+             RETURNING id, "leaseToken" IS NULL AS free, "subscriptionId", "createdAt", test
+           ), stats AS (${ROLLUP_UPSERT(
+             `(SELECT "subscriptionId" AS sub, date_trunc('hour', "createdAt") AS hour, ${STATUS_DELTA('NULL', "'pending'")}, ${NO_ATTEMPT}
+                 FROM ins WHERE NOT test)`,
+           )}
            ), n AS (SELECT count(*) FILTER (WHERE free) AS free FROM ins)
            SELECT ins.id, CASE WHEN n.free > 0 THEN pg_notify(?, ?) END AS notified FROM ins, n`,
             [
@@ -365,7 +397,7 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
     async claim(args) {
       if (args.limit <= 0) return { deliveries: [], more: false };
       const { bindings, scan } = claimBindings(args);
-      const { rows } = await db.raw<QueryResult<ClaimResultRow>>(CLAIM_SQL, bindings).options(prepared('delivery-claim-v6'));
+      const { rows } = await db.raw<QueryResult<ClaimResultRow>>(CLAIM_SQL, bindings).options(prepared('delivery-claim-v7'));
       const claimed = rows.map(({ scanned: _, lockedUntil: __, ...d }): ClaimedDelivery => d);
       return { deliveries: claimed, more: rows.length > 0 && rows[0].scanned >= scan };
     },
@@ -404,24 +436,33 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
       // deliveries before the subscription's row (its health): waiting here would close a cycle (a
       // deadlock, and a 500 to the PATCH that disabled the endpoint). A row skipped is being recorded
       // right now; a retry it gets is stopped by the claim's `orphaned` step when it falls due.
-      const { rowCount } = await db.raw<QueryResult>(
-        `UPDATE delivery.deliveries SET "nextAttemptAt" = NULL, status = 'failed', error = ?, "updatedAt" = now()
-          WHERE id = ANY(ARRAY(
-            SELECT id FROM delivery.deliveries WHERE "subscriptionId" = ? AND "nextAttemptAt" IS NOT NULL
-               FOR UPDATE SKIP LOCKED))`,
-        [reason, subscriptionId],
+      // The rows are locked first and read as they are now: the status replaced, for the statistics rollup.
+      const { rows } = await db.raw<QueryResult<{ n: number }>>(
+        `WITH prior AS (
+           SELECT id, status FROM delivery.deliveries WHERE "subscriptionId" = ? AND "nextAttemptAt" IS NOT NULL
+            ORDER BY id FOR UPDATE SKIP LOCKED
+         ), stopped AS (
+           UPDATE delivery.deliveries d SET "nextAttemptAt" = NULL, status = 'failed', error = ?, "updatedAt" = now()
+            WHERE d.id = ANY(ARRAY(SELECT id FROM prior))
+           RETURNING d.id, d."subscriptionId", d."createdAt", d.test, d.status
+         ), stats AS (${ROLLUP_UPSERT(STOPPED_DELTAS('stopped', 'prior'))})
+         SELECT count(*)::int AS n FROM stopped`,
+        [subscriptionId, reason],
       );
-      return rowCount ?? 0;
+      return rows[0]?.n ?? 0;
     },
 
-    async releaseWaiting() {
+    async releaseWaiting(keys) {
+      if (keys && !keys.length) return 0;
       const { rowCount } = await db.raw<QueryResult>(
         `UPDATE delivery.deliveries w SET "nextAttemptAt" = now(), "updatedAt" = now()
           WHERE w."orderKey" IS NOT NULL AND w.status = 'pending' AND w."nextAttemptAt" IS NULL AND NOT w.test
+            ${keys ? `AND (w."subscriptionId", w."orderKey") IN (SELECT * FROM unnest(?::uuid[], ?::text[]))` : ''}
             AND NOT EXISTS (
               SELECT 1 FROM delivery.deliveries e
                WHERE e."subscriptionId" = w."subscriptionId" AND e."orderKey" = w."orderKey" AND e."orderSeq" < w."orderSeq"
                  AND ${UNFINISHED})`,
+        keys ? [keys.map((k) => k.subscriptionId), keys.map((k) => k.orderKey)] : [],
       );
       return rowCount ?? 0;
     },

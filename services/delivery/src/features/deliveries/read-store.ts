@@ -1,8 +1,8 @@
 import { DELIVERY_FIELDS, UNDELIVERED_STATUSES } from '@cluster/contracts';
 import { isUuid, paginate, type Knex } from '@cluster/db';
 import type { Page, PageArgs } from '@cluster/platform';
-import type { QueryResult } from 'pg';
 import type { DeliveryRecord, DeliveryRow } from './rows.ts';
+import { addHistogram, bucketPercentiles } from './stats-rollup.ts';
 
 /** One bucket of a subscription's statistics: its deliveries by status (created in it) and its attempts' latency (made in it). */
 export interface StatsBucket {
@@ -49,38 +49,22 @@ export interface UndeliveredCount {
   oldestCreatedAt: Date;
 }
 
-/** How many of a group came before each inner edge of the buckets (`b0`, `b1`, ...), and in all (`n`). */
-type EdgeCounts = { n: number } & Record<`b${number}`, number>;
-
-/** The attempt figures of a subscription's statistics, as the statement returns them: per duration. */
-type AttemptCounts = EdgeCounts & {
-  ms: number | null;
-  n: number;
+/** A row of the hourly statistics rollup (migration 019, stats-rollup.ts), as read. */
+type StatsRollupRow = {
+  subscriptionId: string;
+  hour: Date;
+  pending: number;
   succeeded: number;
+  failed: number;
+  dead_letter: number;
+  attempts: number;
+  attemptsSucceeded: number;
+  pauses: number;
+  pausedMs: number | string;
   lastSuccessAt: Date | null;
   lastFailureAt: Date | null;
-  pauses: number;
-  pausedMs: number;
+  durations: number[];
 };
-
-/**
- * percentile_disc(p) of a histogram (value -> how many): the first value, in order, whose cumulative
- * count reaches ceil(p * total), as Postgres computes it (a value that occurred); null when empty.
- */
-export function percentilesDisc(histogram: ReadonlyMap<number, number>, ps: readonly number[]): (number | null)[] {
-  const values = [...histogram.keys()].sort((x, y) => x - y);
-  const total = values.reduce((sum, v) => sum + histogram.get(v)!, 0);
-  return ps.map((p) => {
-    if (!total) return null;
-    const rank = Math.max(1, Math.ceil(p * total));
-    let seen = 0;
-    for (const v of values) {
-      seen += histogram.get(v)!;
-      if (seen >= rank) return v;
-    }
-    return values.at(-1)!;
-  });
-}
 
 /** The API's read model of deliveries in Postgres: records of a subscription, and its statistics. */
 export interface DeliveryReadStore {
@@ -97,15 +81,14 @@ export interface DeliveryReadStore {
   /** A delivery record of the subscription, or undefined. Non-UUID ids find nothing. */
   find(organizationId: string, subscriptionId: string, id: string): Promise<DeliveryRecord | undefined>;
   /**
-   * A subscription's statistics (test deliveries excluded): its deliveries created since `since` by
-   * status, and its attempts made since `since` (of deliveries created after `createdAfter`, which
-   * bounds the scan: a retry comes at most the retry period after its delivery was created).
-   * p50/p95/p99: percentile_disc of the attempts' durations (a duration that occurred). The same two
-   * statements give the series: the deliveries by the bucket they were created in, the attempts'
-   * percentiles by the bucket they were made in (from a histogram of durations per bucket). A record
-   * stamped after the last edge (ahead of the clock) counts in the last bucket.
+   * A subscription's statistics (test deliveries excluded), from the hourly rollup (stats-rollup.ts): its
+   * deliveries created since `since` (a whole hour) by their status now, and its attempts made since then.
+   * p50/p95/p99: percentile_disc of the attempts' durations rounded down to their bucket's lower bound
+   * (DURATION_BOUNDS: exact below 32 ms, at most 6.25% low above). The series: the same figures per bucket
+   * of `cut` (hours of the rollup summed; bucket i starts at since + i * bucketMs). An hour stamped after the
+   * last edge (ahead of the clock) counts in the last bucket.
    */
-  stats(subscriptionId: string, since: Date, createdAfter: Date, cut: StatsBuckets): Promise<DeliveryStats>;
+  stats(subscriptionId: string, since: Date, cut: StatsBuckets): Promise<DeliveryStats>;
 }
 
 /**
@@ -154,48 +137,20 @@ export function createDeliveryReadStore(db: Knex): DeliveryReadStore {
       return deliveries().where({ id, subscriptionId, organizationId }).first<DeliveryRecord | undefined>(DELIVERY_FIELDS);
     },
 
-    async stats(subscriptionId, since, createdAfter, cut) {
-      // The buckets' inner edges: bucket i holds since + i * bucketMs up to the next edge (the last, all after).
-      // Counted as one FILTER column per edge (how many came before it) in a statement grouped by a column
-      // of few values (status, duration), so Postgres plans it as the window's plain aggregate (in parallel
-      // where it pays); grouped by a bucket expression instead, it expected a group per row and did not.
-      const edges = Array.from({ length: cut.buckets - 1 }, (_, i) => new Date(since.getTime() + (i + 1) * cut.bucketMs));
-      const before = (column: string) => edges.map((_, i) => `count(*) FILTER (WHERE ${column} < ?)::int AS "b${i}"`).join(', ');
-      const perBucket = (r: EdgeCounts): number[] => {
-        const cumulative = [...edges.map((_, i) => r[`b${i}`]), r.n];
-        return cumulative.map((c, i) => c - (i ? cumulative[i - 1] : 0));
-      };
-      const byStatusRows = await deliveries()
-        .where({ subscriptionId, test: false })
-        .where('createdAt', '>=', since)
-        .groupBy('status')
-        .select<(EdgeCounts & { status: string })[]>(
-          db.raw(`status, count(*)::int AS n${edges.length ? `, ${before('"createdAt"')}` : ''}`, edges),
-        );
-      // The attempts as a histogram: how many of each duration per bucket; the percentiles are read off it
-      // below, exactly as percentile_disc would, without sorting the window's attempts.
-      const { rows } = await db.raw<QueryResult<AttemptCounts>>(
-        `SELECT a."durationMs" AS ms, count(*)::int AS n,
-                count(*) FILTER (WHERE a.outcome = 'succeeded')::int AS succeeded,
-                max(a."attemptedAt") FILTER (WHERE a.outcome = 'succeeded') AS "lastSuccessAt",
-                max(a."attemptedAt") FILTER (WHERE a.outcome <> 'succeeded') AS "lastFailureAt",
-                count(a."pausedMs")::int AS pauses, COALESCE(sum(a."pausedMs"), 0)::float8 AS "pausedMs"
-                ${edges.length ? `, ${before('a."attemptedAt"')}` : ''}
-           FROM delivery.deliveries d
-           JOIN delivery.attempts a ON a."deliveryId" = d.id AND a."deliveryCreatedAt" = d."createdAt"
-          -- The window bounds both partition keys (migration 018): only the window's days are read.
-          WHERE d."subscriptionId" = ? AND NOT d.test AND d."createdAt" >= ? AND a."deliveryCreatedAt" >= ? AND a."attemptedAt" >= ?
-          GROUP BY a."durationMs"`,
-        [...edges, subscriptionId, createdAfter, createdAfter, since],
-      );
-      const series: StatsBucket[] = Array.from({ length: cut.buckets }, () => ({ byStatus: {}, p50: null, p99: null }));
+    async stats(subscriptionId, since, cut) {
+      // The rollup's hours of the window (at most 168 rows for 7 days, whatever the subscription's traffic),
+      // summed per bucket of the series; an hour stamped after the last edge (ahead of the clock) counts in the last.
+      const rows = await db<StatsRollupRow>('delivery.stats_hourly')
+        .where({ subscriptionId })
+        .where('hour', '>=', since)
+        .select('hour', 'pending', 'succeeded', 'failed', 'dead_letter', 'attempts', 'attemptsSucceeded', 'pauses', 'pausedMs')
+        .select('lastSuccessAt', 'lastFailureAt', 'durations');
+      const series = Array.from({ length: cut.buckets }, (): { byStatus: Record<string, number>; durations: number[] } => ({
+        byStatus: {},
+        durations: [],
+      }));
       const byStatus: Record<string, number> = {};
-      for (const r of byStatusRows) {
-        byStatus[r.status] = r.n;
-        perBucket(r).forEach((n, i) => {
-          if (n) series[i].byStatus[r.status] = n;
-        });
-      }
+      const durations: number[] = [];
       const later = (x: Date | null, y: Date | null) => (x === null || (y !== null && y > x) ? y : x);
       const a = {
         total: 0,
@@ -205,33 +160,36 @@ export function createDeliveryReadStore(db: Knex): DeliveryReadStore {
         pauses: 0,
         pausedMs: 0,
       };
-      const whole = new Map<number, number>();
-      const histograms = series.map(() => new Map<number, number>());
       for (const r of rows) {
-        a.total += r.n;
-        a.succeeded += r.succeeded;
+        const i = Math.min(Math.floor((new Date(r.hour).getTime() - since.getTime()) / cut.bucketMs), cut.buckets - 1);
+        for (const status of ['pending', 'succeeded', 'failed', 'dead_letter'] as const) {
+          const n = Number(r[status]);
+          if (!n) continue;
+          byStatus[status] = (byStatus[status] ?? 0) + n;
+          series[i].byStatus[status] = (series[i].byStatus[status] ?? 0) + n;
+        }
+        a.total += Number(r.attempts);
+        a.succeeded += Number(r.attemptsSucceeded);
+        a.pauses += Number(r.pauses);
+        a.pausedMs += Number(r.pausedMs);
         a.lastSuccessAt = later(a.lastSuccessAt, r.lastSuccessAt);
         a.lastFailureAt = later(a.lastFailureAt, r.lastFailureAt);
-        a.pauses += r.pauses;
-        a.pausedMs += r.pausedMs;
-        if (r.ms === null) continue;
-        whole.set(r.ms, r.n);
-        perBucket(r).forEach((n, i) => {
-          if (n) histograms[i].set(r.ms!, n);
-        });
+        addHistogram(durations, r.durations);
+        addHistogram(series[i].durations, r.durations);
       }
-      histograms.forEach((histogram, i) => {
-        const [p50, p99] = percentilesDisc(histogram, [0.5, 0.99]);
-        Object.assign(series[i], { p50, p99 });
-      });
-      const [p50, p95, p99] = percentilesDisc(whole, [0.5, 0.95, 0.99]);
+      for (const status of Object.keys(byStatus)) if (!byStatus[status]) delete byStatus[status];
+      const [p50, p95, p99] = bucketPercentiles(durations, [0.5, 0.95, 0.99]);
       return {
         byStatus,
         attempts: { total: a.total, succeeded: a.succeeded, failed: a.total - a.succeeded, p50, p95, p99 },
         lastSuccessAt: a.lastSuccessAt,
         lastFailureAt: a.lastFailureAt,
         pauses: { count: a.pauses, ms: a.pausedMs },
-        series,
+        series: series.map((b) => {
+          const [bp50, bp99] = bucketPercentiles(b.durations, [0.5, 0.99]);
+          for (const status of Object.keys(b.byStatus)) if (!b.byStatus[status]) delete b.byStatus[status];
+          return { byStatus: b.byStatus, p50: bp50, p99: bp99 };
+        }),
       };
     },
   };

@@ -47,6 +47,23 @@ describeStoreContract<DeliveryWorld>('DeliveryRetentionStore', {
       expect(await w.delivery(theirs)).toBeDefined();
     },
 
+    async "keeps a deleted delivery in the statistics until the rollup's hours are pruned"(w) {
+      const sub = await addSubscription(w);
+      const [id] = await addDue(w, sub, [null]);
+      await w.patchDelivery(id, { createdAt: fromNow(-60 * MIN), status: 'succeeded' });
+      const hour = 60 * MIN;
+      const since = new Date(Math.floor(Date.now() / hour) * hour - 2 * hour);
+      const byStatus = async () => (await w.stores.deliveryReads.stats(sub.id, since, { bucketMs: hour, buckets: 3 })).byStatus;
+      expect(await byStatus()).toEqual({ succeeded: 1 });
+      expect(await w.stores.deliveryRetention.pruneFinished(sub.id, fromNow(-10 * MIN), 10)).toBe(1);
+      expect(await w.delivery(id)).toBeUndefined();
+      expect(await byStatus()).toEqual({ succeeded: 1 });
+      await w.stores.deliveryRetention.pruneStats(since);
+      expect(await byStatus()).toEqual({ succeeded: 1 });
+      await w.stores.deliveryRetention.pruneStats(fromNow(hour));
+      expect(await byStatus()).toEqual({});
+    },
+
     async 'never deletes a delivery with an attempt scheduled or in flight'(w) {
       const sub = await addSubscription(w);
       const [scheduled, leased, lapsed] = await addDue(w, sub, [MIN, null, null]);

@@ -28,10 +28,16 @@ export interface DeliveryRetentionStore {
   dropPartition(suffix: string, maxKept: number): Promise<number | null>;
   /**
    * Deletes up to `limit` finished deliveries created before `before` that lie outside the weekly partitions
-   * (the default partition: kept rows of dropped days, events older than every partition), oldest first, with
+   * (the default partition: kept rows of dropped weeks, events older than every partition), oldest first, with
    * their attempts. Returns how many.
    */
   pruneUnpartitioned(before: Date, limit: number): Promise<number>;
+  /**
+   * Deletes the hourly statistics rollup's hours before `cutoff` (migration 019): the statistics read no
+   * further back than their longest window. The hours of deliveries deleted with their partition stay until
+   * then: the statistics of a window count its deliveries whatever the retention.
+   */
+  pruneStats(cutoff: Date): Promise<void>;
 }
 
 /** The knex implementation of DeliveryRetentionStore. */
@@ -96,6 +102,12 @@ export function createDeliveryRetentionStore(db: Knex): DeliveryRetentionStore {
         [before, limit],
       );
       return rowCount ?? 0;
+    },
+
+    async pruneStats(cutoff) {
+      await db('delivery.stats_hourly')
+        .where('hour', '<', db.raw("date_trunc('hour', ?::timestamptz)", [cutoff]))
+        .delete();
     },
   };
 }

@@ -44,8 +44,8 @@ export const MAX_KEPT_PER_PARTITION = 10_000;
  * ago (a catalog change, not a row delete), after moving its still unfinished deliveries, with their attempts,
  * to the default partition; then deletes, a batch at a time, the finished rows of the default partition past
  * the retention. Deliveries still scheduled are never touched, whatever their age. Replicas sweep
- * independently; the partition functions serialise them (an advisory lock). Hourly filtered counts older
- * than the longest statistics window go too.
+ * independently; the partition functions serialise them (an advisory lock). Hourly filtered counts and
+ * statistics rollup rows older than the longest statistics window go too.
  */
 export function createRetentionSweeper(opts: RetentionOptions): RetentionSweeper {
   const { stores, metrics, logger } = opts;
@@ -54,8 +54,10 @@ export function createRetentionSweeper(opts: RetentionOptions): RetentionSweeper
   const sweep = async (signal?: AbortSignal): Promise<number> => {
     if (opts.retentionMs <= 0) return 0;
     const before = new Date(Date.now() - opts.retentionMs);
-    // Filtered counts are only read by the statistics: kept for their longest window and an hour.
-    await stores.subscriptions.pruneFiltered(new Date(Date.now() - Math.max(...Object.values(STATS_WINDOWS)) - 3_600_000));
+    // Filtered counts and the statistics rollup are only read by the statistics: kept for their longest window and an hour.
+    const statsCutoff = new Date(Date.now() - Math.max(...Object.values(STATS_WINDOWS)) - 3_600_000);
+    await stores.subscriptions.pruneFiltered(statsCutoff);
+    await stores.deliveryRetention.pruneStats(statsCutoff);
     for (const suffix of await stores.deliveryRetention.expiredPartitions(before)) {
       if (signal?.aborted) return 0;
       const kept = await stores.deliveryRetention.dropPartition(suffix, opts.maxKeptPerPartition ?? MAX_KEPT_PER_PARTITION);

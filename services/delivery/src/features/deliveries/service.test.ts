@@ -198,3 +198,33 @@ describe('delivery records (fake stores)', () => {
     }
   });
 });
+
+describe('delivery statistics (fake stores)', () => {
+  it('cut the window in whole hours of the clock, the current one last, with its series', async () => {
+    const now = new Date('2026-01-01T10:20:00.000Z');
+    const stores = createFakeStores(() => now);
+    const service = createDeliveryService(stores, { clock: () => now });
+    const sub = subscription(stores);
+    const [before, first, last] = await deliveries(stores, sub, 3);
+    const row = (id: string) => stores.deliveryQueue.rows.find((r) => r.id === id)!;
+    row(before).createdAt = new Date('2025-12-31T10:59:59.999Z'); // the hour before the window
+    row(first).createdAt = new Date('2025-12-31T11:00:00.000Z'); // the window's first instant
+    row(last).createdAt = new Date('2026-01-01T10:05:00.000Z'); // this hour
+    for (const id of [before, first, last]) row(id).status = 'succeeded';
+    const day = await service.stats(actor(), sub.id, {});
+    expect(day).toMatchObject({ since: '2025-12-31T11:00:00.000Z', deliveries: { total: 2, succeeded: 2 } });
+    const points = (day.series as { points: { start: string; delivered: number }[] }).points;
+    expect(points).toHaveLength(24);
+    expect([points[0].start, points[0].delivered, points[23].start, points[23].delivered]).toEqual([
+      '2025-12-31T11:00:00.000Z',
+      1,
+      '2026-01-01T10:00:00.000Z',
+      1,
+    ]);
+    const week = await service.stats(actor(), sub.id, { window: '7d' });
+    expect(week).toMatchObject({ since: '2025-12-25T11:00:00.000Z', deliveries: { total: 3 } });
+    const days = (week.series as { points: { start: string; delivered: number }[] }).points;
+    expect(days.map((p) => p.delivered)).toEqual([0, 0, 0, 0, 0, 1, 2]);
+    expect(days[6].start).toBe('2025-12-31T11:00:00.000Z');
+  });
+});

@@ -7,6 +7,9 @@ import { subscriptionInScope } from '../subscriptions/scope.ts';
 import { presentDelivery, presentDeliveryWithAttempts } from './presenter.ts';
 import type { DeliverySearch, UndeliveredCount } from './read-store.ts';
 
+/** An hour in ms: the statistics' windows start on a whole hour. */
+const HOUR_MS = 3_600_000;
+
 /**
  * The filters of a delivery list or summary, from its query Struct (validated by the operation's schema: a
  * status of DELIVERY_STATUSES, RFC 3339 times); a window whose `until` is not after its `since` is a 400.
@@ -44,20 +47,17 @@ function undeliveredOf(counts: readonly UndeliveredCount[]): JsonObject & { tota
 
 /**
  * Delivery records of a subscription, for GET /webhooks/:id/deliveries[/:deliveryId] and its statistics
- * (GET /webhooks/:id/stats). Rules only; SQL is in the stores. `retryMaxAgeMs` bounds how long before a
- * window its attempts' deliveries can have been created; `disableAfterMs` (WEBHOOK_DISABLE_AFTER_HOURS)
+ * (GET /webhooks/:id/stats). Rules only; SQL is in the stores. `disableAfterMs` (WEBHOOK_DISABLE_AFTER_HOURS)
  * tells a failing subscription when it is disabled (`disablesAt`).
  */
-export function createDeliveryService(
-  stores: Stores,
-  opts: { retryMaxAgeMs: number; disableAfterMs?: number; clock?: () => Date } = { retryMaxAgeMs: 86_400_000 },
-) {
+export function createDeliveryService(stores: Stores, opts: { disableAfterMs?: number; clock?: () => Date } = {}) {
   const clock = opts.clock ?? (() => new Date());
   const ratio = (succeeded: number, finished: number) => (finished ? Math.round((succeeded / finished) * 10_000) / 10_000 : null);
   return {
     /**
-     * GET /webhooks/:id/stats: the subscription's deliveries and attempts over the last 24 hours or 7 days,
-     * and the window over time (hourly or daily buckets); a failing subscription's `disablesAt`.
+     * GET /webhooks/:id/stats: the subscription's deliveries and attempts over the last 24 hours or 7 days of
+     * the clock (the current hour and the 23 or 167 whole hours before it), and the window over time (hourly or
+     * daily buckets); a failing subscription's `disablesAt`.
      */
     async stats(actorIn: Actor | undefined, subscriptionId: string, query: Record<string, unknown>): Promise<JsonObject> {
       const actor = requireActor(actorIn);
@@ -68,11 +68,10 @@ export function createDeliveryService(
       }
       const windowMs = STATS_WINDOWS[window as StatsWindow];
       const { bucket, bucketMs } = STATS_BUCKETS[window as StatsWindow];
-      const since = new Date(clock().getTime() - windowMs);
-      const s = await stores.deliveryReads.stats(subscriptionId, since, new Date(since.getTime() - opts.retryMaxAgeMs), {
-        bucketMs,
-        buckets: windowMs / bucketMs,
-      });
+      // The window is whole hours of the clock (UTC), the current one last: the hourly rollup's
+      // (docs/decisions-webhooks.md, "Statistics from an hourly rollup").
+      const since = new Date(Math.floor(clock().getTime() / HOUR_MS) * HOUR_MS + HOUR_MS - windowMs);
+      const s = await stores.deliveryReads.stats(subscriptionId, since, { bucketMs, buckets: windowMs / bucketMs });
       const filtered = await stores.subscriptions.filteredSince(subscriptionId, since);
       const count = (status: string) => s.byStatus[status] ?? 0;
       const finished = count('succeeded') + count('failed') + count('dead_letter');
