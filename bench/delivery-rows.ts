@@ -168,11 +168,11 @@ if (process.env.BENCH_DIRECT !== '0') {
                                             "responseCode", "responseBody", "durationMs", "firstAttemptAt", "lastAttemptAt")
            SELECT i.id, i.org, i.sub, i.event, i.name, i.body, 'succeeded', 1, 200, 'ok', 3, ?::timestamptz, ?::timestamptz
              FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[]) AS i(id, org, sub, event, name, body)
-           ON CONFLICT (id) DO NOTHING
-           RETURNING id
+           ON CONFLICT (id, "createdAt") DO NOTHING
+           RETURNING id, "createdAt"
          )
-         INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", "durationMs", "attemptedAt")
-         SELECT id, 1, 'succeeded', 200, 'ok', 3, ?::timestamptz FROM ins`,
+         INSERT INTO delivery.attempts ("deliveryId", "deliveryCreatedAt", attempt, outcome, "responseCode", "responseBody", "durationMs", "attemptedAt")
+         SELECT id, "createdAt", 1, 'succeeded', 200, 'ok', 3, ?::timestamptz FROM ins`,
         [
           now,
           now,

@@ -30,6 +30,9 @@ try {
   await migrate(db, 'delivery', migrations);
   const org = randomUUID();
   const subs = await seedSubscriptions(db, org, SUBSCRIPTIONS);
+  // The days the seed covers get their daily partitions (migration 018), as a service running then would have made them.
+  if ((await db.raw<{ rows: { t: string | null }[] }>("SELECT to_regclass('delivery.deliveries_default') AS t")).rows[0].t)
+    await createStores(db).deliveryRetention.ensurePartitions(new Date(Date.now() - 8 * 86_400_000), 8);
   const seeded = Date.now();
   // Subscription 0 gets a fifth of the records; the rest share the others evenly. Created over the
   // last 7 days; 80% succeeded at once, 15% after a failure, 4% failed (retrying), 1% dead-lettered.
@@ -45,8 +48,8 @@ try {
     [org, subs, SUBSCRIPTIONS, DELIVERIES, DELIVERIES],
   );
   await db.raw(
-    `INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "durationMs", "attemptedAt")
-     SELECT d.id, a.n,
+    `INSERT INTO delivery.attempts ("deliveryId", "deliveryCreatedAt", attempt, outcome, "responseCode", "durationMs", "attemptedAt")
+     SELECT d.id, d."createdAt", a.n,
             CASE WHEN d.status = 'succeeded' AND a.n = d.attempts THEN 'succeeded' ELSE 'failed' END,
             CASE WHEN d.status = 'succeeded' AND a.n = d.attempts THEN 200 ELSE 503 END,
             (abs(hashtext(d.id::text)) % 400) + 5, d."createdAt" + (a.n - 1) * interval '5 seconds'

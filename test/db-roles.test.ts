@@ -252,6 +252,27 @@ describe('one database role per service', () => {
       // It can see what ran (a pod's start checks it).
       expect((await sql(url, `SELECT count(*)::int AS n FROM "${service}".knex_migrations`)).rows?.[0].n).toBeGreaterThan(0);
     }
+    // The delivery's weekly partitions are made and dropped through the owner's two functions only
+    // (docs/decisions-webhooks.md, "Partitioned delivery log"): what they make is the owner's.
+    const delivery = urlOf('delivery');
+    const made = await sql(delivery, `SELECT delivery.delivery_partition_create(current_date + 40) AS made`);
+    expect(made.rows?.[0].made).toBe(true);
+    const [owner] = (
+      await sql(
+        delivery,
+        `SELECT pg_get_userbyid(relowner) AS owner FROM pg_class WHERE relname = 'deliveries_' || to_char(date_trunc('week', current_date + 40), '"p"YYYYMMDD')`,
+      )
+    ).rows!;
+    expect(owner.owner).not.toBe(roles.delivery);
+    const dropped = await sql(
+      delivery,
+      `SELECT delivery.delivery_partition_drop(to_char(date_trunc('week', current_date + 40), '"p"YYYYMMDD'), 0) AS kept`,
+    );
+    expect(dropped.message).toBeUndefined();
+    expect(dropped.rows?.[0].kept).toBe(0);
+    const refused = await sql(delivery, `SELECT delivery.delivery_partition_drop('knex_migrations', 0)`);
+    expect(refused.message).toMatch(/not a delivery partition/);
+    expect((await sql(urlOf('core'), `SELECT delivery.delivery_partition_create(current_date + 41)`)).code).toBe('42501');
   });
 
   it('tells a service started as more than its own role (a pod warns at start), and not one on its own role', async () => {

@@ -75,7 +75,7 @@ export function readDeliveryConfig() {
     maxResponseBytes: int('WEBHOOK_MAX_RESPONSE_BYTES', 65_536, 4096),
     /** Finished delivery records (and attempt logs) are deleted after this many days; 0 keeps them forever. */
     retentionDays: int('WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 36_500),
-    /** Time between two retention sweeps of a replica. */
+    /** Time between two retention sweeps of a replica (and two runs of its partition job: features/deliveries/retention.ts). */
     retentionSweepMs: int('WEBHOOK_RETENTION_SWEEP_MS', 3_600_000, 1000),
     /** Failed attempts in a row after which webhook.subscription.failing is sent (once per run of failures). */
     failingAfterFailures: int('WEBHOOK_FAILING_AFTER_FAILURES', 10, 1),

@@ -24,8 +24,13 @@ export interface DeliveryMetrics {
   claimDuration: Histogram;
   claimed: Histogram;
   handedOff: Counter;
-  /** Finished deliveries deleted by the retention sweeper. */
+  /** Finished deliveries deleted one by one by the retention sweeper (those outside the weekly partitions). */
   pruned: Counter;
+  /** Weekly partitions of the delivery log created ahead, and dropped past the retention (migration 018). */
+  partitionsCreated: Counter;
+  partitionsDropped: Counter;
+  /** Unfinished deliveries moved out of a partition being dropped, to the default partition. */
+  partitionRowsKept: Counter;
   consumerLag: Gauge<'partition'>;
   /**
    * Throttling (docs/webhooks.md, "Throttling"): `retry_after`, attempts a receiver answered 429/503 with
@@ -154,6 +159,21 @@ export function createDeliveryMetrics(
     pruned: new Counter({
       name: `${p}webhook_deliveries_pruned_total`,
       help: 'Finished delivery records (with their attempt logs) deleted after the retention period.',
+      registers,
+    }),
+    partitionsCreated: new Counter({
+      name: `${p}webhook_partitions_created_total`,
+      help: "Weekly partitions of the delivery log (deliveries and attempts) created ahead of their week by this replica's partition job.",
+      registers,
+    }),
+    partitionsDropped: new Counter({
+      name: `${p}webhook_partitions_dropped_total`,
+      help: 'Weekly partitions of the delivery log dropped by the retention sweep once their whole week was past the retention.',
+      registers,
+    }),
+    partitionRowsKept: new Counter({
+      name: `${p}webhook_partition_rows_kept_total`,
+      help: 'Unfinished deliveries (an attempt scheduled or in flight) moved to the default partition when their week was dropped.',
       registers,
     }),
     consumerLag: new Gauge({

@@ -13,7 +13,7 @@ import { createAuditOutboxStore } from './audit/store.ts';
 import { DEV_SECRET_KEY_MATERIAL, type DeliveryConfig } from './config.ts';
 import { createDispatcher } from './dispatch/dispatcher.ts';
 import { orderedReleaseJob } from './features/deliveries/ordered-release.ts';
-import { createRetentionSweeper } from './features/deliveries/retention.ts';
+import { createPartitionKeeper, createRetentionSweeper } from './features/deliveries/retention.ts';
 import { createPortalService, portalSweepJob } from './features/portal/service.ts';
 import { createRecoveryService, recoveryResumeJob } from './features/recovery/service.ts';
 import { createSubscriptionHealth, healthSweepJob } from './features/subscriptions/health.ts';
@@ -196,6 +196,13 @@ export function createDeliveryWorker({ config, backend, db, kafka, core, current
       metrics: deliveryMetrics,
       logger,
       retentionMs: config.retentionDays * 86_400_000,
+      intervalMs: config.retentionSweepMs,
+    }).job,
+    // The delivery log's weekly partitions, made ahead of their week (migration 018), whatever the retention.
+    'partition keeper': createPartitionKeeper({
+      stores,
+      metrics: deliveryMetrics,
+      logger,
       intervalMs: config.retentionSweepMs,
     }).job,
     'health sweeper': healthSweepJob(health, { intervalMs: config.healthSweepMs, logger }),

@@ -83,6 +83,9 @@ export async function fanOut(
   const rows: NewDelivery[] = [];
   const filtered = new Map<string, number>();
   for (const e of subscribable) {
+    // The deliveries' time and partition key: the event's own, the same at every fan-out of it (migration 018).
+    const occurred = Date.parse(e.occurredAt);
+    const createdAt = Number.isFinite(occurred) ? new Date(occurred) : null;
     // What a filter sees: the body every subscription of the event would receive, less its delivery id.
     let view: WebhookFilterInput | undefined;
     for (const s of byOrg.get(e.organizationId) ?? []) {
@@ -106,6 +109,7 @@ export async function fanOut(
         body: JSON.stringify(webhookEnvelope(id, e)),
         traceparent: opts.traceparentOf?.(e) ?? null,
         orderKey: s.ordering === 'per_entity' ? `${e.entityType}:${e.entityId}` : null,
+        createdAt,
       };
       // An ordered delivery may have to wait for its turn: the claim decides, never the handoff. A temporary
       // subscription's go down its listener's stream (features/listen), never over HTTP.

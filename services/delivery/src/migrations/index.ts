@@ -16,6 +16,7 @@ import { portalSessions } from './014-portal-sessions.ts';
 import { listen } from './015-listen.ts';
 import { subscriptionFilter } from './016-subscription-filter.ts';
 import { throttling } from './017-throttling.ts';
+import { partitionedDeliveries } from './018-partitioned-deliveries.ts';
 import { statsRollup } from './019-stats-rollup.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
@@ -37,5 +38,6 @@ export const migrations: Migration[] = [
   listen,
   subscriptionFilter,
   throttling,
+  partitionedDeliveries,
   statsRollup,
 ];

@@ -61,7 +61,7 @@ export interface DeadLetterMessage {
   envelope: unknown;
 }
 
-/** A row of delivery.attempts as stored (migration 001): one attempt of a delivery. */
+/** A row of delivery.attempts as stored (migrations 001 and 018): one attempt of a delivery. */
 export type AttemptLogRow = {
   seq: number;
   deliveryId: string;
@@ -72,6 +72,8 @@ export type AttemptLogRow = {
   error: string | null;
   durationMs: number;
   attemptedAt: Date;
+  /** Its delivery's createdAt, the partition key (migration 018). */
+  deliveryCreatedAt: Date;
 };
 
 /** An entry of the attempt log of a delivery: the contract's DELIVERY_ATTEMPT_FIELDS. */
@@ -197,8 +199,8 @@ export function createAttemptStore(db: Knex): AttemptStore {
             },
             {
               sql: `attempt_row AS (
-              INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt", "pausedMs")
-              SELECT id, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::int FROM ${WRITTEN})`,
+              INSERT INTO delivery.attempts ("deliveryId", "deliveryCreatedAt", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt", "pausedMs")
+              SELECT id, "createdAt", ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::int FROM ${WRITTEN})`,
               bindings: [
                 attempt,
                 result.ok ? 'succeeded' : 'failed',
@@ -272,8 +274,8 @@ export function createAttemptStore(db: Knex): AttemptStore {
             WHERE d.id = i.id AND d."leaseToken" = i.token
            RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt", d."createdAt", d.test, d.status, p.status AS "priorStatus"
          ), ins AS (
-           INSERT INTO delivery.attempts ("deliveryId", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt", "pausedMs")
-           SELECT i.id, i.attempt, i.outcome, i."responseCode", i."responseBody", i.error, i."durationMs", i."attemptedAt",
+           INSERT INTO delivery.attempts ("deliveryId", "deliveryCreatedAt", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt", "pausedMs")
+           SELECT i.id, upd."createdAt", i.attempt, i.outcome, i."responseCode", i."responseBody", i.error, i."durationMs", i."attemptedAt",
                   (extract(epoch FROM i.paused - i."attemptedAt") * 1000)::int
              FROM input i JOIN upd ON upd.id = i.id
          ), h AS (

@@ -100,7 +100,7 @@ export function createFakeDeliveryQueueStore(
           lastAttemptAt: null,
           leaseToken: n.leaseToken ?? null,
           lockedUntil: n.leaseToken && !test ? new Date(now.getTime() + (opts.leaseMs ?? 0)) : null,
-          createdAt: now,
+          createdAt: n.createdAt ?? now,
           updatedAt: now,
           traceparent: n.traceparent ?? null,
           orderKey,

@@ -15,7 +15,30 @@ export function createFakeDeliveryRetentionStore(
   clock: () => Date = () => new Date(),
   kept: FakeStatsKept = { deliveries: [], log: [], prunedBefore: null },
 ): DeliveryRetentionStore {
+  const finished = (r: DeliveryRow, now: Date) =>
+    r.nextAttemptAt === null && unleased(r, now) && !(r.status === 'pending' && r.orderKey !== null && !r.test);
   return {
+    // No partitions here: every row is as if in the default partition.
+    async ensurePartitions() {
+      return 0;
+    },
+    async expiredPartitions() {
+      return [];
+    },
+    async dropPartition() {
+      return 0;
+    },
+    async pruneUnpartitioned(before, limit) {
+      const now = clock();
+      const gone = rows
+        .filter((r) => r.createdAt < before && finished(r, now))
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+        .slice(0, limit);
+      for (const r of gone) rows.splice(rows.indexOf(r), 1);
+      const ids = new Set(gone.map((r) => r.id));
+      for (let i = log.length - 1; i >= 0; i--) if (ids.has(log[i].deliveryId)) log.splice(i, 1);
+      return gone.length;
+    },
     async pruneFinished(subscriptionId, before, limit) {
       const now = clock();
       const gone = rows

@@ -26,6 +26,12 @@ export interface NewDelivery extends Pick<
    * waits (pending, nothing scheduled) until the one before it ends (ORDER_RELEASE).
    */
   orderKey?: string | null;
+  /**
+   * The delivery's time and partition key (migration 018): the domain event's `occurredAt`, the same at
+   * every fan-out of the pair, so the primary key (id, createdAt) finds a delivery written before. Absent
+   * (a test delivery, an event without a valid time): now.
+   */
+  createdAt?: Date | null;
 }
 
 /**
@@ -267,7 +273,9 @@ export function releaseSlotsBindings(slotted: Pick<ClaimedDelivery, 'subscriptio
 export interface DeliveryQueueStore {
   /**
    * Inserts deliveries, ignoring ids that already exist (a fan-out's ids are
-   * derived from (eventId, subscriptionId)), and notifies the delivery loops when
+   * derived from (eventId, subscriptionId), its `createdAt` is the event's time: the
+   * primary key (id, createdAt) finds the row; a row without `createdAt` is looked up
+   * by id), and notifies the delivery loops when
    * any new one is free to claim, in one statement. Rows with a lease token are
    * held for `leaseMs` from now. The notification carries `notifier` so a loop
    * can ignore its own process's.
@@ -335,10 +343,10 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
           .raw<QueryResult<{ id: string }>>(
             `WITH input AS (
              SELECT i.*, row_number() OVER (PARTITION BY i.sub, i.okey ORDER BY i.ord) AS nth
-               FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::boolean[], ?::uuid[], ?::text[], ?::text[])
-                 WITH ORDINALITY AS i(id, org, sub, event, name, body, test, token, trace, okey, ord)
+               FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::boolean[], ?::uuid[], ?::text[], ?::text[], ?::timestamptz[])
+                 WITH ORDINALITY AS i(id, org, sub, event, name, body, test, token, trace, okey, at, ord)
            ), ins AS (
-             INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, test, "leaseToken", "lockedUntil", status, "nextAttemptAt", traceparent, "orderKey", "orderSeq")
+             INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, test, "leaseToken", "lockedUntil", status, "nextAttemptAt", traceparent, "orderKey", "orderSeq", "createdAt")
              SELECT i.id, i.org, i.sub, i.event, i.name, i.body, i.test, i.token,
                     CASE WHEN i.token IS NOT NULL AND NOT i.test THEN now() + (? * interval '1 millisecond') END,
                     'pending',
@@ -348,10 +356,14 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
                            SELECT 1 FROM delivery.deliveries e
                             WHERE e."subscriptionId" = i.sub AND e."orderKey" = i.okey AND ${UNFINISHED})) THEN NULL
                          ELSE now() END,
-                    i.trace, i.okey, CASE WHEN i.okey IS NOT NULL THEN nextval('delivery.delivery_order_seq') END
+                    i.trace, i.okey, CASE WHEN i.okey IS NOT NULL THEN nextval('delivery.delivery_order_seq') END,
+                    COALESCE(i.at, now())
                -- (orderSeq rises with the events' order within each key: the window above sorted by it.)
                FROM input i
-             ON CONFLICT (id) DO NOTHING
+              -- A row without its time (now) cannot meet its earlier self in the key: looked up by id (every partition).
+              WHERE i.at IS NOT NULL OR NOT EXISTS (SELECT 1 FROM delivery.deliveries x WHERE x.id = i.id)
+             -- The partition key is part of the primary key (migration 018): the event's time, the same at every fan-out.
+             ON CONFLICT (id, "createdAt") DO NOTHING
              RETURNING id, "leaseToken" IS NULL AS free, "subscriptionId", "createdAt", test
            ), stats AS (${ROLLUP_UPSERT(
              `(SELECT "subscriptionId" AS sub, date_trunc('hour', "createdAt") AS hour, ${STATUS_DELTA('NULL', "'pending'")}, ${NO_ATTEMPT}
@@ -370,6 +382,7 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
               col((r) => r.leaseToken ?? null),
               col((r) => r.traceparent ?? null),
               col((r) => r.orderKey ?? null),
+              col((r) => r.createdAt ?? null),
               opts.leaseMs ?? 0,
               DUE_CHANNEL,
               opts.notifier ?? '',

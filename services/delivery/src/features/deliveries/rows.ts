@@ -31,6 +31,7 @@ export type DeliveryRow = {
   lockedUntil: Date | null;
   leaseToken: string | null;
   test: boolean;
+  /** The domain event's time (its occurredAt; now() for a test delivery): the partition key (migration 018). */
   createdAt: Date;
   updatedAt: Date;
   /** W3C trace context of the event, if it had one. */

@@ -130,8 +130,10 @@ export function createRecoveryService(stores: Stores, ports: RecoveryPorts) {
         }),
       );
       ports.audited?.();
+      // Gone meanwhile: its week was dropped past the retention while it was being sent (migration 018).
       const row = await stores.deliveryReads.find(actor.organizationId, sub.id, deliveryId);
-      return presentDeliveryWithAttempts(row!, await stores.attempts.listFor(deliveryId));
+      if (!row) throw notFound('delivery');
+      return presentDeliveryWithAttempts(row, await stores.attempts.listFor(deliveryId));
     },
 
     async recover(actorIn: Actor | undefined, subscriptionId: string, body: WebhookRecoverRequestBody): Promise<JsonObject> {

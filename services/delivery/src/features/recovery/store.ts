@@ -81,7 +81,7 @@ export function createRecoveryStore(db: Knex): RecoveryStore {
          ), queued AS (
            UPDATE delivery.deliveries d
               SET "nextAttemptAt" = now(), "firstAttemptAt" = NULL, "updatedAt" = now()
-             FROM batch WHERE d.id = batch.id
+             FROM batch WHERE d.id = batch.id AND d."createdAt" = batch."createdAt"
            RETURNING d.id
          ), last AS (
            SELECT "createdAt", id FROM batch ORDER BY "createdAt" DESC, id DESC LIMIT 1
