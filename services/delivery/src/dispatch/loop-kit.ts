@@ -6,6 +6,7 @@ import type { FakeStores } from '../fake-stores.ts';
 import { createDeliveryMetrics } from '../metrics.ts';
 import type { HttpSender, SendResult } from '../sender/http-sender.ts';
 import { ORG, testSubscription } from '../shared/test-fixtures.ts';
+import type { NewDelivery } from '../features/deliveries/queue-store.ts';
 import type { SubscriptionRow } from '../features/subscriptions/store.ts';
 import { createDispatcher } from './dispatcher.ts';
 
@@ -37,7 +38,13 @@ export function loop(stores: FakeStores, answer: (url: string, n: number) => Par
   return { dispatcher, sent };
 }
 
-export async function subscribe(stores: FakeStores, over: Partial<SubscriptionRow>, n: number): Promise<SubscriptionRow> {
+/** A subscription of `stores` with `n` deliveries due (each with `delivery`'s fields, e.g. an orderKey). */
+export async function subscribe(
+  stores: FakeStores,
+  over: Partial<SubscriptionRow>,
+  n: number,
+  delivery: Partial<NewDelivery> = {},
+): Promise<SubscriptionRow> {
   const sub = testSubscription(over);
   stores.subscriptions.rows.push(sub);
   await stores.deliveryQueue.insertMany(
@@ -48,6 +55,7 @@ export async function subscribe(stores: FakeStores, over: Partial<SubscriptionRo
       eventId: randomUUID(),
       eventName: 'entry.created',
       body: '{}',
+      ...delivery,
     })),
   );
   return sub;

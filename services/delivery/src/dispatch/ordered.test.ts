@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { OrderedKey } from '../features/deliveries/queue-store.ts';
 import { createFakeStores } from '../fake-stores.ts';
-import { ORG } from '../shared/test-fixtures.ts';
 import { loop, subscribe } from './loop-kit.ts';
 
 // The delivery loop and an ordered key (docs/decisions-webhooks.md, "Ordering is a chain"): after it records
@@ -10,23 +8,15 @@ import { loop, subscribe } from './loop-kit.ts';
 describe('the delivery loop and an ordered subscription (fake stores)', () => {
   it('sends a key’s deliveries one after the other, looking for the next after each end is recorded', async () => {
     const stores = createFakeStores();
-    const sub = await subscribe(stores, { ordering: 'per_entity', destinationUrl: 'https://ordered.example/in' }, 0);
+    const sub = await subscribe(stores, { ordering: 'per_entity', destinationUrl: 'https://ordered.example/in' }, 3, {
+      orderKey: 'entry:1',
+    });
     const looks: (readonly OrderedKey[] | undefined)[] = [];
     const release = stores.deliveryQueue.releaseWaiting.bind(stores.deliveryQueue);
     stores.deliveryQueue.releaseWaiting = async (keys) => {
       looks.push(keys);
       return release(keys);
     };
-    const rows = [1, 2, 3].map(() => ({
-      id: randomUUID(),
-      organizationId: ORG,
-      subscriptionId: sub.id,
-      eventId: randomUUID(),
-      eventName: 'entry.created',
-      body: '{}',
-      orderKey: 'entry:1',
-    }));
-    await stores.deliveryQueue.insertMany(rows);
     const { dispatcher, sent } = loop(stores);
     dispatcher.start();
     await expect.poll(() => stores.deliveryQueue.rows.every((r) => r.status === 'succeeded'), { timeout: 5000 }).toBe(true);
