@@ -2,6 +2,7 @@
 // fix) against @platformatic/kafka (its own API: 2.12.1 has no kafkajs compatibility layer yet), on the project's
 // broker. Run while the local Kafka runs (npm test / npm start start it, or a holder of scripts/lib/infra.mjs):
 //
+//   npm install --no-save @platformatic/kafka@2.12.1   # not a dependency: it wants Node >= 22.22
 //   KAFKA_BROKERS=127.0.0.1:19092 node --import tsx bench/kafka-clients.ts
 //
 // knobs: BENCH_CLIENTS (kafkajs,platformatic), BENCH_MESSAGES (20000 per produce phase),
@@ -135,9 +136,33 @@ function kafkajsShaped(kafka: Kafka, newProducer: () => Producer): BenchClient {
   };
 }
 
+/**
+ * What this bench uses of @platformatic/kafka. It is not a dependency of the repository: it wants Node >= 22.22
+ * and the project runs on 22.13 and later (test/runtime.test.ts), so install it for a run:
+ * `npm install --no-save @platformatic/kafka@2.12.1`.
+ */
+interface PlatformaticKafka {
+  Producer: new (opts: object) => { send(req: { messages: object[] }): Promise<unknown>; close(): Promise<void> };
+  Consumer: new (opts: object) => {
+    consume(opts: object): Promise<{
+      on(event: 'data', listener: (m: { headers: Map<Buffer, Buffer>; value: Buffer }) => void): void;
+      close(): Promise<void>;
+    }>;
+    close(): Promise<void>;
+  };
+  ProduceAcks: { ALL: number };
+  stringSerializers: object;
+  MessagesStreamModes: { COMMITTED: string };
+  MessagesStreamFallbackModes: { EARLIEST: string };
+}
+const PLATFORMATIC = '@platformatic/kafka';
+
 async function platformaticClient(): Promise<BenchClient> {
-  const { Producer, Consumer, ProduceAcks, stringSerializers, MessagesStreamModes, MessagesStreamFallbackModes } =
-    await import('@platformatic/kafka');
+  const { Producer, Consumer, ProduceAcks, stringSerializers, MessagesStreamModes, MessagesStreamFallbackModes } = (await import(
+    PLATFORMATIC
+  ).catch(() => {
+    throw new Error(`${PLATFORMATIC} is not installed: npm install --no-save ${PLATFORMATIC}@2.12.1 (it wants Node >= 22.22)`);
+  })) as PlatformaticKafka;
   const base = { clientId: 'bench-platformatic', bootstrapBrokers: BROKERS, retries: 8, retryDelay: 200, connectTimeout: 3000 };
   return {
     async producer() {
@@ -170,7 +195,7 @@ async function platformaticClient(): Promise<BenchClient> {
         autocommit: 1000,
       });
       // The stream hands over one message at a time; what one read of the stream yields is a batch.
-      stream.on('data', (m: { headers: Map<Buffer, Buffer>; value: Buffer }) => {
+      stream.on('data', (m) => {
         const headers: KafkaHeaders = {};
         for (const [k, v] of m.headers) headers[k.toString()] = v;
         onBatch([{ headers, value: m.value }]);
