@@ -60,6 +60,7 @@ async function lifecycle(name: string, run: (db: Knex, stores: Stores, rows: () 
         const id = randomUUID();
         return {
           id,
+          createdAt: new Date(),
           organizationId: org,
           subscriptionId: sub.id,
           eventId: randomUUID(),
@@ -113,6 +114,7 @@ const succeeded = (d: ClaimedDelivery): AttemptRecord => ({
 });
 const claimed = (r: NewDelivery): ClaimedDelivery => ({
   id: r.id,
+  createdAt: r.createdAt!,
   organizationId: r.organizationId,
   subscriptionId: r.subscriptionId,
   eventName: r.eventName,

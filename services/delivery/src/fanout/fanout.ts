@@ -114,12 +114,15 @@ export async function fanOut(
       // An ordered delivery may have to wait for its turn: the claim decides, never the handoff. A temporary
       // subscription's go down its listener's stream (features/listen), never over HTTP.
       // A throttled or paused subscription's deliveries wait for the claim, which applies its limits across replicas.
-      if (opts.handoff && !row.orderKey && !s.temporary && !throttledOrPaused(s)) {
+      // A row without its event's time (now, the database's) is left to the claim too, which returns the time
+      // that the record of its attempt names (migration 018).
+      if (opts.handoff && createdAt && !row.orderKey && !s.temporary && !throttledOrPaused(s)) {
         const free = capacity.get(s.destinationOrigin) ?? opts.handoff.capacity(s.destinationOrigin);
         if (free > 0) {
           row.leaseToken = randomUUID();
           handed.set(id, {
             id,
+            createdAt,
             organizationId: row.organizationId,
             subscriptionId: s.id,
             eventName: row.eventName,

@@ -1,3 +1,4 @@
+import { atTime } from '../deliveries/queue-store.ts';
 import type { FakeThrottle } from '../deliveries/fake-queue-store.ts';
 import type { DeliveryRow } from '../deliveries/rows.ts';
 import type { SubscriptionRow } from '../subscriptions/store.ts';
@@ -62,7 +63,10 @@ export function createFakeAttemptStore(
   };
 
   const apply = ({ delivery, result, attemptedAt, decision, deadLetter }: AttemptRecord): boolean => {
-    const row = deliveries.find((r) => r.id === delivery.id && r.leaseToken === delivery.leaseToken);
+    // By id and time, as the statement finds it (migration 018's primary key).
+    const row = deliveries.find(
+      (r) => r.id === delivery.id && atTime(r.createdAt, delivery.createdAt) && r.leaseToken === delivery.leaseToken,
+    );
     if (!row) return false;
     if (decision.kind === 'dead_letter') {
       if (!deadLetter) throw new Error('a dead letter is recorded with its message');

@@ -43,6 +43,7 @@ function setup(opts: { kept?: boolean; goneFails?: boolean } = {}) {
 const attempt = (decision: AttemptDecision, ok = false): AttemptRecord => ({
   delivery: {
     id: 'd1',
+    createdAt: new Date(0),
     leaseToken: 't',
     attempts: 2,
     firstAttemptAt: null,

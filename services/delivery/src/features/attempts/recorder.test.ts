@@ -21,6 +21,7 @@ function fakeStore() {
 const attempt = (id: string): AttemptRecord => ({
   delivery: {
     id,
+    createdAt: new Date(0),
     leaseToken: 't',
     attempts: 0,
     firstAttemptAt: null,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SubscriptionRow } from '../subscriptions/store.ts';
-import { claimBindings, THROTTLE_HORIZON_MS, type ClaimedDelivery, type DeliveryQueueStore } from './queue-store.ts';
+import { atTime, claimBindings, THROTTLE_HORIZON_MS, type ClaimedDelivery, type DeliveryQueueStore } from './queue-store.ts';
 import type { DeliveryRow } from './rows.ts';
 
 /** A delivery's lease has lapsed (or it never had one) at `now`. */
@@ -179,6 +179,7 @@ export function createFakeDeliveryQueueStore(
           slotted,
           throttledAttempts: r.throttledAttempts ?? 0,
           id: r.id,
+          createdAt: r.createdAt,
           organizationId: r.organizationId,
           subscriptionId: r.subscriptionId,
           eventName: r.eventName,
@@ -207,7 +208,8 @@ export function createFakeDeliveryQueueStore(
 
     async release(claims) {
       for (const c of claims) {
-        const r = rows.find((x) => x.id === c.id && x.leaseToken === c.leaseToken);
+        // By id and time, as the statement finds it (migration 018's primary key).
+        const r = rows.find((x) => x.id === c.id && atTime(x.createdAt, c.createdAt) && x.leaseToken === c.leaseToken);
         if (r) Object.assign(r, { lockedUntil: null, leaseToken: null });
         if (c.slotted && c.subscriptionId) throttles.get(c.subscriptionId)?.leases.delete(c.leaseToken);
       }

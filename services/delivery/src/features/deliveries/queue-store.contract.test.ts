@@ -60,6 +60,8 @@ describeStoreContract<DeliveryWorld>('DeliveryQueueStore', {
       expect(deliveries).toEqual([
         {
           id: row.id,
+          // Its time, which the statements that find it again name (the partition key, migration 018).
+          createdAt: (await w.delivery(row.id))!.createdAt,
           organizationId: sub.organizationId,
           subscriptionId: sub.id,
           eventName: 'entry.created',
@@ -238,15 +240,18 @@ describeStoreContract<DeliveryWorld>('DeliveryQueueStore', {
       expect(await claimIds(w)).toEqual([held.id]);
     },
 
-    async 'releases only the leases it is given with their tokens'(w) {
+    async 'releases only the leases it is given with their tokens and times'(w) {
       const sub = await addSubscription(w);
       const [id] = await addDue(w, sub, [-MIN]);
       const {
         deliveries: [claimed],
       } = await w.stores.deliveryQueue.claim({ limit: 1, leaseMs: MIN, defaultCap: 1, caps: new Map() });
-      await w.stores.deliveryQueue.release([{ id, leaseToken: crypto.randomUUID() }]);
+      await w.stores.deliveryQueue.release([{ id, createdAt: claimed.createdAt, leaseToken: crypto.randomUUID() }]);
       expect(await claimIds(w)).toEqual([]);
-      await w.stores.deliveryQueue.release([{ id, leaseToken: claimed.leaseToken }]);
+      const elsewhen = new Date(claimed.createdAt.getTime() - 1000);
+      await w.stores.deliveryQueue.release([{ id, createdAt: elsewhen, leaseToken: claimed.leaseToken }]);
+      expect(await claimIds(w)).toEqual([]);
+      await w.stores.deliveryQueue.release([{ id, createdAt: claimed.createdAt, leaseToken: claimed.leaseToken }]);
       expect(await w.delivery(id)).toMatchObject({ lockedUntil: null, leaseToken: null });
       expect(await claimIds(w)).toEqual([id]);
     },

@@ -54,6 +54,18 @@ export const ORDER_RELEASE = (finished: string) => `
               ORDER BY w."orderSeq" LIMIT 1)
        FROM ${finished} f WHERE f."orderKey" IS NOT NULL AND f."nextAttemptAt" IS NULL))`;
 
+/**
+ * A delivery's row found again by the time its claim gave it (`ClaimedDelivery.createdAt`, migration 018's
+ * partition key): within a millisecond either side, since Postgres keeps microseconds and a JavaScript Date
+ * milliseconds (cut down, by float arithmetic sometimes one lower). Enough for Postgres to read only the row's
+ * week; the id finds the row. `time` appears twice: a placeholder (`?`) takes two bindings.
+ */
+export const AT_TIME = (column: string, time: string) =>
+  `${column} BETWEEN ${time} - interval '1 millisecond' AND ${time} + interval '1 millisecond'`;
+
+/** Whether a row's time is the one a claim gave, as AT_TIME finds it (the fakes'). */
+export const atTime = (row: Date, time: Date) => Math.abs(row.getTime() - time.getTime()) <= 1;
+
 /** An ordered key of one subscription (the chain ORDER_RELEASE walks). */
 export interface OrderedKey {
   subscriptionId: string;
@@ -63,6 +75,11 @@ export interface OrderedKey {
 /** A delivery reserved for one replica to attempt now. */
 export interface ClaimedDelivery {
   id: string;
+  /**
+   * Its time and partition key (migration 018): the statements that find it again by id (the record of its
+   * attempt, a release) name it too, so Postgres reads its week's partition only, not every week's.
+   */
+  createdAt: Date;
   organizationId: string;
   subscriptionId: string;
   eventName: string;
@@ -155,7 +172,7 @@ export const CLAIM_SQL = `WITH caps AS (
          ), due AS (
            -- Walks the due index in order (disabled and deleted subscriptions have no due rows). A temporary
            -- subscription's rows are its listener's to claim (features/listen), never sent over HTTP.
-           SELECT d.id, d."nextAttemptAt", d."subscriptionId"
+           SELECT d.id, d."createdAt", d."nextAttemptAt", d."subscriptionId"
              FROM delivery.deliveries d
             WHERE d."nextAttemptAt" <= now()
               AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
@@ -168,7 +185,7 @@ export const CLAIM_SQL = `WITH caps AS (
             ORDER BY d."nextAttemptAt"
             LIMIT ?
          ), ranked AS (
-           SELECT due.id, due."nextAttemptAt",
+           SELECT due.id, due."createdAt", due."nextAttemptAt",
                   row_number() OVER (PARTITION BY s."destinationOrigin" ORDER BY due."nextAttemptAt") AS rn,
                   COALESCE(caps.cap, ?) AS cap
              FROM due
@@ -190,16 +207,18 @@ export const CLAIM_SQL = `WITH caps AS (
             WHERE d.id = ANY(ARRAY(SELECT id FROM orphans))
            RETURNING d.id, d."subscriptionId", d."createdAt", d.test, d.status
          ), picked AS (
-           SELECT d.id, d."subscriptionId", d."nextAttemptAt" FROM delivery.deliveries d
-            WHERE d.id = ANY(ARRAY(SELECT id FROM ranked WHERE rn <= cap ORDER BY "nextAttemptAt" LIMIT ?))
-              AND d."nextAttemptAt" <= now()
+           -- By id and time: a nested loop whose every probe Postgres prunes to the row's own week (migration 018).
+           SELECT d.id, d."createdAt", d."subscriptionId", d."nextAttemptAt" FROM delivery.deliveries d
+             JOIN (SELECT id, "createdAt" FROM ranked WHERE rn <= cap ORDER BY "nextAttemptAt" LIMIT ?) r
+               ON d.id = r.id AND d."createdAt" = r."createdAt"
+            WHERE d."nextAttemptAt" <= now()
               AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
               -- An ordered delivery goes only when every earlier one of its key has ended.
               AND (d."orderKey" IS NULL OR NOT EXISTS (
                 SELECT 1 FROM delivery.deliveries e
                  WHERE e."subscriptionId" = d."subscriptionId" AND e."orderKey" = d."orderKey" AND e."orderSeq" < d."orderSeq"
                    AND ${UNFINISHED}))
-            FOR UPDATE SKIP LOCKED
+            FOR UPDATE OF d SKIP LOCKED
          ), tstate AS (
            -- The throttled subscriptions' shared state, locked in id order (claims and attempt records never wait
            -- on each other in a cycle); a row another claim held is read as that claim left it.
@@ -211,13 +230,13 @@ export const CLAIM_SQL = `WITH caps AS (
                   GREATEST(ts."nextAt", now()) AS base, ${LIVE_LEASES('ts.leases')} AS busy
              FROM tstate ts JOIN delivery.subscriptions s ON s.id = ts."subscriptionId"
          ), granted AS (
-           SELECT p.id, NULL::timestamptz AS "notBefore", false AS slotted FROM picked p
+           SELECT p.id, p."createdAt", NULL::timestamptz AS "notBefore", false AS slotted FROM picked p
             WHERE p."subscriptionId" NOT IN (SELECT "subscriptionId" FROM tsub)
            UNION ALL
            -- A throttled subscription's rows, oldest due first: each rate slot 1/rateLimit s after the one before,
            -- as far as the horizon, and no more than its free in-flight slots.
-           SELECT n.id, n."notBefore", n.slots IS NOT NULL FROM (
-             SELECT p.id, t.slots, t.busy, row_number() OVER w AS n,
+           SELECT n.id, n."createdAt", n."notBefore", n.slots IS NOT NULL FROM (
+             SELECT p.id, p."createdAt", t.slots, t.busy, row_number() OVER w AS n,
                     t.base + (row_number() OVER w - 1) * (interval '1 second' / t.rate) AS "notBefore"
                FROM picked p JOIN tsub t ON t."subscriptionId" = p."subscriptionId"
              WINDOW w AS (PARTITION BY p."subscriptionId" ORDER BY p."nextAttemptAt", p.id)) n
@@ -227,8 +246,8 @@ export const CLAIM_SQL = `WITH caps AS (
            UPDATE delivery.deliveries d
               SET "lockedUntil" = now() + (? * interval '1 millisecond'), "leaseToken" = gen_random_uuid()
              FROM granted g, delivery.subscriptions s
-            WHERE d.id = g.id AND s.id = d."subscriptionId"
-           RETURNING d.id, d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
+            WHERE d.id = g.id AND d."createdAt" = g."createdAt" AND s.id = d."subscriptionId"
+           RETURNING d.id, d."createdAt", d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
                      d."leaseToken", s."destinationUrl", s."destinationOrigin", s."secretSealed", s."previousSecretSealed", s."previousSecretUntil", s."receiverSealed", d.traceparent, d."orderKey",
                      d."throttledAttempts", d."lockedUntil", g."notBefore", g.slotted
          ), took AS (
@@ -294,7 +313,8 @@ export interface DeliveryQueueStore {
   nextDueAt(): Promise<Date | null>;
   /** Gives back leases of claimed deliveries that were never attempted (a replica stopping). */
   release(
-    claims: (Pick<ClaimedDelivery, 'id' | 'leaseToken'> & Partial<Pick<ClaimedDelivery, 'subscriptionId' | 'slotted'>>)[],
+    claims: (Pick<ClaimedDelivery, 'id' | 'createdAt' | 'leaseToken'> &
+      Partial<Pick<ClaimedDelivery, 'subscriptionId' | 'slotted'>>)[],
   ): Promise<void>;
   /** Subscriptions paused now by a receiver's Retry-After (the paused-subscriptions gauge). */
   countPaused(): Promise<number>;
@@ -397,7 +417,7 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
     async claim(args) {
       if (args.limit <= 0) return { deliveries: [], more: false };
       const { bindings, scan } = claimBindings(args);
-      const { rows } = await db.raw<QueryResult<ClaimResultRow>>(CLAIM_SQL, bindings).options(prepared('delivery-claim-v7'));
+      const { rows } = await db.raw<QueryResult<ClaimResultRow>>(CLAIM_SQL, bindings).options(prepared('delivery-claim-v8'));
       const claimed = rows.map(({ scanned: _, lockedUntil: __, ...d }): ClaimedDelivery => d);
       return { deliveries: claimed, more: rows.length > 0 && rows[0].scanned >= scan };
     },
@@ -413,9 +433,9 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
       if (!claims.length) return;
       await db.raw(
         `UPDATE delivery.deliveries d SET "lockedUntil" = NULL, "leaseToken" = NULL
-           FROM unnest(?::uuid[], ?::uuid[]) AS c(id, token)
-          WHERE d.id = c.id AND d."leaseToken" = c.token`,
-        [claims.map((c) => c.id), claims.map((c) => c.leaseToken)],
+           FROM unnest(?::uuid[], ?::timestamptz[], ?::uuid[]) AS c(id, created, token)
+          WHERE d.id = c.id AND ${AT_TIME('d."createdAt"', 'c.created')} AND d."leaseToken" = c.token`,
+        [claims.map((c) => c.id), claims.map((c) => c.createdAt), claims.map((c) => c.leaseToken)],
       );
       // Their in-flight slots too (subscriptions with maxInFlight), so another replica may take them now.
       const slotted = claims.flatMap((c) => (c.slotted && c.subscriptionId ? [{ ...c, subscriptionId: c.subscriptionId }] : []));

@@ -5,6 +5,8 @@ import type { NewSubscription, SubscriptionRow } from '../subscriptions/store.ts
 /** A delivery of a temporary subscription, reserved for its listener's stream. */
 export interface ListenedDelivery {
   id: string;
+  /** Its time and partition key (migration 018), which the record of its attempt names. */
+  createdAt: Date;
   organizationId: string;
   subscriptionId: string;
   eventName: string;
@@ -73,7 +75,7 @@ export function createListenStore(db: Knex): ListenStore {
     },
     async claim(subscriptionId, limit, leaseMs) {
       // Pending and not leased: the fan-out's rows (due now) and a test call's (never scheduled).
-      const { rows } = await db.raw<QueryResult<ListenedDelivery & { createdAt: Date }>>(
+      const { rows } = await db.raw<QueryResult<ListenedDelivery>>(
         `UPDATE delivery.deliveries d
             SET "lockedUntil" = now() + (? * interval '1 millisecond'), "leaseToken" = gen_random_uuid()
           WHERE d.id = ANY(ARRAY(
@@ -85,7 +87,7 @@ export function createListenStore(db: Knex): ListenStore {
         [leaseMs, subscriptionId, limit],
       );
       // UPDATE ... RETURNING keeps no order: the stream sends them as they were created.
-      return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map(({ createdAt: _, ...d }) => d);
+      return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
     },
   };
 }

@@ -29,6 +29,7 @@ export function createFakeRecoveryStore(
       Object.assign(d, { leaseToken: randomUUID(), lockedUntil: new Date(now.getTime() + leaseMs) });
       const leased: LeasedDelivery = {
         id: d.id,
+        createdAt: d.createdAt,
         organizationId: d.organizationId,
         subscriptionId: d.subscriptionId,
         eventName: d.eventName,

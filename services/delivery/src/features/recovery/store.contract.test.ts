@@ -85,6 +85,7 @@ describeStoreContract<DeliveryWorld>('RecoveryStore', {
       const stored = await w.delivery(id);
       expect(leased).toEqual({
         id,
+        createdAt: stored?.createdAt,
         organizationId: ORG,
         subscriptionId: sub.id,
         eventName: 'entry.created',

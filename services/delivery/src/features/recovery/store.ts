@@ -52,7 +52,7 @@ export function createRecoveryStore(db: Knex): RecoveryStore {
            FROM delivery.subscriptions s
           WHERE d.id = ? AND d."subscriptionId" = ? AND s.id = d."subscriptionId"
             AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
-      RETURNING d.id, d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
+      RETURNING d.id, d."createdAt", d."organizationId", d."subscriptionId", d."eventName", d.body, d.attempts, d."firstAttemptAt",
                 d."leaseToken", d."nextAttemptAt", d.traceparent, s."destinationUrl", s."destinationOrigin",
                 s."secretSealed", s."previousSecretSealed", s."previousSecretUntil", s."receiverSealed", d."orderKey"`,
         [leaseMs, deliveryId, subscriptionId],

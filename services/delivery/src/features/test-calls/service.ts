@@ -101,6 +101,8 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
       }
       const delivery = {
         id: deliveryId,
+        // Its time here, so the record of its attempt names its partition (migration 018); the id is new.
+        createdAt: new Date(),
         organizationId: actor.organizationId,
         subscriptionId: sub.id,
         eventName,
