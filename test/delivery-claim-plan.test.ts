@@ -44,6 +44,8 @@ afterAll(async () => {
 interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
+  'Subplan Name'?: string;
+  'Actual Loops'?: number;
   Plans?: PlanNode[];
 }
 const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
@@ -57,8 +59,8 @@ describe('the sender claim statement', () => {
     const { bindings } = claimBindings({ limit, leaseMs: 60_000, defaultCap: 48, caps: new Map([[ORIGIN, cap]]) });
     const { rows } = await db.raw(`EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`, bindings);
     const plan = nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode);
-    // The table is partitioned by day (migration 018): the partitions that hold rows (today's) are the ones
-    // read; a scan of an empty one (the days ahead, the default) reads no page.
+    // The table is partitioned by week (migration 018): the partitions that hold rows (this week's) are the ones
+    // read; a scan of an empty one (the weeks ahead, the default) reads no page.
     const { rows: held } = await db.raw<{ rows: { name: string }[] }>(
       `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
         WHERE i.inhparent = 'delivery.deliveries'::regclass AND c.reltuples > 0`,
@@ -69,4 +71,40 @@ describe('the sender claim statement', () => {
     expect(onDeliveries.length).toBeGreaterThan(0);
     expect(onDeliveries).not.toContain('Seq Scan');
   });
+
+  it('finds each picked row again in its own week only: the lookups name the time too', async () => {
+    // Rows in two weeks: the 5,000 due ones of this week, and 100 due ones of three weeks ago (its partition made
+    // as the upkeep would). Without the time in the lookups, every week's index is probed once per claim.
+    const [{ id: sub }] = await db('delivery.subscriptions').select('id');
+    const past = new Date(Date.now() - 21 * 86_400_000);
+    await db.raw('SELECT delivery.delivery_partition_create(?::date)', [past.toISOString().slice(0, 10)]);
+    await db.raw(
+      `INSERT INTO delivery.deliveries (id, "organizationId", "subscriptionId", "eventId", "eventName", body, status, "nextAttemptAt", "createdAt")
+       SELECT gen_random_uuid(), '00000000-0000-4000-8000-000000000001', ?, gen_random_uuid(), 'entry.created', 'x', 'pending',
+              now() - interval '1 hour', ?::timestamptz FROM generate_series(1, 100)`,
+      [sub, past],
+    );
+    await db.raw('ANALYZE delivery.deliveries');
+    const { bindings } = claimBindings({ limit: 16, leaseMs: 60_000, defaultCap: 48, caps: new Map() });
+    const trx = await db.transaction();
+    try {
+      const { rows } = await trx.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${CLAIM_SQL}`, bindings);
+      const root = rows[0]['QUERY PLAN'][0].Plan as PlanNode;
+      // The 16 oldest due rows are those of three weeks ago: their week's partition is the one probed.
+      const ctes = nodes(root).filter((n) => n['Subplan Name'] === 'CTE picked' || n['Subplan Name'] === 'CTE leased');
+      expect(ctes).toHaveLength(2);
+      for (const cte of ctes) {
+        const probes = nodes(cte).filter((n) => n['Relation Name']?.startsWith('deliveries_') && (n['Actual Loops'] ?? 0) > 0);
+        expect(probes.map((n) => n['Relation Name'])).toEqual([`deliveries_${weekOf(past)}`]);
+      }
+    } finally {
+      await trx.rollback();
+    }
+  });
 });
+
+/** The partition suffix of the week (Monday, UTC) holding `at` (migration 018's names: pYYYYMMDD). */
+function weekOf(at: Date): string {
+  const monday = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() - ((at.getUTCDay() + 6) % 7)));
+  return `p${monday.toISOString().slice(0, 10).replace(/-/g, '')}`;
+}

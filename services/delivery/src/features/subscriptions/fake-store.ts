@@ -73,6 +73,7 @@ export function createFakeSubscriptionStore(
       return rows
         .filter((r) => organizationIds.includes(r.organizationId) && r.enabled && !r.deletedAt)
         .filter((r) => r.eventNames.some((n) => selectors.includes(n)))
+        .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
         .map((r) => ({
           id: r.id,
           organizationId: r.organizationId,

@@ -153,7 +153,9 @@ export interface SubscriptionStore {
   softDelete(id: string): Promise<void>;
   /**
    * The enabled, live subscriptions of these organizations whose eventNames hold any of these selectors
-   * (the fan-out's hot read; the selectors of an event name are `selectorsOf` in @cluster/contracts).
+   * (the fan-out's hot read; the selectors of an event name are `selectorsOf` in @cluster/contracts), in id
+   * order: two fan-outs of one event (a batch read again during a rebalance) then insert its deliveries in one
+   * order, so they never wait on each other's in a cycle (a deadlock, and a failed batch read a third time).
    */
   matching(organizationIds: string[], selectors: string[]): Promise<FanoutSubscription[]>;
   /** Every subscription id, deleted ones included (the retention sweeper's walk). */
@@ -249,7 +251,8 @@ export function createSubscriptionStore(db: Knex): SubscriptionStore {
           'pausedUntil',
           'filter',
         )
-        .options(prepared('delivery-fanout-subscriptions-v7'));
+        .orderBy('id')
+        .options(prepared('delivery-fanout-subscriptions-v8'));
       return rows;
     },
     async allIds() {
