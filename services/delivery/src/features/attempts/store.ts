@@ -3,7 +3,7 @@ import { prepared, type Knex } from '@cluster/db';
 import { LOGICAL_TOPICS } from '@cluster/kafka';
 import { commitWrite, WRITTEN } from '@cluster/outbox';
 import type { SendResult } from '../../sender/http-sender.ts';
-import { AT_TIME, ORDER_RELEASE, type ClaimedDelivery } from '../deliveries/queue-store.ts';
+import { AT_TIME, ORDER_RELEASE, timeBounds, type ClaimedDelivery } from '../deliveries/queue-store.ts';
 import { ATTEMPT_DELTA, NO_ATTEMPT, NO_STATUS, ROLLUP_UPSERT, STATUS_DELTA } from '../deliveries/stats-rollup.ts';
 import type { DeliveryStatus } from '../deliveries/rows.ts';
 import type { QueryResult } from 'pg';
@@ -167,7 +167,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
               // Locked first and read as it is now: the status this statement replaces, for the rollup.
               sql: `prior AS (
               SELECT d.id, d.status FROM delivery.deliveries d
-               WHERE d.id = ? AND ${AT_TIME('d."createdAt"', '?::timestamptz')} AND d."leaseToken" = ? FOR UPDATE
+               WHERE d.id = ? AND ${AT_TIME('d."createdAt"', '?::timestamptz', '?::timestamptz')} AND d."leaseToken" = ? FOR UPDATE
             ), ${WRITTEN} AS (
               UPDATE delivery.deliveries d
                  SET status = ?, attempts = ?, "responseCode" = ?, "responseBody" = ?, error = ?, "durationMs" = ?,
@@ -178,12 +178,12 @@ export function createAttemptStore(db: Knex): AttemptStore {
                      "throttledAttempts" = d."throttledAttempts" + ?,
                      "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
                 FROM prior p
-               WHERE d.id = p.id AND ${AT_TIME('d."createdAt"', '?::timestamptz')} AND d."leaseToken" = ?
+               WHERE d.id = p.id AND ${AT_TIME('d."createdAt"', '?::timestamptz', '?::timestamptz')} AND d."leaseToken" = ?
               RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt", ?::uuid AS token,
                         d."createdAt", d.test, d.status, p.status AS "priorStatus")`,
               bindings: [
                 delivery.id,
-                ...[delivery.createdAt, delivery.createdAt],
+                ...timeBounds(delivery.createdAt),
                 delivery.leaseToken,
                 status,
                 attempt,
@@ -196,7 +196,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
                 attemptedAt,
                 attemptedAt,
                 pausedUntil ? 1 : 0,
-                ...[delivery.createdAt, delivery.createdAt],
+                ...timeBounds(delivery.createdAt),
                 delivery.leaseToken,
                 delivery.leaseToken,
               ],
@@ -258,13 +258,13 @@ export function createAttemptStore(db: Knex): AttemptStore {
       const { rows } = await db
         .raw<QueryResult<{ id: string }>>(
           `WITH input AS (
-           SELECT * FROM unnest(?::uuid[], ?::timestamptz[], ?::uuid[], ?::text[], ?::int[], ?::int[], ?::text[], ?::text[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::timestamptz[], ?::boolean[])
-             AS i(id, created, token, status, attempt, "responseCode", "responseBody", error, "durationMs", "nextAttemptAt", "attemptedAt", outcome, paused, slotted)
+           SELECT * FROM unnest(?::uuid[], ?::timestamptz[], ?::timestamptz[], ?::uuid[], ?::text[], ?::int[], ?::int[], ?::text[], ?::text[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::timestamptz[], ?::boolean[])
+             AS i(id, lo, hi, token, status, attempt, "responseCode", "responseBody", error, "durationMs", "nextAttemptAt", "attemptedAt", outcome, paused, slotted)
          ), prior AS (
            -- Locked first, in id order, and read as they are now: the status this statement replaces (the rollup's).
            -- Each row by its id and time, so each probe reads its own week's partition only (migration 018).
            SELECT d.id, d.status FROM delivery.deliveries d
-             JOIN input i ON i.id = d.id AND ${AT_TIME('d."createdAt"', 'i.created')} AND d."leaseToken" = i.token
+             JOIN input i ON i.id = d.id AND ${AT_TIME('d."createdAt"', 'i.lo', 'i.hi')} AND d."leaseToken" = i.token
             ORDER BY d.id FOR UPDATE OF d
          ), upd AS (
            UPDATE delivery.deliveries d
@@ -277,7 +277,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
                   "throttledAttempts" = d."throttledAttempts" + CASE WHEN i.paused IS NULL THEN 0 ELSE 1 END,
                   "lockedUntil" = NULL, "leaseToken" = NULL, "updatedAt" = now()
              FROM input i JOIN prior p ON p.id = i.id
-            WHERE d.id = i.id AND ${AT_TIME('d."createdAt"', 'i.created')} AND d."leaseToken" = i.token
+            WHERE d.id = i.id AND ${AT_TIME('d."createdAt"', 'i.lo', 'i.hi')} AND d."leaseToken" = i.token
            RETURNING d.id, d."subscriptionId", d."orderKey", d."nextAttemptAt", d."createdAt", d.test, d.status, p.status AS "priorStatus"
          ), ins AS (
            INSERT INTO delivery.attempts ("deliveryId", "deliveryCreatedAt", attempt, outcome, "responseCode", "responseBody", error, "durationMs", "attemptedAt", "pausedMs")
@@ -313,7 +313,8 @@ export function createAttemptStore(db: Knex): AttemptStore {
          SELECT id FROM upd`,
           [
             col((i) => i.delivery.id),
-            col((i) => i.delivery.createdAt),
+            col((i) => timeBounds(i.delivery.createdAt)[0]),
+            col((i) => timeBounds(i.delivery.createdAt)[1]),
             col((i) => i.delivery.leaseToken),
             col((i) => (i.decision.kind === 'succeeded' ? 'succeeded' : 'failed')),
             col((i) => i.delivery.attempts + 1),
@@ -328,7 +329,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
             col((i) => i.delivery.slotted ?? false),
           ] as Knex.RawBinding[],
         )
-        .options(prepared('delivery-record-attempts-v7'));
+        .options(prepared('delivery-record-attempts-v8'));
       return new Set(rows.map((r) => r.id));
     },
 

@@ -56,15 +56,21 @@ export const ORDER_RELEASE = (finished: string) => `
 
 /**
  * A delivery's row found again by the time its claim gave it (`ClaimedDelivery.createdAt`, migration 018's
- * partition key): within a millisecond either side, since Postgres keeps microseconds and a JavaScript Date
- * milliseconds (cut down, by float arithmetic sometimes one lower). Enough for Postgres to read only the row's
- * week; the id finds the row. `time` appears twice: a placeholder (`?`) takes two bindings.
+ * partition key), between the bounds `timeBounds` gives: a millisecond either side, since Postgres keeps
+ * microseconds and a JavaScript Date milliseconds (cut down, by float arithmetic sometimes one lower). Enough
+ * for Postgres to read only the row's week (bounds given as values let the planner itself leave the other
+ * weeks out); the id finds the row.
  */
-export const AT_TIME = (column: string, time: string) =>
-  `${column} BETWEEN ${time} - interval '1 millisecond' AND ${time} + interval '1 millisecond'`;
+export const AT_TIME = (column: string, lo: string, hi: string) => `${column} BETWEEN ${lo} AND ${hi}`;
+
+/** The bounds AT_TIME takes for a time a claim gave. */
+export const timeBounds = (at: Date): [Date, Date] => [new Date(at.getTime() - 1), new Date(at.getTime() + 1)];
 
 /** Whether a row's time is the one a claim gave, as AT_TIME finds it (the fakes'). */
-export const atTime = (row: Date, time: Date) => Math.abs(row.getTime() - time.getTime()) <= 1;
+export function atTime(row: Date, at: Date): boolean {
+  const [lo, hi] = timeBounds(at);
+  return row >= lo && row <= hi;
+}
 
 /** An ordered key of one subscription (the chain ORDER_RELEASE walks). */
 export interface OrderedKey {
@@ -433,9 +439,14 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
       if (!claims.length) return;
       await db.raw(
         `UPDATE delivery.deliveries d SET "lockedUntil" = NULL, "leaseToken" = NULL
-           FROM unnest(?::uuid[], ?::timestamptz[], ?::uuid[]) AS c(id, created, token)
-          WHERE d.id = c.id AND ${AT_TIME('d."createdAt"', 'c.created')} AND d."leaseToken" = c.token`,
-        [claims.map((c) => c.id), claims.map((c) => c.createdAt), claims.map((c) => c.leaseToken)],
+           FROM unnest(?::uuid[], ?::timestamptz[], ?::timestamptz[], ?::uuid[]) AS c(id, lo, hi, token)
+          WHERE d.id = c.id AND ${AT_TIME('d."createdAt"', 'c.lo', 'c.hi')} AND d."leaseToken" = c.token`,
+        [
+          claims.map((c) => c.id),
+          claims.map((c) => timeBounds(c.createdAt)[0]),
+          claims.map((c) => timeBounds(c.createdAt)[1]),
+          claims.map((c) => c.leaseToken),
+        ],
       );
       // Their in-flight slots too (subscriptions with maxInFlight), so another replica may take them now.
       const slotted = claims.flatMap((c) => (c.slotted && c.subscriptionId ? [{ ...c, subscriptionId: c.subscriptionId }] : []));
