@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_EXAMPLES } from '@cluster/contracts';
+import { ENTRY_TYPES, EVENT_EXAMPLES } from '@cluster/contracts';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { until } from './support/poll.ts';
 import { createReceivers, verifyServiceSignature } from './support/receiver.ts';
@@ -108,6 +108,22 @@ describe('webhook filters', () => {
     expect(ping.body).not.toHaveProperty('filterMatched');
     const both = await r.waitFor(2);
     expect(both.map((x) => x.body.eventName)).toEqual(['entry.created', 'webhook.test']);
+    // Payload fields of one's own try the filter on them, and are what the receiver gets.
+    const other = ENTRY_TYPES.find((t) => t !== example.type)!;
+    const mine = await c.api(org.key, 'POST', `/webhooks/${sub.id}/test`, {
+      eventName: 'entry.created',
+      payload: { type: other },
+    });
+    expect(mine.status).toBe(200);
+    expect(mine.body).toMatchObject({ filterMatched: true, deliveryId: expect.any(String) });
+    expect((await r.waitFor(3))[2].body.payload).toMatchObject({ type: other });
+    // Ones the event could never carry: 400, naming them.
+    const bad = await c.api(org.key, 'POST', `/webhooks/${sub.id}/test`, {
+      eventName: 'entry.created',
+      payload: { type: 'nope' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ reason: 'validation_error', details: { errors: [{ path: '/payload/type' }] } });
 
     const cleared = await c.api(org.key, 'PATCH', `/webhooks/${sub.id}`, { filter: null });
     expect(cleared.body.filter).toBeNull();

@@ -5367,9 +5367,13 @@ export interface components {
             /** @description events the subscription selected by name that its filter kept back (no delivery), counted by the hour: the window’s first hour is counted whole */
             filtered: number;
         };
-        /** @description Optional test event name */
+        /** @description Optional test event name, and payload fields of your own */
         WebhookTestBody: {
             eventName?: string;
+            /** @description with eventName: fields of the event's payload that replace those of the catalogue's example (to try a filter on your own values); the payload that results must fit the event's payload schema */
+            payload?: {
+                [key: string]: unknown;
+            };
         };
         WebhookTestResult: {
             /** Format: uuid */

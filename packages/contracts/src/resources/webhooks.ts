@@ -405,8 +405,24 @@ export const WebhookWithSecret = Type.Object({
   ),
 });
 
-/** POST /webhooks/:id/test body (optional): an event name of the subscription; default webhook.test. */
-export const WebhookTestBody = Body({ eventName: Type.String({ minLength: 1 }) }, { description: 'Optional test event name' });
+/**
+ * POST /webhooks/:id/test body (optional): an event name of the subscription (default webhook.test), and with it
+ * payload fields of your own that replace the example's (the result checked against the event's payload schema).
+ */
+export const WebhookTestBody = Body(
+  {
+    eventName: Type.String({ minLength: 1 }),
+    payload: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          "with eventName: fields of the event's payload that replace those of the catalogue's example (to try a filter on your own values); the payload that results must fit the event's payload schema",
+      },
+    ),
+  },
+  { description: 'Optional test event name, and payload fields of your own' },
+);
 export type WebhookTestRequestBody = Static<typeof WebhookTestBody>;
 
 /** Default and longest grace period of a secret rotation (the replaced secret keeps signing beside the new one). */

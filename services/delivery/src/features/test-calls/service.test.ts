@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { match } from '@cluster/platform/test-kit';
+import type { DomainError } from '@cluster/platform';
 import { Counter, Histogram } from 'prom-client';
 import { createFakeStores, type FakeStores } from '../../fake-stores.ts';
 import type { HttpSender, SendResult } from '../../sender/http-sender.ts';
@@ -174,5 +175,37 @@ describe('test calls (fake stores)', () => {
     expect(sent).toEqual([]);
     expect(stores.deliveryQueue.rows).toEqual([]);
     expect(stores.testCalls.calls).toHaveLength(2);
+  });
+
+  it('takes payload fields of the caller for a named event: sent, and met by the filter, in place of the example’s', async () => {
+    const { sub, sent, calls, stores } = setup();
+    sub.filter = { payload: { type: 'bug_report' } };
+    // The example's type is not security: the filter keeps it back; the caller's own value passes it.
+    expect(await calls.fire(actor(), sub.id, { eventName: 'entry.updated' })).toMatchObject({ filterMatched: false });
+    const mine = await calls.fire(actor(), sub.id, {
+      eventName: 'entry.updated',
+      payload: { type: 'bug_report', title: 'Mine' },
+    });
+    expect(mine).toMatchObject({ deliveryId: match.any(String), filterMatched: true });
+    const body = JSON.parse(sent[0].body) as WebhookEnvelope;
+    expect(body.payload).toMatchObject({
+      type: 'bug_report',
+      title: 'Mine',
+      changedFields: EVENT_EXAMPLES.get('entry.updated')?.payload.changedFields,
+    });
+    // A payload the event could never carry: 400 with pointers into the body, counted, nothing sent.
+    const bad = await failure(
+      calls.fire(actor(), sub.id, { eventName: 'entry.updated', payload: { type: 'nonsense', title: 7 } }),
+    );
+    expect(bad).toMatchObject({ reason: 'validation_error' });
+    const paths = ((bad as DomainError).details?.errors as { path: string }[]).map((e) => e.path);
+    expect(paths.sort()).toEqual(['/payload/title', '/payload/type']);
+    expect(sent).toHaveLength(1);
+    expect(stores.testCalls.calls).toHaveLength(3);
+    // Without a name (webhook.test, whose payload is fixed), fields are refused.
+    const other = setup();
+    const fixed = await failure(other.calls.fire(actor(), other.sub.id, { payload: { test: false } }));
+    expect(fixed).toMatchObject({ reason: 'validation_error', details: { errors: [{ path: '/payload' }] } });
+    expect(other.sent).toHaveLength(0);
   });
 });

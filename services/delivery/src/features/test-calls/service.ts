@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '@bufbuild/protobuf';
 import {
+  eventTypeNamed,
   freshEventExample,
   matchesWebhookFilter,
   subscribesTo,
@@ -8,7 +9,8 @@ import {
   type WebhookEnvelope,
   type WebhookTestRequestBody,
 } from '@cluster/contracts';
-import { requireActor, validation, type SecretBox } from '@cluster/platform';
+import { createAjv, requireActor, toProblems, validation, type SecretBox } from '@cluster/platform';
+import type { ValidateFunction } from 'ajv';
 import type { Actor } from '@cluster/proto';
 import type { DeliveryMetrics } from '../../metrics.ts';
 import { attemptDelivery } from '../../sender/attempt-delivery.ts';
@@ -38,13 +40,39 @@ export interface TestCallPorts {
  */
 export function testEnvelope(
   eventName: string,
-  ctx: { deliveryId: string; organizationId: string; actorUserId: string | null; now: Date; subscriptionId: string },
+  ctx: {
+    deliveryId: string;
+    organizationId: string;
+    actorUserId: string | null;
+    now: Date;
+    subscriptionId: string;
+    /** The caller's payload fields, which replace the example's (checked by `payloadProblems`). */
+    payload?: JsonObject;
+  },
 ): WebhookEnvelope {
   const test = eventName === 'webhook.test';
-  const envelope = freshEventExample(eventName, { ...ctx, payload: test ? { subscriptionId: ctx.subscriptionId } : {} });
+  const envelope = freshEventExample(eventName, {
+    ...ctx,
+    payload: test ? { subscriptionId: ctx.subscriptionId } : (ctx.payload ?? {}),
+  });
   // Every name a subscription can select is in the catalogue; a name outside it (never reached) gets webhook.test's body.
   if (!envelope) return testEnvelope('webhook.test', ctx);
   return test ? { ...envelope, entityId: ctx.subscriptionId } : envelope;
+}
+
+const payloadChecks = new Map<string, ValidateFunction>();
+const ajv = createAjv();
+
+/**
+ * What is wrong with a test envelope's payload for its event's payload schema (the catalogue's), as pointers
+ * into the test body (`/payload/...`): a payload of the caller's own must be one the platform could send.
+ */
+export function payloadProblems(envelope: WebhookEnvelope): { path: string; message: string }[] {
+  const entry = eventTypeNamed(envelope.eventName);
+  if (!entry) return [];
+  let check = payloadChecks.get(entry.name);
+  if (!check) payloadChecks.set(entry.name, (check = ajv.compile(entry.payloadSchema)));
+  return check(envelope.payload) ? [] : toProblems(check.errors).map((p) => ({ ...p, path: `/payload${p.path}` }));
 }
 
 /**
@@ -52,7 +80,7 @@ export function testEnvelope(
  * with its outcome. Counted per organization over a rolling hour in Postgres, so
  * the limit holds across replicas. Order of checks: unknown or foreign
  * subscription 404 (not counted), then the limit (429, counted calls only), then
- * the event name (400, counted: it was a call). A named event its filter keeps back is
+ * the event name and the caller's payload fields (400, counted: it was a call). A named event its filter keeps back is
  * answered `filterMatched: false` and not sent (counted: it was a call).
  */
 export function createTestCallService(stores: Stores, ports: TestCallPorts) {
@@ -75,6 +103,9 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
       if (body.eventName !== undefined && !subscribesTo(sub.eventNames, eventName)) {
         throw validation([{ path: '/eventName', message: `is not selected by this subscription's eventNames` }]);
       }
+      if (body.payload !== undefined && body.eventName === undefined) {
+        throw validation([{ path: '/payload', message: 'is for a named event (eventName); webhook.test’s payload is fixed' }]);
+      }
       const firedAt = clock().toISOString();
       const deliveryId = randomUUID();
       const envelope = testEnvelope(eventName, {
@@ -83,7 +114,12 @@ export function createTestCallService(stores: Stores, ports: TestCallPorts) {
         actorUserId: actor.userId || null,
         now: new Date(firedAt),
         subscriptionId: sub.id,
+        payload: body.payload,
       });
+      if (body.payload !== undefined) {
+        const problems = payloadProblems(envelope);
+        if (problems.length) throw validation(problems);
+      }
       // A named event meets the subscription's filter as that event would at fan-out; `webhook.test`, the
       // connectivity check, is sent whatever the filter says, as it is whatever the eventNames say.
       const filterMatched =
