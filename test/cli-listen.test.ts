@@ -121,6 +121,17 @@ describe('cluster listen', () => {
       expect(triggered.out).toContain(`Triggered entry.updated → ${subscriptionId}`);
       const [test] = await receiver.waitFor(1, (r) => (r.body as { eventName?: string }).eventName === 'entry.updated', 30_000);
       expect(verify(test.rawBody, test.headers, secret)).toMatchObject({ eventName: 'entry.updated' });
+      // With payload fields of one's own: they are what arrives; fields the event cannot carry are refused.
+      const mine = await runCli(['trigger', 'entry.updated', '--payload', '{"title":"From the CLI"}'], org.key);
+      expect(mine, mine.out).toMatchObject({ code: 0 });
+      const [own] = await receiver.waitFor(
+        1,
+        (r) => (r.body as { payload?: { title?: string } }).payload?.title === 'From the CLI',
+        30_000,
+      );
+      expect(verify(own.rawBody, own.headers, secret)).toMatchObject({ eventName: 'entry.updated' });
+      const refused = await runCli(['trigger', 'entry.updated', '--payload', '{"type":"nope"}'], org.key);
+      expect(refused.out).toContain('/payload/type');
       // An event the listener does not select is refused by name.
       expect((await runCli(['trigger', 'release.created'], org.key)).out).toContain('no listener selects release.created');
     } finally {
@@ -136,7 +147,7 @@ describe('cluster listen', () => {
         10_000,
       ),
     ).toBe(0);
-    // Opening a listener is in the organization's audit trail, as the trigger's test call is.
+    // Opening a listener is in the organization's audit trail, as the trigger's test calls are.
     const audited = await until(
       async () => {
         const res = await c.api(org.key, 'GET', '/audit-events?entityType=webhook_subscription&pageSize=100');
@@ -145,9 +156,10 @@ describe('cluster listen', () => {
           .map((e) => e.action)
           .sort();
       },
-      (actions) => actions.length >= 2,
+      (actions) => actions.length >= 3,
     );
-    expect(audited).toEqual(['listened', 'tested']);
+    // Two test calls sent (the one refused for its payload is counted, not audited: nothing was tested).
+    expect(audited).toEqual(['listened', 'tested', 'tested']);
   }, 120_000);
 
   it('refuses unknown event names before any stream, and exits 1', async () => {

@@ -14,9 +14,10 @@ Commands:
       each, signed exactly as a real delivery, to <url>; prints the signing secret and, per event,
       "→ <status> <event> <ms> ms <delivery id>". --events: comma-separated names or wildcards
       (entry.*,release.created); default every event. Ctrl-C stops.
-  trigger <event> [--webhook <id>]
+  trigger <event> [--webhook <id>] [--payload <json>]
       Fires a test event of that type (the catalogue's example, fresh ids) to every running listener
-      that selects it, or to the subscription <id>.
+      that selects it, or to the subscription <id>. --payload: a JSON object of payload fields that
+      replace the example's ('{"type":"bug_report"}'); checked against the event's schema.
 
 Options:
   --api-url <url>   the API (https://api.example.com); default FEEDBACK_API_URL
@@ -36,6 +37,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
         'forward-to': { type: 'string' },
         events: { type: 'string' },
         webhook: { type: 'string' },
+        payload: { type: 'string' },
         'api-url': { type: 'string' },
         'api-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -64,13 +66,26 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
     }
     if (command === 'trigger') {
       if (rest.length !== 1) throw new Error('trigger needs one event name (e.g. cluster trigger entry.created)');
-      return await trigger({ api, eventName: rest[0], webhook: values.webhook, print });
+      return await trigger({ api, eventName: rest[0], webhook: values.webhook, payload: payloadOf(values.payload), print });
     }
     throw new Error(`unknown command ${JSON.stringify(command)}`);
   } catch (err) {
     process.stderr.write(`cluster: ${(err as Error).message}\n`);
     return 2;
   }
+}
+
+/** --payload: a JSON object, or undefined when not given. */
+function payloadOf(text: string | undefined): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`--payload is not JSON: ${text}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('--payload must be a JSON object');
+  return value as Record<string, unknown>;
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -6,6 +6,8 @@ export interface TriggerOptions {
   eventName: string;
   /** A subscription to send to; default: every listener of the organization whose selectors take the event. */
   webhook?: string;
+  /** Payload fields that replace the example's (checked by the platform against the event's schema). */
+  payload?: Record<string, unknown>;
   print: (line: string) => void;
   fetch?: typeof fetch;
 }
@@ -43,7 +45,7 @@ export async function trigger(opts: TriggerOptions): Promise<number> {
     const res = await doFetch(`${opts.api.base}/webhooks/${encodeURIComponent(id)}/test`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ eventName: opts.eventName }),
+      body: JSON.stringify({ eventName: opts.eventName, ...(opts.payload ? { payload: opts.payload } : {}) }),
     });
     if (!res.ok) {
       opts.print(`${id}: ${await problemOf(res)}`);
