@@ -11,6 +11,7 @@
 // The rows it claims get a retry in an hour; before each run, the last day's attempted rows are made due again.
 import { createDb } from '@cluster/db';
 import { createStores } from '../services/delivery/src/stores.ts';
+import { timedRuns } from './support/timed-runs.ts';
 import type { AttemptRecord } from '../services/delivery/src/features/attempts/store.ts';
 import type { ClaimedDelivery } from '../services/delivery/src/features/deliveries/queue-store.ts';
 
@@ -41,15 +42,9 @@ async function timed(label: string, run: () => Promise<unknown>, after?: () => P
   await run();
   await after?.();
   const before = await buffers();
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const t = process.hrtime.bigint();
-    await run();
-    times.push(Number(process.hrtime.bigint() - t) / 1e6);
-    await after?.();
-  }
-  const touched = ((await buffers()) - before) / RUNS;
-  times.sort((a, b) => a - b);
+  // (timedRuns runs once more untimed first: counted in the buffers, hence RUNS + 1 below.)
+  const times = await timedRuns(RUNS, run, after);
+  const touched = ((await buffers()) - before) / (RUNS + 1);
   const at = (q: number) => times[Math.floor(times.length * q)].toFixed(2);
   console.log(`| ${label} | ${at(0.5)} | ${at(0.1)} | ${touched.toFixed(0)} |`);
 }

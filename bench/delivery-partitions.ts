@@ -19,6 +19,7 @@ import { createDb, ensureDatabase, migrate, type Knex } from '@cluster/db';
 import { dropDatabase, freshDatabaseUrl } from '../test/support/cluster.ts';
 import { migrations } from '../services/delivery/src/migrations/index.ts';
 import { seedSubscriptions } from './support/subscriptions.ts';
+import { timedRuns } from './support/timed-runs.ts';
 import { createStores } from '../services/delivery/src/stores.ts';
 import { MAX_KEPT_PER_PARTITION } from '../services/delivery/src/features/deliveries/retention.ts';
 
@@ -57,16 +58,7 @@ async function walSince(lsn: string): Promise<string> {
 }
 
 async function timed(phase: string, label: string, run: () => Promise<unknown>, after?: () => Promise<unknown>) {
-  await run();
-  await after?.();
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const t = process.hrtime.bigint();
-    await run();
-    times.push(Number(process.hrtime.bigint() - t) / 1e6);
-    await after?.();
-  }
-  times.sort((a, b) => a - b);
+  const times = await timedRuns(RUNS, run, after);
   record(label, phase, times[Math.floor(times.length / 2)].toFixed(1));
 }
 
