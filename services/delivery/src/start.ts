@@ -19,13 +19,15 @@ import { createAnswerBox } from './shared/webhook-secret-box.ts';
 import { createDeliveryWorker } from './worker.ts';
 
 /**
- * What the delivery service serves besides the operation table's: the gateway opens a portal link and
- * resolves a portal session's cookie (docs/portal.md); neither call carries an actor: the link's or
- * the session's token is the proof, checked against its stored hash.
+ * What the delivery service serves besides the operation table's: the gateway opens a portal link,
+ * resolves a portal session's cookie and ends the session its page signs out of (docs/portal.md); no
+ * call carries an actor: the link's or the session's token (and, to end it, its CSRF token) is the
+ * proof, checked against its stored hash.
  */
 const DELIVERY_INTERNAL_RPCS: InternalRpcs = {
   [`${PortalService.typeName}/OpenPortalSession`]: { callers: ['gateway'], actorFrom: 'message' },
   [`${PortalService.typeName}/AuthenticatePortalSession`]: { callers: ['gateway'], actorFrom: 'message' },
+  [`${PortalService.typeName}/EndPortalSession`]: { callers: ['gateway'], actorFrom: 'message' },
 };
 
 /**

@@ -1156,7 +1156,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the organization's live portal sessions
+         * @description Permission: `read:webhook`. Organization-scoped keys only (a project key gets 403 scope_violation).
+         */
+        get: operations["getPortalSessions"];
         put?: never;
         /**
          * Mint a one-time link to the integrator portal
@@ -1164,6 +1168,26 @@ export interface paths {
          */
         post: operations["postPortalSessions"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/portal-sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a portal session now
+         * @description Permission: `write:webhook`. Organization-scoped keys only (a project key gets 403 scope_violation).
+         */
+        delete: operations["deletePortalSessions/Id"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4432,6 +4456,35 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             } | null;
+        };
+        PortalSession: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description the key that minted the session: the session acts for it, narrowed
+             */
+            apiKeyId: string;
+            /** @enum {string} */
+            access: "read-only" | "manage";
+            /** @enum {string} */
+            scope: "organization" | "project";
+            /** Format: uuid */
+            projectId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description until when the one-time link can be opened, if it has not been
+             */
+            linkExpiresAt: string;
+            /** Format: date-time */
+            openedAt: string | null;
+            /**
+             * Format: date-time
+             * @description when the session ends; null until its link is opened
+             */
+            expiresAt: string | null;
         };
         /** @description Without projectId the session is for the organization; with one, for that project only. */
         PortalSessionCreate: {
@@ -8378,6 +8431,41 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    getPortalSessions: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Items per page (at most 100) */
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sessions not yet ended: links minted and still openable, and opened sessions before their expiry; newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PortalSession"][];
+                        page: number;
+                        pageSize: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     postPortalSessions: {
         parameters: {
             query?: never;
@@ -8408,6 +8496,32 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    "deletePortalSessions/Id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the portal session */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended: its next call answers 401, and an unopened link can no longer be opened. A session that is not live (ended already, expired, unknown or of another organization) is 404 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -193,8 +193,12 @@ export const operations = {
     summary: { method: 'get', path: '/api/v1/webhook-deliveries/summary', pathParams: [], paged: false, query: true, body: 'none' },
   },
   portal: {
+    /** List the organization's live portal sessions (`GET /api/v1/portal-sessions`) */
+    list: { method: 'get', path: '/api/v1/portal-sessions', pathParams: [], paged: true, query: false, body: 'none' },
     /** Mint a one-time link to the integrator portal (`POST /api/v1/portal-sessions`) */
     create: { method: 'post', path: '/api/v1/portal-sessions', pathParams: [], paged: false, query: false, body: 'optional' },
+    /** End a portal session now (`DELETE /api/v1/portal-sessions/{id}`) */
+    delete: { method: 'delete', path: '/api/v1/portal-sessions/{id}', pathParams: ['id'], paged: false, query: false, body: 'none' },
     /** The portal's settings: the origins that may embed it (`GET /api/v1/portal-settings`) */
     get: { method: 'get', path: '/api/v1/portal-settings', pathParams: [], paged: false, query: false, body: 'none' },
     /** Set the origins that may embed the portal in an iframe (`PATCH /api/v1/portal-settings`) */

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Permission } from '../permissions.ts';
-import { Body, DateTime, Nullable, StringEnum, Uuid } from './common.ts';
+import { Body, DateTime, Nullable, StringEnum, Uuid, YEAR_PATTERN } from './common.ts';
 
 /**
  * The integrator portal's sessions (docs/portal.md): minted with an API key as a one-time link,
@@ -45,6 +45,36 @@ export const PortalSessionLink = Type.Object(
     scope: StringEnum(['organization', 'project'] as const),
     projectId: Nullable(Uuid),
     lifetimeSeconds: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * A live session of the organization as `GET /portal-sessions` lists it (docs/portal.md, "Ending a
+ * session"): minted and still openable (`openedAt` and `expiresAt` null), or opened and unexpired.
+ * No token: only their hashes are stored.
+ */
+export const PortalSession = Type.Object(
+  {
+    id: Uuid,
+    apiKeyId: Type.String({ format: 'uuid', description: 'the key that minted the session: the session acts for it, narrowed' }),
+    access: StringEnum(PORTAL_ACCESS),
+    scope: StringEnum(['organization', 'project'] as const),
+    projectId: Nullable(Uuid),
+    createdAt: DateTime,
+    linkExpiresAt: Type.String({
+      format: 'date-time',
+      pattern: YEAR_PATTERN,
+      description: 'until when the one-time link can be opened, if it has not been',
+    }),
+    openedAt: Nullable(DateTime),
+    expiresAt: Nullable(
+      Type.String({
+        format: 'date-time',
+        pattern: YEAR_PATTERN,
+        description: 'when the session ends; null until its link is opened',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -18,6 +18,7 @@ import { subscriptionFilter } from './016-subscription-filter.ts';
 import { throttling } from './017-throttling.ts';
 import { partitionedDeliveries } from './018-partitioned-deliveries.ts';
 import { statsRollup } from './019-stats-rollup.ts';
+import { portalSessionEnd } from './020-portal-session-end.ts';
 
 /** The delivery service's migrations, in order (run by `migrate()` under an advisory lock). */
 export const migrations: Migration[] = [
@@ -40,4 +41,5 @@ export const migrations: Migration[] = [
   throttling,
   partitionedDeliveries,
   statsRollup,
+  portalSessionEnd,
 ];

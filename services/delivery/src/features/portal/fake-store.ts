@@ -1,4 +1,9 @@
+import { fakePage } from '@cluster/db/test-kit';
 import type { PortalSessionRow, PortalSettingsRow, PortalStore } from './store.ts';
+
+/** The store's `live` (store.ts): not ended, its link openable or the session unexpired. */
+const isLive = (r: PortalSessionRow, now: Date) =>
+  !r.endedAt && ((!r.openedAt && r.linkExpiresAt > now) || (!!r.expiresAt && r.expiresAt > now));
 
 /** An in-memory PortalStore for unit tests of the rules. */
 export function createFakePortalStore(): PortalStore & { rows: PortalSessionRow[] } {
@@ -14,12 +19,13 @@ export function createFakePortalStore(): PortalStore & { rows: PortalSessionRow[
         csrfHash: null,
         expiresAt: null,
         createdAt: new Date(),
+        endedAt: null,
       };
       rows.push(row);
       return { ...row };
     },
     async open(linkHash, sessionHash, csrfHash, now) {
-      const row = rows.find((r) => r.linkHash === linkHash && !r.openedAt && r.linkExpiresAt > now);
+      const row = rows.find((r) => r.linkHash === linkHash && !r.openedAt && !r.endedAt && r.linkExpiresAt > now);
       if (!row) return undefined;
       Object.assign(row, {
         openedAt: now,
@@ -30,12 +36,33 @@ export function createFakePortalStore(): PortalStore & { rows: PortalSessionRow[
       return { ...row };
     },
     async findLive(sessionHash, now) {
-      const row = rows.find((r) => r.sessionHash === sessionHash && r.expiresAt && r.expiresAt > now);
+      const row = rows.find((r) => r.sessionHash === sessionHash && !r.endedAt && r.expiresAt && r.expiresAt > now);
       return row && { ...row };
     },
     async findLiveById(id, now) {
-      const row = rows.find((r) => r.id === id && r.openedAt && r.expiresAt && r.expiresAt > now);
+      const row = rows.find((r) => r.id === id && r.openedAt && !r.endedAt && r.expiresAt && r.expiresAt > now);
       return row && { ...row };
+    },
+    async listLive(organizationId, now, page) {
+      const found = fakePage(
+        rows.filter((r) => r.organizationId === organizationId && isLive(r, now)),
+        page,
+      );
+      // The store's select: no hash of any token.
+      return {
+        ...found,
+        data: found.data.map(({ linkHash: _l, sessionHash: _s, csrfHash: _c, lifetimeSeconds: _t, endedAt: _e, ...r }) => r),
+      };
+    },
+    async end(organizationId, id, now) {
+      const row = rows.find((r) => r.id === id && r.organizationId === organizationId && isLive(r, now));
+      if (!row) return undefined;
+      Object.assign(row, {
+        endedAt: now,
+        expiresAt: row.expiresAt && (row.expiresAt < now ? row.expiresAt : now),
+        linkExpiresAt: row.linkExpiresAt < now ? row.linkExpiresAt : now,
+      });
+      return { ...row };
     },
     async settings(organizationId) {
       return settings.get(organizationId);

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { PortalSessionCreateBody, PortalSettingsUpdateBody } from '@cluster/contracts';
-import { bodyOf, jsonBytes } from '@cluster/platform';
+import { bodyOf, jsonBytes, jsonPage, pageArgs } from '@cluster/platform';
 import { PortalSessionResponseSchema, type PortalService as PortalRpc } from '@cluster/proto';
 import type { PortalService, PortalSession } from './service.ts';
 
@@ -20,6 +20,16 @@ export function portalRpc(portal: PortalService): ServiceImpl<typeof PortalRpc> 
   return {
     async createPortalSession(req) {
       return { resource: jsonBytes(await portal.create(req.actor, bodyOf<PortalSessionCreateBody>(req.body))), created: true };
+    },
+    async listPortalSessions(req) {
+      return jsonPage(await portal.list(req.actor, pageArgs(req)));
+    },
+    async revokePortalSession(req) {
+      await portal.revoke(req.actor, req.id);
+      return {};
+    },
+    async endPortalSession(req) {
+      return portal.end(req.sessionToken, req.csrfToken);
     },
     async getPortalSettings(req) {
       return { resource: jsonBytes(await portal.settings(req.actor)) };

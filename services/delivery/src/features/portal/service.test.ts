@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeStores } from '../../fake-stores.ts';
-import { testActor } from '../../shared/test-fixtures.ts';
+import { OTHER_ORG, testActor } from '../../shared/test-fixtures.ts';
 import { createPortalService, hashPortalToken } from './service.ts';
 
 const PROJECT = '00000000-0000-4000-8000-0000000000aa';
@@ -39,5 +39,76 @@ describe('portal sessions (rules)', () => {
     // Expired: the session is refused.
     stores.portal.rows[0].expiresAt = new Date(Date.now() - 1);
     expect(await reasonOf(portal.authenticate(opened.sessionToken, '', false))).toBe('unauthorized');
+  });
+
+  it('a key of the organization ends a session now, audited as revoked; then it is not found (docs/portal.md, “Ending a session”)', async () => {
+    const stores = createFakeStores();
+    const portal = createPortalService(stores);
+    const link = await portal.create(KEY, { access: 'read-only' });
+    const opened = await portal.open(tokenOf(link.url));
+    const listed = await portal.list(KEY, { page: 1, pageSize: 25 });
+    expect(listed.total).toBe(1);
+    expect(listed.data[0]).toEqual({
+      id: link.id,
+      apiKeyId: 'k1',
+      access: 'read-only',
+      scope: 'organization',
+      projectId: null,
+      createdAt: expect.any(String),
+      linkExpiresAt: expect.any(String),
+      openedAt: expect.any(String),
+      expiresAt: opened.expiresAt,
+    });
+
+    // Another organization's key finds nothing to end: 404, and the session lives on.
+    expect(await reasonOf(portal.revoke(testActor({ organizationId: OTHER_ORG, apiKeyId: 'k2' }), String(link.id)))).toBe(
+      'not_found',
+    );
+    expect((await portal.authenticate(opened.sessionToken, '', false)).sessionId).toBe(link.id);
+
+    await portal.revoke(testActor({ apiKeyId: 'k3' }), String(link.id));
+    expect(await reasonOf(portal.authenticate(opened.sessionToken, '', false))).toBe('unauthorized');
+    expect((await portal.list(KEY, { page: 1, pageSize: 25 })).total).toBe(0);
+    const audit = stores.written.at(-1)!.rows[0].row;
+    expect(audit).toMatchObject({
+      entityType: 'portal_session',
+      action: 'revoked',
+      entityId: link.id,
+      actor: { apiKeyId: 'k3' },
+      metadata: { access: 'read-only', scope: 'organization', projectId: null, mintedByApiKeyId: 'k1', opened: true },
+    });
+    // Ended already: 404 again, and nothing more is audited.
+    const audits = stores.written.length;
+    expect(await reasonOf(portal.revoke(KEY, String(link.id)))).toBe('not_found');
+    expect(await reasonOf(portal.revoke(KEY, 'not-a-uuid'))).toBe('not_found');
+    expect(stores.written.length).toBe(audits);
+
+    // A link revoked before it was opened cannot be opened.
+    const unopened = await portal.create(KEY, {});
+    await portal.revoke(KEY, String(unopened.id));
+    expect(await reasonOf(portal.open(tokenOf(unopened.url)))).toBe('unauthorized');
+  });
+
+  it('signs out of a session with its CSRF token only, audited as signed_out for the session’s actor', async () => {
+    const stores = createFakeStores();
+    const portal = createPortalService(stores);
+    const link = await portal.create(KEY, { access: 'read-only' });
+    const opened = await portal.open(tokenOf(link.url));
+    expect(await reasonOf(portal.end(opened.sessionToken, ''))).toBe('forbidden');
+    expect(await reasonOf(portal.end(opened.sessionToken, 'ptc_wrong'))).toBe('forbidden');
+    expect((await portal.authenticate(opened.sessionToken, '', false)).sessionId).toBe(link.id);
+
+    // A read-only session may end itself: it is no webhook write.
+    expect(await portal.end(opened.sessionToken, opened.csrfToken)).toEqual({ sessionId: link.id });
+    expect(await reasonOf(portal.authenticate(opened.sessionToken, '', false))).toBe('unauthorized');
+    expect(stores.written.at(-1)!.rows[0].row).toMatchObject({
+      entityType: 'portal_session',
+      action: 'signed_out',
+      entityId: link.id,
+      actor: { apiKeyId: 'k1', portalSessionId: link.id, permissions: ['read:webhook'] },
+      metadata: { mintedByApiKeyId: 'k1', opened: true },
+    });
+    expect(await reasonOf(portal.end(opened.sessionToken, opened.csrfToken))).toBe('unauthorized');
+    expect(await reasonOf(portal.end('pts_unknown', 'ptc_unknown'))).toBe('unauthorized');
   });
 });

@@ -8,14 +8,16 @@ import {
   type PortalSessionCreateBody,
   type PortalSettingsUpdateBody,
 } from '@cluster/contracts';
-import { DomainError, requireActor, type PeriodicJobDefinition } from '@cluster/platform';
+import { DomainError, notFound, presentPage, requireActor, type PageArgs, type PeriodicJobDefinition } from '@cluster/platform';
 import { ActorSchema, type Actor } from '@cluster/proto';
 import type { Stores } from '../../stores.ts';
 import { apiWrite } from '../../shared/write.ts';
-import type { PortalSessionRow, PortalSettingsRow } from './store.ts';
+import type { PortalSessionListRow, PortalSessionRow, PortalSettingsRow } from './store.ts';
 
 /** sha256 (hex) of a portal token: what the store keeps instead of the token. */
 export const hashPortalToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+const SESSION_GONE = 'the portal session has expired, ended or is unknown: open a new portal link';
 
 const newToken = (prefix: string) => `${prefix}${randomBytes(32).toString('base64url')}`;
 
@@ -28,6 +30,33 @@ export interface PortalSession {
   frameAncestors: string[];
 }
 
+/** A live session as GET /portal-sessions shows it (PortalSession of @cluster/contracts): no hash of any token. */
+function presentSession(row: PortalSessionListRow): JsonObject {
+  const actor = row.actor as { scope?: string };
+  return {
+    id: row.id,
+    apiKeyId: row.apiKeyId,
+    access: row.access,
+    scope: actor.scope === 'project' ? 'project' : 'organization',
+    projectId: row.projectId,
+    createdAt: row.createdAt.toISOString(),
+    linkExpiresAt: row.linkExpiresAt.toISOString(),
+    openedAt: row.openedAt?.toISOString() ?? null,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+  };
+}
+
+/** What the audit record of a session's end says of it: the session, and the key that minted it. */
+function endedMetadata(row: PortalSessionRow): Record<string, unknown> {
+  return {
+    access: row.access,
+    scope: (row.actor as { scope?: string }).scope ?? 'organization',
+    projectId: row.projectId,
+    mintedByApiKeyId: row.apiKeyId,
+    opened: row.openedAt !== null,
+  };
+}
+
 function presentSettings(row: PortalSettingsRow | undefined): JsonObject {
   return { frameAncestors: row?.frameAncestors ?? [], updatedAt: row?.updatedAt.toISOString() ?? null };
 }
@@ -38,8 +67,11 @@ function presentSettings(row: PortalSettingsRow | undefined): JsonObject {
  * resolves to the minting key's actor narrowed to the session's access and scope. Writes need the
  * session's CSRF token too. Rules only; SQL is in the store.
  */
-export function createPortalService(stores: Pick<Stores, 'portal' | 'transaction'>, ports: { audited?: () => void } = {}) {
-  const clock = () => new Date();
+export function createPortalService(
+  stores: Pick<Stores, 'portal' | 'transaction'>,
+  ports: { audited?: () => void; clock?: () => Date } = {},
+) {
+  const clock = ports.clock ?? (() => new Date());
   async function resolve(row: PortalSessionRow): Promise<PortalSession> {
     return {
       sessionId: row.id,
@@ -48,6 +80,19 @@ export function createPortalService(stores: Pick<Stores, 'portal' | 'transaction
       expiresAt: row.expiresAt!.toISOString(),
       frameAncestors: (await stores.portal.settings(row.organizationId))?.frameAncestors ?? [],
     };
+  }
+  /** The live session of a token; with `write`, only given its CSRF token (403). 401 for an expired, ended or unknown one. */
+  async function liveSession(sessionToken: string, csrfToken: string, write: boolean): Promise<PortalSessionRow> {
+    const row = sessionToken.startsWith('pts_')
+      ? await stores.portal.findLive(hashPortalToken(sessionToken), clock())
+      : undefined;
+    if (!row) throw new DomainError('unauthorized', SESSION_GONE);
+    if (write) {
+      const sent = Buffer.from(hashPortalToken(csrfToken));
+      if (!csrfToken || !row.csrfHash || !timingSafeEqual(sent, Buffer.from(row.csrfHash)))
+        throw new DomainError('forbidden', 'a portal write needs the session’s CSRF token (header X-Portal-CSRF)');
+    }
+    return row;
   }
   return {
     /** A new one-time link for the key's actor, narrowed to `access` (default manage) and, with `projectId`, one project. */
@@ -113,18 +158,51 @@ export function createPortalService(stores: Pick<Stores, 'portal' | 'transaction
       return { ...(await resolve(row)), sessionToken, csrfToken };
     },
 
-    /** The live session of a token; a write needs its CSRF token too (403 without it). 401 for an expired or unknown session. */
+    /** The live session of a token; a write needs its CSRF token too (403 without it). 401 for an expired, ended or unknown session. */
     async authenticate(sessionToken: string, csrfToken: string, write: boolean): Promise<PortalSession> {
-      const row = sessionToken.startsWith('pts_')
-        ? await stores.portal.findLive(hashPortalToken(sessionToken), clock())
-        : undefined;
-      if (!row) throw new DomainError('unauthorized', 'the portal session has expired or is unknown: open a new portal link');
-      if (write) {
-        const sent = Buffer.from(hashPortalToken(csrfToken));
-        if (!csrfToken || !row.csrfHash || !timingSafeEqual(sent, Buffer.from(row.csrfHash)))
-          throw new DomainError('forbidden', 'a portal write needs the session’s CSRF token (header X-Portal-CSRF)');
-      }
-      return resolve(row);
+      return resolve(await liveSession(sessionToken, csrfToken, write));
+    },
+
+    /** The organization's live sessions (GET /portal-sessions): unopened links still openable, opened sessions unexpired. */
+    async list(actorIn: Actor | undefined, page: PageArgs) {
+      const actor = requireActor(actorIn);
+      return presentPage(await stores.portal.listLive(actor.organizationId, clock(), page), presentSession);
+    },
+
+    /**
+     * Ends a live session of the key's organization now (DELETE /portal-sessions/:id), audited as
+     * `portal_session` `revoked`. 404 when no session of that id is live (docs/portal.md, "Ending a
+     * session"): ended already, expired, unknown, or another organization's alike.
+     */
+    async revoke(actorIn: Actor | undefined, id: string): Promise<void> {
+      const actor = requireActor(actorIn);
+      await stores.transaction(async (tx) => {
+        const row = await tx.portal.end(actor.organizationId, id, clock());
+        if (!row) throw notFound('portal session');
+        await tx.record(
+          apiWrite(actor, { entityType: 'portal_session', action: 'revoked', entityId: row.id, metadata: endedMetadata(row) }),
+        );
+      });
+      ports.audited?.();
+    },
+
+    /**
+     * The portal's sign-out (POST /portal/logout): ends the session of a token now, given its CSRF token
+     * (403 without it), audited as `portal_session` `signed_out` for the session's actor (the minting key's,
+     * naming the session). 401 when the session is not live.
+     */
+    async end(sessionToken: string, csrfToken: string): Promise<{ sessionId: string }> {
+      const session = await liveSession(sessionToken, csrfToken, true);
+      await stores.transaction(async (tx) => {
+        const row = await tx.portal.end(session.organizationId, session.id, clock());
+        if (!row) throw new DomainError('unauthorized', SESSION_GONE);
+        const actor = create(ActorSchema, { ...fromJson(ActorSchema, row.actor as JsonValue), portalSessionId: row.id });
+        await tx.record(
+          apiWrite(actor, { entityType: 'portal_session', action: 'signed_out', entityId: row.id, metadata: endedMetadata(row) }),
+        );
+      });
+      ports.audited?.();
+      return { sessionId: session.id };
     },
 
     async settings(actorIn: Actor | undefined): Promise<JsonObject> {

@@ -1,4 +1,5 @@
-import { isUuid, type Knex } from '@cluster/db';
+import { isUuid, paginate, type Knex } from '@cluster/db';
+import type { Page, PageArgs } from '@cluster/platform';
 
 /** A row of delivery.portal_sessions as stored (migration 014). */
 export type PortalSessionRow = {
@@ -17,7 +18,38 @@ export type PortalSessionRow = {
   csrfHash: string | null;
   expiresAt: Date | null;
   createdAt: Date;
+  /** When the session was ended before its time (revoked by a key, or signed out): migration 020. */
+  endedAt: Date | null;
 };
+
+/** What the list of live sessions reads of a row: no hash of any token. */
+export type PortalSessionListRow = Pick<
+  PortalSessionRow,
+  | 'id'
+  | 'organizationId'
+  | 'apiKeyId'
+  | 'actor'
+  | 'access'
+  | 'projectId'
+  | 'createdAt'
+  | 'linkExpiresAt'
+  | 'openedAt'
+  | 'expiresAt'
+>;
+
+/** The columns of PortalSessionListRow, in the list's select. */
+const LIST_COLUMNS = [
+  'id',
+  'organizationId',
+  'apiKeyId',
+  'actor',
+  'access',
+  'projectId',
+  'createdAt',
+  'linkExpiresAt',
+  'openedAt',
+  'expiresAt',
+] as const satisfies readonly (keyof PortalSessionListRow)[];
 
 export type NewPortalSession = Pick<
   PortalSessionRow,
@@ -35,10 +67,22 @@ export interface PortalStore {
    * used or expired.
    */
   open(linkHash: string, sessionHash: string, csrfHash: string, now: Date): Promise<PortalSessionRow | undefined>;
-  /** The opened session of a token hash, unless it has expired at `now`. */
+  /** The opened session of a token hash, unless it has expired at `now` or was ended. */
   findLive(sessionHash: string, now: Date): Promise<PortalSessionRow | undefined>;
-  /** The opened session of an id, unless it has expired at `now` (or was swept). Non-UUID ids find nothing. */
+  /** The opened session of an id, unless it has expired at `now`, was ended (or swept). Non-UUID ids find nothing. */
   findLiveById(id: string, now: Date): Promise<PortalSessionRow | undefined>;
+  /**
+   * The organization's live sessions at `now`, newest first: not ended, and either unopened with a link
+   * still openable or opened and unexpired.
+   */
+  listLive(organizationId: string, now: Date, page: PageArgs): Promise<Page<PortalSessionListRow>>;
+  /**
+   * Ends a live session (as listLive counts it) of the organization at `now`, in one conditional update:
+   * sets `endedAt`, and brings `expiresAt` (when opened) and `linkExpiresAt` forward to `now`. Answers the
+   * ended session, or undefined when none of that id was live: unknown, another organization's, expired or
+   * ended already. Non-UUID ids end nothing.
+   */
+  end(organizationId: string, id: string, now: Date): Promise<PortalSessionRow | undefined>;
   settings(organizationId: string): Promise<PortalSettingsRow | undefined>;
   saveSettings(organizationId: string, frameAncestors: string[]): Promise<PortalSettingsRow>;
   /** Deletes sessions whose link and session have both expired before `before`; answers how many. */
@@ -47,6 +91,13 @@ export interface PortalStore {
 
 const SESSIONS = 'delivery.portal_sessions';
 const SETTINGS = 'delivery.portal_settings';
+
+/** A session live at `now` (docs/portal.md, "Ending a session"): not ended, its link openable or the session unexpired. */
+function live(q: Knex.QueryBuilder, now: Date): Knex.QueryBuilder {
+  return q
+    .whereNull('endedAt')
+    .andWhere((w) => w.where((u) => u.whereNull('openedAt').andWhere('linkExpiresAt', '>', now)).orWhere('expiresAt', '>', now));
+}
 
 export function createPortalStore(db: Knex): PortalStore {
   return {
@@ -58,6 +109,7 @@ export function createPortalStore(db: Knex): PortalStore {
       const [row] = await db<PortalSessionRow>(SESSIONS)
         .where({ linkHash })
         .whereNull('openedAt')
+        .whereNull('endedAt')
         .where('linkExpiresAt', '>', now)
         .update({
           openedAt: now,
@@ -69,11 +121,32 @@ export function createPortalStore(db: Knex): PortalStore {
       return row;
     },
     async findLive(sessionHash, now) {
-      return db<PortalSessionRow>(SESSIONS).where({ sessionHash }).where('expiresAt', '>', now).first();
+      return db<PortalSessionRow>(SESSIONS).where({ sessionHash }).whereNull('endedAt').where('expiresAt', '>', now).first();
     },
     async findLiveById(id, now) {
       if (!isUuid(id)) return undefined;
-      return db<PortalSessionRow>(SESSIONS).where({ id }).whereNotNull('openedAt').where('expiresAt', '>', now).first();
+      return db<PortalSessionRow>(SESSIONS)
+        .where({ id })
+        .whereNotNull('openedAt')
+        .whereNull('endedAt')
+        .where('expiresAt', '>', now)
+        .first();
+    },
+    listLive(organizationId, now, page) {
+      return paginate<PortalSessionListRow>(live(db(SESSIONS).select(LIST_COLUMNS).where({ organizationId }), now), page);
+    },
+    async end(organizationId, id, now) {
+      if (!isUuid(id)) return undefined;
+      // One conditional update: of two racing ends one answers the row, the other nothing; an open racing
+      // it either commits first (then the opened session is ended) or finds `endedAt` set.
+      const [row] = await live(db(SESSIONS).where({ organizationId, id }), now)
+        .update({
+          endedAt: now,
+          expiresAt: db.raw('CASE WHEN "expiresAt" IS NULL THEN NULL ELSE least("expiresAt", ?::timestamptz) END', [now]),
+          linkExpiresAt: db.raw('least("linkExpiresAt", ?::timestamptz)', [now]),
+        })
+        .returning('*');
+      return row as PortalSessionRow | undefined;
     },
     async settings(organizationId) {
       return db<PortalSettingsRow>(SETTINGS).where({ organizationId }).first();
