@@ -21,6 +21,8 @@ export const PORTAL_PATH = '/portal';
 export const PORTAL_API = `${PORTAL_PATH}${API_PREFIX}`;
 const START = `${PORTAL_PATH}/start`;
 const SESSION = `${PORTAL_PATH}/session`;
+/** The portal's sign-out: ends the session server-side and clears its cookies (docs/portal.md, "Ending a session"). */
+export const LOGOUT = `${PORTAL_PATH}/logout`;
 
 /** The cookies: the session's token (HttpOnly) and its CSRF token, which the page reads and sends back as X-Portal-CSRF. */
 export const SESSION_COOKIE = 'portal_session';
@@ -108,6 +110,7 @@ export interface PortalDeps {
 /**
  * The integrator portal (docs/portal.md): `GET /portal/start?token=` opens a one-time link into a
  * cookie session and redirects to the app; `/portal/session` tells the app about its session;
+ * `POST /portal/logout` ends it;
  * `/portal/api/v1/...` runs the v1 webhook routes through the one pipeline (pipeline.ts) with the
  * session's actor (the minting key's, narrowed to the session's access and scope; the backends
  * enforce it again), writes only with the session's CSRF token from this origin; anything else
@@ -154,12 +157,48 @@ export function createPortal(deps: PortalDeps) {
     ctx.redirect(`${PORTAL_PATH}/`);
   }
 
+  /** A write comes from the portal's own pages: a browser names their origin; another origin's is refused (403). */
+  const checkWriteOrigin = (ctx: GatewayContext): void => {
+    const origin = ctx.get('origin');
+    if (origin && origin !== portalWriteOrigin(deps.publicBaseUrl, ctx))
+      throw new DomainError('forbidden', 'a portal write must come from the portal’s own origin');
+  };
+
+  /** Both cookies, emptied and expired, with the attributes they were set with (a partitioned cookie is removed only so). */
+  const clearCookies = (ctx: GatewayContext): void => {
+    ctx.append('Set-Cookie', cookie(ctx, SESSION_COOKIE, '', 0, true));
+    ctx.append('Set-Cookie', cookie(ctx, CSRF_COOKIE, '', 0, false));
+  };
+
+  /**
+   * `POST /portal/logout`, the portal's "Sign out": ends the session at the delivery service, which
+   * checks the CSRF token too (a write: from this origin, with X-Portal-CSRF), then clears both cookies;
+   * 204. A session that is no longer live answers 401 as any portal call does, and its dead cookies are
+   * cleared all the same. A refused write (403) leaves the cookies alone: another site cannot sign a
+   * user out.
+   */
+  async function logout(ctx: GatewayContext): Promise<void> {
+    if (ctx.method !== 'POST') {
+      ctx.set('Allow', 'POST');
+      throw new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`);
+    }
+    checkWriteOrigin(ctx);
+    const sessionToken = ctx.cookies.get(SESSION_COOKIE) ?? '';
+    try {
+      if (!sessionToken) throw new DomainError('unauthorized', 'no portal session: there is nothing to sign out of');
+      const proof = { id: createHash('sha256').update(sessionToken).digest('base64'), wellFormed: TOKEN.test(sessionToken) };
+      await failureLimit(ctx, proof, () => portal.endPortalSession({ sessionToken, csrfToken: ctx.get(CSRF_HEADER) }));
+    } catch (err) {
+      if (err instanceof DomainError && err.status === 401) clearCookies(ctx);
+      throw err;
+    }
+    clearCookies(ctx);
+    ctx.status = 204;
+  }
+
   async function api(ctx: GatewayContext): Promise<void> {
     const write = ctx.method !== 'GET' && ctx.method !== 'HEAD';
-    // A write comes from the portal's own pages: a browser names their origin; another origin's is refused.
-    const origin = ctx.get('origin');
-    if (write && origin && origin !== portalWriteOrigin(deps.publicBaseUrl, ctx))
-      throw new DomainError('forbidden', 'a portal write must come from the portal’s own origin');
+    if (write) checkWriteOrigin(ctx);
     const { route, params, allow } = match(ctx.method, ctx.path.slice(PORTAL_API.length));
     if (!route) {
       if (allow.length) {
@@ -234,6 +273,10 @@ export function createPortal(deps: PortalDeps) {
     if (ctx.path === SESSION) {
       nameRequest(ctx, SESSION);
       return sessionInfo(ctx);
+    }
+    if (ctx.path === LOGOUT) {
+      nameRequest(ctx, LOGOUT);
+      return logout(ctx);
     }
     nameRequest(ctx, PORTAL_PATH);
     return page(ctx);
