@@ -93,10 +93,8 @@ const SESSIONS = 'delivery.portal_sessions';
 const SETTINGS = 'delivery.portal_settings';
 
 /** A session live at `now` (docs/portal.md, "Ending a session"): not ended, its link openable or the session unexpired. */
-function live(q: Knex.QueryBuilder, now: Date): Knex.QueryBuilder {
-  return q
-    .whereNull('endedAt')
-    .andWhere((w) => w.where((u) => u.whereNull('openedAt').andWhere('linkExpiresAt', '>', now)).orWhere('expiresAt', '>', now));
+function live<Q extends Knex.QueryBuilder>(q: Q, now: Date): Q {
+  return q.whereNull('endedAt').whereRaw('(("openedAt" IS NULL AND "linkExpiresAt" > ?) OR "expiresAt" > ?)', [now, now]) as Q;
 }
 
 export function createPortalStore(db: Knex): PortalStore {
@@ -139,14 +137,16 @@ export function createPortalStore(db: Knex): PortalStore {
       if (!isUuid(id)) return undefined;
       // One conditional update: of two racing ends one answers the row, the other nothing; an open racing
       // it either commits first (then the opened session is ended) or finds `endedAt` set.
-      const [row] = await live(db(SESSIONS).where({ organizationId, id }), now)
+      const [row] = await live(db<PortalSessionRow>(SESSIONS).where({ organizationId, id }), now)
         .update({
           endedAt: now,
-          expiresAt: db.raw('CASE WHEN "expiresAt" IS NULL THEN NULL ELSE least("expiresAt", ?::timestamptz) END', [now]),
-          linkExpiresAt: db.raw('least("linkExpiresAt", ?::timestamptz)', [now]),
+          expiresAt: db.raw('CASE WHEN "expiresAt" IS NULL THEN NULL ELSE least("expiresAt", ?::timestamptz) END', [
+            now,
+          ]) as unknown as Date,
+          linkExpiresAt: db.raw('least("linkExpiresAt", ?::timestamptz)', [now]) as unknown as Date,
         })
         .returning('*');
-      return row as PortalSessionRow | undefined;
+      return row;
     },
     async settings(organizationId) {
       return db<PortalSettingsRow>(SETTINGS).where({ organizationId }).first();
