@@ -1,6 +1,6 @@
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { fetchSession } from './api.ts';
+import { fetchSession, messageOf, signOut } from './api.ts';
 import { Deliveries } from './pages/Deliveries.tsx';
 import { Endpoints } from './pages/Endpoints.tsx';
 import { Events } from './pages/Events.tsx';
@@ -30,7 +30,17 @@ export function App() {
   useEffect(() => {
     window.location.hash = encodeURIComponent(page);
   }, [page]);
-  const session = useQuery({ queryKey: ['session'], queryFn: fetchSession, retry: false });
+  const queries = useQueryClient();
+  const [signedOut, setSignedOut] = useState(false);
+  const session = useQuery({ queryKey: ['session'], queryFn: fetchSession, retry: false, enabled: !signedOut });
+  // Sign out: the session ends server-side; then the pages unmount and their queries are dropped, so none
+  // keeps polling with a dead cookie.
+  const leave = useMutation({ mutationFn: signOut, onSuccess: () => setSignedOut(true) });
+  useEffect(() => {
+    if (signedOut) queries.clear();
+  }, [signedOut, queries]);
+
+  if (signedOut) return <SignedOut />;
 
   return (
     <>
@@ -60,8 +70,18 @@ export function App() {
           >
             {theme === 'dark' ? '☀ Light' : '☾ Dark'}
           </button>
+          {session.data && (
+            <button type="button" onClick={() => leave.mutate()} disabled={leave.isPending}>
+              {leave.isPending ? 'Signing out…' : 'Sign out'}
+            </button>
+          )}
         </div>
       </header>
+      {leave.isError && (
+        <p className="state error" role="alert">
+          Could not sign out: {messageOf(leave.error)}
+        </p>
+      )}
       <main id="main">
         {session.isPending && <Loading what="your session" />}
         {session.isError && <Failure what="your session" error={session.error} />}
@@ -81,5 +101,17 @@ export function App() {
           ))}
       </main>
     </>
+  );
+}
+
+/** What is left after "Sign out": the session has ended on the server and its cookies are gone. */
+function SignedOut() {
+  return (
+    <main id="main">
+      <h1>Signed out</h1>
+      <p className="state" role="status">
+        Your portal session has ended. To manage your webhooks again, open a new portal link from the product that sent you here.
+      </p>
+    </main>
   );
 }

@@ -50,6 +50,22 @@ export async function fetchSession(): Promise<Session> {
   return body;
 }
 
+/**
+ * Ends the session server-side (POST /portal/logout, a write: the CSRF token, from this origin), which
+ * clears both cookies (docs/portal.md, "Ending a session"). A session that had already ended (401) is
+ * signed out all the same; any other failure is thrown.
+ */
+export async function signOut(): Promise<void> {
+  const res = await fetch('/portal/logout', {
+    method: 'POST',
+    headers: { 'x-portal-csrf': csrfToken() },
+    credentials: 'same-origin',
+  });
+  if (res.ok || res.status === 401) return;
+  const body = (await res.json().catch(() => ({}))) as { message?: string };
+  throw new Error(body.message ?? `HTTP ${res.status}`);
+}
+
 /** What an error says to the person in front of the page. */
 export function messageOf(err: unknown): string {
   if (err instanceof ApiError) return `${err.message} (${err.status} ${err.reason})`;
