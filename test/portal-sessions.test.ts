@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
@@ -262,5 +263,161 @@ describe('portal sessions', () => {
     expect((await c.api(org.key, 'POST', '/portal-sessions', { access: 'admin' })).status).toBe(400);
     expect((await c.api(org.key, 'POST', '/portal-sessions', { lifetimeSeconds: 1 })).status).toBe(400);
     expect((await c.api(undefined, 'POST', '/portal-sessions', {})).status).toBe(401);
+  });
+});
+
+describe('ending a session (docs/portal.md, “Ending a session”)', () => {
+  type Listed = {
+    id: string;
+    apiKeyId: string;
+    access: string;
+    scope: string;
+    openedAt: string | null;
+    expiresAt: string | null;
+  };
+  const listed = async (key = org.key) => {
+    const res = await c.api(key, 'GET', '/portal-sessions?pageSize=100');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.data as Listed[];
+  };
+  const sessionInfo = (s: Session) => fetch(`${origin}/portal/session`, { headers: { cookie: s.cookie } });
+  type Audit = { entityId: string; action: string; metadata: Record<string, unknown> | null };
+  const auditOf = (action: string, id: string) =>
+    until(
+      () =>
+        c
+          .api(org.key, 'GET', `/audit-events?entityType=portal_session&action=${action}&limit=100`)
+          .then((r) => r.body.data as Audit[]),
+      (all) => all.some((a) => a.entityId === id),
+    ).then((all) => all.find((a) => a.entityId === id)!);
+
+  it("a key ends a session by API: its next call, page or API, is 401 as an expired one's; ending it again is 404", async () => {
+    const s = await session({ access: 'read-only', lifetimeSeconds: 600 });
+    expect((await portal(s, 'GET', '/webhooks')).status).toBe(200);
+    const mine = (await listed()).find((l) => l.id === s.id);
+    expect(mine).toMatchObject({ apiKeyId: org.keyId, access: 'read-only', scope: 'organization', openedAt: expect.any(String) });
+    expect(Date.parse(mine!.expiresAt!) - Date.parse(mine!.openedAt!)).toBe(600_000);
+
+    // Another key of the organization may end it (organization-wide, as minting is); the Idempotency-Key of
+    // a DELETE is not replayed (POSTs only, docs/decisions-api.md), so its repeat meets the ended session.
+    const { key: other } = await c.admin.createKey({ user: org.adminId, scope: 'organization' });
+    const ended = await c.api(other, 'DELETE', `/portal-sessions/${s.id}`, undefined, { 'idempotency-key': `end-${s.id}` });
+    expect([ended.status, ended.body]).toEqual([204, undefined]);
+    const api = await portal(s, 'GET', '/webhooks');
+    expect([api.status, api.body.reason]).toEqual([401, 'unauthorized']);
+    expect(api.body.message).toContain('expired');
+    expect((await sessionInfo(s)).status).toBe(401);
+    expect((await listed()).map((l) => l.id)).not.toContain(s.id);
+    const again = await c.api(other, 'DELETE', `/portal-sessions/${s.id}`, undefined, { 'idempotency-key': `end-${s.id}` });
+    expect([again.status, again.body.reason, again.headers.get('idempotent-replayed')]).toEqual([404, 'not_found', null]);
+
+    const audit = await auditOf('revoked', s.id);
+    expect(audit.metadata).toMatchObject({
+      actorType: 'api_key',
+      mintedByApiKeyId: org.keyId,
+      access: 'read-only',
+      scope: 'organization',
+      opened: true,
+    });
+    expect(audit.metadata?.apiKeyId).not.toBe(org.keyId); // the key that ended it
+  });
+
+  it('ends a link that was not opened yet: it is listed until then, and cannot be opened after', async () => {
+    const link = await mint();
+    expect((await listed()).find((l) => l.id === link.id)).toMatchObject({ openedAt: null, expiresAt: null });
+    expect((await c.api(org.key, 'DELETE', `/portal-sessions/${link.id}`)).status).toBe(204);
+    expect((await open(link.url)).status).toBe(401);
+  });
+
+  it("another organization's session is 404, and lives on; so is an unknown or malformed id", async () => {
+    const other = await c.seedOrg('Portal other');
+    const minted = await c.api(other.key, 'POST', '/portal-sessions', {});
+    const opened = await open(minted.body.url as string);
+    const cookie = opened.headers
+      .getSetCookie()
+      .map((v) => v.split(';')[0])
+      .join('; ');
+    const theirs: Session = { id: minted.body.id as string, cookie, csrf: '', setCookies: [], csp: '' };
+    const refused = await c.api(org.key, 'DELETE', `/portal-sessions/${theirs.id}`);
+    expect([refused.status, refused.body.reason]).toEqual([404, 'not_found']);
+    expect(typeof refused.body.message).toBe('string');
+    expect((await portal(theirs, 'GET', '/webhooks')).status).toBe(200);
+    expect((await listed()).map((l) => l.id)).not.toContain(theirs.id);
+    expect((await listed(other.key)).map((l) => l.id)).toContain(theirs.id);
+    expect((await c.api(org.key, 'DELETE', `/portal-sessions/${randomUUID()}`)).status).toBe(404);
+    expect((await c.api(org.key, 'DELETE', '/portal-sessions/not-a-uuid')).status).toBe(404);
+  });
+
+  it('needs write:webhook to end one and read:webhook to list them, with an organization key', async () => {
+    const s = await session();
+    const { key: readOnly } = await c.admin.createKey({ user: org.adminId, scope: 'organization', permissions: 'read:webhook' });
+    const refused = await c.api(readOnly, 'DELETE', `/portal-sessions/${s.id}`);
+    expect([refused.status, refused.body.reason]).toEqual([403, 'forbidden']);
+    expect(refused.body.message).toContain('write:webhook');
+    expect((await listed(readOnly)).map((l) => l.id)).toContain(s.id);
+    const { key: none } = await c.admin.createKey({ user: org.adminId, scope: 'organization', permissions: 'read:project' });
+    expect((await c.api(none, 'GET', '/portal-sessions')).status).toBe(403);
+    const { key: projectKey } = await c.admin.createKey({ user: org.adminId, scope: 'project', project: org.projectId });
+    const scoped = await c.api(projectKey, 'DELETE', `/portal-sessions/${s.id}`);
+    expect([scoped.status, scoped.body.reason]).toEqual([403, 'scope_violation']);
+    expect((await c.api(undefined, 'DELETE', `/portal-sessions/${s.id}`)).status).toBe(401);
+    expect((await portal(s, 'GET', '/webhooks')).status).toBe(200);
+  });
+
+  it('pages the list as every list does', async () => {
+    const fresh = await c.seedOrg('Portal list');
+    for (let i = 0; i < 3; i++) expect((await c.api(fresh.key, 'POST', '/portal-sessions', {})).status).toBe(201);
+    const first = await c.api(fresh.key, 'GET', '/portal-sessions?pageSize=2');
+    expect([first.body.page, first.body.pageSize, first.body.total, (first.body.data as unknown[]).length]).toEqual([1, 2, 3, 2]);
+    const second = await c.api(fresh.key, 'GET', '/portal-sessions?page=2&pageSize=2');
+    expect((second.body.data as unknown[]).length).toBe(1);
+    expect((await c.api(fresh.key, 'GET', '/portal-sessions?pageSize=101')).status).toBe(400);
+  });
+
+  const logout = (s: Session | undefined, headers: Record<string, string> = {}, method = 'POST') =>
+    fetch(`${origin}/portal/logout`, { method, headers: { ...(s ? { cookie: s.cookie } : {}), ...headers } });
+
+  it('signs out: the session ends server-side and both cookies are cleared', async () => {
+    const s = await session({ access: 'read-only' });
+    const out = await logout(s, { 'x-portal-csrf': s.csrf, origin });
+    expect(out.status).toBe(204);
+    const cleared = out.headers.getSetCookie();
+    expect(cleared).toEqual([
+      'portal_session=; Path=/portal; Max-Age=0; HttpOnly; SameSite=Lax',
+      'portal_csrf=; Path=/portal; Max-Age=0; SameSite=Lax',
+    ]);
+    // The old cookie, kept by a client that ignored the clearing, is refused: the session ended on the server.
+    expect((await portal(s, 'GET', '/webhooks')).status).toBe(401);
+    expect((await sessionInfo(s)).status).toBe(401);
+    expect((await listed()).map((l) => l.id)).not.toContain(s.id);
+    const audit = await auditOf('signed_out', s.id);
+    expect(audit.metadata).toMatchObject({
+      actorType: 'api_key',
+      apiKeyId: org.keyId,
+      portalSessionId: s.id,
+      access: 'read-only',
+    });
+
+    // Signing out again: the session is not live (401), and the dead cookies are cleared all the same.
+    const again = await logout(s, { 'x-portal-csrf': s.csrf, origin });
+    expect(again.status).toBe(401);
+    expect(again.headers.getSetCookie()).toHaveLength(2);
+    expect((await logout(undefined, { origin })).status).toBe(401);
+  });
+
+  it('refuses a sign-out without the CSRF token, from another origin, or by GET; the session lives on', async () => {
+    const s = await session();
+    const noCsrf = await logout(s, { origin });
+    expect(noCsrf.status).toBe(403);
+    expect(((await noCsrf.json()) as { message: string }).message).toContain('CSRF');
+    expect(noCsrf.headers.getSetCookie()).toEqual([]);
+    const wrongCsrf = await logout(s, { 'x-portal-csrf': `ptc_${'x'.repeat(43)}`, origin });
+    expect(wrongCsrf.status).toBe(403);
+    const otherOrigin = await logout(s, { 'x-portal-csrf': s.csrf, origin: 'https://evil.example' });
+    expect(otherOrigin.status).toBe(403);
+    expect(otherOrigin.headers.getSetCookie()).toEqual([]);
+    const byGet = await logout(s, { 'x-portal-csrf': s.csrf }, 'GET');
+    expect([byGet.status, byGet.headers.get('allow')]).toEqual([405, 'POST']);
+    expect((await portal(s, 'GET', '/webhooks')).status).toBe(200);
   });
 });

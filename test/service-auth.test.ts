@@ -333,7 +333,7 @@ describe('the delivery service confirms a token’s actor with the core (issue 3
     expect(Date.now() - revokedAt).toBeLessThan(10_000);
   });
 
-  it('refuses an actor naming a portal session that is not live here: unknown, unopened, expired, another’s, or narrower', async () => {
+  it('refuses an actor naming a portal session that is not live here: unknown, unopened, ended, expired, another’s, or narrower', async () => {
     const mint = async (body: Record<string, unknown> = {}) => {
       const res = await c.api(a.key, 'POST', '/portal-sessions', body);
       expect(res.status).toBe(201);
@@ -358,6 +358,13 @@ describe('the delivery service confirms a token’s actor with the core (issue 3
     // More than the session grants: a permission of the key it lacks, another scope.
     expect(await list(naming(live.id, { permissions: ['read:webhook', 'write:webhook'] }))).toBe('PermissionDenied');
     expect(await list(naming(live.id, { scope: 'project', scopedProjectId: a.projectId }))).toBe('PermissionDenied');
+
+    // Ended before its time by a key (DELETE /portal-sessions/:id): refused at once, whatever the gateway says.
+    const ended = await mint({ access: 'read-only' });
+    await open(ended.url);
+    expect(await list(naming(ended.id))).toBe('ok');
+    expect((await c.api(a.key, 'DELETE', `/portal-sessions/${ended.id}`)).status).toBe(204);
+    expect(await list(naming(ended.id))).toBe('Unauthenticated');
 
     const brief = await mint({ access: 'read-only', lifetimeSeconds: 5 });
     await open(brief.url);
@@ -446,6 +453,7 @@ describe('default deny: a backend serves only the RPCs it lists (issue 37, item 
     'cluster.core.v1.OAuthService/Revoke': ['gateway'],
     'cluster.delivery.v1.PortalService/OpenPortalSession': ['gateway'],
     'cluster.delivery.v1.PortalService/AuthenticatePortalSession': ['gateway'],
+    'cluster.delivery.v1.PortalService/EndPortalSession': ['gateway'],
     'cluster.evidence.v1.EvidenceService/GetEvidencePublicKeys': ['gateway'],
     'cluster.evidence.v1.EvidenceService/GetEvidenceKey': ['gateway'],
     'cluster.evidence.v1.EvidenceService/RotateEvidenceKey': ['gateway'],
