@@ -208,9 +208,13 @@ describe('the SDK against the cluster', () => {
     await client.webhooks.delete(hook.id);
   });
 
-  it('portal: mints a one-time link and sets who may embed the portal (docs/portal.md)', async () => {
+  it('portal: mints a one-time link, lists and ends sessions, and sets who may embed the portal (docs/portal.md)', async () => {
     const link = await client.portal.create({ access: 'read-only', lifetimeSeconds: 600 });
     expect(link.url).toMatch(/^\/portal\/start\?token=ptl_/);
+    const live = await client.portal.list().toArray();
+    expect(live.find((s) => s.id === link.id)).toMatchObject({ access: 'read-only', openedAt: null, expiresAt: null });
+    await client.portal.delete(link.id);
+    expect((await client.portal.list().toArray()).map((s) => s.id)).not.toContain(link.id);
     expect((await client.portal.patch({ frameAncestors: ['https://app.example.com'] })).frameAncestors).toEqual([
       'https://app.example.com',
     ]);
