@@ -5,6 +5,8 @@ import type { components } from '../../../packages/client/src/generated/openapi.
 type Schemas = components['schemas'];
 
 export type Webhook = Schemas['Webhook'];
+/** The body of PATCH /webhooks/:id (every field optional). */
+export type WebhookUpdate = Schemas['WebhookUpdate'];
 export type EventType = Schemas['EventType'];
 /** A delivery as lists give it, and by id with its attempt log. */
 export type Delivery = Schemas['Delivery'] & Partial<Pick<Schemas['DeliveryDetail'], 'attemptLog'>>;

@@ -1,8 +1,25 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { client, messageOf } from '../api.ts';
 import { ENDPOINTS_PER_PAGE, useCatalogue, useWebhooks } from '../data.ts';
-import type { Webhook } from '../types.ts';
+import type { Webhook, WebhookUpdate } from '../types.ts';
+import {
+  ADVANCED_FIELDS,
+  AdvancedFields,
+  advancedOf,
+  changedSettings,
+  createdSettings,
+  DeliveryRules,
+  describedBy,
+  FieldProblem,
+  fieldId,
+  FIELDS,
+  parseAdvanced,
+  problemId,
+  problemsOf,
+  type AdvancedValues,
+  type Problems,
+} from './EndpointSettings.tsx';
 import { Empty, Failure, Loading, Pager, Section, when } from '../ui.tsx';
 
 type Shown = { id: string; label: string; value: string };
@@ -44,8 +61,11 @@ function Snippets({ secret }: { secret: string }) {
 }
 
 /**
- * The endpoint form: a new endpoint (its URL, description, signature scheme and events), or, given
- * `editing`, that endpoint's URL, description and events (PATCH /webhooks/:id; the scheme stays).
+ * The endpoint form: a new endpoint (its URL, description, signature scheme, events and advanced
+ * settings), or, given `editing`, that endpoint's URL, description, events and advanced settings
+ * (PATCH /webhooks/:id with only what changed, so what the form does not show, such as a broker
+ * destination's settings, stays; the scheme stays too). A filter that is not JSON is refused here;
+ * the API's validation errors are shown by the field they point at.
  */
 function EndpointForm({
   editing,
@@ -56,44 +76,78 @@ function EndpointForm({
   onSaved: (w: Webhook & { hmacSecret?: string }) => void;
   onCancel?: () => void;
 }) {
+  const base = useId();
   const catalogue = useCatalogue();
   const [url, setUrl] = useState(editing?.destinationUrl ?? '');
   const [scheme, setScheme] = useState<'hmac-sha256' | 'ed25519'>('hmac-sha256');
   const [events, setEvents] = useState<string[]>(editing?.eventNames ?? []);
   const [description, setDescription] = useState(editing?.description ?? '');
+  const [advanced, setAdvanced] = useState<AdvancedValues>(() => advancedOf(editing));
+  // Open from the start when the endpoint has advanced settings, so they are seen.
+  const [advancedOpen, setAdvancedOpen] = useState(() => JSON.stringify(advancedOf(editing)) !== JSON.stringify(advancedOf()));
+  const [refused, setRefused] = useState<Problems>({});
   const queries = useQueryClient();
   const save = useMutation({
-    mutationFn: () =>
+    mutationFn: (body: WebhookUpdate) =>
       (editing
-        ? client.webhooks.update(editing.id, {
-            // The URL only when it changed: a broker destination (Kafka, AMQP, SQS) keeps its settings.
-            ...(url !== editing.destinationUrl ? { destinationUrl: url } : {}),
-            eventNames: events,
-            description: description || null,
-          })
-        : client.webhooks.create({
-            destinationUrl: url,
-            eventNames: events,
-            signatureScheme: scheme,
-            ...(description ? { description } : {}),
-          })) as unknown as Promise<Webhook & { hmacSecret?: string }>,
+        ? Object.keys(body).length
+          ? client.webhooks.update(editing.id, body)
+          : Promise.resolve(editing)
+        : client.webhooks.create({ ...body, eventNames: events, signatureScheme: scheme })) as unknown as Promise<
+        Webhook & { hmacSecret?: string }
+      >,
     onSuccess: (w) => {
       onSaved(w);
       if (!editing) {
         setUrl('');
         setEvents([]);
         setDescription('');
+        setAdvanced(advancedOf());
       }
       void queries.invalidateQueries({ queryKey: ['webhooks'] });
     },
+    onError: (err) => {
+      if (ADVANCED_FIELDS.some((f) => problemsOf(err).fields[f])) setAdvancedOpen(true);
+    },
   });
+  const failure = save.isError ? problemsOf(save.error) : { fields: {}, rest: false };
+  const problems: Problems = { ...failure.fields, ...refused };
+  const firstProblem = FIELDS.find((f) => problems[f]);
+  // The first field with a problem takes the focus (after the section opens), so a keyboard user is at it.
+  useEffect(() => {
+    if (firstProblem) document.getElementById(fieldId(base, firstProblem))?.focus();
+  }, [firstProblem, save.error, refused, base]);
+
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate();
+    const parsed = parseAdvanced(advanced);
+    if ('problems' in parsed) {
+      setRefused(parsed.problems);
+      setAdvancedOpen(true);
+      return;
+    }
+    setRefused({});
+    if (editing) {
+      const sameEvents = [...events].sort().join() === [...editing.eventNames].sort().join();
+      save.mutate({
+        // The URL only when it changed: a broker destination (Kafka, AMQP, SQS) keeps its settings.
+        ...(url !== editing.destinationUrl ? { destinationUrl: url } : {}),
+        ...(sameEvents ? {} : { eventNames: events }),
+        ...((description || null) !== (editing.description ?? null) ? { description: description || null } : {}),
+        ...changedSettings(editing, parsed.settings),
+      });
+    } else {
+      save.mutate({
+        destinationUrl: url,
+        ...(description ? { description } : {}),
+        ...createdSettings(parsed.settings),
+      });
+    }
   };
   const title = editing ? 'Edit endpoint' : 'New endpoint';
   // A broker destination's URL is a name (kafka://broker/topic), not an address the portal can edit.
   const broker = Boolean(editing?.destination && editing.destination.type !== 'http');
+  const urlField = describedBy(base, 'destinationUrl', problems, broker ? `${base}-broker-note` : undefined);
   return (
     <form onSubmit={submit} className="card" aria-label={editing ? 'Edit the endpoint' : 'Create an endpoint'}>
       <h3>{title}</h3>
@@ -103,22 +157,28 @@ function EndpointForm({
           type="url"
           required
           readOnly={broker}
-          aria-describedby={broker ? 'broker-note' : undefined}
+          {...urlField}
           value={url}
           onChange={(e) => setUrl(e.target.value)}
           placeholder="https://hooks.example.com/feedback"
         />
       </label>
+      <FieldProblem base={base} field="destinationUrl" problems={problems} />
       {broker && (
-        <p className="hint" id="broker-note">
+        <p className="hint" id={`${base}-broker-note`}>
           This endpoint delivers to a {editing?.destination?.type} destination; its broker settings are changed through the API
           (docs/webhooks.md, “Destinations”).
         </p>
       )}
       <label>
         Description
-        <input value={description} onChange={(e) => setDescription(e.target.value)} />
+        <input
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+          {...describedBy(base, 'description', problems)}
+        />
       </label>
+      <FieldProblem base={base} field="description" problems={problems} />
       {!editing && (
         <fieldset>
           <legend>Signature scheme</legend>
@@ -132,7 +192,7 @@ function EndpointForm({
           </label>
         </fieldset>
       )}
-      <fieldset>
+      <fieldset aria-describedby={problems.eventNames ? problemId(base, 'eventNames') : undefined}>
         <legend>Events</legend>
         {catalogue.isPending && <Loading what="the event catalogue" />}
         {catalogue.isError && (
@@ -152,8 +212,13 @@ function EndpointForm({
               </label>
             ))}
         </div>
+        <FieldProblem base={base} field="eventNames" problems={problems} />
       </fieldset>
-      {save.isError && (
+      <details open={advancedOpen} onToggle={(e) => setAdvancedOpen(e.currentTarget.open)}>
+        <summary>Advanced: ordering, throttling, filter</summary>
+        <AdvancedFields base={base} values={advanced} onChange={setAdvanced} problems={problems} />
+      </details>
+      {failure.rest && (
         <p role="alert" className="error">
           {messageOf(save.error)}
         </p>
@@ -250,7 +315,10 @@ export function Endpoints({ canWrite }: { canWrite: boolean }) {
                   <code>{w.destinationUrl}</code>
                   {w.description && <div className="hint">{w.description}</div>}
                 </td>
-                <td>{w.eventNames.join(', ')}</td>
+                <td>
+                  {w.eventNames.join(', ')}
+                  <DeliveryRules hook={w} />
+                </td>
                 <td>{w.signatureScheme === 'ed25519' ? 'Ed25519' : 'HMAC'}</td>
                 <td>
                   <span className={`badge ${w.enabled ? (w.failingSince ? 'warn' : 'ok') : 'off'}`}>

@@ -4,6 +4,7 @@ import { LatencyChart, percent, SeriesTable, SuccessChart } from '../charts.tsx'
 import { useWebhooks } from '../data.ts';
 import type { Stats, Webhook } from '../types.ts';
 import { Empty, Failure, Loading, Section, when } from '../ui.tsx';
+import { DeliveryRules } from './EndpointSettings.tsx';
 
 const WINDOW_NAMES = { '24h': 'last day', '7d': 'last week' } as const;
 
@@ -123,6 +124,9 @@ function EndpointHealth({ hook }: { hook: Webhook }) {
         </span>
       </h3>
       <Countdown hook={hook} stats={day} />
+      <DeliveryRules hook={hook}>
+        {day.data && ` It kept back ${day.data.filtered} ${day.data.filtered === 1 ? 'event' : 'events'} in the last day.`}
+      </DeliveryRules>
       <Throttling hook={hook} stats={day} />
       <div className="windows">
         <Window window="24h" stats={day} />
