@@ -406,4 +406,126 @@ describe('the integrator portal in a browser', () => {
     expect(await accessibilityProblems(p)).toEqual([]);
     await ctx.close();
   }, 90_000);
+  it("sets an endpoint's filter, ordering and rate limit in the form, shows the API's refusals by the filter, and clears it", async () => {
+    // An organization of its own, so that its filter keeps nothing back from the endpoints above.
+    const other = await c.seedOrg('Portal advanced settings');
+    const target = await receivers.start();
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const p = await ctx.newPage();
+    // What the page sends: the portal's writes to the webhooks, with their bodies.
+    const writes: { method: string; body: unknown }[] = [];
+    p.on('request', (r) => {
+      if (r.method() !== 'GET' && /\/portal\/api\/v1\/webhooks(\/[^/]+)?$/.test(new URL(r.url()).pathname)) {
+        writes.push({ method: r.method(), body: r.postDataJSON() as unknown });
+      }
+    });
+    const hooks = async () => (await c.api(other.key, 'GET', '/webhooks')).body.data as Record<string, unknown>[];
+    /** The text that describes a control (its aria-describedby), as a screen reader reads it after the name. */
+    const description = (control: ReturnType<Page['getByLabel']>) =>
+      control.evaluate((el) =>
+        (el.getAttribute('aria-describedby') ?? '')
+          .split(' ')
+          .map((id) => document.getElementById(id)?.textContent ?? '')
+          .join(' '),
+      );
+    try {
+      await p.goto(await mint({}, other.key));
+      await p.getByRole('heading', { level: 2, name: 'Endpoints' }).waitFor();
+      const create = p.getByRole('form', { name: 'Create an endpoint' });
+      await create.getByLabel('Endpoint URL').fill(target.url);
+      await create.getByRole('checkbox', { name: 'entry.created' }).check();
+      await create.getByText('Advanced: ordering, throttling, filter').click();
+      const filter = create.getByLabel('Filter (JSON)');
+
+      // Not JSON: refused by the page, next to the field, and nothing is sent.
+      await filter.fill('{"payload": {"type": "bug_report"}');
+      await create.getByRole('button', { name: 'Create endpoint' }).click();
+      await create.getByText(/The filter is not valid JSON/).waitFor();
+      expect(await filter.getAttribute('aria-invalid')).toBe('true');
+      expect(await description(filter)).toMatch(/The filter is not valid JSON .*Nothing was sent/);
+      expect(writes).toEqual([]);
+      expect(await accessibilityProblems(p)).toEqual([]);
+
+      await filter.fill('{"payload": {"type": "bug_report"}}');
+      await create.getByLabel('Ordering').selectOption('per_entity');
+      await create.getByLabel('Rate limit').fill('20');
+      await create.getByRole('button', { name: 'Create endpoint' }).click();
+      await p.getByTestId('secret').waitFor();
+      await p.getByRole('button', { name: 'I have copied it' }).click();
+      expect(writes).toEqual([
+        {
+          method: 'POST',
+          body: {
+            destinationUrl: target.url,
+            eventNames: ['entry.created'],
+            signatureScheme: 'hmac-sha256',
+            ordering: 'per_entity',
+            rateLimit: 20,
+            filter: { payload: { type: 'bug_report' } },
+          },
+        },
+      ]);
+      expect(await hooks()).toMatchObject([
+        { filter: { payload: { type: 'bug_report' } }, ordering: 'per_entity', rateLimit: 20, maxInFlight: null },
+      ]);
+      const id = (await hooks())[0].id as string;
+      // The list says why an event may not arrive, or arrive late.
+      const rules = p.getByRole('row').filter({ hasText: target.url }).getByTestId('delivery-rules');
+      await rules.getByText('Only events matching {"payload":{"type":"bug_report"}} are delivered.').waitFor();
+      await rules.getByText(/In order per entity/).waitFor();
+
+      // An event the filter keeps back: the health page counts it by the filter.
+      const entry = await c.api(other.key, 'POST', `/projects/${other.projectId}/entries`, {
+        title: 'not a bug',
+        description: '-',
+        type: 'feedback',
+      });
+      expect(entry.status).toBe(201);
+      await until(
+        () => c.api(other.key, 'GET', `/webhooks/${id}/stats`),
+        (r) => r.body.filtered === 1,
+        20_000,
+      );
+      const nav = p.getByRole('navigation', { name: 'Portal pages' });
+      await nav.getByRole('button', { name: 'Health' }).click();
+      const card = p.getByRole('article', { name: `Health of ${target.url}` });
+      await card
+        .getByTestId('delivery-rules')
+        .getByText(/It kept back 1 event in the last day\./)
+        .waitFor({ timeout: 20_000 });
+      expect(await accessibilityProblems(p)).toEqual([]);
+      await nav.getByRole('button', { name: 'Endpoints' }).click();
+
+      // The edit form opens with the settings; an operator the syntax lacks is the API's 400, shown by the filter.
+      await p.getByRole('button', { name: 'Edit', exact: true }).click();
+      const edit = p.getByRole('form', { name: 'Edit the endpoint' });
+      const edited = edit.getByLabel('Filter (JSON)');
+      expect(JSON.parse(await edited.inputValue())).toEqual({ payload: { type: 'bug_report' } });
+      expect(await edit.getByLabel('Ordering').inputValue()).toBe('per_entity');
+      expect(await edit.getByLabel('Rate limit').inputValue()).toBe('20');
+      expect(await edit.getByLabel('Most in flight').inputValue()).toBe('');
+      writes.length = 0;
+      await edited.fill('{"payload": {"status": {"$regex": "^op"}}}');
+      await edit.getByRole('button', { name: 'Save endpoint' }).click();
+      await edit.getByText(/unknown operator \$regex/).waitFor();
+      expect(await edited.getAttribute('aria-invalid')).toBe('true');
+      expect(await description(edited)).toMatch(/^.*At \/payload\/status\/\$regex: unknown operator \$regex/);
+      // Only the filter was sent (the rest had not changed), and nothing was saved.
+      expect(writes).toEqual([{ method: 'PATCH', body: { filter: { payload: { status: { $regex: '^op' } } } } }]);
+      expect(await hooks()).toMatchObject([{ filter: { payload: { type: 'bug_report' } } }]);
+      expect(await accessibilityProblems(p)).toEqual([]);
+      if (SHOTS) await edit.screenshot({ path: path.join(SHOTS, 'endpoint-advanced.png') });
+
+      // Cleared: `filter: null`, and only that; the ordering and the limit stay.
+      writes.length = 0;
+      await edited.fill('');
+      await edit.getByRole('button', { name: 'Save endpoint' }).click();
+      await edit.waitFor({ state: 'detached' });
+      expect(writes).toEqual([{ method: 'PATCH', body: { filter: null } }]);
+      expect(await hooks()).toMatchObject([{ filter: null, ordering: 'per_entity', rateLimit: 20 }]);
+      await expect.poll(() => rules.getByText(/Only events matching/).count()).toBe(0);
+    } finally {
+      await ctx.close();
+    }
+  }, 90_000);
 });
