@@ -1,20 +1,19 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireEnv, startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
 import { until } from './support/poll.ts';
 import { createReceivers, type Receiver } from './support/receiver.ts';
+import { accessibilityProblems } from './support/axe.ts';
 
 // The integrator portal as its users see it (docs/portal.md): a real headless Chromium (driven by
 // playwright-core, as the reference page's test drives it) against the real cluster, a real receiver
 // and real embedding pages. Each page is checked with axe-core: no serious or critical violation.
 // PORTAL_SCREENSHOTS=1 writes the screenshots docs/portal.md shows (docs/portal/*.png).
 const EXECUTABLE = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = process.env.PORTAL_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../docs/portal') : undefined;
 const receivers = createReceivers();
 let c: TestCluster;
@@ -51,24 +50,6 @@ async function mint(body: Record<string, unknown> = {}, key = org.key): Promise<
   const res = await c.api(key, 'POST', '/portal-sessions', body);
   expect(res.status).toBe(201);
   return `${origin}${res.body.url as string}`;
-}
-
-/** axe-core in the page (evaluated over the DevTools protocol: the portal's CSP admits no injected script). */
-async function accessibilityProblems(p: Page): Promise<string[]> {
-  await p.evaluate(AXE);
-  const violations = await p.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; help: string; nodes: unknown[] }[] }>;
-        };
-      }
-    ).axe;
-    return (await axe.run(document)).violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes})`);
 }
 
 async function shoot(name: string, fullPage = true) {

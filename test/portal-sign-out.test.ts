@@ -1,15 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type SeededOrg, type TestCluster } from './support/cluster.ts';
+import { accessibilityProblems } from './support/axe.ts';
 
 // The portal's "Sign out" as its users meet it (docs/portal.md, "Ending a session"): a real headless
 // Chromium against the real cluster, as test/portal-browser.test.ts drives the other pages. The
 // button ends the session on the server (its old cookie is refused afterwards), the browser's cookies
 // are gone, and the signed-out page has no serious or critical axe-core violation.
 const EXECUTABLE = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 let c: TestCluster;
 let org: SeededOrg;
 let origin: string;
@@ -29,24 +28,6 @@ afterAll(async () => {
   await browser?.close();
   await c?.stop();
 });
-
-/** axe-core in the page (evaluated over the DevTools protocol: the portal's CSP admits no injected script). */
-async function accessibilityProblems(p: Page): Promise<string[]> {
-  await p.evaluate(AXE);
-  const violations = await p.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; help: string; nodes: unknown[] }[] }>;
-        };
-      }
-    ).axe;
-    return (await axe.run(document)).violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes})`);
-}
 
 describe('signing out of the portal in a browser', () => {
   for (const access of ['manage', 'read-only'] as const) {
