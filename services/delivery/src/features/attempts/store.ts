@@ -3,7 +3,7 @@ import { prepared, type Knex } from '@cluster/db';
 import { LOGICAL_TOPICS } from '@cluster/kafka';
 import { commitWrite, WRITTEN } from '@cluster/outbox';
 import type { SendResult } from '../../sender/http-sender.ts';
-import { AT_TIME, ORDER_RELEASE, timeBounds, type ClaimedDelivery } from '../deliveries/queue-store.ts';
+import { AT_TIME, ORDER_RELEASE, timeBoundColumns, timeBounds, type ClaimedDelivery } from '../deliveries/queue-store.ts';
 import { ATTEMPT_DELTA, NO_ATTEMPT, NO_STATUS, ROLLUP_UPSERT, STATUS_DELTA } from '../deliveries/stats-rollup.ts';
 import type { DeliveryStatus } from '../deliveries/rows.ts';
 import type { QueryResult } from 'pg';
@@ -313,8 +313,7 @@ export function createAttemptStore(db: Knex): AttemptStore {
          SELECT id FROM upd`,
           [
             col((i) => i.delivery.id),
-            col((i) => timeBounds(i.delivery.createdAt)[0]),
-            col((i) => timeBounds(i.delivery.createdAt)[1]),
+            ...timeBoundColumns(col((i) => i.delivery.createdAt)),
             col((i) => i.delivery.leaseToken),
             col((i) => (i.decision.kind === 'succeeded' ? 'succeeded' : 'failed')),
             col((i) => i.delivery.attempts + 1),

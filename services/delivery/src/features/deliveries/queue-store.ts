@@ -66,6 +66,12 @@ export const AT_TIME = (column: string, lo: string, hi: string) => `${column} BE
 /** The bounds AT_TIME takes for a time a claim gave. */
 export const timeBounds = (at: Date): [Date, Date] => [new Date(at.getTime() - 1), new Date(at.getTime() + 1)];
 
+/** The bounds of many times, as the two array bindings (lower bounds, upper bounds) of an `unnest`. */
+export const timeBoundColumns = (times: Date[]): [Date[], Date[]] => [
+  times.map((t) => timeBounds(t)[0]),
+  times.map((t) => timeBounds(t)[1]),
+];
+
 /** Whether a row's time is the one a claim gave, as AT_TIME finds it (the fakes'). */
 export function atTime(row: Date, at: Date): boolean {
   const [lo, hi] = timeBounds(at);
@@ -441,12 +447,7 @@ export function createDeliveryQueueStore(db: Knex): DeliveryQueueStore {
         `UPDATE delivery.deliveries d SET "lockedUntil" = NULL, "leaseToken" = NULL
            FROM unnest(?::uuid[], ?::timestamptz[], ?::timestamptz[], ?::uuid[]) AS c(id, lo, hi, token)
           WHERE d.id = c.id AND ${AT_TIME('d."createdAt"', 'c.lo', 'c.hi')} AND d."leaseToken" = c.token`,
-        [
-          claims.map((c) => c.id),
-          claims.map((c) => timeBounds(c.createdAt)[0]),
-          claims.map((c) => timeBounds(c.createdAt)[1]),
-          claims.map((c) => c.leaseToken),
-        ],
+        [claims.map((c) => c.id), ...timeBoundColumns(claims.map((c) => c.createdAt)), claims.map((c) => c.leaseToken)],
       );
       // Their in-flight slots too (subscriptions with maxInFlight), so another replica may take them now.
       const slotted = claims.flatMap((c) => (c.slotted && c.subscriptionId ? [{ ...c, subscriptionId: c.subscriptionId }] : []));

@@ -9,7 +9,7 @@ import {
   type WebhookEnvelope,
   type WebhookTestRequestBody,
 } from '@cluster/contracts';
-import { createAjv, requireActor, toProblems, validation, type SecretBox } from '@cluster/platform';
+import { createAjv, requireActor, toProblems, validation, type Problem, type SecretBox } from '@cluster/platform';
 import type { ValidateFunction } from 'ajv';
 import type { Actor } from '@cluster/proto';
 import type { DeliveryMetrics } from '../../metrics.ts';
@@ -67,7 +67,7 @@ const ajv = createAjv();
  * What is wrong with a test envelope's payload for its event's payload schema (the catalogue's), as pointers
  * into the test body (`/payload/...`): a payload of the caller's own must be one the platform could send.
  */
-export function payloadProblems(envelope: WebhookEnvelope): { path: string; message: string }[] {
+export function payloadProblems(envelope: WebhookEnvelope): Problem[] {
   const entry = eventTypeNamed(envelope.eventName);
   if (!entry) return [];
   let check = payloadChecks.get(entry.name);
